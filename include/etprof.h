@@ -1,0 +1,310 @@
+/*
+ * etprof.h - the public API of libetprof.
+ *
+ * libetprof reads the profiling artifacts of ExecuTorch (ETDump `.etdp`, programs `.pte`/`.bpte`)
+ * and answers questions about them. Everything a caller needs is declared here; the `etprof`
+ * command uses nothing else of the library.
+ *
+ * Conventions
+ *  - Every function that can fail returns an `int` status: 0 (ETP_OK) or a negative ETP_E_* code,
+ *    and fills an `etp_error` with the file, byte offset, field path and reason.
+ *  - Readers verify a whole file before returning it. After a successful open, every accessor is
+ *    total: it cannot read outside the file, whatever the file's bytes were.
+ *  - Strings returned by accessors point into the mapped file (zero copy). They are NUL-terminated
+ *    (the verifier checks the terminator) and live as long as the object they came from.
+ *  - Absent optional values are reported as absent (e.g. `etp_str.ptr == NULL`); absent scalars
+ *    carry their schema default.
+ */
+#ifndef ETPROF_H
+#define ETPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------- */
+
+enum {
+    ETP_OK = 0,
+    ETP_E_INPUT = -1,    /* the input was rejected (corrupt, truncated, wrong kind) -> exit 1 */
+    ETP_E_USAGE = -2,    /* the caller asked for something impossible             -> exit 2 */
+    ETP_E_IO = -3,       /* open/read/write/mmap failed                           -> exit 3 */
+    ETP_E_INTERNAL = -4, /* out of memory or a bug                                -> exit 4 */
+};
+
+#define ETP_ERR_FILE_MAX 512
+#define ETP_ERR_PATH_MAX 256
+#define ETP_ERR_MSG_MAX 256
+
+typedef struct etp_error {
+    int code;                     /* ETP_E_* (0 when no error was recorded) */
+    char file[ETP_ERR_FILE_MAX];  /* file name as given by the caller, "" if none */
+    int64_t offset;               /* byte offset in the file, -1 when not applicable */
+    char path[ETP_ERR_PATH_MAX];  /* schema/JSON path of the field, "" when not applicable */
+    char msg[ETP_ERR_MSG_MAX];    /* the reason, lower case, no trailing period */
+} etp_error;
+
+/* Formats the error as one line without a trailing newline:
+ *   "FILE: offset 1234: run_data[3].events[17].profile_event.name: string is not NUL-terminated"
+ * Parts that are absent are left out. Returns the length that was (or would have been) written. */
+int etp_error_format(const etp_error *err, char *buf, size_t cap);
+
+/* Sets an error (printf-style message). Used by the library and by readers built on it. */
+void etp_error_set(etp_error *err, int code, const char *file, int64_t offset, const char *path,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* Maps an ETP_E_* code to the documented process exit code (0..4). */
+int etp_exit_code(int code);
+
+/* ---------------------------------------------------------------------------------------------
+ * Mapped input files
+ * ------------------------------------------------------------------------------------------- */
+
+/* Largest input accepted from a pipe (stdin, "-"): 4 GiB. Regular files are memory-mapped and may
+ * be larger. */
+#define ETP_STDIN_MAX ((uint64_t)4 << 30)
+
+typedef struct etp_blob {
+    const uint8_t *data;
+    size_t size;
+    char name[ETP_ERR_FILE_MAX]; /* for error messages */
+    /* private */
+    void *map_base;
+    size_t map_size;
+    int kind; /* 0 none, 1 mmap, 2 malloc, 3 borrowed */
+} etp_blob;
+
+/* Opens a file ("-" = stdin) read-only: mmap for regular files, a bounded read otherwise.
+ * Rejects directories and files that cannot be read, with ETP_E_IO. */
+int etp_blob_open(etp_blob *blob, const char *path, etp_error *err);
+/* Wraps memory owned by the caller (no copy). */
+void etp_blob_borrow(etp_blob *blob, const void *data, size_t size, const char *name);
+void etp_blob_close(etp_blob *blob);
+
+/* ---------------------------------------------------------------------------------------------
+ * ETDump (.etdp)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_str {
+    const char *ptr; /* NULL when the field is absent; else NUL-terminated, `len` bytes */
+    uint32_t len;
+} etp_str;
+
+/* A little-endian vector inside the file; read elements with etp_vec_i64() etc. */
+typedef struct etp_vec {
+    const uint8_t *ptr; /* NULL when absent */
+    uint32_t len;       /* number of elements */
+} etp_vec;
+
+int64_t etp_vec_i64(etp_vec v, uint32_t i);
+uint8_t etp_vec_u8(etp_vec v, uint32_t i);
+
+typedef enum etp_event_type {
+    ETP_EVENT_NONE = 0, /* an Event table with none of the three set (tolerated, reported) */
+    ETP_EVENT_PROFILE = 1,
+    ETP_EVENT_ALLOCATION = 2,
+    ETP_EVENT_DEBUG = 3,
+} etp_event_type;
+
+typedef struct etp_profile_event {
+    etp_str name;                   /* absent on delegate events */
+    int32_t chain_index;            /* default 0 */
+    int32_t instruction_id;         /* default -1 */
+    int32_t delegate_debug_id_int;  /* default -1 */
+    etp_str delegate_debug_id_str;  /* absent unless the delegate logged by name */
+    etp_vec delegate_debug_metadata;/* bytes; ptr NULL when absent, len 0 when empty */
+    uint64_t start_time;            /* default 0 */
+    uint64_t end_time;              /* default 0 */
+} etp_profile_event;
+
+typedef struct etp_allocation_event {
+    int32_t allocator_id;     /* 1-based index into the block's allocators, default 0 */
+    uint64_t allocation_size; /* bytes, default 0 */
+} etp_allocation_event;
+
+/* Value.val codes */
+typedef enum etp_value_type {
+    ETP_VAL_NULL = 0,
+    ETP_VAL_INT = 1,
+    ETP_VAL_BOOL = 2,
+    ETP_VAL_FLOAT = 3,
+    ETP_VAL_DOUBLE = 4,
+    ETP_VAL_TENSOR = 5,
+    ETP_VAL_TENSOR_LIST = 6,
+    ETP_VAL_STRING = 7,
+} etp_value_type;
+
+typedef struct etp_tensor {
+    int8_t scalar_type; /* ScalarType code, default 0 (BYTE) */
+    etp_vec sizes;      /* i64 elements */
+    etp_vec strides;    /* i64 elements */
+    int64_t offset;     /* byte offset in the debug buffer, default 0; -1 = empty tensor */
+} etp_tensor;
+
+typedef struct etp_value {
+    int8_t val; /* etp_value_type, default 0 */
+    bool has_tensor, has_tensor_list, has_int, has_float, has_double, has_bool, has_output;
+    etp_tensor tensor;
+    uint32_t tensor_list_len; /* read elements with etp_value_tensor_list_get() */
+    int64_t int_val;
+    float float_val;
+    double double_val;
+    bool bool_val;
+    bool output;              /* Value.output.bool_val (only meaningful when has_output) */
+    /* private */
+    const uint8_t *tensor_list_vec;
+} etp_value;
+
+typedef struct etp_debug_event {
+    uint64_t chain_index;          /* u64 in the schema; (u64)-1 = unset */
+    int32_t instruction_id;        /* default -1 */
+    int32_t delegate_debug_id_int; /* default -1 */
+    etp_str delegate_debug_id_str;
+    etp_str name;
+    bool has_debug_entry;
+    etp_value debug_entry;
+} etp_debug_event;
+
+typedef struct etp_event {
+    etp_event_type type;
+    etp_profile_event profile;       /* valid when type == ETP_EVENT_PROFILE */
+    etp_allocation_event allocation; /* valid when type == ETP_EVENT_ALLOCATION */
+    etp_debug_event debug;           /* valid when type == ETP_EVENT_DEBUG */
+} etp_event;
+
+typedef struct etp_dump etp_dump;
+
+typedef struct etp_dump_info {
+    bool size_prefixed;
+    uint32_t version;      /* default 0 */
+    uint32_t block_count;
+    uint64_t event_count;  /* over all blocks */
+    uint64_t profile_count, allocation_count, debug_count, none_count;
+} etp_dump_info;
+
+typedef struct etp_block_info {
+    etp_str name;
+    int32_t bundled_input_index; /* default -1 */
+    uint32_t allocator_count;
+    uint32_t event_count;
+    bool has_events;             /* false when the events vector is absent */
+} etp_block_info;
+
+/* Verifies and opens an ETDump held in `blob` (which must outlive the dump). Accepts the
+ * size-prefixed form written by ExecuTorch and the plain form (identifier at byte 4). */
+int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err);
+void etp_dump_close(etp_dump *d);
+
+const etp_dump_info *etp_dump_get_info(const etp_dump *d);
+void etp_dump_block(const etp_dump *d, uint32_t block, etp_block_info *out);
+etp_str etp_dump_allocator_name(const etp_dump *d, uint32_t block, uint32_t allocator);
+/* Decodes event `index` of block `block` (no allocation; strings point into the file). */
+void etp_dump_event(const etp_dump *d, uint32_t block, uint32_t index, etp_event *ev);
+/* Element `i` of a TensorList value. */
+void etp_value_tensor_list_get(const etp_value *v, uint32_t i, etp_tensor *out);
+
+/* ScalarType helpers: name ("FLOAT"), element size in bytes (0 if unknown). */
+const char *etp_scalar_type_name(int code);
+int etp_scalar_type_size(int code);
+
+/* ---------------------------------------------------------------------------------------------
+ * Program (.pte / .bpte)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum etp_instr_kind {
+    ETP_INSTR_NONE = 0,
+    ETP_INSTR_KERNEL = 1,
+    ETP_INSTR_DELEGATE = 2,
+    ETP_INSTR_MOVE = 3,
+    ETP_INSTR_JUMP_FALSE = 4,
+    ETP_INSTR_FREE = 5,
+} etp_instr_kind;
+
+typedef struct etp_instruction {
+    etp_instr_kind kind;
+    int32_t index;    /* KernelCall.op_index / DelegateCall.delegate_index; -1 otherwise */
+    uint32_t n_args;  /* KernelCall/DelegateCall args count */
+    int32_t a, b;     /* MoveCall from/to, JumpFalse cond/destination, Free value_index in a */
+} etp_instruction;
+
+typedef struct etp_operator {
+    etp_str name;     /* e.g. "aten::convolution" */
+    etp_str overload; /* e.g. "out" (may be empty/absent) */
+} etp_operator;
+
+typedef struct etp_compile_spec {
+    etp_str key;
+    etp_vec value; /* bytes */
+} etp_compile_spec;
+
+typedef struct etp_delegate {
+    etp_str id; /* backend id, e.g. "QnnBackend" */
+    uint32_t compile_spec_count;
+    int8_t processed_location; /* 0 inline, 1 segment, -1 absent */
+    uint32_t processed_index;
+} etp_delegate;
+
+typedef struct etp_chain_info {
+    uint32_t instruction_count;
+    bool has_stacktrace;
+} etp_chain_info;
+
+typedef struct etp_frame {
+    etp_str filename, name, context;
+    int32_t lineno;
+} etp_frame;
+
+typedef struct etp_plan_info {
+    etp_str name;
+    uint32_t input_count, output_count, value_count;
+    uint32_t chain_count, operator_count, delegate_count;
+} etp_plan_info;
+
+typedef struct etp_program_info {
+    bool bundled;            /* the file was a .bpte (BP08) wrapping the program */
+    uint32_t version;
+    uint32_t plan_count;
+    uint32_t segment_count;
+    bool has_extended_header;
+    uint32_t ext_header_length;
+    uint64_t program_size, segment_base_offset, segment_data_size;
+    uint32_t bundled_test_suite_count; /* .bpte only */
+} etp_program_info;
+
+typedef struct etp_program etp_program;
+
+int etp_program_open(etp_program **out, const etp_blob *blob, etp_error *err);
+void etp_program_close(etp_program *p);
+const etp_program_info *etp_program_get_info(const etp_program *p);
+void etp_program_plan(const etp_program *p, uint32_t plan, etp_plan_info *out);
+/* Plan index by name, or -1. */
+int etp_program_find_plan(const etp_program *p, const char *name);
+void etp_program_chain(const etp_program *p, uint32_t plan, uint32_t chain, etp_chain_info *out);
+/* Returns false if (plan, chain, index) is out of range. */
+bool etp_program_instruction(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index,
+                             etp_instruction *out);
+bool etp_program_operator(const etp_program *p, uint32_t plan, uint32_t op, etp_operator *out);
+bool etp_program_delegate(const etp_program *p, uint32_t plan, uint32_t del, etp_delegate *out);
+bool etp_program_compile_spec(const etp_program *p, uint32_t plan, uint32_t del, uint32_t i,
+                              etp_compile_spec *out);
+/* Innermost-last frames of an instruction's stack trace (count 0 when absent). */
+uint32_t etp_program_frame_count(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index);
+bool etp_program_frame(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index,
+                       uint32_t frame, etp_frame *out);
+
+const char *etp_instr_kind_name(etp_instr_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETPROF_H */
