@@ -162,7 +162,8 @@ typedef struct etp_value {
     bool bool_val;
     bool output;              /* Value.output.bool_val (only meaningful when has_output) */
     /* private */
-    const uint8_t *tensor_list_vec;
+    const uint8_t *buf_;
+    uint32_t tensor_list_pos_;
 } etp_value;
 
 typedef struct etp_debug_event {

@@ -1,0 +1,480 @@
+/* etdump.c - ETDump (.etdp) verification and zero-copy access.
+ *
+ * Field ids (declaration order of schema/etdump.fbs):
+ *   ETDump{version 0, run_data 1}  RunData{name 0, bundled_input_index 1, allocators 2, events 3}
+ *   Allocator{name 0}  Event{profile_event 0, allocation_event 1, debug_event 2}
+ *   ProfileEvent{name 0, chain_index 1, instruction_id 2, delegate_debug_id_int 3,
+ *                delegate_debug_id_str 4, delegate_debug_metadata 5, start_time 6, end_time 7}
+ *   AllocationEvent{allocator_id 0, allocation_size 1}
+ *   DebugEvent{chain_index 0, instruction_id 1, debug_entry 2, delegate_debug_id_int 3,
+ *              delegate_debug_id_str 4, name 5}
+ *   Value{val 0, tensor 1, tensor_list 2, int_value 3, float_value 4, double_value 5,
+ *         bool_value 6, output 7}
+ *   Tensor{scalar_type 0, sizes 1, strides 2, offset 3}  TensorList{tensors 0}
+ *   Int{int_val 0} Bool{bool_val 0} Float{float_val 0} Double{double_val 0}
+ */
+#include "etprof.h"
+#include "fb.h"
+#include "sniff.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct block {
+    uint32_t table;
+    uint32_t events_vec, n_events;
+    uint32_t alloc_vec, n_alloc;
+} block;
+
+struct etp_dump {
+    const uint8_t *buf;
+    uint32_t size;
+    int64_t base;
+    etp_dump_info info;
+    block *blocks;
+};
+
+/* ---- verification ---- */
+
+#define TRY(x)                                                                                    \
+    do {                                                                                          \
+        int rc_ = (x);                                                                            \
+        if (rc_) return rc_;                                                                      \
+    } while (0)
+
+static int verify_tensor(fbv *v, uint32_t t) {
+    uint32_t vec, n;
+    TRY(fbv_table(v, t));
+    fbv_push(v, "scalar_type");
+    TRY(fbv_scalar(v, t, 0, 1));
+    fbv_pop(v);
+    fbv_push(v, "sizes");
+    TRY(fbv_vector(v, t, 1, 8, &vec, &n));
+    fbv_pop(v);
+    fbv_push(v, "strides");
+    TRY(fbv_vector(v, t, 2, 8, &vec, &n));
+    fbv_pop(v);
+    fbv_push(v, "offset");
+    TRY(fbv_scalar(v, t, 3, 8));
+    fbv_pop(v);
+    return ETP_OK;
+}
+
+/* A one-scalar table such as Int{int_val}. */
+static int verify_box(fbv *v, uint32_t t, unsigned size, const char *field) {
+    TRY(fbv_table(v, t));
+    fbv_push(v, field);
+    TRY(fbv_scalar(v, t, 0, size));
+    fbv_pop(v);
+    return ETP_OK;
+}
+
+static int verify_value(fbv *v, uint32_t t) {
+    uint32_t p;
+    TRY(fbv_table(v, t));
+    fbv_push(v, "val");
+    TRY(fbv_scalar(v, t, 0, 1));
+    int8_t val = fb_get_i8(v->buf, t, 0, 0);
+    if (val < 0 || val > ETP_VAL_STRING)
+        return fbv_fail(v, t + fb_field(v->buf, t, 0), "unknown value type %d (known: 0-7)", val);
+    fbv_pop(v);
+    fbv_push(v, "tensor");
+    TRY(fbv_ref(v, t, 1, &p));
+    if (p) TRY(verify_tensor(v, p));
+    fbv_pop(v);
+    fbv_push(v, "tensor_list");
+    TRY(fbv_ref(v, t, 2, &p));
+    if (p) {
+        uint32_t vec, n;
+        TRY(fbv_table(v, p));
+        fbv_push(v, "tensors");
+        TRY(fbv_vector(v, p, 0, 4, &vec, &n));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t e;
+            fbv_push_index(v, i);
+            TRY(fbv_vec_elem(v, vec, i, &e));
+            TRY(verify_tensor(v, e));
+            fbv_pop(v);
+        }
+        fbv_pop(v);
+    }
+    fbv_pop(v);
+    static const struct {
+        const char *name, *inner;
+        unsigned size;
+    } boxes[] = {{"int_value", "int_val", 8},     {"float_value", "float_val", 4},
+                 {"double_value", "double_val", 8}, {"bool_value", "bool_val", 1},
+                 {"output", "bool_val", 1}};
+    for (unsigned i = 0; i < 5; i++) {
+        fbv_push(v, boxes[i].name);
+        TRY(fbv_ref(v, t, 3 + i, &p));
+        if (p) TRY(verify_box(v, p, boxes[i].size, boxes[i].inner));
+        fbv_pop(v);
+    }
+    return ETP_OK;
+}
+
+static int verify_profile(fbv *v, uint32_t t) {
+    uint32_t vec, n;
+    TRY(fbv_table(v, t));
+    fbv_push(v, "name");
+    TRY(fbv_string(v, t, 0));
+    fbv_pop(v);
+    static const char *const i32s[] = {NULL, "chain_index", "instruction_id", "delegate_debug_id_int"};
+    for (unsigned id = 1; id <= 3; id++) {
+        fbv_push(v, i32s[id]);
+        TRY(fbv_scalar(v, t, id, 4));
+        fbv_pop(v);
+    }
+    fbv_push(v, "delegate_debug_id_str");
+    TRY(fbv_string(v, t, 4));
+    fbv_pop(v);
+    fbv_push(v, "delegate_debug_metadata");
+    TRY(fbv_vector(v, t, 5, 1, &vec, &n));
+    fbv_pop(v);
+    fbv_push(v, "start_time");
+    TRY(fbv_scalar(v, t, 6, 8));
+    fbv_pop(v);
+    fbv_push(v, "end_time");
+    TRY(fbv_scalar(v, t, 7, 8));
+    fbv_pop(v);
+    return ETP_OK;
+}
+
+static int verify_allocation(fbv *v, uint32_t t) {
+    TRY(fbv_table(v, t));
+    fbv_push(v, "allocator_id");
+    TRY(fbv_scalar(v, t, 0, 4));
+    fbv_pop(v);
+    fbv_push(v, "allocation_size");
+    TRY(fbv_scalar(v, t, 1, 8));
+    fbv_pop(v);
+    return ETP_OK;
+}
+
+static int verify_debug(fbv *v, uint32_t t) {
+    uint32_t p;
+    TRY(fbv_table(v, t));
+    fbv_push(v, "chain_index");
+    TRY(fbv_scalar(v, t, 0, 8));
+    fbv_pop(v);
+    fbv_push(v, "instruction_id");
+    TRY(fbv_scalar(v, t, 1, 4));
+    fbv_pop(v);
+    fbv_push(v, "debug_entry");
+    TRY(fbv_ref(v, t, 2, &p));
+    if (p) TRY(verify_value(v, p));
+    fbv_pop(v);
+    fbv_push(v, "delegate_debug_id_int");
+    TRY(fbv_scalar(v, t, 3, 4));
+    fbv_pop(v);
+    fbv_push(v, "delegate_debug_id_str");
+    TRY(fbv_string(v, t, 4));
+    fbv_pop(v);
+    fbv_push(v, "name");
+    TRY(fbv_string(v, t, 5));
+    fbv_pop(v);
+    return ETP_OK;
+}
+
+static int verify_event(fbv *v, uint32_t t, etp_dump_info *info) {
+    uint32_t p;
+    TRY(fbv_table(v, t));
+    fbv_push(v, "profile_event");
+    TRY(fbv_ref(v, t, 0, &p));
+    if (p) {
+        TRY(verify_profile(v, p));
+        info->profile_count++;
+    }
+    fbv_pop(v);
+    bool have = p != 0;
+    fbv_push(v, "allocation_event");
+    TRY(fbv_ref(v, t, 1, &p));
+    if (p) {
+        TRY(verify_allocation(v, p));
+        if (!have) info->allocation_count++;
+        have = true;
+    }
+    fbv_pop(v);
+    fbv_push(v, "debug_event");
+    TRY(fbv_ref(v, t, 2, &p));
+    if (p) {
+        TRY(verify_debug(v, p));
+        if (!have) info->debug_count++;
+        have = true;
+    }
+    fbv_pop(v);
+    if (!have) info->none_count++;
+    return ETP_OK;
+}
+
+static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info) {
+    TRY(fbv_table(v, t));
+    b->table = t;
+    fbv_push(v, "name");
+    TRY(fbv_string(v, t, 0));
+    fbv_pop(v);
+    fbv_push(v, "bundled_input_index");
+    TRY(fbv_scalar(v, t, 1, 4));
+    fbv_pop(v);
+    fbv_push(v, "allocators");
+    TRY(fbv_vector(v, t, 2, 4, &b->alloc_vec, &b->n_alloc));
+    for (uint32_t i = 0; i < b->n_alloc; i++) {
+        uint32_t e;
+        fbv_push_index(v, i);
+        TRY(fbv_vec_elem(v, b->alloc_vec, i, &e));
+        TRY(fbv_table(v, e));
+        fbv_push(v, "name");
+        TRY(fbv_string(v, e, 0));
+        fbv_pop(v);
+        fbv_pop(v);
+    }
+    fbv_pop(v);
+    fbv_push(v, "events");
+    TRY(fbv_vector(v, t, 3, 4, &b->events_vec, &b->n_events));
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        uint32_t e;
+        fbv_push_index(v, i);
+        TRY(fbv_vec_elem(v, b->events_vec, i, &e));
+        TRY(verify_event(v, e, info));
+        fbv_pop(v);
+    }
+    fbv_pop(v);
+    info->event_count += b->n_events;
+    return ETP_OK;
+}
+
+int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
+    *out = NULL;
+    const uint8_t *data = blob->data;
+    size_t size = blob->size;
+    const char *file = blob->name;
+    if (size == 0) {
+        etp_error_set(err, ETP_E_INPUT, file, 0, NULL, "file is empty; an ETDump starts with a "
+                                                       "size prefix and the identifier ED00");
+        return ETP_E_INPUT;
+    }
+    if (size < 12) {
+        etp_error_set(err, ETP_E_INPUT, file, 0, NULL,
+                      "file is too small to be an ETDump (%zu bytes; at least 12 needed)", size);
+        return ETP_E_INPUT;
+    }
+    bool prefixed;
+    if (memcmp(data + 8, "ED00", 4) == 0) prefixed = true;
+    else if (memcmp(data + 4, "ED00", 4) == 0) prefixed = false;
+    else {
+        char what[160];
+        etp_sniff(data, size, what, sizeof what);
+        etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
+                      "not an ETDump: no file identifier ED00 at byte 8 (size-prefixed) or 4%s%s",
+                      what[0] ? "; this looks like " : "", what);
+        return ETP_E_INPUT;
+    }
+    uint64_t start = prefixed ? 4 : 0, len = size - start;
+    if (prefixed) {
+        uint64_t prefix = fb_u32(data);
+        if (prefix > size - 4) {
+            etp_error_set(err, ETP_E_INPUT, file, 0, "size_prefix",
+                          "size prefix says %llu bytes follow but the file has %llu: the file is "
+                          "truncated",
+                          (unsigned long long)prefix, (unsigned long long)(size - 4));
+            return ETP_E_INPUT;
+        }
+        if (prefix < 8) {
+            etp_error_set(err, ETP_E_INPUT, file, 0, "size_prefix",
+                          "size prefix %llu is too small for a FlatBuffer",
+                          (unsigned long long)prefix);
+            return ETP_E_INPUT;
+        }
+        len = prefix;
+    }
+    if (len > UINT32_MAX) {
+        etp_error_set(err, ETP_E_INPUT, file, (int64_t)start, NULL,
+                      "FlatBuffer of %llu bytes exceeds the format's 4 GiB limit",
+                      (unsigned long long)len);
+        return ETP_E_INPUT;
+    }
+    etp_dump *d = calloc(1, sizeof *d);
+    if (!d) goto oom;
+    d->buf = data + start;
+    d->size = (uint32_t)len;
+    d->base = (int64_t)start;
+    d->info.size_prefixed = prefixed;
+    fbv v = {.buf = d->buf, .size = d->size, .base = d->base, .file = file, .err = err};
+    uint32_t root = fb_u32(d->buf);
+    int rc;
+    fbv_push(&v, "root");
+    if ((uint64_t)root + 4 > d->size) {
+        rc = fbv_fail(&v, 0, "root offset %u points outside the buffer", root);
+        goto fail;
+    }
+    fbv_pop(&v);
+    if ((rc = fbv_table(&v, root))) goto fail;
+    fbv_push(&v, "version");
+    if ((rc = fbv_scalar(&v, root, 0, 4))) goto fail;
+    fbv_pop(&v);
+    d->info.version = fb_get_u32(d->buf, root, 0, 0);
+    uint32_t rd_vec, n_blocks;
+    fbv_push(&v, "run_data");
+    if ((rc = fbv_vector(&v, root, 1, 4, &rd_vec, &n_blocks))) goto fail;
+    d->info.block_count = n_blocks;
+    d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
+    if (!d->blocks) goto oom;
+    for (uint32_t i = 0; i < n_blocks; i++) {
+        uint32_t e;
+        fbv_push_index(&v, i);
+        if ((rc = fbv_vec_elem(&v, rd_vec, i, &e))) goto fail;
+        if ((rc = verify_block(&v, e, &d->blocks[i], &d->info))) goto fail;
+        fbv_pop(&v);
+    }
+    *out = d;
+    return ETP_OK;
+oom:
+    etp_error_set(err, ETP_E_INTERNAL, file, -1, NULL, "out of memory");
+    rc = ETP_E_INTERNAL;
+fail:
+    etp_dump_close(d);
+    return rc;
+}
+
+void etp_dump_close(etp_dump *d) {
+    if (!d) return;
+    free(d->blocks);
+    free(d);
+}
+
+const etp_dump_info *etp_dump_get_info(const etp_dump *d) { return &d->info; }
+
+void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
+    const block *b = &d->blocks[bi];
+    out->name = fb_str(d->buf, b->table, 0);
+    out->bundled_input_index = fb_get_i32(d->buf, b->table, 1, -1);
+    out->allocator_count = b->n_alloc;
+    out->event_count = b->n_events;
+    out->has_events = b->events_vec != 0;
+}
+
+etp_str etp_dump_allocator_name(const etp_dump *d, uint32_t bi, uint32_t ai) {
+    const block *b = &d->blocks[bi];
+    etp_str s = {NULL, 0};
+    if (ai >= b->n_alloc) return s;
+    return fb_str(d->buf, fb_vec_table(d->buf, b->alloc_vec, ai), 0);
+}
+
+static void read_tensor(const uint8_t *buf, uint32_t t, etp_tensor *x) {
+    x->scalar_type = fb_get_i8(buf, t, 0, 0);
+    x->sizes = fb_vec(buf, t, 1);
+    x->strides = fb_vec(buf, t, 2);
+    x->offset = fb_get_i64(buf, t, 3, 0);
+}
+
+static void read_value(const uint8_t *buf, uint32_t t, etp_value *x) {
+    uint32_t p;
+    memset(x, 0, sizeof *x);
+    x->val = fb_get_i8(buf, t, 0, 0);
+    if ((p = fb_ref(buf, t, 1))) {
+        x->has_tensor = true;
+        read_tensor(buf, p, &x->tensor);
+    }
+    if ((p = fb_ref(buf, t, 2))) {
+        x->has_tensor_list = true;
+        uint32_t vec = fb_ref(buf, p, 0);
+        if (vec) {
+            x->buf_ = buf;
+            x->tensor_list_pos_ = vec;
+            x->tensor_list_len = fb_u32(buf + vec);
+        }
+    }
+    if ((p = fb_ref(buf, t, 3))) {
+        x->has_int = true;
+        x->int_val = fb_get_i64(buf, p, 0, 0);
+    }
+    if ((p = fb_ref(buf, t, 4))) {
+        x->has_float = true;
+        x->float_val = fb_get_f32(buf, p, 0, 0.0f);
+    }
+    if ((p = fb_ref(buf, t, 5))) {
+        x->has_double = true;
+        x->double_val = fb_get_f64(buf, p, 0, 0.0);
+    }
+    if ((p = fb_ref(buf, t, 6))) {
+        x->has_bool = true;
+        x->bool_val = fb_get_u8(buf, p, 0, 0) != 0;
+    }
+    if ((p = fb_ref(buf, t, 7))) {
+        x->has_output = true;
+        x->output = fb_get_u8(buf, p, 0, 0) != 0;
+    }
+}
+
+void etp_value_tensor_list_get(const etp_value *v, uint32_t i, etp_tensor *out) {
+    memset(out, 0, sizeof *out);
+    if (!v->buf_ || i >= v->tensor_list_len) return;
+    read_tensor(v->buf_, fb_vec_table(v->buf_, v->tensor_list_pos_, i), out);
+}
+
+void etp_dump_event(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev) {
+    const uint8_t *buf = d->buf;
+    const block *b = &d->blocks[bi];
+    uint32_t t = fb_vec_table(buf, b->events_vec, i), p;
+    memset(ev, 0, sizeof *ev);
+    if ((p = fb_ref(buf, t, 0))) {
+        etp_profile_event *x = &ev->profile;
+        ev->type = ETP_EVENT_PROFILE;
+        x->name = fb_str(buf, p, 0);
+        x->chain_index = fb_get_i32(buf, p, 1, 0);
+        x->instruction_id = fb_get_i32(buf, p, 2, -1);
+        x->delegate_debug_id_int = fb_get_i32(buf, p, 3, -1);
+        x->delegate_debug_id_str = fb_str(buf, p, 4);
+        x->delegate_debug_metadata = fb_vec(buf, p, 5);
+        x->start_time = fb_get_u64(buf, p, 6, 0);
+        x->end_time = fb_get_u64(buf, p, 7, 0);
+    } else if ((p = fb_ref(buf, t, 1))) {
+        ev->type = ETP_EVENT_ALLOCATION;
+        ev->allocation.allocator_id = fb_get_i32(buf, p, 0, 0);
+        ev->allocation.allocation_size = fb_get_u64(buf, p, 1, 0);
+    } else if ((p = fb_ref(buf, t, 2))) {
+        etp_debug_event *x = &ev->debug;
+        ev->type = ETP_EVENT_DEBUG;
+        x->chain_index = fb_get_u64(buf, p, 0, 0);
+        x->instruction_id = fb_get_i32(buf, p, 1, -1);
+        uint32_t de = fb_ref(buf, p, 2);
+        if (de) {
+            x->has_debug_entry = true;
+            read_value(buf, de, &x->debug_entry);
+        }
+        x->delegate_debug_id_int = fb_get_i32(buf, p, 3, -1);
+        x->delegate_debug_id_str = fb_str(buf, p, 4);
+        x->name = fb_str(buf, p, 5);
+    } else {
+        ev->type = ETP_EVENT_NONE;
+    }
+}
+
+int64_t etp_vec_i64(etp_vec v, uint32_t i) { return i < v.len ? fb_i64(v.ptr + 8 * (size_t)i) : 0; }
+uint8_t etp_vec_u8(etp_vec v, uint32_t i) { return i < v.len ? v.ptr[i] : 0; }
+
+static const char *const scalar_names[30] = {
+    [0] = "BYTE",        [1] = "CHAR",          [2] = "SHORT",           [3] = "INT",
+    [4] = "LONG",        [5] = "HALF",          [6] = "FLOAT",           [7] = "DOUBLE",
+    [11] = "BOOL",       [12] = "QINT8",        [13] = "QUINT8",         [14] = "QINT32",
+    [15] = "BFLOAT16",   [16] = "QUINT4X2",     [17] = "QUINT2X4",       [22] = "BITS16",
+    [23] = "FLOAT8E5M2", [24] = "FLOAT8E4M3FN", [25] = "FLOAT8E5M2FNUZ", [26] = "FLOAT8E4M3FNUZ",
+    [27] = "UINT16",     [28] = "UINT32",       [29] = "UINT64",
+};
+
+const char *etp_scalar_type_name(int code) {
+    return code >= 0 && code < 30 ? scalar_names[code] : NULL;
+}
+
+int etp_scalar_type_size(int code) {
+    switch (code) {
+    case 0: case 1: case 11: case 12: case 13: case 16: case 17: case 23: case 24: case 25: case 26:
+        return 1;
+    case 2: case 5: case 15: case 22: case 27: return 2;
+    case 3: case 6: case 14: case 28: return 4;
+    case 4: case 7: case 29: return 8;
+    default: return 0;
+    }
+}
