@@ -305,6 +305,114 @@ bool etp_program_frame(const etp_program *p, uint32_t plan, uint32_t chain, uint
 
 const char *etp_instr_kind_name(etp_instr_kind k);
 
+/* ---------------------------------------------------------------------------------------------
+ * Model: events classified, paired with their wrappers and linked to the program
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum etp_kind {
+    ETP_KIND_NONE = 0,
+    ETP_KIND_FRAMEWORK,          /* Method::execute, Method::init, Program::load_method, Method::step */
+    ETP_KIND_OPERATOR_CALL,      /* the OPERATOR_CALL wrapper of a kernel instruction */
+    ETP_KIND_KERNEL,             /* native_call_<op> or <ns>::<op> inside an OPERATOR_CALL */
+    ETP_KIND_DELEGATE_CALL,      /* DELEGATE_CALL */
+    ETP_KIND_DELEGATE_INTERNAL,  /* logged by a backend inside a DELEGATE_CALL */
+    ETP_KIND_INSTRUCTION,        /* JF_CALL, MOVE_CALL, FREE_CALL */
+    ETP_KIND_DEBUG_INTERMEDIATE, /* a logged intermediate value */
+    ETP_KIND_DEBUG_OUTPUT,       /* a program output (Value.output = true) */
+    ETP_KIND_ALLOCATION,
+    ETP_KIND_OTHER,              /* a named scope that fits none of the above */
+    ETP_KIND_COUNT_
+} etp_kind;
+
+const char *etp_kind_name(etp_kind k); /* "framework", "operator_call", "kernel", ... */
+etp_kind etp_kind_parse(const char *s);  /* ETP_KIND_NONE when unknown */
+
+typedef enum etp_unit {
+    ETP_UNIT_NONE = 0,
+    ETP_UNIT_NS,     /* host time, converted from ticks with the tick rate */
+    ETP_UNIT_US,
+    ETP_UNIT_TICKS,  /* host ticks of unknown rate (bare-metal cycle counters) */
+    ETP_UNIT_CYCLES, /* accelerator cycles (QNN HTP: thread-aggregate) */
+    ETP_UNIT_COUNT,
+    ETP_UNIT_BYTES,
+    ETP_UNIT_RAW,    /* a delegate value whose unit the file does not say */
+    ETP_UNIT_COUNT_
+} etp_unit;
+
+const char *etp_unit_name(etp_unit u); /* "ns", "us", "ticks", "cycles", "count", "bytes", "raw" */
+bool etp_unit_is_time(etp_unit u);
+/* Converts a time value between ns and us; other units are returned unchanged. */
+double etp_unit_to_ns(etp_unit u, double v);
+
+/* QNN classification of a delegate event name */
+typedef enum etp_qnn_class {
+    ETP_QNN_NONE = 0,
+    ETP_QNN_TOP,       /* a top-level QNN event: "QNN (execute) time (us)", ... */
+    ETP_QNN_NODE,      /* "<qnn op>:OpId_<n> (cycles)" */
+    ETP_QNN_NODE_IO,   /* "Input OpId_<n> (cycles)" / "Output OpId_<n> (cycles)" */
+    ETP_QNN_NODE_SYS,  /* "OpId_<n> (cycles)" (compiler/system op) */
+} etp_qnn_class;
+
+/* Event flags */
+#define ETP_MF_WRAPPED 0x01      /* start > end: 32-bit counter wrap assumed */
+#define ETP_MF_BAD_TIME 0x02     /* start > end and not a 32-bit wrap: duration unknown */
+#define ETP_MF_MINIMAL_PAL 0x04  /* start == end == 11223344: the minimal PAL has no clock */
+#define ETP_MF_FROM_TICKS 0x08   /* value was converted from host ticks with the tick rate */
+#define ETP_MF_QTIMER 0x10       /* labelled "(us)" but 19.2 MHz ticks: converted to us */
+#define ETP_MF_NOT_WALL 0x20     /* a value with no start/end timestamps (start 0 by convention) */
+#define ETP_MF_AGGREGATE 0x40    /* thread-aggregate cycles (QNN HTP nodes), not wall time */
+
+typedef struct etp_mevent {
+    etp_event ev;          /* the decoded event */
+    uint32_t index;        /* position in its block */
+    etp_kind kind;
+    int32_t parent;        /* index (in this block) of the enclosing wrapper, -1 for none */
+    int32_t chain;         /* chain index (debug events normalised: (u64)-1 -> -1) */
+    int32_t instr;         /* instruction id, -1 for none */
+    const char *label;     /* display identity: name, delegate id string, or the int id */
+    etp_instr_kind instr_kind; /* from the program, ETP_INSTR_NONE without one */
+    const char *op_name;       /* kernel instructions: operator name, e.g. "aten::add" */
+    const char *op_overload;   /* e.g. "out" */
+    const char *backend;       /* delegate instructions and everything inside: backend id */
+    etp_unit unit;         /* unit of `value` */
+    double value;          /* duration (profile) or size (allocation) in `unit`; NaN if unknown */
+    uint32_t flags;        /* ETP_MF_* */
+    etp_qnn_class qnn;
+    int64_t qnn_op_id;     /* OpId_<n> of QNN node events, -1 otherwise */
+    uint32_t qnn_name_len; /* length of the QNN op name before ":OpId_" (0 if none) */
+} etp_mevent;
+
+typedef struct etp_model_opts {
+    const char *method;   /* --method: force this execution plan for every Execute block */
+    double tick_ns;       /* ns per host tick; 0 = ticks of unknown rate. Default 1 (Linux) */
+} etp_model_opts;
+
+typedef struct etp_model etp_model;
+
+typedef struct etp_block_view {
+    uint32_t block;
+    etp_block_info info;
+    int plan;              /* resolved execution plan, -1 when unknown */
+    const char *method;    /* its name, or NULL */
+    uint32_t candidates;   /* how many plans matched (>1 = ambiguous, first one taken) */
+    bool is_execute;       /* has a Method::execute event or is named "Execute" */
+    int32_t method_event;  /* index of Method::execute in the block, -1 if none */
+    uint32_t n;
+    const etp_mevent *events;
+} etp_block_view;
+
+void etp_model_opts_init(etp_model_opts *o);
+/* `program` may be NULL. Both must outlive the model. */
+int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *program,
+                   const etp_model_opts *opts, etp_error *err);
+void etp_model_close(etp_model *m);
+/* Classifies block `block`; the view stays valid until the next call on this model. */
+int etp_model_block(etp_model *m, uint32_t block, etp_block_view *view, etp_error *err);
+const etp_dump *etp_model_dump(const etp_model *m);
+const etp_program *etp_model_program(const etp_model *m);
+/* Parses a QNN event name; returns its class and fills op id / op-name length. */
+etp_qnn_class etp_qnn_classify(const char *name, size_t len, int64_t *op_id, uint32_t *name_len);
+
 #ifdef __cplusplus
 }
 #endif

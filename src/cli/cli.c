@@ -1,0 +1,208 @@
+/* cli.c - shared plumbing of the etprof command: options, inputs, output, errors. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const cli_optdef optdefs[] = {
+    {OPT_FORMAT, "format", 'f', "FMT", "output format: table, csv, tsv, json, jsonl, md"},
+    {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of standard output"},
+    {OPT_HELP, "help", 'h', NULL, "show this help"},
+    {OPT_QUIET, "quiet", 'q', NULL, "no progress indicator, no notes on standard error"},
+    {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
+    {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
+    {OPT_TICK_NS, "tick-ns", 0, "RATIO", "nanoseconds per host tick (default 1, Linux/Android)"},
+    {OPT_TICK_HZ, "tick-hz", 0, "HZ", "host tick rate, e.g. a bare-metal cycle counter clock"},
+    {OPT_TICKS, "ticks", 0, NULL, "host ticks have an unknown rate: report them as ticks"},
+    {OPT_SORT, "sort", 0, "KEY", "sort rows by this column (descending for numbers)"},
+    {OPT_TOP, "top", 0, "N", "only the first N rows"},
+    {OPT_BLOCK, "block", 0, "NAME", "only blocks with this name"},
+    {OPT_PLACEMENT, "placement", 0, "WHERE", "only rows placed on cpu or on this backend"},
+    {OPT_KIND, "kind", 0, "KIND", "only rows of this kind"},
+    {OPT_SKIP_FIRST, "skip-first", 0, "N", "ignore the first N runs of each method (warm-up)"},
+    {OPT_ALL, "all", 0, NULL, "also show OPERATOR_CALL wrapper rows"},
+    {OPT_STAT, "stat", 0, "STAT", "per-run statistic: min, p10, p50, p90, avg, max"},
+    {OPT_TIME_UNIT, "time-unit", 0, "U", "unit for time values: ns, us, ms, s (default us)"},
+    {OPT_HTP_CLOCK_GHZ, "htp-clock-ghz", 0, "GHZ", "HTP clock, to estimate time from cycles"},
+    {OPT_QHAS, "qhas", 0, "F", "QNN HTP analysis summary JSON (QHAS)"},
+    {OPT_OPTRACE, "optrace", 0, "F", "QNN optrace Chrome-trace JSON"},
+    {OPT_RUNTRACE, "runtrace", 0, "F", "QNN runtrace JSON"},
+    {OPT_HEAP, "heap", 0, "F", "QNN DSP heap-profiling text file"},
+    {OPT_PROFILE_LOG, "profile-log", 0, "F", "qnn-profile-viewer text output"},
+    {OPT_PROFILE_CSV, "profile-csv", 0, "F", "qnn-profile-viewer CSV output"},
+    {OPT_THRESHOLD, "threshold", 0, "PCT", "smallest change to report, in percent"},
+    {OPT_FAIL_ON_REGRESSION, "fail-on-regression", 0, "PCT",
+     "exit 5 when a method's p50 regresses by more than PCT percent with confidence"},
+    {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
+};
+
+const cli_optdef *cli_opt(opt_id id) {
+    for (size_t i = 0; i < sizeof optdefs / sizeof optdefs[0]; i++)
+        if (optdefs[i].id == id) return &optdefs[i];
+    return NULL;
+}
+
+void cli_errorf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("etprof: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void cli_error(const etp_error *err) {
+    char buf[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 64];
+    etp_error_format(err, buf, sizeof buf);
+    cli_errorf("%s", buf);
+}
+
+int cli_exit_for(int code) { return etp_exit_code(code); }
+
+bool cli_get_double(cli_args *a, opt_id id, double *out) {
+    if (!a->set[id]) return false;
+    char *end;
+    errno = 0;
+    double v = strtod(a->val[id], &end);
+    if (errno || end == a->val[id] || *end || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+bool cli_get_long(cli_args *a, opt_id id, long *out) {
+    if (!a->set[id]) return false;
+    char *end;
+    errno = 0;
+    long v = strtol(a->val[id], &end, 10);
+    if (errno || end == a->val[id] || *end) return false;
+    *out = v;
+    return true;
+}
+
+int cli_model_opts(cli_args *a, etp_model_opts *mo) {
+    etp_model_opts_init(mo);
+    mo->method = a->set[OPT_METHOD] ? a->val[OPT_METHOD] : NULL;
+    int n = a->set[OPT_TICK_NS] + a->set[OPT_TICK_HZ] + a->set[OPT_TICKS];
+    if (n > 1) {
+        cli_errorf("--tick-ns, --tick-hz and --ticks exclude each other");
+        return EXIT_USAGE;
+    }
+    double v;
+    if (a->set[OPT_TICK_NS]) {
+        if (!cli_get_double(a, OPT_TICK_NS, &v) || v <= 0) {
+            cli_errorf("--tick-ns: expected a positive number, got \"%s\"", a->val[OPT_TICK_NS]);
+            return EXIT_USAGE;
+        }
+        mo->tick_ns = v;
+    }
+    if (a->set[OPT_TICK_HZ]) {
+        if (!cli_get_double(a, OPT_TICK_HZ, &v) || v <= 0) {
+            cli_errorf("--tick-hz: expected a positive frequency in Hz, got \"%s\"",
+                       a->val[OPT_TICK_HZ]);
+            return EXIT_USAGE;
+        }
+        mo->tick_ns = 1e9 / v;
+    }
+    if (a->set[OPT_TICKS]) mo->tick_ns = 0;
+    return EXIT_OK;
+}
+
+int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
+    etp_error err = {0};
+    memset(in, 0, sizeof *in);
+    int rc = etp_blob_open(&in->dump_blob, path, &err);
+    if (!rc) rc = etp_dump_open(&in->dump, &in->dump_blob, &err);
+    if (!rc && a->set[OPT_PTE]) {
+        rc = etp_blob_open(&in->pte_blob, a->val[OPT_PTE], &err);
+        if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
+    }
+    if (rc) {
+        cli_error(&err);
+        cli_close_inputs(in);
+        return cli_exit_for(rc);
+    }
+    etp_model_opts mo;
+    int x = cli_model_opts(a, &mo);
+    if (x) {
+        cli_close_inputs(in);
+        return x;
+    }
+    rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
+    if (rc) {
+        cli_error(&err);
+        cli_close_inputs(in);
+        return cli_exit_for(rc);
+    }
+    return EXIT_OK;
+}
+
+void cli_close_inputs(cli_inputs *in) {
+    etp_model_close(in->model);
+    etp_dump_close(in->dump);
+    etp_program_close(in->prog);
+    if (in->dump_blob.kind) etp_blob_close(&in->dump_blob);
+    if (in->pte_blob.kind) etp_blob_close(&in->pte_blob);
+    memset(in, 0, sizeof *in);
+}
+
+int cli_out_open(cli_args *a, cli_out *o) {
+    etp_error err = {0};
+    memset(o, 0, sizeof *o);
+    const char *path = a->set[OPT_OUTPUT] ? a->val[OPT_OUTPUT] : NULL;
+    int rc = sink_open(&o->s, path, &err);
+    if (rc) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    o->f = sink_file(o->s);
+    o->tty = !path && isatty(STDOUT_FILENO);
+    if (o->tty) {
+        struct winsize ws;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) o->width = ws.ws_col;
+    }
+    return EXIT_OK;
+}
+
+int cli_out_close(cli_out *o, int rc) {
+    if (!o->s) return rc;
+    if (rc) {
+        sink_abort(o->s);
+        o->s = NULL;
+        return rc;
+    }
+    etp_error err = {0};
+    int r = sink_commit(o->s, &err);
+    o->s = NULL;
+    if (r) {
+        cli_error(&err);
+        return cli_exit_for(r);
+    }
+    return EXIT_OK;
+}
+
+out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols) {
+    out_table *t = out_table_new(a->fmt, o->f, cols, ncols);
+    if (t && o->width) out_table_set_max_width(t, o->width);
+    return t;
+}
+
+void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total) {
+    if (a->quiet || !isatty(STDERR_FILENO) || total == 0) return;
+    static int last = -1;
+    int pct = (int)(done * 100 / total);
+    if (pct == last) return;
+    last = pct;
+    fprintf(stderr, "\r%s %3d%%", what, pct);
+    fflush(stderr);
+}
+
+void cli_progress_end(cli_args *a) {
+    if (a->quiet || !isatty(STDERR_FILENO)) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+}

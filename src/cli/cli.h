@@ -1,0 +1,116 @@
+/* cli.h - what every etprof command shares: options, inputs, output. */
+#ifndef ETPROF_CLI_H
+#define ETPROF_CLI_H
+
+#include "etprof.h"
+#include "jw.h"
+#include "out.h"
+#include "sink.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes (documented in docs/cli.md). */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4,
+       EXIT_REGRESSION = 5 };
+
+/* Every option of every command has an id here; a command lists the ones it accepts. */
+typedef enum opt_id {
+    OPT_NONE = 0,
+    /* global */
+    OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_PTE, OPT_METHOD, OPT_TICK_NS, OPT_TICK_HZ,
+    OPT_TICKS,
+    /* analysis */
+    OPT_SORT, OPT_TOP, OPT_BLOCK, OPT_PLACEMENT, OPT_KIND, OPT_SKIP_FIRST, OPT_ALL, OPT_STAT,
+    OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ,
+    /* QNN inputs */
+    OPT_QHAS, OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_PROFILE_LOG, OPT_PROFILE_CSV,
+    /* diff */
+    OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION,
+    /* events */
+    OPT_DEBUG_BUFFER,
+    OPT_COUNT_
+} opt_id;
+
+typedef struct cli_optdef {
+    opt_id id;
+    const char *name; /* long name without "--" */
+    char short_name;  /* 0 if none */
+    const char *arg;  /* argument placeholder, NULL for a flag */
+    const char *help;
+} cli_optdef;
+
+#define CLI_MAX_POS 8
+
+typedef struct cli_args {
+    const char *val[OPT_COUNT_];
+    bool set[OPT_COUNT_];
+    const char *pos[CLI_MAX_POS];
+    int npos;
+    /* parsed globals */
+    out_format fmt;
+    bool fmt_set;
+    bool quiet;
+} cli_args;
+
+typedef struct cli_cmd {
+    const char *name;
+    const char *summary;
+    const char *usage;       /* e.g. "FILE [--pte P]" */
+    const char *help;        /* paragraph(s) after the usage */
+    const opt_id *opts;      /* accepted options (besides --format, -o, --help, -q), 0-terminated */
+    int min_pos, max_pos;
+    int (*run)(cli_args *a);
+} cli_cmd;
+
+/* Lookup of an option definition by id. */
+const cli_optdef *cli_opt(opt_id id);
+
+/* Error reporting: one line on stderr, "etprof: ..." */
+void cli_error(const etp_error *err);
+void cli_errorf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+int cli_exit_for(int etp_code);
+
+/* Inputs */
+typedef struct cli_inputs {
+    etp_blob dump_blob, pte_blob;
+    etp_dump *dump;
+    etp_program *prog;
+    etp_model *model;
+} cli_inputs;
+
+/* Opens the ETDump `path`, the --pte program if given, and the model (with --method, --tick-*).
+ * On failure prints the error and returns the exit code (non-zero). */
+int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in);
+void cli_close_inputs(cli_inputs *in);
+int cli_model_opts(cli_args *a, etp_model_opts *mo);
+
+/* Output: opens -o (atomically) or stdout. */
+typedef struct cli_out {
+    sink *s;
+    FILE *f;
+    bool tty;
+    int width; /* terminal columns when tty, else 0 */
+} cli_out;
+int cli_out_open(cli_args *a, cli_out *o);
+/* Commits (rc == 0) or aborts (rc != 0) the output; returns the final exit code. */
+int cli_out_close(cli_out *o, int rc);
+
+/* Table helper honouring --format and the terminal width. */
+out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols);
+
+/* Option values */
+bool cli_get_double(cli_args *a, opt_id id, double *out);
+bool cli_get_long(cli_args *a, opt_id id, long *out);
+
+/* Progress on stderr for long runs (only on a tty, not with -q). */
+void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total);
+void cli_progress_end(cli_args *a);
+
+/* The command table (cmd_*.c). */
+extern const cli_cmd cmd_info, cmd_events;
+#endif

@@ -1,0 +1,578 @@
+/* model.c - classifies each event, pairs it with its wrapper (OPERATOR_CALL, DELEGATE_CALL,
+ * Method::execute), resolves the method that ran and links events to their instruction, operator
+ * and backend, and decides the unit of every value.
+ *
+ * Events are written when their scope ends, so children come before their parent. Pairing is by
+ * (chain_index, instruction_id): a wrapper claims every earlier, still unclaimed event of the same
+ * instruction. Delegate events with no real timestamps (QNN: start 0) can only be linked this way.
+ */
+#include "etprof.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIG_CACHE 64
+
+struct etp_model {
+    const etp_dump *dump;
+    const etp_program *prog;
+    etp_model_opts opts;
+    int forced_plan;
+    /* per-block scratch */
+    etp_mevent *ev;
+    uint32_t cap;
+    int32_t *next;      /* pending-list links */
+    uint32_t *hkeys;    /* hash: key+1 (0 = empty) */
+    int32_t *hhead;     /* hash: head of the pending list */
+    uint32_t hcap;
+    char *arena;
+    size_t arena_cap, arena_len;
+    struct {
+        uint64_t sig;
+        int plan;
+        uint32_t candidates;
+        bool used;
+    } cache[SIG_CACHE];
+    uint32_t cache_next;
+};
+
+static const char *const kind_names[ETP_KIND_COUNT_] = {
+    "none",   "framework",   "operator_call",      "kernel",       "delegate_call",
+    "delegate_internal", "instruction", "debug_intermediate", "debug_output", "allocation",
+    "other",
+};
+
+const char *etp_kind_name(etp_kind k) {
+    return (unsigned)k < ETP_KIND_COUNT_ ? kind_names[k] : "none";
+}
+
+etp_kind etp_kind_parse(const char *s) {
+    for (int k = 1; k < ETP_KIND_COUNT_; k++)
+        if (strcmp(s, kind_names[k]) == 0) return (etp_kind)k;
+    return ETP_KIND_NONE;
+}
+
+static const char *const unit_names[ETP_UNIT_COUNT_] = {"", "ns", "us", "ticks", "cycles",
+                                                         "count", "bytes", "raw"};
+
+const char *etp_unit_name(etp_unit u) {
+    return (unsigned)u < ETP_UNIT_COUNT_ ? unit_names[u] : "";
+}
+
+bool etp_unit_is_time(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_US; }
+
+double etp_unit_to_ns(etp_unit u, double v) { return u == ETP_UNIT_US ? v * 1000.0 : v; }
+
+void etp_model_opts_init(etp_model_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->tick_ns = 1.0;
+}
+
+int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *prog,
+                   const etp_model_opts *opts, etp_error *err) {
+    *out = NULL;
+    etp_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    m->dump = dump;
+    m->prog = prog;
+    if (opts) m->opts = *opts;
+    else etp_model_opts_init(&m->opts);
+    m->forced_plan = -1;
+    if (m->opts.method) {
+        if (!prog) {
+            free(m);
+            etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "--method needs --pte");
+            return ETP_E_USAGE;
+        }
+        m->forced_plan = etp_program_find_plan(prog, m->opts.method);
+        if (m->forced_plan < 0) {
+            char names[200] = "";
+            size_t n = 0;
+            for (uint32_t i = 0; i < etp_program_get_info(prog)->plan_count && n < 150; i++) {
+                etp_plan_info pi;
+                etp_program_plan(prog, i, &pi);
+                int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                                 pi.name.ptr ? pi.name.ptr : "?");
+                if (w > 0) n += (size_t)w;
+            }
+            free(m);
+            etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                          "the program has no method \"%s\" (it has: %s%s)", opts->method, names,
+                          n >= 150 ? ", ..." : "");
+            return ETP_E_USAGE;
+        }
+    }
+    *out = m;
+    return ETP_OK;
+}
+
+void etp_model_close(etp_model *m) {
+    if (!m) return;
+    free(m->ev);
+    free(m->next);
+    free(m->hkeys);
+    free(m->hhead);
+    free(m->arena);
+    free(m);
+}
+
+const etp_dump *etp_model_dump(const etp_model *m) { return m->dump; }
+const etp_program *etp_model_program(const etp_model *m) { return m->prog; }
+
+static int reserve(etp_model *m, uint32_t n, etp_error *err) {
+    if (n > m->cap) {
+        uint32_t cap = m->cap ? m->cap : 64;
+        while (cap < n) cap *= 2;
+        etp_mevent *ev = realloc(m->ev, (size_t)cap * sizeof *ev);
+        if (ev) m->ev = ev;
+        int32_t *nx = realloc(m->next, (size_t)cap * sizeof *nx);
+        if (nx) m->next = nx;
+        if (!ev || !nx) goto oom;
+        m->cap = cap;
+    }
+    uint32_t hc = 64;
+    while (hc < 2 * n) hc *= 2;
+    if (hc > m->hcap) {
+        free(m->hkeys);
+        free(m->hhead);
+        m->hkeys = malloc((size_t)hc * sizeof *m->hkeys);
+        m->hhead = malloc((size_t)hc * sizeof *m->hhead);
+        if (!m->hkeys || !m->hhead) {
+            m->hcap = 0;
+            goto oom;
+        }
+        m->hcap = hc;
+    }
+    memset(m->hkeys, 0, (size_t)m->hcap * sizeof *m->hkeys);
+    size_t need = (size_t)n * 12 + 16;
+    if (need > m->arena_cap) {
+        char *a = realloc(m->arena, need);
+        if (!a) goto oom;
+        m->arena = a;
+        m->arena_cap = need;
+    }
+    m->arena_len = 0;
+    return ETP_OK;
+oom:
+    etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+    return ETP_E_INTERNAL;
+}
+
+/* Pending lists keyed by (chain, instr). */
+static uint32_t key_of(int32_t chain, int32_t instr) {
+    return ((uint32_t)chain << 20) ^ (uint32_t)instr ^ 0x9e3779b9u;
+}
+static int32_t *pending_head(etp_model *m, int32_t chain, int32_t instr, bool create) {
+    uint64_t k = ((uint64_t)(uint32_t)chain << 32) | (uint32_t)instr;
+    uint32_t mask = m->hcap - 1, h = (key_of(chain, instr) * 2654435761u) & mask;
+    uint32_t tag = (uint32_t)(k * 0x9E3779B97F4A7C15ull >> 32) | 1u;
+    for (;;) {
+        if (m->hkeys[h] == 0) {
+            if (!create) return NULL;
+            m->hkeys[h] = tag;
+            m->hhead[h] = -1;
+            return &m->hhead[h];
+        }
+        if (m->hkeys[h] == tag) return &m->hhead[h];
+        h = (h + 1) & mask;
+    }
+}
+
+static bool is_name(etp_str s, const char *lit) { return s.ptr && strcmp(s.ptr, lit) == 0; }
+
+static bool ends_with(const char *s, size_t len, const char *suf) {
+    size_t n = strlen(suf);
+    return len >= n && memcmp(s + len - n, suf, n) == 0;
+}
+
+static int64_t parse_u(const char *s, size_t n) {
+    int64_t v = 0;
+    for (size_t i = 0; i < n && v < (INT64_MAX / 10 - 10); i++) v = v * 10 + (s[i] - '0');
+    return v;
+}
+
+etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32_t *name_len) {
+    static const char cyc[] = " (cycles)";
+    *op_id = -1;
+    *name_len = 0;
+    if (!s) return ETP_QNN_NONE;
+    if (ends_with(s, len, cyc)) {
+        size_t end = len - (sizeof cyc - 1); /* s[0..end) = "<...>OpId_<n>" */
+        size_t d = end;
+        while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9') d--;
+        if (d < end && d >= 5 && memcmp(s + d - 5, "OpId_", 5) == 0) {
+            size_t pre = d - 5;
+            *op_id = parse_u(s + d, end - d);
+            if (pre == 0) return ETP_QNN_NODE_SYS;
+            if ((pre == 6 && memcmp(s, "Input ", 6) == 0) ||
+                (pre == 7 && memcmp(s, "Output ", 7) == 0)) {
+                *name_len = (uint32_t)pre - 1;
+                return ETP_QNN_NODE_IO;
+            }
+            if (s[pre - 1] == ':') {
+                *name_len = (uint32_t)pre - 1;
+                return ETP_QNN_NODE;
+            }
+        }
+        if (strncmp(s, "Accelerator (execute) time (cycles)", len) == 0 && len == 35)
+            return ETP_QNN_TOP;
+        return ETP_QNN_NONE;
+    }
+    static const char *const tops[] = {
+        "Number of HVX threads used (count)",
+        "RPC (execute) time (us)",
+        "QNN accelerator (execute) time (us)",
+        "Num times yield occured (count)",
+        "Time for initial VTCM acquire (us)",
+        "Time for HVX + HMX power on and acquire (us)",
+        "Accelerator (execute) time (us)",
+        "Accelerator (execute excluding wait) time (us)",
+        "QNN (execute) time (us)",
+    };
+    for (size_t i = 0; i < sizeof tops / sizeof tops[0]; i++)
+        if (strlen(tops[i]) == len && memcmp(tops[i], s, len) == 0) return ETP_QNN_TOP;
+    return ETP_QNN_NONE;
+}
+
+static const char *int_label(etp_model *m, int32_t id) {
+    char *p = m->arena + m->arena_len;
+    int w = snprintf(p, 12, "%d", id);
+    if (w < 0 || w >= 12) return "?";
+    m->arena_len += (size_t)w + 1;
+    return p;
+}
+
+static etp_kind base_kind(const etp_event *ev) {
+    switch (ev->type) {
+    case ETP_EVENT_ALLOCATION: return ETP_KIND_ALLOCATION;
+    case ETP_EVENT_DEBUG:
+        return ev->debug.has_debug_entry && ev->debug.debug_entry.has_output &&
+                       ev->debug.debug_entry.output
+                   ? ETP_KIND_DEBUG_OUTPUT
+                   : ETP_KIND_DEBUG_INTERMEDIATE;
+    case ETP_EVENT_PROFILE: break;
+    default: return ETP_KIND_OTHER;
+    }
+    const etp_profile_event *p = &ev->profile;
+    if (!p->name.ptr)
+        return (p->delegate_debug_id_int != -1 || p->delegate_debug_id_str.ptr)
+                   ? ETP_KIND_DELEGATE_INTERNAL
+                   : ETP_KIND_OTHER;
+    if (is_name(p->name, "OPERATOR_CALL")) return ETP_KIND_OPERATOR_CALL;
+    if (is_name(p->name, "DELEGATE_CALL")) return ETP_KIND_DELEGATE_CALL;
+    if (is_name(p->name, "Method::execute") || is_name(p->name, "Method::init") ||
+        is_name(p->name, "Program::load_method") || is_name(p->name, "Method::step"))
+        return ETP_KIND_FRAMEWORK;
+    if (is_name(p->name, "JF_CALL") || is_name(p->name, "MOVE_CALL") ||
+        is_name(p->name, "FREE_CALL"))
+        return ETP_KIND_INSTRUCTION;
+    return ETP_KIND_NONE; /* a named scope: decided by pairing */
+}
+
+static etp_instr_kind wrapper_instr(etp_kind k, etp_str name) {
+    if (k == ETP_KIND_OPERATOR_CALL) return ETP_INSTR_KERNEL;
+    if (k == ETP_KIND_DELEGATE_CALL) return ETP_INSTR_DELEGATE;
+    if (k == ETP_KIND_INSTRUCTION) {
+        if (is_name(name, "JF_CALL")) return ETP_INSTR_JUMP_FALSE;
+        if (is_name(name, "MOVE_CALL")) return ETP_INSTR_MOVE;
+        if (is_name(name, "FREE_CALL")) return ETP_INSTR_FREE;
+    }
+    return ETP_INSTR_NONE;
+}
+
+/* Does plan `p` explain every instruction event of the block? */
+static bool plan_matches(const etp_program *prog, uint32_t p, const etp_mevent *ev, uint32_t n,
+                         uint32_t *max_instr) {
+    etp_instruction ins;
+    *max_instr = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const etp_mevent *e = &ev[i];
+        if (e->chain < 0 || e->instr < 0) continue;
+        etp_instr_kind want = ETP_INSTR_NONE;
+        switch (e->kind) {
+        case ETP_KIND_OPERATOR_CALL:
+        case ETP_KIND_DELEGATE_CALL:
+        case ETP_KIND_INSTRUCTION: want = wrapper_instr(e->kind, e->ev.profile.name); break;
+        case ETP_KIND_KERNEL: want = ETP_INSTR_KERNEL; break;
+        case ETP_KIND_DELEGATE_INTERNAL: want = ETP_INSTR_DELEGATE; break;
+        default: continue;
+        }
+        if (!etp_program_instruction(prog, p, (uint32_t)e->chain, (uint32_t)e->instr, &ins))
+            return false;
+        if (ins.kind != want) return false;
+        if ((uint32_t)e->instr > *max_instr) *max_instr = (uint32_t)e->instr;
+    }
+    return true;
+}
+
+static void resolve_plan(etp_model *m, etp_block_view *bv) {
+    const etp_program *prog = m->prog;
+    bv->plan = -1;
+    bv->candidates = 0;
+    if (!prog) return;
+    if (m->forced_plan >= 0) {
+        bv->plan = m->forced_plan;
+        bv->candidates = 1;
+        return;
+    }
+    /* Signature of the instruction structure, for the cache. */
+    uint64_t sig = 1469598103934665603ull;
+    bool any = false;
+    for (uint32_t i = 0; i < bv->n; i++) {
+        const etp_mevent *e = &m->ev[i];
+        if (e->chain < 0 || e->instr < 0) continue;
+        if (e->kind != ETP_KIND_OPERATOR_CALL && e->kind != ETP_KIND_DELEGATE_CALL &&
+            e->kind != ETP_KIND_INSTRUCTION && e->kind != ETP_KIND_KERNEL &&
+            e->kind != ETP_KIND_DELEGATE_INTERNAL)
+            continue;
+        any = true;
+        sig = (sig ^ (uint64_t)(uint32_t)e->chain) * 1099511628211ull;
+        sig = (sig ^ (uint64_t)(uint32_t)e->instr) * 1099511628211ull;
+        sig = (sig ^ (uint64_t)e->kind) * 1099511628211ull;
+    }
+    if (!any) return;
+    for (uint32_t c = 0; c < SIG_CACHE; c++)
+        if (m->cache[c].used && m->cache[c].sig == sig) {
+            bv->plan = m->cache[c].plan;
+            bv->candidates = m->cache[c].candidates;
+            return;
+        }
+    uint32_t np = etp_program_get_info(prog)->plan_count, cands = 0;
+    int best = -1, best_score = -1;
+    for (uint32_t p = 0; p < np; p++) {
+        uint32_t max_instr;
+        if (!plan_matches(prog, p, m->ev, bv->n, &max_instr)) continue;
+        cands++;
+        /* Prefer a plan whose chain ends right after the last instruction seen, then "forward",
+         * then the first in the program. */
+        int score = 0;
+        etp_chain_info ci;
+        etp_plan_info pi;
+        etp_program_plan(prog, p, &pi);
+        if (pi.chain_count) {
+            etp_program_chain(prog, p, 0, &ci);
+            if (ci.instruction_count == max_instr + 1) score += 2;
+        }
+        if (pi.name.ptr && strcmp(pi.name.ptr, "forward") == 0) score += 1;
+        if (score > best_score) {
+            best = (int)p;
+            best_score = score;
+        }
+    }
+    bv->plan = best;
+    bv->candidates = cands;
+    uint32_t slot = m->cache_next++ % SIG_CACHE;
+    m->cache[slot].sig = sig;
+    m->cache[slot].plan = best;
+    m->cache[slot].candidates = cands;
+    m->cache[slot].used = true;
+}
+
+static void decide_unit(etp_model *m, etp_mevent *e) {
+    e->unit = ETP_UNIT_NONE;
+    e->value = NAN;
+    if (e->ev.type == ETP_EVENT_ALLOCATION) {
+        e->unit = ETP_UNIT_BYTES;
+        e->value = (double)e->ev.allocation.allocation_size;
+        return;
+    }
+    if (e->ev.type != ETP_EVENT_PROFILE) return;
+    const etp_profile_event *p = &e->ev.profile;
+    uint64_t s = p->start_time, t = p->end_time;
+    double raw;
+    if (s <= t) raw = (double)(t - s);
+    else if (s <= UINT32_MAX && t <= UINT32_MAX) {
+        raw = (double)((UINT64_C(1) << 32) - s + t);
+        e->flags |= ETP_MF_WRAPPED;
+    } else {
+        e->flags |= ETP_MF_BAD_TIME;
+        raw = NAN;
+    }
+    if (s == 11223344 && t == 11223344) e->flags |= ETP_MF_MINIMAL_PAL;
+    bool delegate_value = !p->name.ptr; /* logged by a delegate with its own value/unit */
+    if (delegate_value && p->delegate_debug_id_str.ptr) {
+        const char *n = p->delegate_debug_id_str.ptr;
+        size_t len = p->delegate_debug_id_str.len;
+        e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
+        bool qnn_backend = e->backend && strcmp(e->backend, "QnnBackend") == 0;
+        if (e->qnn != ETP_QNN_NONE || qnn_backend || s == 0) {
+            e->flags |= ETP_MF_NOT_WALL;
+            if (ends_with(n, len, " (us)")) {
+                e->unit = ETP_UNIT_US;
+                e->value = raw;
+                if (strcmp(n, "Time for initial VTCM acquire (us)") == 0 ||
+                    strcmp(n, "Time for HVX + HMX power on and acquire (us)") == 0) {
+                    e->value = raw / 19.2;
+                    e->flags |= ETP_MF_QTIMER;
+                }
+                return;
+            }
+            if (ends_with(n, len, " (cycles)")) {
+                e->unit = ETP_UNIT_CYCLES;
+                e->value = raw;
+                if (e->qnn >= ETP_QNN_NODE || e->qnn == ETP_QNN_TOP) e->flags |= ETP_MF_AGGREGATE;
+                return;
+            }
+            if (ends_with(n, len, " (count)")) {
+                e->unit = ETP_UNIT_COUNT;
+                e->value = raw;
+                return;
+            }
+            if (ends_with(n, len, " (bytes)")) {
+                e->unit = ETP_UNIT_BYTES;
+                e->value = raw;
+                return;
+            }
+            if (qnn_backend || s == 0) {
+                e->unit = ETP_UNIT_RAW;
+                e->value = raw;
+                return;
+            }
+        }
+    } else if (delegate_value && s == 0) {
+        e->flags |= ETP_MF_NOT_WALL;
+        e->unit = ETP_UNIT_RAW;
+        e->value = raw;
+        return;
+    }
+    /* Host time in PAL ticks (delegates with real timestamps included). */
+    if (m->opts.tick_ns > 0) {
+        e->unit = ETP_UNIT_NS;
+        e->value = raw * m->opts.tick_ns;
+        e->flags |= ETP_MF_FROM_TICKS;
+    } else {
+        e->unit = ETP_UNIT_TICKS;
+        e->value = raw;
+    }
+}
+
+int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
+    memset(bv, 0, sizeof *bv);
+    bv->block = block;
+    bv->method_event = -1;
+    etp_dump_block(m->dump, block, &bv->info);
+    uint32_t n = bv->info.event_count;
+    int rc = reserve(m, n, err);
+    if (rc) return rc;
+    etp_mevent *ev = m->ev;
+    /* Pass 1: decode and give each event its base kind. */
+    for (uint32_t i = 0; i < n; i++) {
+        etp_mevent *e = &ev[i];
+        memset(e, 0, sizeof *e);
+        etp_dump_event(m->dump, block, i, &e->ev);
+        e->index = i;
+        e->parent = -1;
+        e->qnn_op_id = -1;
+        e->kind = base_kind(&e->ev);
+        e->chain = -1;
+        e->instr = -1;
+        switch (e->ev.type) {
+        case ETP_EVENT_PROFILE: {
+            const etp_profile_event *p = &e->ev.profile;
+            e->chain = p->chain_index;
+            e->instr = p->instruction_id;
+            if (p->name.ptr) e->label = p->name.ptr;
+            else if (p->delegate_debug_id_str.ptr) e->label = p->delegate_debug_id_str.ptr;
+            else if (p->delegate_debug_id_int != -1) e->label = int_label(m, p->delegate_debug_id_int);
+            if (e->kind == ETP_KIND_FRAMEWORK && bv->method_event < 0 &&
+                is_name(p->name, "Method::execute"))
+                bv->method_event = (int32_t)i;
+            break;
+        }
+        case ETP_EVENT_DEBUG: {
+            const etp_debug_event *d = &e->ev.debug;
+            e->chain = d->chain_index == UINT64_MAX ? -1 : (int32_t)d->chain_index;
+            if (d->chain_index > INT32_MAX && d->chain_index != UINT64_MAX) e->chain = -1;
+            e->instr = d->instruction_id;
+            if (d->name.ptr) e->label = d->name.ptr;
+            else if (d->delegate_debug_id_str.ptr) e->label = d->delegate_debug_id_str.ptr;
+            else if (d->delegate_debug_id_int != -1) e->label = int_label(m, d->delegate_debug_id_int);
+            break;
+        }
+        default: break;
+        }
+    }
+    /* Pass 2: wrappers claim the earlier unclaimed events of their instruction. */
+    for (uint32_t i = 0; i < n; i++) {
+        etp_mevent *e = &ev[i];
+        bool instr_level = e->chain >= 0 && e->instr >= 0;
+        if (e->kind == ETP_KIND_OPERATOR_CALL || e->kind == ETP_KIND_DELEGATE_CALL ||
+            e->kind == ETP_KIND_INSTRUCTION) {
+            if (!instr_level) continue;
+            int32_t *head = pending_head(m, e->chain, e->instr, false);
+            if (head) {
+                for (int32_t j = *head; j >= 0; j = m->next[j]) {
+                    etp_mevent *c = &ev[j];
+                    c->parent = (int32_t)i;
+                    if (c->kind == ETP_KIND_NONE)
+                        c->kind = e->kind == ETP_KIND_OPERATOR_CALL ? ETP_KIND_KERNEL
+                                  : e->kind == ETP_KIND_DELEGATE_CALL
+                                      ? ETP_KIND_DELEGATE_INTERNAL
+                                      : ETP_KIND_OTHER;
+                }
+                *head = -1;
+            }
+            continue;
+        }
+        if (e->kind == ETP_KIND_NONE || e->kind == ETP_KIND_DELEGATE_INTERNAL ||
+            e->kind == ETP_KIND_DEBUG_INTERMEDIATE) {
+            if (!instr_level) continue;
+            int32_t *head = pending_head(m, e->chain, e->instr, true);
+            m->next[i] = *head;
+            *head = (int32_t)i;
+        }
+    }
+    /* Method::execute encloses every instruction-level event without a parent before it. */
+    if (bv->method_event >= 0) {
+        for (uint32_t i = 0; i < (uint32_t)bv->method_event; i++) {
+            etp_mevent *e = &ev[i];
+            if (e->parent >= 0 || e->kind == ETP_KIND_FRAMEWORK) continue;
+            if (e->kind == ETP_KIND_ALLOCATION) continue;
+            e->parent = bv->method_event;
+        }
+    }
+    bv->is_execute = bv->method_event >= 0 || is_name(bv->info.name, "Execute");
+    bv->n = n;
+    bv->events = ev;
+    /* Which method ran, and what each instruction is. */
+    resolve_plan(m, bv);
+    if (bv->plan >= 0) {
+        etp_plan_info pi;
+        etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);
+        bv->method = pi.name.ptr;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        etp_mevent *e = &ev[i];
+        if (bv->plan >= 0 && e->chain >= 0 && e->instr >= 0) {
+            etp_instruction ins;
+            if (etp_program_instruction(m->prog, (uint32_t)bv->plan, (uint32_t)e->chain,
+                                        (uint32_t)e->instr, &ins)) {
+                e->instr_kind = ins.kind;
+                if (ins.kind == ETP_INSTR_KERNEL && ins.index >= 0) {
+                    etp_operator op;
+                    if (etp_program_operator(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index, &op)) {
+                        e->op_name = op.name.ptr;
+                        e->op_overload = op.overload.ptr;
+                    }
+                } else if (ins.kind == ETP_INSTR_DELEGATE && ins.index >= 0) {
+                    etp_delegate dl;
+                    if (etp_program_delegate(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index, &dl))
+                        e->backend = dl.id.ptr;
+                }
+            }
+        }
+        if (e->kind == ETP_KIND_NONE) {
+            /* A named scope nothing claimed: the program decides, else it stays "other". */
+            if (e->instr_kind == ETP_INSTR_KERNEL) e->kind = ETP_KIND_KERNEL;
+            else if (e->instr_kind == ETP_INSTR_DELEGATE) e->kind = ETP_KIND_DELEGATE_INTERNAL;
+            else e->kind = ETP_KIND_OTHER;
+        }
+        decide_unit(m, e);
+    }
+    return ETP_OK;
+}
