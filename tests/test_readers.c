@@ -1,0 +1,390 @@
+/* test_readers.c - the ETDump and program readers against facts that do not come from etprof:
+ * tests/data/manifest_facts.json (parsed from the corpus MANIFEST.md, which was produced by an
+ * independent decoder) and tests/data/pte_facts.json (decoded by Debian's flatc).
+ *
+ * usage: test_readers DATA_DIR */
+#include "check.h"
+#include "etprof.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *data_dir;
+
+/* Label convention of the manifest: a name, "delegate_str:<s>" or "delegate_int:<n>". */
+static void label_of(const etp_event *ev, char *buf, size_t cap) {
+    const etp_profile_event *p = &ev->profile;
+    if (p->name.ptr) snprintf(buf, cap, "%s", p->name.ptr);
+    else if (p->delegate_debug_id_str.ptr) snprintf(buf, cap, "delegate_str:%s", p->delegate_debug_id_str.ptr);
+    else snprintf(buf, cap, "delegate_int:%d", p->delegate_debug_id_int);
+}
+
+typedef struct counter {
+    char **keys;
+    long *vals;
+    size_t n, cap;
+} counter;
+
+static void count(counter *c, const char *k) {
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->keys[i], k) == 0) {
+            c->vals[i]++;
+            return;
+        }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 64;
+        c->keys = realloc(c->keys, c->cap * sizeof *c->keys);
+        c->vals = realloc(c->vals, c->cap * sizeof *c->vals);
+    }
+    c->keys[c->n] = strdup(k);
+    c->vals[c->n++] = 1;
+}
+
+static long get(const counter *c, const char *k) {
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->keys[i], k) == 0) return c->vals[i];
+    return 0;
+}
+
+static void counter_free(counter *c) {
+    for (size_t i = 0; i < c->n; i++) free(c->keys[i]);
+    free(c->keys);
+    free(c->vals);
+}
+
+static long type_count(json_t *obj, const char *k) {
+    json_t *v = json_object_get(obj, k);
+    return v ? (long)json_integer_value(v) : 0;
+}
+
+static void check_dump(json_t *fact) {
+    const char *rel = json_string_value(json_object_get(fact, "file"));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", data_dir, rel);
+    etp_blob blob;
+    etp_error err = {0};
+    etp_dump *d = NULL;
+    int rc = etp_blob_open(&blob, path, &err);
+    CHECK_MSG(rc == 0, "%s: %s", rel, err.msg);
+    if (rc) return;
+    rc = etp_dump_open(&d, &blob, &err);
+    CHECK_MSG(rc == 0, "%s: %s at %lld %s", rel, err.msg, (long long)err.offset, err.path);
+    if (rc) {
+        etp_blob_close(&blob);
+        return;
+    }
+    const etp_dump_info *di = etp_dump_get_info(d);
+    CHECK_EQ_U(blob.size, json_integer_value(json_object_get(fact, "size")));
+    CHECK_EQ_I(di->size_prefixed, json_is_true(json_object_get(fact, "size_prefixed")));
+    CHECK_EQ_U(di->version, json_integer_value(json_object_get(fact, "version")));
+    CHECK_EQ_U(di->block_count, json_integer_value(json_object_get(fact, "block_count")));
+    CHECK_EQ_U(di->event_count, json_integer_value(json_object_get(fact, "total_events")));
+    json_t *by_type = json_object_get(fact, "total_events_by_type");
+    if (json_is_object(by_type)) { /* null: the manifest does not say */
+        CHECK_EQ_I(di->profile_count, type_count(by_type, "profile"));
+        CHECK_EQ_I(di->allocation_count, type_count(by_type, "allocation"));
+        CHECK_EQ_I(di->debug_count, type_count(by_type, "debug"));
+    }
+    json_t *names = json_object_get(fact, "block_names");
+    json_t *blocks = json_object_get(fact, "blocks");
+    counter labels = {0};
+    long nonempty_md = 0;
+    for (uint32_t b = 0; b < di->block_count; b++) {
+        etp_block_info bi;
+        etp_dump_block(d, b, &bi);
+        json_t *nm = json_array_get(names, b);
+        CHECK_MSG(nm && bi.name.ptr && strcmp(bi.name.ptr, json_string_value(nm)) == 0,
+                  "%s block %u name %s", rel, b, bi.name.ptr ? bi.name.ptr : "(null)");
+        long bt[4] = {0};
+        for (uint32_t i = 0; i < bi.event_count; i++) {
+            etp_event ev;
+            etp_dump_event(d, b, i, &ev);
+            bt[ev.type & 3]++;
+            if (ev.type == ETP_EVENT_PROFILE) {
+                char lab[512];
+                label_of(&ev, lab, sizeof lab);
+                count(&labels, lab);
+                if (ev.profile.delegate_debug_metadata.len) nonempty_md++;
+            }
+        }
+        /* per-block facts: the manifest lists blocks collapsed; match by position when the
+         * expanded list is given, else by name (all blocks of a name share the facts) */
+        json_t *bf = NULL;
+        size_t nb = json_array_size(blocks);
+        if (nb == di->block_count) bf = json_array_get(blocks, b);
+        else
+            for (size_t k = 0; k < nb && !bf; k++) {
+                json_t *c = json_array_get(blocks, k);
+                if (strcmp(json_string_value(json_object_get(c, "name")), bi.name.ptr ? bi.name.ptr : "") == 0)
+                    bf = c;
+            }
+        if (bf) {
+            CHECK_MSG(bi.event_count == json_integer_value(json_object_get(bf, "events")),
+                      "%s block %u: %u events", rel, b, bi.event_count);
+            json_t *bbt = json_object_get(bf, "events_by_type");
+            if (json_is_object(bbt))
+            CHECK_MSG(bt[ETP_EVENT_PROFILE] == type_count(bbt, "profile") &&
+                          bt[ETP_EVENT_DEBUG] == type_count(bbt, "debug") &&
+                          bt[ETP_EVENT_ALLOCATION] == type_count(bbt, "allocation"),
+                      "%s block %u: by type %ld/%ld/%ld", rel, b, bt[1], bt[2], bt[3]);
+            json_t *allocs = json_object_get(bf, "allocators");
+            if (json_is_array(allocs)) {
+                CHECK_EQ_U(bi.allocator_count, json_array_size(allocs));
+                for (uint32_t k = 0; k < bi.allocator_count; k++) {
+                    etp_str an = etp_dump_allocator_name(d, b, k);
+                    CHECK_EQ_S(an.ptr, json_string_value(json_array_get(allocs, k)));
+                }
+            }
+        }
+    }
+    json_t *md = json_object_get(fact, "events_with_nonempty_metadata");
+    if (json_is_integer(md)) CHECK_EQ_I(nonempty_md, json_integer_value(md));
+    json_t *pn = json_object_get(fact, "profile_names");
+    if (json_is_object(pn)) {
+        const char *k;
+        json_t *v;
+        CHECK_EQ_U(labels.n, json_object_size(pn));
+        json_object_foreach(pn, k, v) {
+            CHECK_MSG(get(&labels, k) == json_integer_value(v), "%s: label %s x%ld, manifest %lld",
+                      rel, k, get(&labels, k), (long long)json_integer_value(v));
+        }
+    }
+    json_t *ql = json_object_get(fact, "qnn_labels");
+    if (json_is_object(ql)) {
+        json_t *nn = json_object_get(ql, "non_node_labels");
+        const char *k;
+        json_t *v;
+        json_object_foreach(nn, k, v) {
+            CHECK_MSG(get(&labels, k) == json_integer_value(v), "%s: label %s x%ld, manifest %lld",
+                      rel, k, get(&labels, k), (long long)json_integer_value(v));
+        }
+        CHECK_EQ_U(labels.n, json_integer_value(json_object_get(ql, "distinct_labels")));
+        CHECK_EQ_U(labels.n - json_object_size(nn),
+                   json_integer_value(json_object_get(ql, "node_label_count")));
+        json_t *ex = json_object_get(ql, "node_label_examples");
+        for (size_t i = 0; i < json_array_size(ex); i++)
+            CHECK_MSG(get(&labels, json_string_value(json_array_get(ex, i))) > 0, "%s: missing %s",
+                      rel, json_string_value(json_array_get(ex, i)));
+    }
+    counter_free(&labels);
+    etp_dump_close(d);
+    etp_blob_close(&blob);
+}
+
+/* The Ethos-U partial delegation dump: the model must link every runtime event to the right
+ * instruction of the .pte (manifest "instruction pattern" + the operator list of the issue). */
+static void check_ethosu(json_t *facts) {
+    json_t *fact = NULL, *f;
+    size_t i;
+    json_array_foreach(json_object_get(facts, "etdumps"), i, f) {
+        if (strstr(json_string_value(json_object_get(f, "file")), "ethosu_N_partial")) fact = f;
+    }
+    CHECK(fact != NULL);
+    if (!fact) return;
+    char path[1024], ptep[1024];
+    snprintf(path, sizeof path, "%s/%s", data_dir, json_string_value(json_object_get(fact, "file")));
+    snprintf(ptep, sizeof ptep, "%s/ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte", data_dir);
+    etp_blob db, pb;
+    etp_dump *d;
+    etp_program *p;
+    etp_model *m;
+    etp_error err = {0};
+    CHECK(etp_blob_open(&db, path, &err) == 0);
+    CHECK(etp_dump_open(&d, &db, &err) == 0);
+    CHECK(etp_blob_open(&pb, ptep, &err) == 0);
+    CHECK(etp_program_open(&p, &pb, &err) == 0);
+    CHECK(etp_model_open(&m, d, p, NULL, &err) == 0);
+    etp_block_view v;
+    CHECK(etp_model_block(m, 1, &v, &err) == 0);
+    CHECK_EQ_S(v.method, "forward");
+    /* Rebuild the pattern from the wrappers, in file order. */
+    char pat[1024] = "";
+    size_t n = 0;
+    int quant = 0, dequant = 0, add = 0, del = 0, kernels = 0, scopes_in_delegates = 0;
+    for (uint32_t k = 0; k < v.n; k++) {
+        const etp_mevent *e = &v.events[k];
+        if (e->kind == ETP_KIND_OPERATOR_CALL || e->kind == ETP_KIND_DELEGATE_CALL)
+            n += (size_t)snprintf(pat + n, sizeof pat - n, "%s%c%d", n ? " " : "",
+                                  e->kind == ETP_KIND_OPERATOR_CALL ? 'K' : 'D', e->instr);
+        if (e->kind == ETP_KIND_OPERATOR_CALL) {
+            CHECK_EQ_I(e->instr_kind, ETP_INSTR_KERNEL);
+            char op[256];
+            snprintf(op, sizeof op, "%s.%s", e->op_name ? e->op_name : "?", e->op_overload ? e->op_overload : "?");
+            if (strcmp(op, "cortex_m::quantize_per_tensor.out") == 0) quant++;
+            else if (strcmp(op, "cortex_m::dequantize_per_tensor.out") == 0) dequant++;
+            else if (strcmp(op, "aten::add.out") == 0) add++;
+            else CHECK_MSG(0, "unexpected operator %s", op);
+        }
+        if (e->kind == ETP_KIND_KERNEL) {
+            kernels++;
+            /* the kernel event's wrapper is the OPERATOR_CALL of the same instruction */
+            CHECK(e->parent > (int32_t)k && v.events[e->parent].kind == ETP_KIND_OPERATOR_CALL &&
+                  v.events[e->parent].instr == e->instr);
+        }
+        if (e->kind == ETP_KIND_DELEGATE_CALL) {
+            del++;
+            CHECK_EQ_I(e->instr_kind, ETP_INSTR_DELEGATE);
+            CHECK_EQ_S(e->backend, "EthosUBackend");
+        }
+        if (e->kind == ETP_KIND_DELEGATE_INTERNAL) {
+            scopes_in_delegates++;
+            CHECK(e->parent >= 0 && v.events[e->parent].kind == ETP_KIND_DELEGATE_CALL);
+            CHECK_EQ_S(e->backend, "EthosUBackend");
+        }
+    }
+    CHECK_EQ_S(pat, json_string_value(json_object_get(fact, "instruction_pattern")));
+    CHECK_EQ_I(quant, 11);
+    CHECK_EQ_I(dequant, 21);
+    CHECK_EQ_I(add, 10);
+    CHECK_EQ_I(del, 11);
+    CHECK_EQ_I(kernels, 42);
+    CHECK_EQ_I(scopes_in_delegates, 33); /* memcpy + NPU + execute() per partition */
+    etp_model_close(m);
+    etp_program_close(p);
+    etp_dump_close(d);
+    etp_blob_close(&pb);
+    etp_blob_close(&db);
+}
+
+/* Programs against the facts Debian's flatc decoded (tests/data/pte_facts.json). */
+static void check_programs(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/pte_facts.json", data_dir);
+    json_error_t je;
+    json_t *facts = json_load_file(path, 0, &je);
+    CHECK_MSG(facts != NULL, "%s: %s", path, je.text);
+    if (!facts) return;
+    json_t *progs = json_object_get(facts, "programs");
+    size_t i;
+    json_t *f;
+    CHECK(json_array_size(progs) >= 5);
+    json_array_foreach(progs, i, f) {
+        const char *rel = json_string_value(json_object_get(f, "file"));
+        char p2[1024];
+        snprintf(p2, sizeof p2, "%s/%s", data_dir, rel);
+        etp_blob b;
+        etp_error err = {0};
+        etp_program *p = NULL;
+        CHECK(etp_blob_open(&b, p2, &err) == 0);
+        int rc = etp_program_open(&p, &b, &err);
+        CHECK_MSG(rc == 0, "%s: %s %s", rel, err.path, err.msg);
+        if (rc) {
+            etp_blob_close(&b);
+            continue;
+        }
+        json_t *plans = json_object_get(f, "plans");
+        CHECK_EQ_U(etp_program_get_info(p)->plan_count, json_array_size(plans));
+        size_t k;
+        json_t *pl;
+        json_array_foreach(plans, k, pl) {
+            etp_plan_info pi;
+            etp_program_plan(p, (uint32_t)k, &pi);
+            CHECK_EQ_S(pi.name.ptr, json_string_value(json_object_get(pl, "name")));
+            uint32_t kinds[6] = {0};
+            for (uint32_t c = 0; c < pi.chain_count; c++) {
+                etp_chain_info ci;
+                etp_program_chain(p, (uint32_t)k, c, &ci);
+                for (uint32_t x = 0; x < ci.instruction_count; x++) {
+                    etp_instruction ins;
+                    etp_program_instruction(p, (uint32_t)k, c, x, &ins);
+                    kinds[ins.kind < 6 ? ins.kind : 0]++;
+                }
+            }
+            json_t *ik = json_object_get(pl, "instructions");
+            static const char *const kn[6] = {NULL, "KernelCall", "DelegateCall", "MoveCall",
+                                              "JumpFalseCall", "FreeCall"};
+            for (int t = 1; t < 6; t++)
+                CHECK_MSG(kinds[t] == type_count(ik, kn[t]), "%s plan %zu %s: %u", rel, k, kn[t], kinds[t]);
+            json_t *ops = json_object_get(pl, "operators");
+            CHECK_EQ_U(pi.operator_count, json_array_size(ops));
+            for (uint32_t o = 0; o < pi.operator_count; o++) {
+                etp_operator op;
+                etp_program_operator(p, (uint32_t)k, o, &op);
+                char full[512];
+                snprintf(full, sizeof full, "%s%s%s", op.name.ptr ? op.name.ptr : "",
+                         op.overload.ptr && op.overload.len ? "." : "", op.overload.ptr ? op.overload.ptr : "");
+                CHECK_EQ_S(full, json_string_value(json_array_get(ops, o)));
+            }
+            json_t *dels = json_object_get(pl, "delegates");
+            CHECK_EQ_U(pi.delegate_count, json_array_size(dels));
+            for (uint32_t o = 0; o < pi.delegate_count; o++) {
+                etp_delegate dl;
+                etp_program_delegate(p, (uint32_t)k, o, &dl);
+                CHECK_EQ_S(dl.id.ptr, json_string_value(json_array_get(dels, o)));
+            }
+        }
+        etp_program_close(p);
+        etp_blob_close(&b);
+    }
+    json_decref(facts);
+}
+
+/* upstream/etdump.etdp against the decoded table of docs (etdump-format.md §6.1), read from the
+ * bytes by hand: names, chain/instruction ids after defaults, raw timestamps. */
+static void check_upstream_golden(void) {
+    static const struct {
+        uint32_t block, index;
+        const char *name;
+        int32_t chain, instr;
+        uint64_t start, end;
+    } g[] = {
+        {0, 0, "Method::init", -1, 0, 399054, 421538},
+        {0, 1, "Program::load_method", -1, 0, 398073, 422930},
+        {1, 0, "native_call_convolution.out", 0, 0, 426786, 971569},
+        {1, 1, "OPERATOR_CALL", 0, 0, 425624, 972440},
+        {1, 12, "native_call_permute_copy.out", 0, 6, 2081748, 2235249},
+        {1, 27, "OPERATOR_CALL", 0, 13, 2323163, 2324004},
+        {1, 28, "Method::execute", -1, 0, 425313, 2324134},
+    };
+    char path[1024];
+    snprintf(path, sizeof path, "%s/upstream/etdump.etdp", data_dir);
+    etp_blob b;
+    etp_dump *d;
+    etp_error err = {0};
+    CHECK(etp_blob_open(&b, path, &err) == 0);
+    CHECK(etp_dump_open(&d, &b, &err) == 0);
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        etp_event ev;
+        etp_dump_event(d, g[i].block, g[i].index, &ev);
+        CHECK_EQ_I(ev.type, ETP_EVENT_PROFILE);
+        CHECK_EQ_S(ev.profile.name.ptr, g[i].name);
+        CHECK_EQ_I(ev.profile.chain_index, g[i].chain);
+        CHECK_EQ_I(ev.profile.instruction_id, g[i].instr);
+        CHECK_EQ_I(ev.profile.delegate_debug_id_int, -1);
+        CHECK(ev.profile.delegate_debug_id_str.ptr == NULL);
+        CHECK(ev.profile.delegate_debug_metadata.ptr == NULL);
+        CHECK_EQ_U(ev.profile.start_time, g[i].start);
+        CHECK_EQ_U(ev.profile.end_time, g[i].end);
+    }
+    etp_block_info bi;
+    etp_dump_block(d, 1, &bi);
+    CHECK_EQ_I(bi.bundled_input_index, -1);
+    CHECK_EQ_U(bi.allocator_count, 0);
+    etp_dump_close(d);
+    etp_blob_close(&b);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_readers DATA_DIR\n");
+        return 2;
+    }
+    data_dir = argv[1];
+    char path[1024];
+    snprintf(path, sizeof path, "%s/manifest_facts.json", data_dir);
+    json_error_t je;
+    json_t *facts = json_load_file(path, 0, &je);
+    CHECK_MSG(facts != NULL, "%s: %s", path, je.text);
+    if (facts) {
+        size_t i;
+        json_t *f;
+        CHECK(json_array_size(json_object_get(facts, "etdumps")) >= 20);
+        json_array_foreach(json_object_get(facts, "etdumps"), i, f) check_dump(f);
+        check_ethosu(facts);
+        json_decref(facts);
+    }
+    check_upstream_golden();
+    check_programs();
+    return check_done();
+}
