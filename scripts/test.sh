@@ -1,0 +1,32 @@
+#!/bin/sh
+# Builds etprof and runs the whole test suite:
+#   1. warnings-as-errors build + ctest
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)
+#   3. the readers under valgrind
+#   4. each libFuzzer target for FUZZ_SECONDS (default 60; 0 skips)
+# Stages 2-4 can be skipped with ETPROF_QUICK=1 (for a fast local loop).
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --test
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build and test (gcc, -Werror)"
+cmake -S . -B build-test -G Ninja -DETPROF_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-test
+ctest --test-dir build-test --output-on-failure -j "$jobs"
+
+[ "${ETPROF_QUICK:-0}" = 1 ] && exit 0
+
+if [ -x scripts/check-sanitize.sh ]; then
+    echo "== ASan + UBSan"
+    scripts/check-sanitize.sh
+fi
+if [ -x scripts/check-valgrind.sh ]; then
+    echo "== valgrind"
+    scripts/check-valgrind.sh
+fi
+if [ -x scripts/fuzz.sh ] && [ "${FUZZ_SECONDS:-60}" != 0 ]; then
+    echo "== fuzzing (${FUZZ_SECONDS:-60} s per target)"
+    scripts/fuzz.sh
+fi
+echo "== all stages passed"
