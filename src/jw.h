@@ -1,0 +1,76 @@
+/* jw.h - a small streaming JSON writer over a FILE* (internal).
+ *
+ * Usage:
+ *     jw w;
+ *     jw_init(&w, stdout, true);
+ *     jw_obj_begin(&w);
+ *     jw_key(&w, "name"); jw_str(&w, "conv");
+ *     jw_key(&w, "ms");   jw_double(&w, 1.25);
+ *     jw_obj_end(&w);
+ *     if (jw_finish(&w) != 0) ... write error or misuse ...
+ *
+ * Commas, key/value separators and (when pretty) two-space indentation are written automatically.
+ * Misuse (a value where a key is expected, unbalanced ends, nesting deeper than JW_MAX_DEPTH, a
+ * second top-level value) never asserts: it sets a sticky error flag, after which every call is
+ * a no-op, and jw_finish() reports it. Strings are escaped per RFC 8259; every byte that is not
+ * part of a well-formed UTF-8 sequence is written as \ufffd, so the output is always valid JSON.
+ */
+#ifndef ETPROF_JW_H
+#define ETPROF_JW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JW_MAX_DEPTH 64
+
+typedef struct jw {
+    FILE *f;
+    bool pretty;
+    bool error;     /* sticky: misuse or a failed write */
+    bool want_value;/* a key was written; its value comes next */
+    bool done;      /* the top-level value is complete */
+    int depth;
+    char kind[JW_MAX_DEPTH]; /* '{' or '[' per open level */
+    bool items[JW_MAX_DEPTH];/* the level already holds at least one member */
+} jw;
+
+void jw_init(jw *w, FILE *f, bool pretty);
+/* Returns 0 when one complete, well-nested value was written without error; -1 otherwise (misuse,
+ * unbalanced nesting, nothing written, ferror on the FILE). Writes nothing itself: no final
+ * newline. Does not flush: call it after fflush() to see every write error. */
+int jw_finish(jw *w);
+bool jw_ok(const jw *w);
+
+void jw_obj_begin(jw *w);
+void jw_obj_end(jw *w);
+void jw_arr_begin(jw *w);
+void jw_arr_end(jw *w);
+void jw_key(jw *w, const char *key);
+
+void jw_str(jw *w, const char *s); /* NULL -> null */
+void jw_strn(jw *w, const char *s, size_t len); /* may contain NUL bytes; NULL -> null */
+void jw_int(jw *w, int64_t v);
+void jw_uint(jw *w, uint64_t v);
+void jw_double(jw *w, double v); /* shortest of %.15g/%.16g/%.17g that round-trips; NaN/inf -> null */
+void jw_bool(jw *w, bool v);
+void jw_null(jw *w);
+void jw_hex(jw *w, const void *bytes, size_t n); /* lower-case hex string */
+void jw_raw(jw *w, const char *json);            /* a complete JSON value, written verbatim */
+
+/* Helpers shared with the other output code. */
+
+/* Size of a buffer that always holds jw_dtoa's output. */
+#define JW_DTOA_MAX 32
+/* Formats a finite double as jw_double does ('.' as decimal point whatever the locale).
+ * Returns the length, or 0 (and "") when v is NaN or infinite. */
+size_t jw_dtoa(char buf[JW_DTOA_MAX], double v);
+/* Rewrites printf output of a finite number in place so that its decimal point is '.' whatever
+ * LC_NUMERIC says. Returns the new length. */
+size_t jw_c_number(char *s);
+/* Length (1..4) of the well-formed UTF-8 sequence at s[0..n), or 0 when s[0] does not start one
+ * (overlong forms, surrogates, code points above U+10FFFF, truncated or stray bytes). n > 0. */
+size_t jw_utf8_len(const unsigned char *s, size_t n);
+
+#endif /* ETPROF_JW_H */

@@ -1,0 +1,550 @@
+/* out.c - tabular output in six formats; see out.h and docs/output-formats.md. */
+#include "out.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etprof.h"
+
+#define MIN_SHRINK_WIDTH 12
+#define ABSENT ((size_t)-1) /* length prefix of an absent cell in the arena */
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+} buf;
+
+struct out_table {
+    out_format fmt;
+    FILE *f;
+    const out_col *cols;
+    size_t ncols;
+    jw own; /* the writer of json/jsonl output */
+    jw *w;  /* &own, or the caller's writer */
+    bool in_json;
+    int max_width;
+    bool in_row, misuse, oom, finished;
+    size_t cell; /* cells given in the current row */
+    /* table/md: the header row then every row, each cell a size_t length (ABSENT) and its
+     * display text; csv/tsv: scratch space for one field */
+    buf arena;
+    buf notes; /* NUL-terminated copies */
+    size_t *widths;
+};
+
+/* --------------------------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------------------------ */
+
+static bool reserve(out_table *t, buf *b, size_t extra) {
+    if (t->oom) return false;
+    if (b->cap - b->len >= extra) return true;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < extra) {
+        if (cap > SIZE_MAX / 2) {
+            t->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        t->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+static void append(out_table *t, buf *b, const void *data, size_t n) {
+    if (!reserve(t, b, n)) return;
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+}
+
+static bool is_numeric(out_type type) {
+    return type == OUT_INT || type == OUT_UINT || type == OUT_FLOAT;
+}
+
+/* Number of code points of valid UTF-8 text. */
+static size_t text_width(const char *s, size_t n) {
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return w;
+}
+
+enum { SAN_PLAIN, SAN_MD, SAN_CSV_QUOTED, SAN_CSV };
+
+/* Appends s[0..n) to the arena as valid UTF-8 (each invalid byte becomes U+FFFD) in which control
+ * characters (C0, DEL, C1) are spaces, except TAB, CR and LF in the csv modes. SAN_MD escapes '|',
+ * SAN_CSV_QUOTED doubles '"'. */
+static void sanitize(out_table *t, const char *str, size_t n, int mode) {
+    const unsigned char *s = (const unsigned char *)str;
+    if (n > (SIZE_MAX - 16) / 3 || !reserve(t, &t->arena, 3 * n)) {
+        t->oom = true;
+        return;
+    }
+    char *o = t->arena.p + t->arena.len;
+    bool csv = mode == SAN_CSV || mode == SAN_CSV_QUOTED;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c >= 0x80) {
+            size_t len = jw_utf8_len(s + i, n - i);
+            if (len == 0) {
+                memcpy(o, "\xEF\xBF\xBD", 3);
+                o += 3;
+                i++;
+            } else if (len == 2 && c == 0xC2 && s[i + 1] < 0xA0) {
+                *o++ = ' '; /* U+0080..U+009F */
+                i += 2;
+            } else {
+                memcpy(o, s + i, len);
+                o += len;
+                i += len;
+            }
+            continue;
+        }
+        if ((c < 0x20 || c == 0x7F) && !(csv && (c == '\t' || c == '\r' || c == '\n'))) c = ' ';
+        else if (c == '|' && mode == SAN_MD) *o++ = '\\';
+        else if (c == '"' && mode == SAN_CSV_QUOTED) *o++ = '"';
+        *o++ = (char)c;
+        i++;
+    }
+    t->arena.len = (size_t)(o - t->arena.p);
+}
+
+/* Text of a float cell in the text formats. */
+static const char *fmt_float(char *b, size_t cap, double v, int precision) {
+    if (isinf(v)) return v < 0 ? "-inf" : "inf";
+    if (precision < 0) {
+        jw_dtoa(b, v);
+    } else {
+        snprintf(b, cap, "%.*f", precision > 30 ? 30 : precision, v);
+        jw_c_number(b);
+    }
+    if (b[0] == '-' && strspn(b + 1, "0.") == strlen(b + 1)) return b + 1; /* no "-0.00" */
+    return b;
+}
+
+static void put_n(FILE *f, char c, size_t n) {
+    while (n--) fputc(c, f);
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Cells
+ * ------------------------------------------------------------------------------------------ */
+
+typedef enum { V_ABSENT, V_STR, V_INT, V_UINT, V_FLOAT, V_BOOL } vkind;
+
+typedef struct {
+    vkind kind;
+    const char *s;
+    size_t n;
+    int64_t i;
+    uint64_t u;
+    double d;
+    bool b;
+} val;
+
+static void json_value(jw *w, const val *v) {
+    switch (v->kind) {
+    case V_ABSENT: jw_null(w); break;
+    case V_STR: jw_strn(w, v->s, v->n); break;
+    case V_INT: jw_int(w, v->i); break;
+    case V_UINT: jw_uint(w, v->u); break;
+    case V_FLOAT: jw_double(w, v->d); break;
+    case V_BOOL: jw_bool(w, v->b); break;
+    }
+}
+
+/* The text of a value in the text formats (NULL when absent); numbers are formatted into nb. */
+static const char *text_value(const val *v, const out_col *col, char *nb, size_t cap, size_t *n) {
+    const char *s = NULL;
+    switch (v->kind) {
+    case V_ABSENT: return NULL;
+    case V_STR: *n = v->n; return v->s;
+    case V_INT: snprintf(nb, cap, "%" PRId64, v->i); s = nb; break;
+    case V_UINT: snprintf(nb, cap, "%" PRIu64, v->u); s = nb; break;
+    case V_FLOAT: s = fmt_float(nb, cap, v->d, col->precision); break;
+    case V_BOOL: s = v->b ? "true" : "false"; break;
+    }
+    *n = strlen(s);
+    return s;
+}
+
+static void csv_field(out_table *t, const char *s, size_t n) {
+    bool quote = false;
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    t->arena.len = 0;
+    if (quote) append(t, &t->arena, "\"", 1);
+    sanitize(t, s, n, quote ? SAN_CSV_QUOTED : SAN_CSV);
+    if (quote) append(t, &t->arena, "\"", 1);
+}
+
+/* Stores one table/md cell (s NULL: absent) in the arena. */
+static void keep_cell(out_table *t, const char *s, size_t n) {
+    size_t at = t->arena.len, len = ABSENT;
+    append(t, &t->arena, &len, sizeof len);
+    if (!s || t->oom) return;
+    sanitize(t, s, n, t->fmt == OUT_MD ? SAN_MD : SAN_PLAIN);
+    len = t->arena.len - at - sizeof len;
+    if (!t->oom) memcpy(t->arena.p + at, &len, sizeof len);
+}
+
+static void put_cell(out_table *t, const val *v) {
+    if (!t->in_row || t->cell >= t->ncols) {
+        t->misuse = true;
+        return;
+    }
+    const out_col *col = &t->cols[t->cell];
+    char nb[400];
+    size_t n = 0;
+    const char *s;
+    switch (t->fmt) {
+    case OUT_JSON:
+    case OUT_JSONL:
+        jw_key(t->w, col->key);
+        json_value(t->w, v);
+        break;
+    case OUT_CSV:
+    case OUT_TSV:
+        if (t->cell) fputc(t->fmt == OUT_CSV ? ',' : '\t', t->f);
+        s = text_value(v, col, nb, sizeof nb, &n);
+        if (!s) break;
+        if (t->fmt == OUT_CSV) {
+            csv_field(t, s, n);
+        } else {
+            t->arena.len = 0;
+            sanitize(t, s, n, SAN_PLAIN);
+        }
+        if (!t->oom) fwrite(t->arena.p, 1, t->arena.len, t->f);
+        break;
+    case OUT_TABLE:
+    case OUT_MD:
+        s = text_value(v, col, nb, sizeof nb, &n);
+        keep_cell(t, s, n);
+        break;
+    }
+    t->cell++;
+}
+
+void out_cell_strn(out_table *t, const char *s, size_t len) {
+    val v = {.kind = s ? V_STR : V_ABSENT, .s = s, .n = len};
+    put_cell(t, &v);
+}
+
+void out_cell_str(out_table *t, const char *s) { out_cell_strn(t, s, s ? strlen(s) : 0); }
+
+void out_cell_int(out_table *t, int64_t x) {
+    val v = {.kind = V_INT, .i = x};
+    put_cell(t, &v);
+}
+
+void out_cell_uint(out_table *t, uint64_t x) {
+    val v = {.kind = V_UINT, .u = x};
+    put_cell(t, &v);
+}
+
+void out_cell_float(out_table *t, double x) {
+    val v = {.kind = isnan(x) ? V_ABSENT : V_FLOAT, .d = x};
+    put_cell(t, &v);
+}
+
+void out_cell_bool(out_table *t, bool x) {
+    val v = {.kind = V_BOOL, .b = x};
+    put_cell(t, &v);
+}
+
+void out_cell_null(out_table *t) {
+    val v = {.kind = V_ABSENT};
+    put_cell(t, &v);
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Rows
+ * ------------------------------------------------------------------------------------------ */
+
+void out_row_begin(out_table *t) {
+    if (t->in_row || t->finished) {
+        t->misuse = true;
+        return;
+    }
+    t->in_row = true;
+    t->cell = 0;
+    if (t->fmt == OUT_JSONL) jw_init(&t->own, t->f, false);
+    if (t->fmt == OUT_JSON || t->fmt == OUT_JSONL) jw_obj_begin(t->w);
+}
+
+void out_row_end(out_table *t) {
+    if (!t->in_row) {
+        t->misuse = true;
+        return;
+    }
+    while (t->cell < t->ncols) out_cell_null(t);
+    t->in_row = false;
+    switch (t->fmt) {
+    case OUT_JSON: jw_obj_end(t->w); break;
+    case OUT_JSONL:
+        jw_obj_end(t->w);
+        if (jw_finish(t->w) != 0 && !ferror(t->f)) t->misuse = true;
+        fputc('\n', t->f);
+        break;
+    case OUT_CSV:
+    case OUT_TSV: fputc('\n', t->f); break;
+    case OUT_TABLE:
+    case OUT_MD: break;
+    }
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Creation
+ * ------------------------------------------------------------------------------------------ */
+
+static out_table *table_alloc(out_format fmt, FILE *f, const out_col *cols, size_t ncols) {
+    if ((unsigned)fmt > OUT_MD) return NULL;
+    out_table *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->fmt = fmt;
+    t->f = f;
+    t->cols = cols;
+    t->ncols = ncols;
+    t->w = &t->own;
+    if (fmt == OUT_TABLE || fmt == OUT_MD) {
+        t->widths = calloc(ncols ? ncols : 1, sizeof *t->widths);
+        if (!t->widths) {
+            free(t);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+out_table *out_table_new(out_format fmt, FILE *f, const out_col *cols, size_t ncols) {
+    out_table *t = table_alloc(fmt, f, cols, ncols);
+    if (!t) return NULL;
+    switch (fmt) {
+    case OUT_JSON:
+        jw_init(&t->own, f, true);
+        jw_obj_begin(t->w);
+        jw_key(t->w, "schema_version");
+        jw_int(t->w, 1);
+        jw_key(t->w, "rows");
+        jw_arr_begin(t->w);
+        break;
+    case OUT_JSONL: break;
+    case OUT_CSV:
+    case OUT_TSV:
+        /* the header line is a row of the keys */
+        t->in_row = true;
+        for (size_t c = 0; c < ncols; c++) out_cell_str(t, cols[c].key);
+        t->in_row = false;
+        fputc('\n', f);
+        break;
+    case OUT_TABLE:
+    case OUT_MD:
+        /* the header is the arena's first row */
+        for (size_t c = 0; c < ncols; c++)
+            keep_cell(t, cols[c].header ? cols[c].header : cols[c].key,
+                      strlen(cols[c].header ? cols[c].header : cols[c].key));
+        break;
+    }
+    return t;
+}
+
+out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols) {
+    out_table *t = table_alloc(OUT_JSON, NULL, cols, ncols);
+    if (!t) return NULL;
+    t->w = w;
+    t->f = w->f;
+    t->in_json = true;
+    jw_arr_begin(w);
+    return t;
+}
+
+void out_table_set_max_width(out_table *t, int cols) { t->max_width = cols > 0 ? cols : 0; }
+
+void out_table_note(out_table *t, const char *text) {
+    if (!text) return;
+    append(t, &t->notes, text, strlen(text) + 1);
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Rendering of table and md
+ * ------------------------------------------------------------------------------------------ */
+
+/* Walks the arena cell by cell; returns false at the end. */
+static bool next_cell(const out_table *t, size_t *pos, const char **s, size_t *n) {
+    if (*pos >= t->arena.len) return false;
+    memcpy(n, t->arena.p + *pos, sizeof *n);
+    *pos += sizeof *n;
+    *s = *n == ABSENT ? NULL : t->arena.p + *pos;
+    if (*s) *pos += *n;
+    return true;
+}
+
+/* Shrinks the widest string columns (never below MIN_SHRINK_WIDTH) until the lines fit. */
+static void shrink_to(out_table *t, size_t max) {
+    size_t total = 2 * (t->ncols - 1);
+    for (size_t c = 0; c < t->ncols; c++) total += t->widths[c];
+    while (total > max) {
+        size_t widest = t->ncols, second = MIN_SHRINK_WIDTH;
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (t->cols[c].type != OUT_STR || t->widths[c] <= MIN_SHRINK_WIDTH) continue;
+            if (widest == t->ncols || t->widths[c] > t->widths[widest]) {
+                if (widest != t->ncols && t->widths[widest] > second) second = t->widths[widest];
+                widest = c;
+            } else if (t->widths[c] > second) {
+                second = t->widths[c];
+            }
+        }
+        if (widest == t->ncols) return; /* nothing left to shrink */
+        size_t cut = t->widths[widest] - second;
+        if (cut == 0) cut = 1; /* a tie: take one from the leftmost, the next round the other */
+        if (cut > total - max) cut = total - max;
+        t->widths[widest] -= cut;
+        total -= cut;
+    }
+}
+
+/* Writes one cell padded to `width` (cut with a '~' when longer). */
+static void put_padded(FILE *f, const char *s, size_t n, size_t width, bool right, bool last) {
+    size_t w = text_width(s, n);
+    if (w > width) {
+        size_t keep = width - 1, i = 0;
+        for (size_t cp = 0; i < n; i++) {
+            if (((unsigned char)s[i] & 0xC0) != 0x80 && cp++ == keep) break;
+        }
+        fwrite(s, 1, i, f);
+        fputc('~', f);
+        return;
+    }
+    if (right) put_n(f, ' ', width - w);
+    fwrite(s, 1, n, f);
+    if (!right && !last) put_n(f, ' ', width - w);
+}
+
+static void render(out_table *t) {
+    bool md = t->fmt == OUT_MD;
+    size_t pos = 0, k = 0, n;
+    const char *s;
+    if (t->ncols == 0) return;
+    for (size_t c = 0; c < t->ncols; c++) t->widths[c] = md ? 3 : 1;
+    while (next_cell(t, &pos, &s, &n)) {
+        size_t w = s ? text_width(s, n) : 1, c = k++ % t->ncols;
+        if (w > t->widths[c]) t->widths[c] = w;
+    }
+    if (!md && t->max_width > 0 && t->ncols > 0) shrink_to(t, (size_t)t->max_width);
+
+    pos = 0;
+    k = 0;
+    while (next_cell(t, &pos, &s, &n)) {
+        size_t c = k++ % t->ncols;
+        bool last = c + 1 == t->ncols, right = is_numeric(t->cols[c].type);
+        fputs(md ? (c ? " | " : "| ") : (c ? "  " : ""), t->f);
+        put_padded(t->f, s ? s : "-", s ? n : 1, t->widths[c], right, last && !md);
+        if (!last) continue;
+        fputs(md ? " |\n" : "\n", t->f);
+        if (k != t->ncols) continue;
+        /* after the header: the rule */
+        for (size_t r = 0; r < t->ncols; r++) {
+            bool rr = is_numeric(t->cols[r].type);
+            fputs(md ? (r ? " | " : "| ") : (r ? "  " : ""), t->f);
+            put_n(t->f, '-', t->widths[r] - (md && rr));
+            if (md && rr) fputc(':', t->f);
+        }
+        fputs(md ? " |\n" : "\n", t->f);
+    }
+}
+
+static void render_notes(out_table *t) {
+    bool md = t->fmt == OUT_MD;
+    for (size_t at = 0; at < t->notes.len;) {
+        const char *note = t->notes.p + at;
+        size_t len = strlen(note);
+        fputs(md ? (at ? ">\n" : "\n") : "", t->f);
+        for (const char *line = note; line <= note + len;) {
+            const char *nl = memchr(line, '\n', (size_t)(note + len - line));
+            size_t ln = nl ? (size_t)(nl - line) : (size_t)(note + len - line);
+            if (!nl && ln == 0 && line != note) break; /* the note ended with a newline */
+            t->arena.len = 0;
+            sanitize(t, line, ln, SAN_PLAIN);
+            if (t->oom) return;
+            fputs(md ? "> " : "note: ", t->f);
+            fwrite(t->arena.p, 1, t->arena.len, t->f);
+            fputc('\n', t->f);
+            line += ln + 1;
+        }
+        at += len + 1;
+    }
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Finishing
+ * ------------------------------------------------------------------------------------------ */
+
+int out_table_finish(out_table *t) {
+    if (t->finished || t->in_row) t->misuse = true;
+    if (t->finished) return ETP_E_INTERNAL;
+    t->finished = true;
+    switch (t->fmt) {
+    case OUT_JSON:
+        jw_arr_end(t->w);
+        if (t->in_json) break;
+        if (t->notes.len) {
+            jw_key(t->w, "notes");
+            jw_arr_begin(t->w);
+            for (size_t at = 0; at < t->notes.len; at += strlen(t->notes.p + at) + 1)
+                jw_str(t->w, t->notes.p + at);
+            jw_arr_end(t->w);
+        }
+        jw_obj_end(t->w);
+        if (jw_finish(t->w) != 0 && !ferror(t->f)) t->misuse = true;
+        fputc('\n', t->f);
+        break;
+    case OUT_TABLE:
+    case OUT_MD:
+        if (t->oom) break;
+        render(t);
+        render_notes(t);
+        break;
+    case OUT_CSV:
+    case OUT_TSV:
+    case OUT_JSONL: break;
+    }
+    if (!jw_ok(t->w) && !ferror(t->f)) t->misuse = true;
+    if (!t->in_json && fflush(t->f) != 0) return ETP_E_IO;
+    if (ferror(t->f)) return ETP_E_IO;
+    return t->misuse || t->oom ? ETP_E_INTERNAL : ETP_OK;
+}
+
+void out_table_free(out_table *t) {
+    if (!t) return;
+    free(t->arena.p);
+    free(t->notes.p);
+    free(t->widths);
+    free(t);
+}
+
+/* --------------------------------------------------------------------------------------------
+ * Format names
+ * ------------------------------------------------------------------------------------------ */
+
+static const char *const format_names[] = {"table", "csv", "tsv", "json", "jsonl", "md"};
+
+int out_format_parse(const char *s, out_format *f) {
+    for (size_t i = 0; s && i < sizeof format_names / sizeof format_names[0]; i++) {
+        if (strcmp(s, format_names[i]) == 0) {
+            *f = (out_format)i;
+            return ETP_OK;
+        }
+    }
+    return ETP_E_USAGE;
+}
+
+const char *out_format_name(out_format f) {
+    return (unsigned)f < sizeof format_names / sizeof format_names[0] ? format_names[f] : "?";
+}

@@ -1,0 +1,75 @@
+/* out.h - tabular command output in six formats (internal). docs/output-formats.md is the
+ * contract for what each format looks like.
+ *
+ *     static const out_col cols[] = {
+ *         {"op", "Operator", OUT_STR, 0},
+ *         {"count", "Count", OUT_UINT, 0},
+ *         {"ms", "Time (ms)", OUT_FLOAT, 3},
+ *     };
+ *     out_table *t = out_table_new(fmt, f, cols, 3);
+ *     out_row_begin(t);
+ *     out_cell_str(t, "conv"); out_cell_uint(t, 12); out_cell_float(t, 1.5);
+ *     out_row_end(t);
+ *     int rc = out_table_finish(t);
+ *     out_table_free(t);
+ *
+ * Cells are given in column order; cells missing at out_row_end() are absent. A cell is printed
+ * according to the function that gave it (the column type only decides alignment); float cells use
+ * the column precision in the text formats (precision < 0: shortest round-trip form). Misuse (a
+ * cell outside a row, more cells than columns) is not asserted: it is reported by
+ * out_table_finish(). csv, tsv, json and jsonl stream rows to the FILE as they come; table and md
+ * keep them until out_table_finish().
+ */
+#ifndef ETPROF_OUT_H
+#define ETPROF_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jw.h"
+
+typedef enum { OUT_TABLE, OUT_CSV, OUT_TSV, OUT_JSON, OUT_JSONL, OUT_MD } out_format;
+typedef enum { OUT_STR, OUT_INT, OUT_UINT, OUT_FLOAT, OUT_BOOL } out_type;
+
+typedef struct {
+    const char *key;    /* JSON key and csv/tsv header; must stay valid while the table lives */
+    const char *header; /* table/md header (NULL: use key) */
+    out_type type;      /* OUT_INT/UINT/FLOAT columns are right-aligned in table and md */
+    int precision;      /* digits after the point for float cells in table/md/csv/tsv */
+} out_col;
+
+typedef struct out_table out_table;
+
+/* Parses "table", "csv", "tsv", "json", "jsonl", "md". Returns 0 or ETP_E_USAGE. */
+int out_format_parse(const char *s, out_format *f);
+const char *out_format_name(out_format f);
+
+/* Returns NULL when out of memory or `fmt` is not an out_format. `cols` must outlive the table. */
+out_table *out_table_new(out_format fmt, FILE *f, const out_col *cols, size_t ncols);
+/* The rows become one JSON array value in `w`, e.g. right after jw_key(w, "ops"); the array is
+ * closed by out_table_finish(). Notes are ignored (the caller owns the surrounding object). */
+out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols);
+
+/* Largest line width of the `table` format (0 = unlimited, the default); see the docs. */
+void out_table_set_max_width(out_table *t, int cols);
+/* A note shown after the rows (table, md, json); copied. */
+void out_table_note(out_table *t, const char *text);
+
+void out_row_begin(out_table *t);
+void out_cell_str(out_table *t, const char *s); /* NULL: absent */
+void out_cell_strn(out_table *t, const char *s, size_t len);
+void out_cell_int(out_table *t, int64_t v);
+void out_cell_uint(out_table *t, uint64_t v);
+void out_cell_float(out_table *t, double v); /* NaN: absent */
+void out_cell_bool(out_table *t, bool v);
+void out_cell_null(out_table *t);
+void out_row_end(out_table *t);
+
+/* Writes what was kept back and flushes the FILE. Returns 0, ETP_E_IO when writing failed, or
+ * ETP_E_INTERNAL on misuse or when memory ran out. Call once. */
+int out_table_finish(out_table *t);
+void out_table_free(out_table *t); /* NULL is allowed */
+
+#endif /* ETPROF_OUT_H */

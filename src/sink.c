@@ -1,0 +1,146 @@
+/* sink.c - atomic output files; see sink.h. */
+#include "sink.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STDOUT_NAME "<stdout>"
+
+struct sink {
+    FILE *f;
+    char *path; /* NULL for stdout */
+    char *tmp;
+};
+
+static void io_error(etp_error *err, const char *file, const char *what, int errnum) {
+    char reason[128];
+    snprintf(reason, sizeof reason, "%s", errnum ? strerror(errnum) : "write error");
+    reason[0] = (char)tolower((unsigned char)reason[0]);
+    if (err) etp_error_set(err, ETP_E_IO, file, -1, "", "%s: %s", what, reason);
+}
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15u;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+/* Creates "<path>.XXXXXX.tmp" with O_EXCL (mkstemp would force mode 0600 onto the output, and
+ * mkstemps is not POSIX). Returns the fd, or -1 with errno set. */
+static int create_tmp(char *tmp, const char *path, const void *salt) {
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t seed = mix((uint64_t)ts.tv_sec ^ ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() ^
+                        (uint64_t)(uintptr_t)salt);
+    size_t n = strlen(path);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        seed = mix(seed + (uint64_t)attempt);
+        memcpy(tmp, path, n);
+        tmp[n] = '.';
+        uint64_t r = seed;
+        for (int i = 0; i < 6; i++, r /= 62) tmp[n + 1 + i] = alphabet[r % 62];
+        memcpy(tmp + n + 7, ".tmp", 5);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1; /* errno == EEXIST */
+}
+
+int sink_open(sink **out, const char *path, etp_error *err) {
+    *out = NULL;
+    sink *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (err) etp_error_set(err, ETP_E_INTERNAL, path ? path : "", -1, "", "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    if (!path || strcmp(path, "-") == 0) {
+        s->f = stdout;
+        *out = s;
+        return ETP_OK;
+    }
+    size_t n = strlen(path);
+    s->path = malloc(n + 1);
+    s->tmp = malloc(n + sizeof ".XXXXXX.tmp");
+    if (!s->path || !s->tmp) {
+        sink_abort(s);
+        if (err) etp_error_set(err, ETP_E_INTERNAL, path, -1, "", "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    memcpy(s->path, path, n + 1);
+    int fd = create_tmp(s->tmp, path, s);
+    if (fd < 0) {
+        io_error(err, path, "cannot create temporary output file", errno);
+        free(s->tmp);
+        s->tmp = NULL; /* nothing to unlink */
+        sink_abort(s);
+        return ETP_E_IO;
+    }
+    s->f = fdopen(fd, "w");
+    if (!s->f) {
+        int e = errno;
+        close(fd);
+        unlink(s->tmp);
+        free(s->tmp);
+        s->tmp = NULL;
+        sink_abort(s);
+        io_error(err, path, "cannot open temporary output file", e);
+        return ETP_E_IO;
+    }
+    *out = s;
+    return ETP_OK;
+}
+
+FILE *sink_file(sink *s) { return s->f; }
+
+static void sink_free(sink *s) {
+    free(s->path);
+    free(s->tmp);
+    free(s);
+}
+
+int sink_commit(sink *s, etp_error *err) {
+    int rc = ETP_OK;
+    if (!s->path) {
+        errno = 0;
+        if (fflush(s->f) != 0 || ferror(s->f)) {
+            io_error(err, STDOUT_NAME, "cannot write", errno);
+            rc = ETP_E_IO;
+        }
+        sink_free(s);
+        return rc;
+    }
+    errno = 0;
+    bool failed = fflush(s->f) != 0 || ferror(s->f);
+    int e = errno;
+    if (fclose(s->f) != 0 && !failed) failed = true, e = errno;
+    s->f = NULL;
+    if (failed) {
+        io_error(err, s->path, "cannot write", e);
+        rc = ETP_E_IO;
+    } else if (rename(s->tmp, s->path) != 0) {
+        io_error(err, s->path, "cannot replace file", errno);
+        rc = ETP_E_IO;
+    }
+    if (rc != ETP_OK) unlink(s->tmp);
+    sink_free(s);
+    return rc;
+}
+
+void sink_abort(sink *s) {
+    if (!s) return;
+    if (s->path) {
+        if (s->f) fclose(s->f);
+        if (s->tmp) unlink(s->tmp);
+    } else if (s->f) {
+        fflush(s->f);
+    }
+    sink_free(s);
+}

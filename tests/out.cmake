@@ -1,0 +1,5 @@
+# The output layer: jw (JSON writer), out (table formats), sink (atomic output files).
+add_executable(test_out ${CMAKE_SOURCE_DIR}/tests/test_out.c)
+target_link_libraries(test_out PRIVATE etprof)
+target_include_directories(test_out PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME out COMMAND test_out)
