@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,7 +16,7 @@
 struct sink {
     FILE *f;
     char *path; /* NULL for stdout */
-    char *tmp;
+    char *tmp;  /* NULL when writing directly (stdout, or a device/FIFO such as /dev/null) */
 };
 
 static void io_error(etp_error *err, const char *file, const char *what, int errnum) {
@@ -75,6 +76,22 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         return ETP_E_INTERNAL;
     }
     memcpy(s->path, path, n + 1);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* A device or FIFO (/dev/null, /dev/stdout, a pipe): renaming over it would replace it,
+         * so write to it directly; there is nothing partial to clean up there. */
+        free(s->tmp);
+        s->tmp = NULL;
+        s->f = fopen(path, "w");
+        if (!s->f) {
+            int e = errno;
+            sink_abort(s);
+            io_error(err, path, "cannot open output", e);
+            return ETP_E_IO;
+        }
+        *out = s;
+        return ETP_OK;
+    }
     int fd = create_tmp(s->tmp, path, s);
     if (fd < 0) {
         io_error(err, path, "cannot create temporary output file", errno);
@@ -125,11 +142,11 @@ int sink_commit(sink *s, etp_error *err) {
     if (failed) {
         io_error(err, s->path, "cannot write", e);
         rc = ETP_E_IO;
-    } else if (rename(s->tmp, s->path) != 0) {
+    } else if (s->tmp && rename(s->tmp, s->path) != 0) {
         io_error(err, s->path, "cannot replace file", errno);
         rc = ETP_E_IO;
     }
-    if (rc != ETP_OK) unlink(s->tmp);
+    if (rc != ETP_OK && s->tmp) unlink(s->tmp);
     sink_free(s);
     return rc;
 }
