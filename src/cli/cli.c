@@ -114,9 +114,22 @@ int cli_model_opts(cli_args *a, etp_model_opts *mo) {
 
 int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
     etp_error err = {0};
+    etp_blob blob;
+    int rc = etp_blob_open(&blob, path, &err);
+    if (rc) {
+        memset(in, 0, sizeof *in);
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    return cli_open_inputs_blob(a, &blob, in);
+}
+
+int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in) {
+    etp_error err = {0};
     memset(in, 0, sizeof *in);
-    int rc = etp_blob_open(&in->dump_blob, path, &err);
-    if (!rc) rc = etp_dump_open(&in->dump, &in->dump_blob, &err);
+    in->dump_blob = *blob;
+    memset(blob, 0, sizeof *blob);
+    int rc = etp_dump_open(&in->dump, &in->dump_blob, &err);
     if (!rc && a->set[OPT_PTE]) {
         rc = etp_blob_open(&in->pte_blob, a->val[OPT_PTE], &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);

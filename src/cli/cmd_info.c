@@ -36,9 +36,9 @@ static bool same_block(const block_sum *a, const block_sum *b) {
            a->bi.allocator_count == b->bi.allocator_count;
 }
 
-static int info_dump(cli_args *a, const char *path) {
+static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
-    int rc = cli_open_inputs(a, path, &in);
+    int rc = cli_open_inputs_blob(a, blob, &in);
     if (rc) return rc;
     const etp_dump_info *di = etp_dump_get_info(in.dump);
     block_sum *bs = calloc(di->block_count ? di->block_count : 1, sizeof *bs);
@@ -397,8 +397,7 @@ static int run_info(cli_args *a) {
         etp_blob_close(&blob);
         return rc;
     }
-    etp_blob_close(&blob);
-    return info_dump(a, path);
+    return info_dump(a, path, &blob);
 }
 
 static const opt_id info_opts[] = {OPT_PTE, OPT_METHOD, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
