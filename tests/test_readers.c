@@ -255,7 +255,7 @@ static void check_programs(void) {
     json_t *facts = json_load_file(path, 0, &je);
     CHECK_MSG(facts != NULL, "%s: %s", path, je.text);
     if (!facts) return;
-    json_t *progs = json_object_get(facts, "programs");
+    json_t *progs = json_object_get(facts, "files");
     size_t i;
     json_t *f;
     CHECK(json_array_size(progs) >= 5);
@@ -273,14 +273,26 @@ static void check_programs(void) {
             etp_blob_close(&b);
             continue;
         }
+        if (json_is_object(json_object_get(f, "program"))) { /* bundled: facts of the embedded program */
+            CHECK(etp_program_get_info(p)->bundled);
+            CHECK_EQ_U(etp_program_get_info(p)->bundled_test_suite_count,
+                       json_array_size(json_object_get(f, "method_test_suites")));
+            f = json_object_get(f, "program");
+        }
         json_t *plans = json_object_get(f, "plans");
         CHECK_EQ_U(etp_program_get_info(p)->plan_count, json_array_size(plans));
+        CHECK_EQ_U(etp_program_get_info(p)->segment_count, json_integer_value(json_object_get(f, "segments")));
+        CHECK_EQ_U(etp_program_get_info(p)->version, json_integer_value(json_object_get(f, "program_version")));
         size_t k;
         json_t *pl;
         json_array_foreach(plans, k, pl) {
             etp_plan_info pi;
             etp_program_plan(p, (uint32_t)k, &pi);
             CHECK_EQ_S(pi.name.ptr, json_string_value(json_object_get(pl, "name")));
+            CHECK_EQ_U(pi.chain_count, json_integer_value(json_object_get(pl, "chains")));
+            CHECK_EQ_U(pi.value_count, json_integer_value(json_object_get(pl, "values")));
+            CHECK_EQ_U(pi.input_count, json_integer_value(json_object_get(pl, "inputs")));
+            CHECK_EQ_U(pi.output_count, json_integer_value(json_object_get(pl, "outputs")));
             uint32_t kinds[6] = {0};
             for (uint32_t c = 0; c < pi.chain_count; c++) {
                 etp_chain_info ci;
@@ -291,7 +303,7 @@ static void check_programs(void) {
                     kinds[ins.kind < 6 ? ins.kind : 0]++;
                 }
             }
-            json_t *ik = json_object_get(pl, "instructions");
+            json_t *ik = json_object_get(pl, "instruction_kinds");
             static const char *const kn[6] = {NULL, "KernelCall", "DelegateCall", "MoveCall",
                                               "JumpFalseCall", "FreeCall"};
             for (int t = 1; t < 6; t++)
