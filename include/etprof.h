@@ -413,6 +413,233 @@ const etp_program *etp_model_program(const etp_model *m);
 /* Parses a QNN event name; returns its class and fills op id / op-name length. */
 etp_qnn_class etp_qnn_classify(const char *name, size_t len, int64_t *op_id, uint32_t *name_len);
 
+/* ---- Analyses ---- */
+/* ---------------------------------------------------------------------------------------------
+ * Analyses: per-operator statistics over runs, the event hierarchy, placement (docs/analyses.md)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Statistics of a sample, computed as numpy does by default: percentiles by linear interpolation
+ * between the closest ranks (numpy.percentile, method "linear"), arithmetic mean, min, max; plus
+ * the sum. Every field is NaN (and n 0) for an empty sample. */
+typedef struct etp_stats {
+    uint64_t n;
+    double min, p10, p50, p90, avg, max, total;
+} etp_stats;
+
+/* The p-th percentile (0..100) of `sorted` (ascending); NaN when n == 0. */
+double etp_percentile(const double *sorted, size_t n, double p);
+/* Arithmetic mean (pairwise summation); NaN when n == 0. */
+double etp_mean(const double *v, size_t n);
+/* Sorts `v` in place and fills `out`. */
+void etp_stats_compute(double *v, size_t n, etp_stats *out);
+/* The field named "min", "p10", "p50", "p90", "avg", "max" or "total"; false if no such name. */
+bool etp_stats_pick(const etp_stats *s, const char *name, double *out);
+/* Nanoseconds per display time unit "ns", "us", "ms", "s"; 0 for any other name. */
+double etp_time_unit_ns(const char *name);
+
+/* Where a row's time was spent. */
+typedef enum etp_place {
+    ETP_PLACE_NONE = 0,
+    ETP_PLACE_FRAMEWORK, /* Method::*, JF/MOVE/FREE instructions, scopes outside instructions */
+    ETP_PLACE_CPU,       /* kernel instructions run by the interpreter (OPERATOR_CALL + kernel) */
+    ETP_PLACE_DELEGATE,  /* DELEGATE_CALL and everything its backend logged inside it */
+} etp_place;
+
+typedef struct etp_ops_opts {
+    const char *block;   /* only blocks with this name; NULL: the Execute blocks */
+    uint32_t skip_first; /* ignore the first N runs of each method (warm-up) */
+    /* called after each block when set (done, total blocks) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+} etp_ops_opts;
+
+void etp_ops_opts_init(etp_ops_opts *o);
+
+/* One row per (method, chain, instruction, kind, identity) over the runs of its method. A run is
+ * one block (one Method::execute). An identity seen several times in one run (loops) is summed
+ * into that run's sample; `count` is the number of occurrences. Statistics are over the per-run
+ * sums of the runs in which the row occurred (`runs` of them). */
+typedef struct etp_ops_row {
+    uint32_t method;      /* index for etp_ops_method_get() */
+    int32_t chain, instr; /* -1 for framework events */
+    const char *name;     /* identity: the event name, delegate id string, or the int id */
+    etp_kind kind;
+    etp_qnn_class qnn;    /* QNN name class (ETP_QNN_NONE for other events) */
+    int64_t qnn_op_id;    /* OpId_<n> of a QNN node, -1 otherwise */
+    bool htp_node;        /* a QNN HTP node row (qnn is NODE, NODE_IO or NODE_SYS) */
+    const char *op;       /* kernels and OPERATOR_CALL: "aten::add.out" from the program, or
+                             "add.out" from native_call_add.out without one; QNN nodes: the QNN
+                             op name; other delegate-internal rows: the name; else NULL */
+    etp_place place;
+    const char *placement;/* "cpu", the backend id, "delegate" (backend unknown), "framework" */
+    etp_unit unit;        /* ETP_UNIT_NS for every time (QNN us included), else the row's own */
+    uint32_t flags;       /* OR of the events' ETP_MF_* flags */
+    uint64_t count;       /* occurrences over the runs kept */
+    uint32_t runs;        /* runs in which the row has a value (= stats.n) */
+    etp_stats stats;      /* over the per-run sums */
+    etp_stats excl;       /* per run: the sum minus its children of the same unit (exclusive) */
+    bool has_children_same_unit; /* excl differs from stats only when true */
+    double share;         /* percent: of the method's Method::execute total (time rows); of the
+                             Accelerator (execute) time (cycles) total (HTP nodes); else NaN */
+    int32_t parent;       /* the enclosing row in the hierarchy, -1 for a root */
+    uint32_t depth;       /* 0 for roots */
+    const double *samples;/* the per-run sums in run order (`runs` values) */
+} etp_ops_row;
+
+/* A part of a method's time: one backend's DELEGATE_CALLs, the CPU kernels, or the framework. */
+typedef struct etp_ops_part {
+    etp_place place;
+    const char *placement; /* backend id, "delegate", "cpu" or "framework" */
+    uint32_t partitions;   /* delegates: distinct DELEGATE_CALL instructions; cpu: kernel ones */
+    uint64_t calls;        /* occurrences over the runs */
+    double total;          /* over the runs, in the method's unit */
+    double per_run;        /* total / runs */
+    double share;          /* percent of the Method::execute total (NaN without one) */
+} etp_ops_part;
+
+/* CPU (not delegated) kernels of one operator type. */
+typedef struct etp_ops_cpu_op {
+    const char *op;        /* "aten::add.out", or "add.out" without a program */
+    uint32_t instructions; /* distinct kernel instructions */
+    uint64_t calls;        /* occurrences over the runs */
+    double total, per_run, share;
+} etp_ops_cpu_op;
+
+typedef struct etp_ops_method {
+    const char *name;   /* NULL when no program names it */
+    uint32_t runs;      /* runs kept */
+    uint32_t skipped;   /* runs dropped by skip_first */
+    etp_unit unit;      /* unit of its host time: ETP_UNIT_NS, or ETP_UNIT_TICKS */
+    int32_t exec_row;   /* the Method::execute row, -1 when none */
+    etp_stats latency;  /* Method::execute per run (NaN when none) */
+    uint32_t n_parts;   /* delegates (one per placement, first seen first), then cpu, framework */
+    const etp_ops_part *parts;
+    uint32_t n_cpu_ops; /* by total, largest first */
+    const etp_ops_cpu_op *cpu_ops;
+    uint32_t delegate_partitions; /* distinct DELEGATE_CALL instructions, all backends */
+    uint64_t operator_calls, delegate_calls; /* occurrences of the wrappers */
+    uint32_t htp_node_rows;
+} etp_ops_method;
+
+/* The QNN top-level execute events (qnn-profiling.md 3.1), in the nesting order of their times. */
+typedef enum etp_qnn_top {
+    ETP_QT_QNN_EXECUTE = 0, /* QNN (execute) time (us) */
+    ETP_QT_RPC,             /* RPC (execute) time (us) */
+    ETP_QT_QNN_ACCEL,       /* QNN accelerator (execute) time (us) */
+    ETP_QT_ACCEL_US,        /* Accelerator (execute) time (us) */
+    ETP_QT_EXCL_WAIT,       /* Accelerator (execute excluding wait) time (us) */
+    ETP_QT_VTCM,            /* Time for initial VTCM acquire (us): 19.2 MHz ticks */
+    ETP_QT_POWER,           /* Time for HVX + HMX power on and acquire (us): 19.2 MHz ticks */
+    ETP_QT_ACCEL_CYCLES,    /* Accelerator (execute) time (cycles): parent of the HTP nodes */
+    ETP_QT_HVX_THREADS,     /* Number of HVX threads used (count) */
+    ETP_QT_YIELDS,          /* Num times yield occured (count) */
+    ETP_QT_COUNT_
+} etp_qnn_top;
+
+/* ETP_QT_* of a QNN top-level event name, or -1. */
+int etp_qnn_top_of(const char *name);
+/* The documented name of a top-level event ("RPC (execute) time (us)"). */
+const char *etp_qnn_top_name(etp_qnn_top t);
+
+/* One delegate partition (DELEGATE_CALL row) whose backend logged QNN events. */
+typedef struct etp_ops_qnn {
+    uint32_t method;
+    uint32_t delegate_row;         /* the DELEGATE_CALL row */
+    int32_t top[ETP_QT_COUNT_];    /* row of each top-level event, -1 when absent */
+    uint32_t node_rows;            /* distinct HTP node rows */
+    uint32_t node_rows_named;      /* of which "<qnn op>:OpId_<n> (cycles)" */
+    uint32_t node_rows_aten;       /* of which the op name starts with "aten_" */
+    uint64_t node_events;          /* node events over the runs */
+    uint32_t runs_checked;         /* runs with both nodes and the cycles parent */
+    uint32_t runs_sum_mismatch;    /* of which the node cycles do not add up to the parent */
+} etp_ops_qnn;
+
+typedef struct etp_ops_result etp_ops_result;
+
+/* Streams once over the blocks of the model and aggregates them. `opts` may be NULL. The result
+ * owns its strings and stays valid after the model is closed; free it with etp_ops_free(). */
+int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err);
+void etp_ops_free(etp_ops_result *r);
+
+/* Rows are in hierarchy order: per method, a depth-first walk from Method::execute, children in
+ * execution order (chain, instruction, then order of appearance); a parent precedes its
+ * children. */
+size_t etp_ops_row_count(const etp_ops_result *r);
+const etp_ops_row *etp_ops_row_get(const etp_ops_result *r, size_t i);
+/* Children of row `i` (or of the roots when i == SIZE_MAX), in order; `*n` receives the count. */
+const uint32_t *etp_ops_children(const etp_ops_result *r, size_t i, size_t *n);
+size_t etp_ops_method_count(const etp_ops_result *r);
+const etp_ops_method *etp_ops_method_get(const etp_ops_result *r, size_t i);
+size_t etp_ops_qnn_count(const etp_ops_result *r);
+const etp_ops_qnn *etp_ops_qnn_get(const etp_ops_result *r, size_t i);
+/* Blocks read / kept (after --block and skip_first). */
+uint32_t etp_ops_blocks_read(const etp_ops_result *r);
+uint32_t etp_ops_runs_kept(const etp_ops_result *r);
+/* "htp_node" for HTP node rows, else etp_kind_name(row->kind). */
+const char *etp_ops_row_kind_name(const etp_ops_row *row);
+
+/* Row selection for display. Filters combine with AND. */
+typedef struct etp_ops_filter {
+    int32_t method;        /* method index, -1 for any */
+    const char *placement; /* "cpu", "framework", "delegate" or a backend id (case-insensitive) */
+    const char *kind;      /* an etp_kind name or "htp_node"; "delegate_internal" includes HTP
+                              nodes. OPERATOR_CALL rows are left out unless `all` is set or
+                              kind is "operator_call". */
+    bool all;
+    const char *sort;      /* NULL or "order": hierarchy order; else a column: method,
+                              instruction_id, name, count, min, p10, p50, p90, avg, max, total,
+                              share, unit, placement, kind, operator. Numbers sort largest first,
+                              grouped by unit (time first) so that units never interleave; text
+                              sorts A-Z. Ties keep hierarchy order. */
+    size_t top;            /* keep the first N rows (0: all) */
+} etp_ops_filter;
+
+void etp_ops_filter_init(etp_ops_filter *f);
+/* Fills idx[] (room for etp_ops_row_count() entries) and *n. ETP_E_USAGE for an unknown sort
+ * key or kind. */
+int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *idx, size_t *n,
+                   etp_error *err);
+/* ---- end of Analyses ---- */
+
+/* ---- Trace ---- */
+/* Chrome Trace Event Format JSON (opens in Perfetto and chrome://tracing); see docs/trace.md.
+ * One process per method (plus "load" for the other blocks), one group of tracks per run.
+ * Events with real host timestamps are slices at those times (µs since the first host timestamp
+ * of the file); delegate values without timestamps (QNN) are laid out inside their DELEGATE_CALL
+ * and marked args.synthetic = true; counts, bytes and raw values are instant events. */
+#ifdef __cplusplus
+}
+#endif
+#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct etp_trace_opts {
+    const char *source;  /* the ETDump's name, recorded in otherData (may be NULL) */
+    const char *program; /* the program's name, recorded in otherData (may be NULL) */
+    double tick_ns;      /* ns per host tick, as given to the model; 0 = unknown rate (1 tick is
+                            drawn as 1 ns and otherData says so) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
+    void *progress_ctx;
+} etp_trace_opts;
+
+typedef struct etp_trace_stats {
+    uint64_t blocks, processes, tracks;
+    uint64_t slices;     /* X events, synthetic ones included */
+    uint64_t synthetic;  /* X events without timestamps of their own */
+    uint64_t instants;   /* i events: counts, bytes, raw values, allocations */
+    uint64_t clamped;    /* slices shortened to fit their container */
+    uint64_t overlapped; /* real slices moved to an overflow lane (overlap without nesting) */
+    uint64_t unplaced;   /* events with no time and no timed container: left out */
+} etp_trace_stats;
+
+/* Writes the trace of every block of the model to `f` (streaming: one block in memory at a
+ * time). `o` may be NULL (tick_ns 1); `st` may be NULL. Returns ETP_OK, ETP_E_IO when a write
+ * failed, ETP_E_INTERNAL when out of memory. Does not flush or close `f`. */
+int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
+                    etp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,967 @@
+/* analysis.c - per-operator statistics over runs, the event hierarchy and the placement of a
+ * method's time (CPU kernels, each backend's delegate calls, the framework). docs/analyses.md
+ * says what every number means.
+ *
+ * One pass over the blocks with etp_model_block(). Every profile event of a kept block goes to a
+ * row keyed by (method, chain, instruction, kind, identity); a row keeps one double per run (the
+ * sum of its occurrences in that run) and, for the exclusive time, the sum of its children of
+ * the same unit in that run. Nothing else is kept per event.
+ *
+ * The hierarchy refines the model's pairing (wrapper <- events of its instruction):
+ *  - QNN top-level events nest by their documented meaning: QNN (execute) > RPC (execute) >
+ *    QNN accelerator (execute) > Accelerator (execute) (us) > {excluding wait, VTCM acquire,
+ *    HVX + HMX power on}; HTP nodes hang under Accelerator (execute) time (cycles);
+ *  - delegate events with real host timestamps (Ethos-U scopes, XNNPACK) nest by interval
+ *    containment inside their DELEGATE_CALL.
+ */
+#include "etprof.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CONTAIN_SCAN_MAX 512 /* how far ahead a delegate scope looks for its container */
+
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t len, cap;
+    char data[];
+} arena_chunk;
+
+typedef struct row_acc {
+    etp_ops_row pub;
+    uint64_t hash;
+    uint64_t first_seen; /* (run serial << 32) | event index of the first occurrence */
+    double *samples, *childsum;
+    uint32_t cap;
+    uint32_t last_run; /* run serial of the current sample, 0 = none yet */
+    int32_t parent;    /* acc index, -2 = not seen with a parent yet */
+    bool childsum_any;
+    bool op_from_child;
+} row_acc;
+
+typedef struct method_acc {
+    const char *name;
+    uint32_t seen, runs, skipped;
+    int32_t exec_row; /* acc index */
+    etp_ops_method pub;
+    etp_ops_part *parts;
+    etp_ops_cpu_op *cpu_ops;
+} method_acc;
+
+struct etp_ops_result {
+    arena_chunk *arena;
+    row_acc *acc;
+    size_t nacc, acc_cap;
+    uint32_t *htab; /* acc index + 1, 0 = empty */
+    size_t hcap;
+    method_acc *methods;
+    size_t nmethods, methods_cap;
+    /* final, hierarchy order */
+    etp_ops_row *rows;
+    uint32_t *child_off, *child_idx; /* CSR; child_off has nrows + 2 entries (last: roots) */
+    uint32_t *acc_of; /* acc index of each final row */
+    etp_ops_qnn *qnn;
+    size_t nqnn;
+    uint32_t blocks_read, runs_kept;
+    /* per-block scratch */
+    int32_t *row_of, *tp, *grp;
+    uint32_t scratch_cap;
+    int32_t (*groups)[ETP_QT_COUNT_];
+    uint32_t groups_cap;
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers
+ * ------------------------------------------------------------------------------------------- */
+
+static char *arena_alloc(etp_ops_result *r, size_t n) {
+    arena_chunk *c = r->arena;
+    if (!c || c->cap - c->len < n) {
+        size_t cap = n > 16384 ? n : 16384;
+        arena_chunk *nc = malloc(sizeof *nc + cap);
+        if (!nc) return NULL;
+        nc->next = c;
+        nc->len = 0;
+        nc->cap = cap;
+        r->arena = c = nc;
+    }
+    char *p = c->data + c->len;
+    c->len += n;
+    return p;
+}
+
+static const char *arena_strn(etp_ops_result *r, const char *s, size_t n) {
+    char *p = arena_alloc(r, n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+static const char *arena_cat3(etp_ops_result *r, const char *a, const char *b, const char *c) {
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *p = arena_alloc(r, la + lb + lc + 1);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    memcpy(p + la, b, lb);
+    memcpy(p + la + lb, c, lc + 1);
+    return p;
+}
+
+static uint64_t hash_key(uint32_t method, int32_t chain, int32_t instr, etp_kind kind,
+                         const char *name) {
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+        h = (h ^ *s) * 1099511628211ull;
+    h ^= ((uint64_t)method << 40) ^ ((uint64_t)(uint32_t)chain << 20) ^ (uint64_t)(uint32_t)instr ^
+         ((uint64_t)kind << 56);
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static bool is_time_unit(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_TICKS; }
+
+static const char *const qnn_top_names[ETP_QT_COUNT_] = {
+    "QNN (execute) time (us)",
+    "RPC (execute) time (us)",
+    "QNN accelerator (execute) time (us)",
+    "Accelerator (execute) time (us)",
+    "Accelerator (execute excluding wait) time (us)",
+    "Time for initial VTCM acquire (us)",
+    "Time for HVX + HMX power on and acquire (us)",
+    "Accelerator (execute) time (cycles)",
+    "Number of HVX threads used (count)",
+    "Num times yield occured (count)",
+};
+
+/* The enclosing top-level event of each one in time (-1: the DELEGATE_CALL itself). */
+static const int qnn_top_parent[ETP_QT_COUNT_] = {
+    -1, ETP_QT_QNN_EXECUTE, ETP_QT_RPC, ETP_QT_QNN_ACCEL, ETP_QT_ACCEL_US,
+    ETP_QT_ACCEL_US, ETP_QT_ACCEL_US, -1, -1, -1,
+};
+
+int etp_qnn_top_of(const char *name) {
+    if (!name) return -1;
+    for (int i = 0; i < ETP_QT_COUNT_; i++)
+        if (strcmp(name, qnn_top_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *etp_qnn_top_name(etp_qnn_top t) {
+    return (unsigned)t < ETP_QT_COUNT_ ? qnn_top_names[t] : "";
+}
+
+void etp_ops_opts_init(etp_ops_opts *o) { memset(o, 0, sizeof *o); }
+
+void etp_ops_filter_init(etp_ops_filter *f) {
+    memset(f, 0, sizeof *f);
+    f->method = -1;
+}
+
+const char *etp_ops_row_kind_name(const etp_ops_row *row) {
+    return row->htp_node ? "htp_node" : etp_kind_name(row->kind);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Rows
+ * ------------------------------------------------------------------------------------------- */
+
+static bool rehash(etp_ops_result *r, size_t cap) {
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t) return false;
+    for (size_t i = 0; i < r->nacc; i++) {
+        size_t h = (size_t)r->acc[i].hash & (cap - 1);
+        while (t[h]) h = (h + 1) & (cap - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(r->htab);
+    r->htab = t;
+    r->hcap = cap;
+    return true;
+}
+
+static const char *kernel_op(etp_ops_result *r, const etp_mevent *e) {
+    if (e->op_name)
+        return e->op_overload && *e->op_overload ? arena_cat3(r, e->op_name, ".", e->op_overload)
+                                                 : arena_strn(r, e->op_name, strlen(e->op_name));
+    if (e->kind != ETP_KIND_KERNEL || !e->label) return NULL;
+    const char *l = e->label;
+    if (strncmp(l, "native_call_", 12) == 0 && l[12]) l += 12;
+    return arena_strn(r, l, strlen(l));
+}
+
+static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_mevent *e,
+                     const char *name) {
+    etp_ops_row *p = &a->pub;
+    p->method = method;
+    p->chain = e->chain;
+    p->instr = e->instr;
+    p->name = name;
+    p->kind = e->kind;
+    p->qnn = e->qnn;
+    p->qnn_op_id = e->qnn_op_id;
+    p->htp_node = e->qnn == ETP_QNN_NODE || e->qnn == ETP_QNN_NODE_IO || e->qnn == ETP_QNN_NODE_SYS;
+    p->unit = e->unit == ETP_UNIT_US ? ETP_UNIT_NS : e->unit;
+    p->parent = -1;
+    p->share = NAN;
+    a->parent = -2;
+    etp_place place = ETP_PLACE_FRAMEWORK;
+    switch (e->kind) {
+    case ETP_KIND_OPERATOR_CALL:
+    case ETP_KIND_KERNEL: place = ETP_PLACE_CPU; break;
+    case ETP_KIND_DELEGATE_CALL:
+    case ETP_KIND_DELEGATE_INTERNAL: place = ETP_PLACE_DELEGATE; break;
+    case ETP_KIND_OTHER:
+        if (e->instr_kind == ETP_INSTR_KERNEL) place = ETP_PLACE_CPU;
+        else if (e->instr_kind == ETP_INSTR_DELEGATE) place = ETP_PLACE_DELEGATE;
+        break;
+    default: break;
+    }
+    p->place = place;
+    if (place == ETP_PLACE_CPU) p->placement = "cpu";
+    else if (place == ETP_PLACE_FRAMEWORK) p->placement = "framework";
+    else if (e->backend) p->placement = arena_strn(r, e->backend, strlen(e->backend));
+    else p->placement = "delegate";
+    if (place == ETP_PLACE_CPU) p->op = kernel_op(r, e);
+    else if (e->kind == ETP_KIND_DELEGATE_INTERNAL) {
+        if (e->qnn == ETP_QNN_NODE && e->qnn_name_len) p->op = arena_strn(r, name, e->qnn_name_len);
+        else p->op = name;
+    }
+}
+
+/* Finds or creates the row of event `e`; -1 when out of memory. */
+static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e) {
+    const char *label = e->label ? e->label : "";
+    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label);
+    if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
+    size_t slot = (size_t)h & (r->hcap - 1);
+    for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
+        row_acc *a = &r->acc[r->htab[slot] - 1];
+        if (a->hash == h && a->pub.method == method && a->pub.chain == e->chain &&
+            a->pub.instr == e->instr && a->pub.kind == e->kind && strcmp(a->pub.name, label) == 0)
+            return (int32_t)(r->htab[slot] - 1);
+    }
+    if (r->nacc == r->acc_cap) {
+        size_t cap = r->acc_cap ? r->acc_cap * 2 : 256;
+        row_acc *n = realloc(r->acc, cap * sizeof *n);
+        if (!n) return -1;
+        r->acc = n;
+        r->acc_cap = cap;
+    }
+    const char *name = arena_strn(r, label, strlen(label));
+    if (!name) return -1;
+    row_acc *a = &r->acc[r->nacc];
+    memset(a, 0, sizeof *a);
+    a->hash = h;
+    row_init(r, a, method, e, name);
+    r->htab[slot] = (uint32_t)r->nacc + 1;
+    return (int32_t)r->nacc++;
+}
+
+/* Value of `e` in its row's unit (us -> ns). */
+static double row_value(const etp_mevent *e) {
+    return e->unit == ETP_UNIT_US ? e->value * 1000.0 : e->value;
+}
+
+static bool is_row_event(const etp_mevent *e) {
+    if (e->ev.type != ETP_EVENT_PROFILE) return false;
+    switch (e->kind) {
+    case ETP_KIND_FRAMEWORK:
+    case ETP_KIND_OPERATOR_CALL:
+    case ETP_KIND_KERNEL:
+    case ETP_KIND_DELEGATE_CALL:
+    case ETP_KIND_DELEGATE_INTERNAL:
+    case ETP_KIND_INSTRUCTION:
+    case ETP_KIND_OTHER: return true;
+    default: return false;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One block
+ * ------------------------------------------------------------------------------------------- */
+
+static int scratch(etp_ops_result *r, uint32_t n) {
+    if (n <= r->scratch_cap) return ETP_OK;
+    uint32_t cap = r->scratch_cap ? r->scratch_cap : 256;
+    while (cap < n) cap *= 2;
+    int32_t *a = realloc(r->row_of, cap * sizeof *a);
+    if (a) r->row_of = a;
+    int32_t *b = realloc(r->tp, cap * sizeof *b);
+    if (b) r->tp = b;
+    int32_t *c = realloc(r->grp, cap * sizeof *c);
+    if (c) r->grp = c;
+    if (!a || !b || !c) return ETP_E_INTERNAL;
+    r->scratch_cap = cap;
+    return ETP_OK;
+}
+
+static bool host_scope(const etp_mevent *e) {
+    return e->kind == ETP_KIND_DELEGATE_INTERNAL && is_time_unit(e->unit) &&
+           !(e->flags & (ETP_MF_NOT_WALL | ETP_MF_BAD_TIME | ETP_MF_WRAPPED)) &&
+           e->ev.profile.start_time <= e->ev.profile.end_time;
+}
+
+/* Does scope a (later in the block) contain scope b? */
+static bool contains(const etp_mevent *a, const etp_mevent *b) {
+    const etp_profile_event *x = &a->ev.profile, *y = &b->ev.profile;
+    return x->start_time <= y->start_time && y->end_time <= x->end_time;
+}
+
+/* Tree parent of every event of the block (see the file comment). */
+static int tree_parents(etp_ops_result *r, const etp_block_view *v) {
+    const etp_mevent *ev = v->events;
+    uint32_t n = v->n, ngroups = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        r->tp[i] = ev[i].parent;
+        r->grp[i] = -1;
+    }
+    /* QNN events grouped by their DELEGATE_CALL */
+    for (uint32_t i = 0; i < n; i++) {
+        const etp_mevent *e = &ev[i];
+        if (e->qnn == ETP_QNN_NONE || e->parent < 0) continue;
+        int32_t p = e->parent;
+        if (r->grp[p] < 0) {
+            if (ngroups == r->groups_cap) {
+                uint32_t cap = r->groups_cap ? r->groups_cap * 2 : 8;
+                void *g = realloc(r->groups, cap * sizeof *r->groups);
+                if (!g) return ETP_E_INTERNAL;
+                r->groups = g;
+                r->groups_cap = cap;
+            }
+            for (int k = 0; k < ETP_QT_COUNT_; k++) r->groups[ngroups][k] = -1;
+            r->grp[p] = (int32_t)ngroups++;
+        }
+        if (e->qnn == ETP_QNN_TOP) {
+            int t = etp_qnn_top_of(e->label);
+            if (t >= 0) r->groups[r->grp[p]][t] = (int32_t)i;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const etp_mevent *e = &ev[i];
+        if (e->qnn != ETP_QNN_NONE && e->parent >= 0) {
+            const int32_t *g = r->groups[r->grp[e->parent]];
+            int up = -1;
+            if (e->qnn == ETP_QNN_TOP) {
+                int t = etp_qnn_top_of(e->label);
+                up = t >= 0 ? qnn_top_parent[t] : -1;
+                while (up >= 0 && g[up] < 0) up = qnn_top_parent[up];
+            } else {
+                up = ETP_QT_ACCEL_CYCLES;
+                if (g[up] < 0) up = -1;
+            }
+            if (up >= 0) r->tp[i] = g[up];
+            continue;
+        }
+        if (host_scope(e) && e->parent > (int32_t)i) {
+            /* the smallest later scope of the same wrapper that contains this one */
+            uint32_t end = (uint32_t)e->parent;
+            if (end > i + CONTAIN_SCAN_MAX) end = i + CONTAIN_SCAN_MAX;
+            int32_t best = -1;
+            uint64_t best_len = 0;
+            for (uint32_t j = i + 1; j < end; j++) {
+                const etp_mevent *c = &ev[j];
+                if (c->parent != e->parent || !host_scope(c) || !contains(c, e)) continue;
+                uint64_t len = c->ev.profile.end_time - c->ev.profile.start_time;
+                if (best < 0 || len < best_len) {
+                    best = (int32_t)j;
+                    best_len = len;
+                }
+            }
+            if (best >= 0) r->tp[i] = best;
+        }
+    }
+    return ETP_OK;
+}
+
+static int push_sample(row_acc *a, uint32_t run) {
+    if (a->pub.runs == a->cap) {
+        uint32_t cap = a->cap ? a->cap * 2 : 4;
+        double *s = realloc(a->samples, cap * sizeof *s);
+        if (s) a->samples = s;
+        double *c = realloc(a->childsum, cap * sizeof *c);
+        if (c) a->childsum = c;
+        if (!s || !c) return ETP_E_INTERNAL;
+        a->cap = cap;
+    }
+    a->samples[a->pub.runs] = 0;
+    a->childsum[a->pub.runs] = 0;
+    a->pub.runs++;
+    a->last_run = run;
+    return ETP_OK;
+}
+
+static int32_t method_find(etp_ops_result *r, const char *name) {
+    for (size_t i = 0; i < r->nmethods; i++) {
+        const char *m = r->methods[i].name;
+        if ((!m && !name) || (m && name && strcmp(m, name) == 0)) return (int32_t)i;
+    }
+    if (r->nmethods == r->methods_cap) {
+        size_t cap = r->methods_cap ? r->methods_cap * 2 : 4;
+        method_acc *n = realloc(r->methods, cap * sizeof *n);
+        if (!n) return -1;
+        r->methods = n;
+        r->methods_cap = cap;
+    }
+    method_acc *m = &r->methods[r->nmethods];
+    memset(m, 0, sizeof *m);
+    m->exec_row = -1;
+    if (name && !(m->name = arena_strn(r, name, strlen(name)))) return -1;
+    return (int32_t)r->nmethods++;
+}
+
+static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v) {
+    bool keep = o->block ? (v->info.name.ptr && strcmp(v->info.name.ptr, o->block) == 0)
+                         : v->is_execute;
+    if (!keep) return ETP_OK;
+    r->blocks_read++;
+    int32_t mi = method_find(r, v->method);
+    if (mi < 0) return ETP_E_INTERNAL;
+    method_acc *m = &r->methods[mi];
+    if (++m->seen <= o->skip_first) {
+        m->skipped++;
+        return ETP_OK;
+    }
+    m->runs++;
+    uint32_t run = ++r->runs_kept;
+    if (scratch(r, v->n) || tree_parents(r, v)) return ETP_E_INTERNAL;
+    const etp_mevent *ev = v->events;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const etp_mevent *e = &ev[i];
+        r->row_of[i] = -1;
+        if (!is_row_event(e)) continue;
+        int32_t ri = row_find(r, (uint32_t)mi, e);
+        if (ri < 0) return ETP_E_INTERNAL;
+        r->row_of[i] = ri;
+        row_acc *a = &r->acc[ri];
+        if (!a->first_seen) a->first_seen = ((uint64_t)run << 32) | i;
+        a->pub.count++;
+        a->pub.flags |= e->flags;
+        if ((int32_t)i == v->method_event && m->exec_row < 0) m->exec_row = ri;
+        double x = row_value(e);
+        if (isnan(x)) continue;
+        if (a->last_run != run && push_sample(a, run)) return ETP_E_INTERNAL;
+        a->samples[a->pub.runs - 1] += x;
+    }
+    for (uint32_t i = 0; i < v->n; i++) {
+        int32_t ri = r->row_of[i], p = r->tp[i];
+        if (ri < 0 || p < 0 || (uint32_t)p >= v->n || r->row_of[p] < 0) continue;
+        int32_t pi = r->row_of[p];
+        row_acc *a = &r->acc[ri], *pa = &r->acc[pi];
+        if (a->parent == -2 && pi != ri) a->parent = pi;
+        if (pa->pub.kind == ETP_KIND_OPERATOR_CALL && !pa->pub.op && a->pub.kind == ETP_KIND_KERNEL &&
+            a->pub.op) {
+            pa->pub.op = a->pub.op;
+            pa->op_from_child = true;
+        }
+        double x = row_value(&ev[i]);
+        if (isnan(x) || a->pub.unit != pa->pub.unit || pa->last_run != run) continue;
+        pa->childsum[pa->pub.runs - 1] += x;
+        pa->childsum_any = true;
+    }
+    return ETP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Finishing: statistics, hierarchy order, shares, placement, QNN partitions
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct sib_key {
+    uint32_t slot; /* parent acc index, or n for the roots */
+    uint32_t method;
+    int32_t chain, instr;
+    uint64_t first_seen;
+    uint32_t idx;
+} sib_key;
+
+/* Siblings in execution order: chain, instruction, then first appearance. */
+static int cmp_sibling(const void *x, const void *y) {
+    const sib_key *a = x, *b = y;
+    if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+    if (a->method != b->method) return a->method < b->method ? -1 : 1;
+    if (a->chain != b->chain) return a->chain < b->chain ? -1 : 1;
+    if (a->instr != b->instr) return a->instr < b->instr ? -1 : 1;
+    if (a->first_seen != b->first_seen) return a->first_seen < b->first_seen ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int cmp_cpu_op(const void *x, const void *y) {
+    const etp_ops_cpu_op *a = x, *b = y;
+    if (a->total != b->total) return a->total > b->total ? -1 : 1;
+    return strcmp(a->op, b->op);
+}
+
+static int finish_stats(etp_ops_result *r) {
+    size_t maxruns = 1;
+    for (size_t i = 0; i < r->nacc; i++)
+        if (r->acc[i].pub.runs > maxruns) maxruns = r->acc[i].pub.runs;
+    double *tmp = malloc(maxruns * sizeof *tmp);
+    if (!tmp) return ETP_E_INTERNAL;
+    for (size_t i = 0; i < r->nacc; i++) {
+        row_acc *a = &r->acc[i];
+        uint32_t n = a->pub.runs;
+        if (n) memcpy(tmp, a->samples, n * sizeof *tmp);
+        etp_stats_compute(tmp, n, &a->pub.stats);
+        for (uint32_t k = 0; k < n; k++) tmp[k] = a->samples[k] - a->childsum[k];
+        etp_stats_compute(tmp, n, &a->pub.excl);
+        a->pub.has_children_same_unit = a->childsum_any;
+        a->pub.samples = a->samples;
+    }
+    free(tmp);
+    return ETP_OK;
+}
+
+static int finish_tree(etp_ops_result *r) {
+    size_t n = r->nacc;
+    /* parents: unset -> root; break any cycle (a parent chain longer than n) */
+    for (size_t i = 0; i < n; i++)
+        if (r->acc[i].parent < 0) r->acc[i].parent = -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t steps = 0;
+        for (int32_t p = r->acc[i].parent; p >= 0; p = r->acc[p].parent)
+            if (++steps > n) {
+                r->acc[i].parent = -1;
+                break;
+            }
+    }
+    size_t nn = n ? n : 1;
+    sib_key *sk = malloc(nn * sizeof *sk);
+    uint32_t *off = calloc(n + 2, sizeof *off), *order = malloc(nn * sizeof *order);
+    uint32_t *stack = malloc(nn * sizeof *stack), *newidx = malloc(nn * sizeof *newidx);
+    uint32_t *fill = calloc(n + 1, sizeof *fill);
+    int rc = ETP_E_INTERNAL;
+    if (!sk || !off || !order || !stack || !newidx || !fill) goto out;
+    /* children of every acc row (slot n: the roots), sorted, as CSR over sk */
+    for (size_t i = 0; i < n; i++) {
+        const row_acc *a = &r->acc[i];
+        uint32_t slot = a->parent < 0 ? (uint32_t)n : (uint32_t)a->parent;
+        sk[i] = (sib_key){slot, a->pub.method, a->pub.chain, a->pub.instr, a->first_seen,
+                          (uint32_t)i};
+        off[slot + 1]++;
+    }
+    for (size_t i = 0; i <= n; i++) off[i + 1] += off[i];
+    qsort(sk, n, sizeof *sk, cmp_sibling);
+    /* depth-first preorder */
+    size_t no = 0, sp = 0;
+    for (size_t k = off[n + 1]; k > off[n]; k--) stack[sp++] = sk[k - 1].idx;
+    while (sp) {
+        uint32_t i = stack[--sp];
+        order[no++] = i;
+        for (size_t k = off[i + 1]; k > off[i]; k--) stack[sp++] = sk[k - 1].idx;
+    }
+    for (size_t k = 0; k < no; k++) newidx[order[k]] = (uint32_t)k;
+    r->rows = calloc(no ? no : 1, sizeof *r->rows);
+    r->child_off = calloc(no + 2, sizeof *r->child_off);
+    r->child_idx = malloc((no ? no : 1) * sizeof *r->child_idx);
+    if (!r->rows || !r->child_off || !r->child_idx) goto out;
+    for (size_t k = 0; k < no; k++) {
+        const row_acc *a = &r->acc[order[k]];
+        etp_ops_row *row = &r->rows[k];
+        *row = a->pub;
+        row->parent = a->parent >= 0 ? (int32_t)newidx[a->parent] : -1;
+        row->depth = row->parent >= 0 ? r->rows[row->parent].depth + 1 : 0;
+        r->child_off[(row->parent < 0 ? no : (size_t)row->parent) + 1]++;
+    }
+    for (size_t i = 0; i <= no; i++) r->child_off[i + 1] += r->child_off[i];
+    for (size_t k = 0; k < no; k++) {
+        int32_t p = r->rows[k].parent;
+        size_t s = p < 0 ? no : (size_t)p;
+        r->child_idx[r->child_off[s] + fill[s]++] = (uint32_t)k;
+    }
+    for (size_t mi = 0; mi < r->nmethods; mi++)
+        r->methods[mi].pub.exec_row =
+            r->methods[mi].exec_row >= 0 ? (int32_t)newidx[r->methods[mi].exec_row] : -1;
+    free(r->acc_of);
+    r->acc_of = order;
+    order = NULL;
+    rc = ETP_OK;
+out:
+    free(sk);
+    free(off);
+    free(order);
+    free(stack);
+    free(newidx);
+    free(fill);
+    return rc;
+}
+
+static void finish_shares(etp_ops_result *r, size_t nrows) {
+    for (size_t k = 0; k < nrows; k++) {
+        etp_ops_row *row = &r->rows[k];
+        const etp_ops_method *m = &r->methods[row->method].pub;
+        if (is_time_unit(row->unit) && m->exec_row >= 0) {
+            const etp_ops_row *x = &r->rows[m->exec_row];
+            if (x->unit == row->unit && x->stats.total > 0)
+                row->share = row->stats.total / x->stats.total * 100.0;
+        } else if (row->htp_node && row->parent >= 0) {
+            const etp_ops_row *p = &r->rows[row->parent];
+            if (etp_qnn_top_of(p->name) == ETP_QT_ACCEL_CYCLES && p->stats.total > 0)
+                row->share = row->stats.total / p->stats.total * 100.0;
+        }
+    }
+}
+
+static int finish_methods(etp_ops_result *r, size_t nrows) {
+    for (size_t mi = 0; mi < r->nmethods; mi++) {
+        method_acc *ma = &r->methods[mi];
+        etp_ops_method *m = &ma->pub;
+        m->name = ma->name;
+        m->runs = ma->runs;
+        m->skipped = ma->skipped;
+        m->unit = ETP_UNIT_NS;
+        double exec_total = NAN;
+        if (m->exec_row >= 0) {
+            const etp_ops_row *x = &r->rows[m->exec_row];
+            m->unit = x->unit;
+            m->latency = x->stats;
+            exec_total = x->stats.total;
+        } else {
+            etp_stats_compute(NULL, 0, &m->latency);
+        }
+        bool any_opcall = false;
+        size_t ndel = 0, ncpu = 0;
+        for (size_t k = 0; k < nrows; k++) {
+            const etp_ops_row *row = &r->rows[k];
+            if (row->method != mi) continue;
+            if (row->kind == ETP_KIND_OPERATOR_CALL) any_opcall = true;
+            if (row->kind == ETP_KIND_DELEGATE_CALL) ndel++;
+            if (row->htp_node) m->htp_node_rows++;
+        }
+        ma->parts = calloc(ndel + 2, sizeof *ma->parts);
+        for (size_t k = 0; k < nrows; k++) ncpu += r->rows[k].method == mi;
+        ma->cpu_ops = calloc(ncpu ? ncpu : 1, sizeof *ma->cpu_ops);
+        if (!ma->parts || !ma->cpu_ops) return ETP_E_INTERNAL;
+        uint32_t np = 0, nops = 0;
+        etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu"};
+        double attributed = 0;
+        for (size_t k = 0; k < nrows; k++) {
+            const etp_ops_row *row = &r->rows[k];
+            if (row->method != mi) continue;
+            double tot = isnan(row->stats.total) ? 0 : row->stats.total;
+            if (row->kind == ETP_KIND_DELEGATE_CALL) {
+                uint32_t j = 0;
+                while (j < np && strcmp(ma->parts[j].placement, row->placement) != 0) j++;
+                if (j == np) {
+                    ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_DELEGATE,
+                                                     .placement = row->placement};
+                }
+                ma->parts[j].partitions++;
+                ma->parts[j].calls += row->count;
+                ma->parts[j].total += tot;
+                m->delegate_partitions++;
+                m->delegate_calls += row->count;
+                attributed += tot;
+                continue;
+            }
+            bool cpu_row = any_opcall ? row->kind == ETP_KIND_OPERATOR_CALL
+                                      : row->kind == ETP_KIND_KERNEL;
+            if (!cpu_row) continue;
+            if (row->kind == ETP_KIND_OPERATOR_CALL) m->operator_calls += row->count;
+            cpu.partitions++;
+            cpu.calls += row->count;
+            cpu.total += tot;
+            attributed += tot;
+            const char *op = row->op ? row->op : row->name;
+            uint32_t j = 0;
+            while (j < nops && strcmp(ma->cpu_ops[j].op, op) != 0) j++;
+            if (j == nops) ma->cpu_ops[nops++] = (etp_ops_cpu_op){.op = op};
+            ma->cpu_ops[j].instructions++;
+            ma->cpu_ops[j].calls += row->count;
+            ma->cpu_ops[j].total += tot;
+        }
+        ma->parts[np++] = cpu;
+        ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_FRAMEWORK,
+                                         .placement = "framework",
+                                         .calls = m->exec_row >= 0 ? r->rows[m->exec_row].count : 0,
+                                         .total = exec_total - attributed};
+        double runs = m->runs ? (double)m->runs : NAN;
+        for (uint32_t j = 0; j < np; j++) {
+            etp_ops_part *p = &ma->parts[j];
+            p->per_run = p->total / runs;
+            p->share = exec_total > 0 ? p->total / exec_total * 100.0 : NAN;
+        }
+        for (uint32_t j = 0; j < nops; j++) {
+            etp_ops_cpu_op *c = &ma->cpu_ops[j];
+            c->per_run = c->total / runs;
+            c->share = exec_total > 0 ? c->total / exec_total * 100.0 : NAN;
+        }
+        qsort(ma->cpu_ops, nops, sizeof *ma->cpu_ops, cmp_cpu_op);
+        m->parts = ma->parts;
+        m->n_parts = np;
+        m->cpu_ops = ma->cpu_ops;
+        m->n_cpu_ops = nops;
+    }
+    return ETP_OK;
+}
+
+static int finish_qnn(etp_ops_result *r, size_t nrows) {
+    size_t nd = 0;
+    for (size_t k = 0; k < nrows; k++) nd += r->rows[k].kind == ETP_KIND_DELEGATE_CALL;
+    r->qnn = calloc(nd ? nd : 1, sizeof *r->qnn);
+    if (!r->qnn) return ETP_E_INTERNAL;
+    for (size_t k = 0; k < nrows; k++) {
+        const etp_ops_row *d = &r->rows[k];
+        if (d->kind != ETP_KIND_DELEGATE_CALL) continue;
+        etp_ops_qnn q = {.method = d->method, .delegate_row = (uint32_t)k};
+        for (int t = 0; t < ETP_QT_COUNT_; t++) q.top[t] = -1;
+        bool any = strcmp(d->placement, "QnnBackend") == 0;
+        for (size_t j = k + 1; j < nrows && r->rows[j].depth > d->depth; j++) {
+            const etp_ops_row *row = &r->rows[j];
+            if (row->qnn == ETP_QNN_TOP) {
+                int t = etp_qnn_top_of(row->name);
+                if (t >= 0 && q.top[t] < 0) q.top[t] = (int32_t)j;
+                any = true;
+            } else if (row->htp_node) {
+                any = true;
+                q.node_rows++;
+                q.node_rows_named += row->qnn == ETP_QNN_NODE;
+                q.node_rows_aten += row->op && strncmp(row->op, "aten_", 5) == 0;
+                q.node_events += row->count;
+            }
+        }
+        if (!any) continue;
+        if (q.top[ETP_QT_ACCEL_CYCLES] >= 0) {
+            const row_acc *a = &r->acc[r->acc_of[q.top[ETP_QT_ACCEL_CYCLES]]];
+            if (a->childsum_any)
+                for (uint32_t s = 0; s < a->pub.runs; s++) {
+                    q.runs_checked++;
+                    if (fabs(a->samples[s] - a->childsum[s]) > 0.5) q.runs_sum_mismatch++;
+                }
+        }
+        r->qnn[r->nqnn++] = q;
+    }
+    return ETP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Public
+ * ------------------------------------------------------------------------------------------- */
+
+void etp_ops_free(etp_ops_result *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->nacc; i++) {
+        free(r->acc[i].samples);
+        free(r->acc[i].childsum);
+    }
+    for (size_t i = 0; i < r->nmethods; i++) {
+        free(r->methods[i].parts);
+        free(r->methods[i].cpu_ops);
+    }
+    while (r->arena) {
+        arena_chunk *n = r->arena->next;
+        free(r->arena);
+        r->arena = n;
+    }
+    free(r->acc);
+    free(r->htab);
+    free(r->methods);
+    free(r->rows);
+    free(r->child_off);
+    free(r->child_idx);
+    free(r->acc_of);
+    free(r->qnn);
+    free(r->row_of);
+    free(r->tp);
+    free(r->grp);
+    free(r->groups);
+    free(r);
+}
+
+int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err) {
+    *out = NULL;
+    etp_ops_opts o;
+    if (opts) o = *opts;
+    else etp_ops_opts_init(&o);
+    etp_ops_result *r = calloc(1, sizeof *r);
+    if (!r || !rehash(r, 1024)) {
+        free(r);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
+    int rc = ETP_OK;
+    for (uint32_t b = 0; b < di->block_count && !rc; b++) {
+        etp_block_view v;
+        rc = etp_model_block(m, b, &v, err);
+        if (rc) break;
+        if (add_block(r, &o, &v)) {
+            rc = ETP_E_INTERNAL;
+            etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
+        }
+        if (o.progress) o.progress(o.progress_ctx, b + 1, di->block_count);
+    }
+    if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
+    size_t nrows = r->nacc;
+    if (!rc) {
+        finish_shares(r, nrows);
+        if (finish_methods(r, nrows) || finish_qnn(r, nrows)) rc = ETP_E_INTERNAL;
+    }
+    if (rc) {
+        if (rc == ETP_E_INTERNAL && err && !err->code)
+            etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
+        etp_ops_free(r);
+        return rc;
+    }
+    free(r->row_of);
+    free(r->tp);
+    free(r->grp);
+    free(r->groups);
+    r->row_of = r->tp = r->grp = NULL;
+    r->groups = NULL;
+    *out = r;
+    return ETP_OK;
+}
+
+size_t etp_ops_row_count(const etp_ops_result *r) { return r->nacc; }
+
+const etp_ops_row *etp_ops_row_get(const etp_ops_result *r, size_t i) {
+    return i < r->nacc ? &r->rows[i] : NULL;
+}
+
+const uint32_t *etp_ops_children(const etp_ops_result *r, size_t i, size_t *n) {
+    size_t s = i == SIZE_MAX || i >= r->nacc ? r->nacc : i;
+    *n = r->child_off[s + 1] - r->child_off[s];
+    return r->child_idx + r->child_off[s];
+}
+
+size_t etp_ops_method_count(const etp_ops_result *r) { return r->nmethods; }
+
+const etp_ops_method *etp_ops_method_get(const etp_ops_result *r, size_t i) {
+    return i < r->nmethods ? &r->methods[i].pub : NULL;
+}
+
+size_t etp_ops_qnn_count(const etp_ops_result *r) { return r->nqnn; }
+
+const etp_ops_qnn *etp_ops_qnn_get(const etp_ops_result *r, size_t i) {
+    return i < r->nqnn ? &r->qnn[i] : NULL;
+}
+
+uint32_t etp_ops_blocks_read(const etp_ops_result *r) { return r->blocks_read; }
+uint32_t etp_ops_runs_kept(const etp_ops_result *r) { return r->runs_kept; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Selection
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct sel_key {
+    uint32_t idx;
+    int cls;
+    double num;
+    const char *str;
+} sel_key;
+
+static int unit_class(etp_unit u) {
+    switch (u) {
+    case ETP_UNIT_NS: return 0;
+    case ETP_UNIT_TICKS: return 1;
+    case ETP_UNIT_CYCLES: return 2;
+    case ETP_UNIT_COUNT: return 3;
+    case ETP_UNIT_BYTES: return 4;
+    case ETP_UNIT_RAW: return 5;
+    default: return 6;
+    }
+}
+
+static int cmp_num_desc(const void *x, const void *y) {
+    const sel_key *a = x, *b = y;
+    if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
+    bool na = isnan(a->num), nb = isnan(b->num);
+    if (na != nb) return na ? 1 : -1;
+    if (!na && a->num != b->num) return a->num > b->num ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int cmp_num_asc(const void *x, const void *y) {
+    const sel_key *a = x, *b = y;
+    if (a->num != b->num) return a->num < b->num ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int cmp_str(const void *x, const void *y) {
+    const sel_key *a = x, *b = y;
+    if (!a->str != !b->str) return a->str ? -1 : 1; /* absent last */
+    int c = a->str ? strcmp(a->str, b->str) : 0;
+    if (c) return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *idx, size_t *n,
+                   etp_error *err) {
+    etp_ops_filter d;
+    if (!f) {
+        etp_ops_filter_init(&d);
+        f = &d;
+    }
+    etp_kind want = ETP_KIND_NONE;
+    bool want_htp = false;
+    if (f->kind) {
+        if (strcmp(f->kind, "htp_node") == 0) want_htp = true;
+        else if ((want = etp_kind_parse(f->kind)) == ETP_KIND_NONE) {
+            etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                          "unknown kind \"%s\" (framework, operator_call, kernel, delegate_call, "
+                          "delegate_internal, htp_node, instruction, other)",
+                          f->kind);
+            return ETP_E_USAGE;
+        }
+    }
+    enum { S_ORDER, S_NUM, S_NUM_ASC, S_STR } how = S_ORDER;
+    const char *key = f->sort && *f->sort ? f->sort : "order";
+    static const char *const num_keys[] = {"min", "p10", "p50", "p90", "avg", "max", "total"};
+    bool known = strcmp(key, "order") == 0;
+    for (size_t i = 0; i < sizeof num_keys / sizeof num_keys[0]; i++)
+        if (strcmp(key, num_keys[i]) == 0) known = true, how = S_NUM;
+    if (!strcmp(key, "share") || !strcmp(key, "count")) known = true, how = S_NUM;
+    if (!strcmp(key, "instruction_id")) known = true, how = S_NUM_ASC;
+    if (!strcmp(key, "method") || !strcmp(key, "name") || !strcmp(key, "unit") ||
+        !strcmp(key, "placement") || !strcmp(key, "kind") || !strcmp(key, "operator"))
+        known = true, how = S_STR;
+    if (!known) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "unknown sort key \"%s\" (order, method, instruction_id, name, count, min, "
+                      "p10, p50, p90, avg, max, total, share, unit, placement, kind, operator)",
+                      key);
+        return ETP_E_USAGE;
+    }
+    size_t m = 0;
+    sel_key *keys = malloc((r->nacc ? r->nacc : 1) * sizeof *keys);
+    if (!keys) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    for (size_t i = 0; i < r->nacc; i++) {
+        const etp_ops_row *row = &r->rows[i];
+        if (f->method >= 0 && row->method != (uint32_t)f->method) continue;
+        if (f->placement && strcasecmp(f->placement, row->placement) != 0) continue;
+        if (want_htp && !row->htp_node) continue;
+        if (want != ETP_KIND_NONE && row->kind != want) continue;
+        if (row->kind == ETP_KIND_OPERATOR_CALL && !f->all && want != ETP_KIND_OPERATOR_CALL)
+            continue;
+        sel_key k = {.idx = (uint32_t)i, .cls = unit_class(row->unit), .num = NAN};
+        if (how == S_NUM) {
+            if (!strcmp(key, "count")) k.num = (double)row->count, k.cls = 0;
+            else if (!strcmp(key, "share")) k.num = row->share;
+            else etp_stats_pick(&row->stats, key, &k.num);
+        } else if (how == S_NUM_ASC) {
+            k.num = (double)row->instr;
+        } else if (how == S_STR) {
+            if (!strcmp(key, "method")) k.str = r->methods[row->method].name;
+            else if (!strcmp(key, "name")) k.str = row->name;
+            else if (!strcmp(key, "unit")) k.str = etp_unit_name(row->unit);
+            else if (!strcmp(key, "placement")) k.str = row->placement;
+            else if (!strcmp(key, "kind")) k.str = etp_ops_row_kind_name(row);
+            else k.str = row->op;
+        }
+        keys[m++] = k;
+    }
+    if (how == S_NUM) qsort(keys, m, sizeof *keys, cmp_num_desc);
+    else if (how == S_NUM_ASC) qsort(keys, m, sizeof *keys, cmp_num_asc);
+    else if (how == S_STR) qsort(keys, m, sizeof *keys, cmp_str);
+    if (f->top && m > f->top) m = f->top;
+    for (size_t i = 0; i < m; i++) idx[i] = keys[i].idx;
+    *n = m;
+    free(keys);
+    return ETP_OK;
+}

@@ -1,0 +1,709 @@
+/* cmd_explain.c - `etprof explain FILE [--pte P]`: the profiling questions answered in plain words
+ * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
+ * the same findings as structured records (docs/analyses.md). */
+#include "analysis.h"
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable text (open_memstream). */
+typedef struct sbuf {
+    char *p;
+    size_t n;
+    FILE *f;
+} sbuf;
+
+static bool sb_open(sbuf *s) {
+    s->p = NULL;
+    s->n = 0;
+    s->f = open_memstream(&s->p, &s->n);
+    return s->f != NULL;
+}
+
+static char *sb_take(sbuf *s) {
+    if (s->f) fclose(s->f);
+    s->f = NULL;
+    return s->p;
+}
+
+static void sb_printf(sbuf *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sb_printf(sbuf *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(s->f, fmt, ap);
+    va_end(ap);
+}
+
+#define MAX_FINDINGS 32
+
+typedef struct finding {
+    const char *id;
+    const char *method;
+    const char *question;
+    char *answer;
+    char *facts; /* a JSON object */
+} finding;
+
+typedef struct ex_ctx {
+    cli_args *a;
+    const etp_ops_result *r;
+    const ana_disp *d;
+    bool has_prog;
+    finding f[MAX_FINDINGS];
+    size_t n;
+    /* per finding under construction */
+    sbuf ans, fx;
+    jw w;
+    bool oom;
+} ex_ctx;
+
+static void begin(ex_ctx *c, const char *id, const char *method, const char *question) {
+    if (!sb_open(&c->ans) || !sb_open(&c->fx)) c->oom = true;
+    c->f[c->n] = (finding){.id = id, .method = method, .question = question};
+    jw_init(&c->w, c->fx.f ? c->fx.f : stderr, false);
+    jw_obj_begin(&c->w);
+}
+
+static void end(ex_ctx *c) {
+    jw_obj_end(&c->w);
+    if (c->fx.f) fflush(c->fx.f);
+    if (jw_finish(&c->w)) c->oom = true;
+    c->f[c->n].answer = sb_take(&c->ans);
+    if (c->f[c->n].answer) {
+        size_t len = strlen(c->f[c->n].answer);
+        while (len && c->f[c->n].answer[len - 1] == ' ') c->f[c->n].answer[--len] = 0;
+    }
+    c->f[c->n].facts = sb_take(&c->fx);
+    if (!c->f[c->n].answer || !c->f[c->n].facts) c->oom = true;
+    if (c->n + 1 < MAX_FINDINGS) c->n++;
+}
+
+static void fact_num(ex_ctx *c, const char *k, double v) {
+    jw_key(&c->w, k);
+    jw_double(&c->w, v);
+}
+static void fact_uint(ex_ctx *c, const char *k, uint64_t v) {
+    jw_key(&c->w, k);
+    jw_uint(&c->w, v);
+}
+static void fact_str(ex_ctx *c, const char *k, const char *v) {
+    jw_key(&c->w, k);
+    jw_str(&c->w, v);
+}
+static void fact_bool(ex_ctx *c, const char *k, bool v) {
+    jw_key(&c->w, k);
+    jw_bool(&c->w, v);
+}
+
+/* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
+static double tv(const ex_ctx *c, etp_unit u, double v) {
+    const char *un;
+    return ana_conv(c->d, u, v, &un);
+}
+
+static const char *tu(const ex_ctx *c, etp_unit u) {
+    const char *un;
+    ana_conv(c->d, u, 0, &un);
+    return un;
+}
+
+static const etp_ops_row *row_at(const ex_ctx *c, int32_t i) {
+    return i >= 0 ? etp_ops_row_get(c->r, (size_t)i) : NULL;
+}
+
+static const etp_ops_qnn *qnn_of(const ex_ctx *c, uint32_t mi) {
+    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++)
+        if (etp_ops_qnn_get(c->r, i)->method == mi) return etp_ops_qnn_get(c->r, i);
+    return NULL;
+}
+
+static size_t qnn_count(const ex_ctx *c, uint32_t mi) {
+    size_t n = 0;
+    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) n += etp_ops_qnn_get(c->r, i)->method == mi;
+    return n;
+}
+
+/* "12.3 us" */
+static void say_t(ex_ctx *c, etp_unit u, double v) {
+    double x = tv(c, u, v);
+    sb_printf(&c->ans, "%.*f %s", fabs(x) >= 100 ? 1 : fabs(x) >= 1 ? 2 : 3, x, tu(c, u));
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+static void q_same_thing(ex_ctx *c, uint32_t mi) {
+    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
+    const etp_ops_row *exec = row_at(c, m->exec_row);
+    const etp_ops_qnn *q = qnn_of(c, mi);
+    begin(c, "same_thing", m->name,
+          "Are \"Accelerator (execute) time (cycles)\", \"Method::execute\" and \"DELEGATE_CALL\" "
+          "the same thing?");
+    fact_str(c, "method", m->name);
+    fact_uint(c, "runs", m->runs);
+    fact_str(c, "stat", "p50");
+    fact_str(c, "time_unit", c->d->time_unit);
+    sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
+                       "them are times. ");
+    if (exec) {
+        sb_printf(&c->ans, "In %s (p50 over %u run%s): Method::execute = ", m->name ? m->name : "this method",
+                  m->runs, m->runs == 1 ? "" : "s");
+        say_t(c, exec->unit, exec->stats.p50);
+        sb_printf(&c->ans, " is the whole method on the host clock. ");
+        fact_num(c, "method_execute", tv(c, exec->unit, exec->stats.p50));
+    }
+    const etp_ops_row *dc = q ? row_at(c, (int32_t)q->delegate_row) : NULL;
+    if (!dc) {
+        /* the largest partition, whatever the backend */
+        size_t nrows = etp_ops_row_count(c->r);
+        for (size_t i = 0; i < nrows; i++) {
+            const etp_ops_row *row = etp_ops_row_get(c->r, i);
+            if (row->method == mi && row->kind == ETP_KIND_DELEGATE_CALL &&
+                (!dc || row->stats.p50 > dc->stats.p50))
+                dc = row;
+        }
+    }
+    if (dc) {
+        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->placement);
+        say_t(c, dc->unit, dc->stats.p50);
+        fact_str(c, "backend", dc->placement);
+        fact_num(c, "delegate_call", tv(c, dc->unit, dc->stats.p50));
+        if (exec && exec->stats.p50 > 0 && dc->unit == exec->unit) {
+            double pct = dc->stats.p50 / exec->stats.p50 * 100.0;
+            sb_printf(&c->ans, " (%.1f%% of Method::execute) is ExecuTorch's call into that delegate "
+                               "partition (instruction %d), measured by the host around the backend's "
+                               "execute(); the rest of Method::execute is the other instructions and "
+                               "the interpreter. ",
+                      pct, dc->instr);
+            fact_num(c, "delegate_call_share_of_method", pct);
+        } else {
+            sb_printf(&c->ans, " is ExecuTorch's call into that delegate partition. ");
+        }
+        if (m->delegate_partitions > 1)
+            sb_printf(&c->ans, "This method has %u delegate partitions; each has its own DELEGATE_CALL. ",
+                      m->delegate_partitions);
+    } else {
+        sb_printf(&c->ans, "This method has no DELEGATE_CALL (nothing delegated, or method-only "
+                           "profiling hid the instruction events). ");
+    }
+    fact_uint(c, "delegate_partitions", m->delegate_partitions);
+    if (!q) {
+        sb_printf(&c->ans, "The file has no QNN events, so there is no \"Accelerator (execute) time "
+                           "(cycles)\" here.");
+        fact_bool(c, "qnn_events", false);
+        end(c);
+        return;
+    }
+    fact_bool(c, "qnn_events", true);
+    static const struct {
+        etp_qnn_top t;
+        const char *label, *key;
+    } chain[] = {
+        {ETP_QT_QNN_EXECUTE, "QNN (execute) time", "qnn_execute"},
+        {ETP_QT_RPC, "RPC (execute) time", "rpc_execute"},
+        {ETP_QT_QNN_ACCEL, "QNN accelerator (execute) time", "qnn_accelerator_execute"},
+        {ETP_QT_ACCEL_US, "Accelerator (execute) time", "accelerator_execute"},
+        {ETP_QT_EXCL_WAIT, "Accelerator (execute excluding wait) time", "accelerator_excluding_wait"},
+    };
+    bool first = true;
+    for (size_t k = 0; k < sizeof chain / sizeof chain[0]; k++) {
+        const etp_ops_row *row = row_at(c, q->top[chain[k].t]);
+        if (!row) continue;
+        sb_printf(&c->ans, first ? "Inside the call, QNN reported durations (not timestamps): %s "
+                                 : " which contains %s ",
+                  chain[k].label);
+        say_t(c, row->unit, row->stats.p50);
+        fact_num(c, chain[k].key, tv(c, row->unit, row->stats.p50));
+        first = false;
+    }
+    if (!first) sb_printf(&c->ans, "; the last one is the NPU's compute wall time. ");
+    const etp_ops_row *qe = row_at(c, q->top[ETP_QT_QNN_EXECUTE]);
+    if (dc && qe && dc->unit == qe->unit) {
+        sb_printf(&c->ans, "DELEGATE_CALL minus QNN (execute) time (p50 per run) = ");
+        say_t(c, dc->unit, dc->excl.p50);
+        sb_printf(&c->ans, " is ExecuTorch and profiling overhead around QnnGraph_execute "
+                           "(including walking the profile events after every execute). ");
+        fact_num(c, "delegate_overhead", tv(c, dc->unit, dc->excl.p50));
+        if (dc->excl.p50 < 0)
+            sb_printf(&c->ans, "That is negative: QNN (execute) time exceeds the DELEGATE_CALL "
+                               "that contains it, so these values are inconsistent (synthetic, or "
+                               "logged in another unit than their label says). ");
+    }
+    const etp_ops_row *cyc = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
+    const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
+    if (cyc) {
+        sb_printf(&c->ans, "\"Accelerator (execute) time (cycles)\" = %.0f cycles is not a time at all: "
+                           "it is the parent of the %u HTP node rows and equals the sum of their "
+                           "cycles",
+                  cyc->stats.p50, q->node_rows);
+        if (q->runs_checked)
+            sb_printf(&c->ans, " (checked: it matches in %u of %u runs)",
+                      q->runs_checked - q->runs_sum_mismatch, q->runs_checked);
+        sb_printf(&c->ans, "; these are busy cycles added up over the HTP hardware threads (HVX and "
+                           "HMX), i.e. work, not latency.");
+        fact_num(c, "accelerator_cycles", cyc->stats.p50);
+        fact_uint(c, "htp_node_rows", q->node_rows);
+        fact_uint(c, "node_sum_runs_checked", q->runs_checked);
+        fact_uint(c, "node_sum_runs_mismatch", q->runs_sum_mismatch);
+        if (ex && ex->stats.p50 > 0) {
+            double cpu = cyc->stats.p50 / (ex->stats.p50 / 1000.0);
+            sb_printf(&c->ans, " Cycles per microsecond of the excluding-wait time: %.0f", cpu);
+            if (cpu > 2000)
+                sb_printf(&c->ans, ", more than one HTP thread at ~2 GHz can do, which shows the "
+                                   "aggregation.");
+            else sb_printf(&c->ans, ".");
+            fact_num(c, "cycles_per_us_excl_wait", cpu);
+        }
+    }
+    sb_printf(&c->ans, " They look alike because every QNN value is logged inside the same "
+                       "DELEGATE_CALL instruction (same chain and instruction id), with start time 0 "
+                       "and the value as end time.");
+    end(c);
+}
+
+static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
+    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
+    begin(c, "npu_vs_cpu", m->name,
+          "Which rows ran on the NPU (inside a delegate) and which fell back to the CPU?");
+    fact_str(c, "method", m->name);
+    fact_uint(c, "delegate_partitions", m->delegate_partitions);
+    /* partitions per backend */
+    jw_key(&c->w, "delegates");
+    jw_arr_begin(&c->w);
+    for (uint32_t j = 0; j < m->n_parts; j++) {
+        const etp_ops_part *p = &m->parts[j];
+        if (p->place != ETP_PLACE_DELEGATE) continue;
+        jw_obj_begin(&c->w);
+        jw_key(&c->w, "backend"); jw_str(&c->w, p->placement);
+        jw_key(&c->w, "partitions"); jw_uint(&c->w, p->partitions);
+        jw_key(&c->w, "share_of_method"); jw_double(&c->w, p->share);
+        jw_obj_end(&c->w);
+        sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", p->partitions,
+                  p->partitions == 1 ? "" : "s", p->placement, p->share);
+    }
+    jw_arr_end(&c->w);
+    uint32_t ninstr = 0;
+    for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
+    jw_key(&c->w, "cpu_operators");
+    jw_arr_begin(&c->w);
+    for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
+        const etp_ops_cpu_op *o = &m->cpu_ops[j];
+        jw_obj_begin(&c->w);
+        jw_key(&c->w, "operator"); jw_str(&c->w, o->op);
+        jw_key(&c->w, "instructions"); jw_uint(&c->w, o->instructions);
+        jw_key(&c->w, "per_run"); jw_double(&c->w, tv(c, m->unit, o->per_run));
+        jw_key(&c->w, "share_of_method"); jw_double(&c->w, o->share);
+        jw_obj_end(&c->w);
+    }
+    jw_arr_end(&c->w);
+    fact_uint(c, "cpu_kernel_instructions", ninstr);
+    if (ninstr == 0) {
+        sb_printf(&c->ans, "Nothing ran on the CPU as a fallback: the method has no OPERATOR_CALL "
+                           "(kernel instruction) events. ");
+    } else {
+        const etp_ops_part *cpu = NULL;
+        for (uint32_t j = 0; j < m->n_parts; j++)
+            if (m->parts[j].place == ETP_PLACE_CPU) cpu = &m->parts[j];
+        sb_printf(&c->ans, "%u kernel instruction%s ran on the CPU (not delegated): ", ninstr,
+                  ninstr == 1 ? "" : "s");
+        for (uint32_t j = 0; j < m->n_cpu_ops; j++)
+            sb_printf(&c->ans, "%s%ux %s", j ? ", " : "", m->cpu_ops[j].instructions, m->cpu_ops[j].op);
+        if (cpu) {
+            sb_printf(&c->ans, "; together ");
+            say_t(c, m->unit, cpu->per_run);
+            sb_printf(&c->ans, " per run (%.1f%% of Method::execute). ", cpu->share);
+        }
+    }
+    size_t nq = qnn_count(c, mi);
+    uint32_t nodes = 0, aten = 0, named = 0;
+    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, i);
+        if (q->method != mi) continue;
+        nodes += q->node_rows;
+        aten += q->node_rows_aten;
+        named += q->node_rows_named;
+    }
+    fact_uint(c, "htp_node_rows", nodes);
+    fact_uint(c, "htp_node_rows_aten", aten);
+    if (nq && nodes) {
+        sb_printf(&c->ans, "The %u \"<name>:OpId_N (cycles)\" / \"Input|Output OpId_N (cycles)\" / "
+                           "\"OpId_N (cycles)\" rows (%u of them named aten_*) are HTP nodes of the "
+                           "QNN partition: they ran on the NPU. Their aten_* names are the graph node "
+                           "names of the delegated subgraph, not CPU kernels; a CPU fallback shows up "
+                           "only as an OPERATOR_CALL between DELEGATE_CALLs (QNN never falls back "
+                           "inside a partition: unsupported ops are left out at export). ",
+                  nodes, aten);
+        (void)named;
+    } else if (nq) {
+        sb_printf(&c->ans, "The QNN partition logged no HTP node rows (profile level basic?), so "
+                           "per-node NPU work is not in this file. ");
+    }
+    if (!c->has_prog)
+        sb_printf(&c->ans, "Without --pte the backend of each DELEGATE_CALL is unknown (shown as "
+                           "\"delegate\") and CPU operators are named from their native_call_ events "
+                           "only.");
+    end(c);
+}
+
+static void q_units(ex_ctx *c) {
+    const etp_ops_result *r = c->r;
+    begin(c, "units", NULL, "What unit is each number in, and what are the traps?");
+    size_t nrows = etp_ops_row_count(r);
+    uint64_t per_unit[ETP_UNIT_COUNT_] = {0};
+    uint32_t flags = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        per_unit[row->unit]++;
+        flags |= row->flags;
+    }
+    jw_key(&c->w, "rows_per_unit");
+    jw_obj_begin(&c->w);
+    for (int u = 1; u < ETP_UNIT_COUNT_; u++)
+        if (per_unit[u]) {
+            jw_key(&c->w, etp_unit_name((etp_unit)u));
+            jw_uint(&c->w, per_unit[u]);
+        }
+    jw_obj_end(&c->w);
+    fact_num(c, "tick_ns", c->d->tick_ns);
+    if (per_unit[ETP_UNIT_NS] && c->d->tick_ns > 0)
+        sb_printf(&c->ans, "Runtime events (Method::execute, DELEGATE_CALL, OPERATOR_CALL, kernels, "
+                           "backend scopes with timestamps) are host ticks, taken as %g ns per tick "
+                           "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
+                  c->d->tick_ns, c->d->time_unit);
+    if (per_unit[ETP_UNIT_TICKS])
+        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
+                           "them into time. ");
+    if (flags & ETP_MF_NOT_WALL)
+        sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
+                           "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "
+                           "have no position on the timeline. ",
+                  c->d->time_unit);
+    if (flags & ETP_MF_QTIMER) {
+        sb_printf(&c->ans, "Trap: \"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX "
+                           "power on and acquire (us)\" are 19.2 MHz QTimer ticks despite the label; "
+                           "etprof divides them by 19.2. ");
+        fact_bool(c, "qtimer_converted", true);
+    }
+    if (per_unit[ETP_UNIT_CYCLES])
+        sb_printf(&c->ans, "Trap: HTP cycles are thread-aggregate busy cycles (HVX + HMX threads "
+                           "added up): use them as work share, not as time; --htp-clock-ghz gives a "
+                           "labelled estimate only. ");
+    if (per_unit[ETP_UNIT_RAW])
+        sb_printf(&c->ans, "%llu row(s) are \"raw\": a delegate logged a value with start 0 and no "
+                           "unit suffix, so its unit is unknown. ",
+                  (unsigned long long)per_unit[ETP_UNIT_RAW]);
+    /* detailed-profiling inflation and cold first run, per method */
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_qnn *q = qnn_of(c, mi);
+        if (q) {
+            const etp_ops_row *qa = row_at(c, q->top[ETP_QT_QNN_ACCEL]);
+            const etp_ops_row *ac = row_at(c, q->top[ETP_QT_ACCEL_US]);
+            if (qa && ac && ac->stats.p50 > 0) {
+                double ratio = qa->stats.p50 / ac->stats.p50;
+                sb_printf(&c->ans, "Trap: with detailed profiling (node cycles present) the host-side "
+                                   "QNN times are inflated; here QNN accelerator (execute) is %.1fx "
+                                   "Accelerator (execute). Trust \"Accelerator (execute excluding "
+                                   "wait) time\" for NPU time. ",
+                          ratio);
+                fact_num(c, "qnn_accelerator_over_accelerator", ratio);
+            }
+        }
+        const etp_ops_row *exec = row_at(c, m->exec_row);
+        if (exec && exec->runs > 2 && exec->stats.p50 > 0) {
+            double first = exec->samples[0], ratio = first / exec->stats.p50;
+            fact_num(c, "first_run_over_p50", ratio);
+            if (ratio > 1.2) {
+                sb_printf(&c->ans, "Trap: the first run of %s is cold: ", m->name ? m->name : "the method");
+                say_t(c, exec->unit, first);
+                sb_printf(&c->ans, " vs p50 ");
+                say_t(c, exec->unit, exec->stats.p50);
+                sb_printf(&c->ans, " (%.1fx); use --skip-first 1 for steady state. ", ratio);
+            }
+        }
+        if (m->operator_calls == 0 && m->delegate_calls == 0 && exec) {
+            size_t n = 0;
+            for (size_t i = 0; i < nrows; i++) {
+                const etp_ops_row *row = etp_ops_row_get(r, i);
+                n += row->method == mi && row->kind == ETP_KIND_DELEGATE_INTERNAL;
+            }
+            if (n)
+                sb_printf(&c->ans, "Trap: %s has backend events but no OPERATOR_CALL or "
+                                   "DELEGATE_CALL: the dump was made with method-only profiling, "
+                                   "which hides the instruction scopes (and CPU kernels). ",
+                          m->name ? m->name : "the method");
+        }
+    }
+    sb_printf(&c->ans, "The Python Inspector converts every value with one scale (default ns to ms), "
+                       "which is wrong for QNN us/cycles/count, and keeps only the last occurrence "
+                       "of a repeated event per run; etprof keeps each row in its own unit and sums "
+                       "repeats.");
+    end(c);
+}
+
+static void q_cannot(ex_ctx *c, bool any_qnn) {
+    begin(c, "cannot_tell", NULL, "What can this file not tell?");
+    fact_bool(c, "qnn", any_qnn);
+    if (any_qnn) {
+        sb_printf(&c->ans,
+                  "An ETDump has no HMX vs HVX split per op, no VTCM/TCM or DDR traffic, no "
+                  "per-unit utilization, no critical path and no HTP clock: HTP node cycles are "
+                  "one aggregate number per node. Those come from a QNN optrace run and its QHAS "
+                  "summary, made outside the ExecuTorch runtime: (1) compile the .pte with QNN "
+                  "profile level 3 (optrace), which also writes <graph>_schematic.bin; (2) on the "
+                  "device: qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin "
+                  "--input_list input_list.txt --use_native_input_files --use_native_output_files "
+                  "--config_file backend_extension_config.json --profiling_level detailed "
+                  "--profiling_option optrace; (3) on the host: qnn-profile-viewer --config "
+                  "viewer_config.json (containing {\"features\":{\"qhas_json\":true}}) --schematic "
+                  "<graph>_schematic.bin --reader "
+                  "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so "
+                  "--input_log qnn-profiling-data_0.log --output optrace.json. That gives "
+                  "optrace.json (Chrome trace) and optrace_qnn_htp_analysis_summary.json (QHAS); "
+                  "ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the same "
+                  "steps. Join them to these rows by OpId (the number after OpId_).");
+        jw_key(&c->w, "commands");
+        jw_arr_begin(&c->w);
+        jw_str(&c->w, "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin "
+                      "--input_list input_list.txt --use_native_input_files "
+                      "--use_native_output_files --config_file backend_extension_config.json "
+                      "--profiling_level detailed --profiling_option optrace");
+        jw_str(&c->w, "qnn-profile-viewer --config viewer_config.json --schematic "
+                      "<graph>_schematic.bin --reader "
+                      "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so "
+                      "--input_log qnn-profiling-data_0.log --output optrace.json");
+        jw_arr_end(&c->w);
+    } else {
+        sb_printf(&c->ans, "Inside a delegate the file holds only what the backend chose to log: "
+                           "no per-unit utilization, memory traffic or hardware counters (Ethos-U "
+                           "NPU PMU counters, for example, go to the device log, not the ETDump). "
+                           "Host times are wall time of one thread; the file has no CPU "
+                           "frequency, cache or thread information.");
+    }
+    end(c);
+}
+
+static void q_missing(ex_ctx *c, bool any_qnn) {
+    const etp_ops_result *r = c->r;
+    begin(c, "missing", NULL, "What is missing from this file or this command line?");
+    fact_bool(c, "pte_given", c->has_prog);
+    fact_uint(c, "runs", etp_ops_runs_kept(r));
+    bool any = false;
+    if (!c->has_prog) {
+        sb_printf(&c->ans, "No --pte was given: the method names, the backend of each DELEGATE_CALL "
+                           "and the operator names with namespaces (aten::add.out) come from the "
+                           ".pte; with --pte etprof also checks which method each run executed. ");
+        any = true;
+    }
+    if (etp_ops_runs_kept(r) == 0) {
+        sb_printf(&c->ans, "The file has no Execute block: the method was loaded but never run "
+                           "with the event tracer on. ");
+        any = true;
+    } else if (etp_ops_runs_kept(r) < 3) {
+        sb_printf(&c->ans, "Only %u run(s): percentiles need more runs; run the method more times "
+                           "(the first one is usually cold). ",
+                  etp_ops_runs_kept(r));
+        any = true;
+    }
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_qnn *q = qnn_of(c, mi);
+        if (q && q->top[ETP_QT_ACCEL_CYCLES] < 0 && q->node_rows == 0) {
+            sb_printf(&c->ans, "The QNN partition has no cycles/node events: it was profiled at the "
+                               "basic level; use profile level 2 (detailed) for per-node cycles. ");
+            any = true;
+        }
+        if (q && q->runs_sum_mismatch) {
+            sb_printf(&c->ans, "In %u run(s) the HTP node cycles do not add up to Accelerator "
+                               "(execute) time (cycles): node events were dropped (QNN's profile "
+                               "event cap?). ",
+                      q->runs_sum_mismatch);
+            any = true;
+        }
+    }
+    (void)any_qnn;
+    if (!any) sb_printf(&c->ans, "Nothing essential: the program was given and every run has its "
+                                 "instruction events.");
+    end(c);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+static void wrap(FILE *f, const char *s, size_t width, const char *indent) {
+    while (*s) {
+        size_t len = strlen(s);
+        if (len <= width) {
+            fprintf(f, "%s%s\n", indent, s);
+            return;
+        }
+        size_t cut = width;
+        while (cut > 0 && s[cut] != ' ') cut--;
+        if (cut == 0) {
+            cut = width;
+            while (s[cut] && s[cut] != ' ') cut++;
+        }
+        fprintf(f, "%s%.*s\n", indent, (int)cut, s);
+        s += cut;
+        while (*s == ' ') s++;
+    }
+}
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "explain", done, total);
+}
+
+static void json_finding(jw *w, const finding *x) {
+    jw_obj_begin(w);
+    jw_key(w, "id"); jw_str(w, x->id);
+    jw_key(w, "method"); jw_str(w, x->method);
+    jw_key(w, "question"); jw_str(w, x->question);
+    jw_key(w, "answer"); jw_str(w, x->answer);
+    jw_key(w, "facts"); jw_raw(w, x->facts);
+    jw_obj_end(w);
+}
+
+static int run_explain(cli_args *a) {
+    const char *path = a->pos[0];
+    long skip = 0;
+    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
+        cli_errorf("explain: --skip-first: expected a number >= 0, got \"%s\"",
+                   a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    etp_model_opts mo;
+    int rc = cli_model_opts(a, &mo);
+    if (rc) return rc;
+    ana_disp d;
+    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
+        cli_errorf("explain: --time-unit: expected ns, us, ms or s, got \"%s\"",
+                   a->val[OPT_TIME_UNIT]);
+        return EXIT_USAGE;
+    }
+    cli_inputs in;
+    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.skip_first = (uint32_t)skip;
+    oo.progress = progress;
+    oo.progress_ctx = a;
+    etp_error err = {0};
+    etp_ops_result *r = NULL;
+    rc = etp_ops_compute(in.model, &oo, &r, &err);
+    cli_progress_end(a);
+    if (rc) {
+        cli_error(&err);
+        cli_close_inputs(&in);
+        return cli_exit_for(rc);
+    }
+    ex_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return EXIT_INTERNAL;
+    }
+    c->a = a;
+    c->r = r;
+    c->d = &d;
+    c->has_prog = in.prog != NULL;
+    uint32_t nm = (uint32_t)etp_ops_method_count(r);
+    for (uint32_t mi = 0; mi < nm && c->n + 5 < MAX_FINDINGS; mi++) q_same_thing(c, mi);
+    for (uint32_t mi = 0; mi < nm && c->n + 4 < MAX_FINDINGS; mi++) q_npu_cpu(c, mi);
+    q_units(c);
+    q_cannot(c, etp_ops_qnn_count(r) > 0);
+    q_missing(c, etp_ops_qnn_count(r) > 0);
+    cli_out o;
+    if (c->oom) rc = EXIT_INTERNAL, cli_errorf("out of memory");
+    else rc = cli_out_open(a, &o);
+    if (!rc) {
+        FILE *f = o.f;
+        if (a->fmt == OUT_JSON) {
+            jw w;
+            jw_init(&w, f, true);
+            jw_obj_begin(&w);
+            jw_key(&w, "schema_version"); jw_int(&w, 1);
+            jw_key(&w, "file"); jw_str(&w, path);
+            jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+            jw_key(&w, "findings");
+            jw_arr_begin(&w);
+            for (size_t i = 0; i < c->n; i++) json_finding(&w, &c->f[i]);
+            jw_arr_end(&w);
+            jw_obj_end(&w);
+            fflush(f);
+            if (jw_finish(&w)) rc = EXIT_IO;
+            fputc('\n', f);
+        } else if (a->fmt == OUT_JSONL) {
+            for (size_t i = 0; i < c->n; i++) {
+                jw w;
+                jw_init(&w, f, false);
+                json_finding(&w, &c->f[i]);
+                fflush(f);
+                if (jw_finish(&w)) rc = EXIT_IO;
+                fputc('\n', f);
+            }
+        } else if (a->fmt == OUT_CSV || a->fmt == OUT_TSV) {
+            static const out_col cols[] = {
+                {"id", "id", OUT_STR, 0},
+                {"method", "method", OUT_STR, 0},
+                {"question", "question", OUT_STR, 0},
+                {"answer", "answer", OUT_STR, 0},
+            };
+            out_table *t = cli_table(a, &o, cols, 4);
+            if (!t) rc = EXIT_INTERNAL;
+            for (size_t i = 0; t && i < c->n; i++) {
+                out_row_begin(t);
+                out_cell_str(t, c->f[i].id);
+                out_cell_str(t, c->f[i].method);
+                out_cell_str(t, c->f[i].question);
+                out_cell_str(t, c->f[i].answer);
+                out_row_end(t);
+            }
+            if (t && out_table_finish(t)) rc = EXIT_IO;
+            out_table_free(t);
+        } else {
+            bool md = a->fmt == OUT_MD;
+            fprintf(f, "%s%s%s\n", md ? "# etprof explain: " : "etprof explain: ", path,
+                    in.prog ? "" : " (no --pte)");
+            for (size_t i = 0; i < c->n; i++) {
+                const finding *x = &c->f[i];
+                fprintf(f, "\n%s%s%s%s%s\n", md ? "## " : "", x->question,
+                        x->method ? " [" : "", x->method ? x->method : "", x->method ? "]" : "");
+                if (md) fprintf(f, "\n%s\n", x->answer);
+                else wrap(f, x->answer, 96, "  ");
+            }
+        }
+        if (ferror(f) && !rc) rc = EXIT_IO;
+        if (rc == EXIT_IO) cli_errorf("explain: write failed");
+        rc = cli_out_close(&o, rc);
+    }
+    for (size_t i = 0; i < MAX_FINDINGS; i++) {
+        free(c->f[i].answer);
+        free(c->f[i].facts);
+    }
+    free(c);
+    etp_ops_free(r);
+    cli_close_inputs(&in);
+    return rc;
+}
+
+static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_TICK_NS,   OPT_TICK_HZ,
+                                      OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_NONE};
+
+const cli_cmd cmd_explain = {
+    .name = "explain",
+    .summary = "the answers in words, with this file's numbers: what nests in what, NPU vs CPU, "
+               "units and traps, what the file cannot tell",
+    .usage = "FILE [--pte P]",
+    .help = "Answers: are Accelerator (execute) time (cycles), Method::execute and DELEGATE_CALL\n"
+            "the same thing? Which rows ran on the NPU and which on the CPU? What unit is each\n"
+            "number in, and what are the traps? What can the file not tell (and how to get it)?\n"
+            "What is missing? JSON: {\"schema_version\":1,\"findings\":[{id, method, question,\n"
+            "answer, facts}]}. See docs/analyses.md.",
+    .opts = explain_opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run_explain,
+};

@@ -1,0 +1,204 @@
+/* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
+#include "analysis.h"
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const out_col ops_cols[] = {
+    {"method", "method", OUT_STR, 0},
+    {"instruction_id", "instr", OUT_INT, 0},
+    {"name", "name", OUT_STR, 0},
+    {"count", "count", OUT_UINT, 0},
+    {"min", "min", OUT_FLOAT, 3},
+    {"p10", "p10", OUT_FLOAT, 3},
+    {"p50", "p50", OUT_FLOAT, 3},
+    {"p90", "p90", OUT_FLOAT, 3},
+    {"avg", "avg", OUT_FLOAT, 3},
+    {"max", "max", OUT_FLOAT, 3},
+    {"total", "total", OUT_FLOAT, 3},
+    {"share", "share%", OUT_FLOAT, 2},
+    {"unit", "unit", OUT_STR, 0},
+    {"placement", "placement", OUT_STR, 0},
+    {"kind", "kind", OUT_STR, 0},
+    {"operator", "operator", OUT_STR, 0},
+};
+#define NCOLS (sizeof ops_cols / sizeof ops_cols[0])
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "ops", done, total);
+}
+
+static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
+
+static int run_ops(cli_args *a) {
+    const char *path = a->pos[0];
+    long top = 0, skip = 0;
+    double ghz = 0;
+    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
+        cli_errorf("ops: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
+        cli_errorf("ops: --skip-first: expected a number >= 0, got \"%s\"", a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
+        cli_errorf("ops: --htp-clock-ghz: expected a positive number, got \"%s\"",
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    etp_model_opts mo;
+    int rc = cli_model_opts(a, &mo);
+    if (rc) return rc;
+    ana_disp d;
+    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", ghz, mo.tick_ns)) {
+        cli_errorf("ops: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
+        return EXIT_USAGE;
+    }
+    etp_ops_filter f;
+    etp_ops_filter_init(&f);
+    f.placement = a->set[OPT_PLACEMENT] ? a->val[OPT_PLACEMENT] : NULL;
+    f.kind = a->set[OPT_KIND] ? a->val[OPT_KIND] : NULL;
+    f.all = a->set[OPT_ALL];
+    f.sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : NULL;
+    f.top = (size_t)top;
+    if (f.kind && strcmp(f.kind, "htp_node") != 0 && etp_kind_parse(f.kind) == ETP_KIND_NONE) {
+        cli_errorf("ops: --kind: unknown kind \"%s\" (framework, operator_call, kernel, "
+                   "delegate_call, delegate_internal, htp_node, instruction, other)",
+                   f.kind);
+        return EXIT_USAGE;
+    }
+    cli_inputs in;
+    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+    oo.skip_first = (uint32_t)skip;
+    oo.progress = progress;
+    oo.progress_ctx = a;
+    etp_error err = {0};
+    etp_ops_result *r = NULL;
+    rc = etp_ops_compute(in.model, &oo, &r, &err);
+    cli_progress_end(a);
+    if (rc) {
+        cli_error(&err);
+        cli_close_inputs(&in);
+        return cli_exit_for(rc);
+    }
+    size_t nrows = etp_ops_row_count(r), n = 0;
+    uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
+    if (!idx) {
+        cli_errorf("out of memory");
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return EXIT_INTERNAL;
+    }
+    rc = etp_ops_select(r, &f, idx, &n, &err);
+    if (rc) {
+        cli_error(&err);
+        free(idx);
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return cli_exit_for(rc);
+    }
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        free(idx);
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return rc;
+    }
+    out_col cols[NCOLS];
+    memcpy(cols, ops_cols, sizeof cols);
+    for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
+    out_table *t = cli_table(a, &o, cols, NCOLS);
+    if (!t) {
+        cli_errorf("out of memory");
+        free(idx);
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return cli_out_close(&o, EXIT_INTERNAL);
+    }
+    uint32_t flags = 0, units = 0;
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
+        const etp_ops_method *m = etp_ops_method_get(r, row->method);
+        const char *un = NULL;
+        flags |= row->flags;
+        units |= 1u << row->unit;
+        out_row_begin(t);
+        out_cell_str(t, m->name);
+        if (row->chain >= 0 && row->instr >= 0) out_cell_int(t, row->instr);
+        else out_cell_null(t);
+        out_cell_str(t, row->name);
+        out_cell_uint(t, row->count);
+        const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
+                              &row->stats.avg, &row->stats.max, &row->stats.total};
+        for (size_t s = 0; s < sizeof st / sizeof st[0]; s++)
+            out_cell_float(t, ana_conv(&d, row->unit, *st[s], &un));
+        if (!un) ana_conv(&d, row->unit, 0, &un);
+        out_cell_float(t, row->share);
+        out_cell_str(t, un);
+        out_cell_str(t, row->placement);
+        out_cell_str(t, etp_ops_row_kind_name(row));
+        out_cell_str(t, row->op);
+        out_row_end(t);
+    }
+    if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
+        char b[256];
+        snprintf(b, sizeof b,
+                 "%u runs (one per Execute block) of %zu method(s); statistics are over "
+                 "per-run sums, count = occurrences; share%% = %% of the method's "
+                 "Method::execute total",
+                 etp_ops_runs_kept(r), etp_ops_method_count(r));
+        out_table_note(t, b);
+        ana_unit_notes(&d, flags, units, note_cb, t);
+        if (!f.all && (!f.kind || strcmp(f.kind, "operator_call") != 0)) {
+            size_t hidden = 0;
+            for (size_t i = 0; i < nrows; i++)
+                hidden += etp_ops_row_get(r, i)->kind == ETP_KIND_OPERATOR_CALL;
+            if (hidden) {
+                snprintf(b, sizeof b,
+                         "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them; etprof tree "
+                         "shows their overhead)",
+                         hidden);
+                out_table_note(t, b);
+            }
+        }
+        if (!in.prog)
+            out_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
+                              "(operators are derived from native_call_<op> names)");
+    }
+    rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
+    out_table_free(t);
+    if (rc) cli_errorf("ops: write failed");
+    free(idx);
+    etp_ops_free(r);
+    cli_close_inputs(&in);
+    return cli_out_close(&o, rc);
+}
+
+static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_TICK_NS,   OPT_TICK_HZ,
+                                  OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
+                                  OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
+                                  OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_NONE};
+
+const cli_cmd cmd_ops = {
+    .name = "ops",
+    .summary = "per-operator statistics over runs: count, min, p10, p50, p90, avg, max, total, "
+               "share, unit, placement",
+    .usage = "FILE [--pte P] [--sort KEY] [--top N] [--placement cpu|BACKEND] [--kind KIND]",
+    .help = "One row per (method, instruction, event identity) over the Execute blocks (runs).\n"
+            "An identity seen several times in one run is summed into that run's sample; count\n"
+            "is the number of occurrences. Time rows are shown in --time-unit (default us);\n"
+            "cycles, counts and bytes keep their own unit. OPERATOR_CALL wrappers are hidden\n"
+            "unless --all. --kind: framework, operator_call, kernel, delegate_call,\n"
+            "delegate_internal, htp_node, instruction, other. --sort: order (default), total,\n"
+            "avg, p50, ..., share, count, name, operator, placement, kind, unit, method,\n"
+            "instruction_id; numbers sort largest first, grouped by unit. See docs/analyses.md.",
+    .opts = ops_opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run_ops,
+};

@@ -1,0 +1,417 @@
+/* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
+ * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
+#include "analysis.h"
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tree_ctx {
+    cli_args *a;
+    const etp_ops_result *r;
+    const ana_disp *d;
+    const char *stat;
+    size_t top;       /* HTP nodes listed per parent in table/md (0: all) */
+    bool limit_nodes; /* table and md */
+    out_table *t;
+    jw *w;
+    uint32_t *scratch;
+    uint32_t flags, units;
+} tree_ctx;
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "tree", done, total);
+}
+
+static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
+
+static double stat_of(const tree_ctx *c, const etp_stats *s) {
+    double v = NAN;
+    etp_stats_pick(s, c->stat, &v);
+    return v;
+}
+
+static bool is_time(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_TICKS; }
+
+/* What the exclusive part of a node with children means. */
+static const char *excl_meaning(const tree_ctx *c, const etp_ops_row *row) {
+    (void)c;
+    switch (row->kind) {
+    case ETP_KIND_FRAMEWORK:
+        return "unattributed: outside any profiled instruction";
+    case ETP_KIND_OPERATOR_CALL: return "framework overhead (wrapper minus kernel)";
+    case ETP_KIND_DELEGATE_CALL:
+        return "delegate-call overhead (not timed by the backend)";
+    default: break;
+    }
+    switch (etp_qnn_top_of(row->name)) {
+    case ETP_QT_QNN_EXECUTE: return "host-side QNN outside RPC";
+    case ETP_QT_RPC: return "FastRPC transport";
+    case ETP_QT_QNN_ACCEL: return "DSP-side QNN outside the accelerator";
+    case ETP_QT_ACCEL_US: return "not in its three parts";
+    case ETP_QT_ACCEL_CYCLES: return "cycles in no HTP node";
+    default: return "self time (no child scope)";
+    }
+}
+
+static const char *role_of(const etp_ops_row *row, const etp_ops_row *parent) {
+    if (row->htp_node) return "htp_node";
+    if (!is_time(row->unit)) return "fact";
+    if (parent && !is_time(parent->unit)) return "fact";
+    return "time";
+}
+
+/* Children of `i` in display order: time children first, then facts; HTP nodes by the statistic,
+ * largest first. Returns the count; fills c->scratch from `at`. */
+static size_t ordered_children(tree_ctx *c, size_t i, uint32_t *out) {
+    size_t n, m = 0;
+    const uint32_t *kids = etp_ops_children(c->r, i, &n);
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(c->r, kids[k]);
+            int p = row->htp_node ? 2 : is_time(row->unit) ? 0 : 1;
+            if (p == pass) out[m++] = kids[k];
+        }
+    /* sort the HTP nodes (a suffix) by the statistic, largest first (insertion sort is enough
+     * for the typical hundreds; stable) */
+    size_t first = m;
+    while (first > 0 && etp_ops_row_get(c->r, out[first - 1])->htp_node) first--;
+    for (size_t x = first + 1; x < m; x++) {
+        uint32_t v = out[x];
+        double vx = stat_of(c, &etp_ops_row_get(c->r, v)->stats);
+        size_t y = x;
+        while (y > first) {
+            double vy = stat_of(c, &etp_ops_row_get(c->r, out[y - 1])->stats);
+            if (!(vx > vy) && !(isnan(vy) && !isnan(vx))) break;
+            out[y] = out[y - 1];
+            y--;
+        }
+        out[y] = v;
+    }
+    return m;
+}
+
+typedef struct node_vals {
+    double incl, excl, share_parent, share_method;
+    const char *unit;
+    const char *role;
+    const char *meaning;
+} node_vals;
+
+static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
+    const etp_ops_row *row = etp_ops_row_get(c->r, i);
+    const etp_ops_row *parent = row->parent >= 0 ? etp_ops_row_get(c->r, (size_t)row->parent) : NULL;
+    const etp_ops_method *m = etp_ops_method_get(c->r, row->method);
+    const etp_ops_row *exec = m->exec_row >= 0 ? etp_ops_row_get(c->r, (size_t)m->exec_row) : NULL;
+    double incl = stat_of(c, &row->stats);
+    double excl = row->has_children_same_unit ? stat_of(c, &row->excl) : incl;
+    nv->role = role_of(row, parent);
+    nv->meaning = row->has_children_same_unit ? excl_meaning(c, row) : NULL;
+    if (row->flags & ETP_MF_QTIMER) nv->meaning = "19.2 MHz ticks converted";
+    if (etp_qnn_top_of(row->name) == ETP_QT_EXCL_WAIT)
+        nv->meaning = "NPU compute wall time";
+    nv->share_parent = nv->share_method = NAN;
+    if (parent && parent->unit == row->unit) {
+        double pv = stat_of(c, &parent->stats);
+        if (pv > 0) nv->share_parent = incl / pv * 100.0;
+    }
+    if (exec && is_time(row->unit) && exec->unit == row->unit) {
+        double ev = stat_of(c, &exec->stats);
+        if (ev > 0) nv->share_method = incl / ev * 100.0;
+    }
+    nv->incl = ana_conv(c->d, row->unit, incl, &nv->unit);
+    nv->excl = ana_conv(c->d, row->unit, excl, &nv->unit);
+    c->flags |= row->flags;
+    c->units |= 1u << row->unit;
+}
+
+static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
+    const etp_ops_row *row = etp_ops_row_get(c->r, i);
+    const etp_ops_method *m = etp_ops_method_get(c->r, row->method);
+    out_table *t = c->t;
+    out_row_begin(t);
+    out_cell_str(t, m->name);
+    out_cell_uint(t, row->depth);
+    if (indent) {
+        char b[1024];
+        size_t pad = row->depth * 2 > 64 ? 64 : row->depth * 2;
+        memset(b, ' ', pad);
+        const char *label = row->name;
+        char tmp[600];
+        if (row->kind == ETP_KIND_DELEGATE_CALL) {
+            snprintf(tmp, sizeof tmp, "DELEGATE_CALL [%s]", row->placement);
+            label = tmp;
+        } else if (row->kind == ETP_KIND_OPERATOR_CALL && row->op) {
+            snprintf(tmp, sizeof tmp, "OPERATOR_CALL [%s]", row->op);
+            label = tmp;
+        }
+        snprintf(b + pad, sizeof b - pad, "%s", label);
+        out_cell_str(t, b);
+    } else {
+        out_cell_str(t, row->name);
+    }
+    if (row->chain >= 0 && row->instr >= 0) out_cell_int(t, row->instr);
+    else out_cell_null(t);
+    out_cell_str(t, etp_ops_row_kind_name(row));
+    out_cell_str(t, row->placement);
+    out_cell_uint(t, row->count);
+    out_cell_float(t, nv->incl);
+    out_cell_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
+    out_cell_str(t, nv->unit);
+    out_cell_float(t, nv->share_parent);
+    out_cell_float(t, nv->share_method);
+    out_cell_str(t, nv->role);
+    out_cell_str(t, nv->meaning);
+    out_row_end(t);
+}
+
+static void json_node(tree_ctx *c, size_t i, uint32_t *buf);
+
+static void walk_flat(tree_ctx *c, size_t i, uint32_t *buf, bool indent) {
+    node_vals nv;
+    node_values(c, i, &nv);
+    flat_row(c, i, &nv, indent);
+    size_t n = ordered_children(c, i, buf);
+    size_t shown = 0, hidden = 0;
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *row = etp_ops_row_get(c->r, buf[k]);
+        if (row->htp_node && c->limit_nodes && c->top && shown >= c->top) {
+            hidden++;
+            continue;
+        }
+        if (row->htp_node) shown++;
+        walk_flat(c, buf[k], buf + n, indent);
+    }
+    if (hidden) {
+        const etp_ops_row *row = etp_ops_row_get(c->r, i);
+        char b[200];
+        snprintf(b, sizeof b, "%*s... %zu more HTP nodes (etprof ops --kind htp_node)",
+                 (int)((row->depth + 1) * 2 > 64 ? 64 : (row->depth + 1) * 2), "", hidden);
+        out_row_begin(c->t);
+        out_cell_str(c->t, etp_ops_method_get(c->r, row->method)->name);
+        out_cell_uint(c->t, row->depth + 1);
+        out_cell_str(c->t, b);
+        out_row_end(c->t);
+    }
+}
+
+static void json_num(jw *w, const char *key, double v) {
+    jw_key(w, key);
+    jw_double(w, v);
+}
+
+static void json_node(tree_ctx *c, size_t i, uint32_t *buf) {
+    const etp_ops_row *row = etp_ops_row_get(c->r, i);
+    node_vals nv;
+    node_values(c, i, &nv);
+    jw *w = c->w;
+    jw_obj_begin(w);
+    jw_key(w, "name"); jw_str(w, row->name);
+    jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
+    jw_key(w, "placement"); jw_str(w, row->placement);
+    jw_key(w, "instruction_id");
+    if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
+    else jw_null(w);
+    jw_key(w, "operator"); jw_str(w, row->op);
+    jw_key(w, "count"); jw_uint(w, row->count);
+    jw_key(w, "runs"); jw_uint(w, row->runs);
+    jw_key(w, "role"); jw_str(w, nv.role);
+    jw_key(w, "unit"); jw_str(w, nv.unit);
+    json_num(w, "inclusive", nv.incl);
+    json_num(w, "exclusive", strcmp(nv.role, "time") == 0 || row->has_children_same_unit ? nv.excl : NAN);
+    jw_key(w, "overhead");
+    if (row->has_children_same_unit) jw_double(w, nv.excl);
+    else jw_null(w);
+    json_num(w, "share_of_parent", nv.share_parent);
+    json_num(w, "share_of_method", nv.share_method);
+    jw_key(w, "meaning"); jw_str(w, nv.meaning);
+    jw_key(w, "children");
+    jw_arr_begin(w);
+    size_t n = ordered_children(c, i, buf);
+    for (size_t k = 0; k < n; k++) json_node(c, buf[k], buf + n);
+    jw_arr_end(w);
+    jw_obj_end(w);
+}
+
+static const out_col tree_cols[] = {
+    {"method", "method", OUT_STR, 0},
+    {"depth", "depth", OUT_UINT, 0},
+    {"name", "node", OUT_STR, 0},
+    {"instruction_id", "instr", OUT_INT, 0},
+    {"kind", "kind", OUT_STR, 0},
+    {"placement", "placement", OUT_STR, 0},
+    {"count", "count", OUT_UINT, 0},
+    {"inclusive", "inclusive", OUT_FLOAT, 3},
+    {"exclusive", "exclusive", OUT_FLOAT, 3},
+    {"unit", "unit", OUT_STR, 0},
+    {"share_of_parent", "%parent", OUT_FLOAT, 2},
+    {"share_of_method", "%method", OUT_FLOAT, 2},
+    {"role", "role", OUT_STR, 0},
+    {"meaning", "exclusive means / note", OUT_STR, 0},
+};
+#define NCOLS (sizeof tree_cols / sizeof tree_cols[0])
+
+static int run_tree(cli_args *a) {
+    const char *path = a->pos[0];
+    long skip = 0, top = 10;
+    double ghz = 0;
+    const char *stat = a->set[OPT_STAT] ? a->val[OPT_STAT] : "p50";
+    etp_stats probe = {0};
+    double dummy;
+    if (!etp_stats_pick(&probe, stat, &dummy) || strcmp(stat, "total") == 0) {
+        cli_errorf("tree: --stat: expected min, p10, p50, p90, avg or max, got \"%s\"", stat);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
+        cli_errorf("tree: --skip-first: expected a number >= 0, got \"%s\"", a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
+        cli_errorf("tree: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
+        cli_errorf("tree: --htp-clock-ghz: expected a positive number, got \"%s\"",
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    etp_model_opts mo;
+    int rc = cli_model_opts(a, &mo);
+    if (rc) return rc;
+    ana_disp d;
+    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", ghz, mo.tick_ns)) {
+        cli_errorf("tree: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
+        return EXIT_USAGE;
+    }
+    cli_inputs in;
+    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+    oo.skip_first = (uint32_t)skip;
+    oo.progress = progress;
+    oo.progress_ctx = a;
+    etp_error err = {0};
+    etp_ops_result *r = NULL;
+    rc = etp_ops_compute(in.model, &oo, &r, &err);
+    cli_progress_end(a);
+    if (rc) {
+        cli_error(&err);
+        cli_close_inputs(&in);
+        return cli_exit_for(rc);
+    }
+    size_t nrows = etp_ops_row_count(r);
+    /* children buffers nest: depth <= nrows, total use <= 2 * nrows */
+    uint32_t *buf = malloc((2 * nrows + 2) * sizeof *buf);
+    cli_out o;
+    if (!buf) {
+        cli_errorf("out of memory");
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return EXIT_INTERNAL;
+    }
+    if ((rc = cli_out_open(a, &o))) {
+        free(buf);
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return rc;
+    }
+    tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
+                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD};
+    size_t nroots;
+    const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
+    if (a->fmt == OUT_JSON) {
+        jw w;
+        jw_init(&w, o.f, true);
+        c.w = &w;
+        jw_obj_begin(&w);
+        jw_key(&w, "schema_version"); jw_int(&w, 1);
+        jw_key(&w, "file"); jw_str(&w, path);
+        jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+        jw_key(&w, "stat"); jw_str(&w, stat);
+        jw_key(&w, "time_unit"); jw_str(&w, d.time_unit);
+        jw_key(&w, "methods");
+        jw_arr_begin(&w);
+        for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+            const etp_ops_method *m = etp_ops_method_get(r, mi);
+            jw_obj_begin(&w);
+            jw_key(&w, "name"); jw_str(&w, m->name);
+            jw_key(&w, "runs"); jw_uint(&w, m->runs);
+            jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
+            jw_key(&w, "roots");
+            jw_arr_begin(&w);
+            for (size_t k = 0; k < nroots; k++)
+                if (etp_ops_row_get(r, roots[k])->method == mi) json_node(&c, roots[k], buf);
+            jw_arr_end(&w);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_key(&w, "notes");
+        jw_arr_begin(&w);
+        jw_str(&w, "inclusive/exclusive are the chosen per-run statistic of each node's per-run "
+                   "sum and of its per-run exclusive part (the sum minus its children of the same "
+                   "unit); facts are values in other units hung under their scope");
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        fflush(o.f);
+        rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
+        fputc('\n', o.f);
+    } else {
+        out_col cols[NCOLS];
+        memcpy(cols, tree_cols, sizeof cols);
+        cols[7].precision = cols[8].precision = d.precision;
+        out_table *t = cli_table(a, &o, cols, NCOLS);
+        if (!t) {
+            free(buf);
+            etp_ops_free(r);
+            cli_close_inputs(&in);
+            return cli_out_close(&o, EXIT_INTERNAL);
+        }
+        c.t = t;
+        bool indent = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
+        for (size_t k = 0; k < nroots; k++) walk_flat(&c, roots[k], buf, indent);
+        if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) {
+            char b[300];
+            for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+                const etp_ops_method *m = etp_ops_method_get(r, mi);
+                snprintf(b, sizeof b,
+                         "%s: %u run(s)%s; each number is the %s over runs of the node's "
+                         "per-run value",
+                         m->name ? m->name : "(method unknown: no --pte)", m->runs,
+                         m->skipped ? " after --skip-first" : "", stat);
+                out_table_note(t, b);
+            }
+            out_table_note(t, "exclusive = the node minus its children of the same unit (per run); "
+                              "facts (role fact/htp_node) are values in other units hung under "
+                              "their scope, they do not add to time");
+            ana_unit_notes(&d, c.flags, c.units, note_cb, t);
+        }
+        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
+        out_table_free(t);
+    }
+    if (rc) cli_errorf("tree: write failed");
+    free(buf);
+    etp_ops_free(r);
+    cli_close_inputs(&in);
+    return cli_out_close(&o, rc);
+}
+
+static const opt_id tree_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_TICK_NS,   OPT_TICK_HZ,
+                                   OPT_TICKS, OPT_STAT,       OPT_BLOCK,     OPT_SKIP_FIRST,
+                                   OPT_TOP,   OPT_TIME_UNIT,  OPT_HTP_CLOCK_GHZ, OPT_NONE};
+
+const cli_cmd cmd_tree = {
+    .name = "tree",
+    .summary = "the hierarchy of each method's time: inclusive, exclusive, overhead, QNN nesting",
+    .usage = "FILE [--pte P] [--stat p50] [--top N]",
+    .help = "Method::execute > instructions in order; DELEGATE_CALL [backend] > what the backend\n"
+            "logged (QNN: QNN (execute) > RPC > QNN accelerator > Accelerator > excluding wait;\n"
+            "HTP node cycles under Accelerator (execute) time (cycles)); OPERATOR_CALL > kernel.\n"
+            "Each number is a per-run statistic (--stat, default p50). Values in other units\n"
+            "(cycles, counts) hang under their scope as facts. --top N limits the HTP nodes\n"
+            "listed per partition in table/md (default 10; 0 = all). See docs/analyses.md.",
+    .opts = tree_opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run_tree,
+};
