@@ -1,0 +1,8 @@
+# The analyses (issue 3): per-op statistics, hierarchy, placement, units; the ops/tree/summary/
+# explain commands in every format.
+add_executable(test_analysis ${CMAKE_SOURCE_DIR}/tests/test_analysis.c)
+target_link_libraries(test_analysis PRIVATE etprof)
+target_include_directories(test_analysis PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME analysis COMMAND test_analysis ${ETPROF_TEST_DATA})
+add_test(NAME cli_analysis
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli_analysis.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
