@@ -37,6 +37,11 @@ int fbv_fail(fbv *v, uint64_t pos, const char *fmt, ...) {
 
 int fbv_table(fbv *v, uint32_t t) {
     if (v->depth > FBV_MAX_DEPTH) return fbv_fail(v, t, "nesting deeper than %d", FBV_MAX_DEPTH);
+    /* Distinct tables start at distinct positions, so more visits than bytes means tables are
+     * shared; unbounded, a small crafted file would take quadratic time (hours for 1 MB). */
+    if (++v->tables > v->size)
+        return fbv_fail(v, t, "tables are referenced more than %u times in a %u-byte buffer "
+                              "(shared tables)", v->size, v->size);
     if ((uint64_t)t + 4 > v->size)
         return fbv_fail(v, t, "table starts past the end of the buffer (%u bytes)", v->size);
     int64_t vt = (int64_t)t - (int64_t)fb_i32(v->buf + t);
@@ -62,9 +67,10 @@ static int field_in_table(fbv *v, uint32_t t, unsigned id, unsigned n, uint32_t 
     if (slot + 2 > vlen) return ETP_OK;
     uint16_t o = fb_u16(v->buf + vt + slot);
     if (!o) return ETP_OK;
+    /* Located at the vtable entry holding the bad offset: t + o may lie past the end of the file. */
     if ((uint32_t)o + n > tlen)
-        return fbv_fail(v, (uint64_t)t + o, "field lies outside its table (%u + %u > %u bytes)", o,
-                        n, tlen);
+        return fbv_fail(v, (uint64_t)vt + slot, "field lies outside its table (%u + %u > %u bytes)",
+                        o, n, tlen);
     *off = o;
     return ETP_OK;
 }

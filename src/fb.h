@@ -11,7 +11,10 @@
  *  - every uoffset lands inside the buffer; strings have their length, bytes and NUL inside it;
  *  - vector lengths times element size fit in the buffer (computed without overflow).
  * Scalars are read with memcpy, so no alignment is assumed. uoffsets are unsigned and point
- * forward, so a reference cycle cannot exist; nesting depth is bounded by the schema walker. */
+ * forward, so a reference cycle cannot exist; nesting depth is bounded by the schema walker.
+ * Tables referenced from many places (a DAG) are verified once per reference; the number of table
+ * visits is capped at the buffer size, which no buffer without shared tables can reach, so
+ * verifying (and then reading) a file stays linear in its size. */
 #ifndef ETPROF_FB_H
 #define ETPROF_FB_H
 
@@ -126,6 +129,7 @@ typedef struct fbv {
     const char *file;  /* for errors */
     etp_error *err;
     int depth;
+    uint64_t tables;   /* fbv_table() calls so far: bounded by `size` (see fbv_table) */
     struct {
         const char *name; /* field name, or NULL for a vector element */
         int64_t index;    /* element index when name == NULL */
