@@ -1,0 +1,53 @@
+/* fuzz_pte.c - fuzz target for the program reader (.pte and .bpte) and the model's use of it.
+ *
+ * The input is read as a program. When it is accepted, every accessor is called on every plan,
+ * chain, instruction, stack frame, operator, delegate and compile spec (and one past the end of
+ * each), then the ETDumps compiled into the target (see fuzz/CMakeLists.txt) are modelled against
+ * it, with the method inferred and forced, and their events written as JSON and as a table into
+ * memory. When it is rejected, the error must be a located ETP_E_INPUT (fuzz_common.h). */
+#include "fuzz_common.h"
+#include "sniff.h"
+
+#define MAX_DUMPS 8
+
+static etp_blob dump_blob[MAX_DUMPS];
+static etp_dump *dump[MAX_DUMPS];
+static fz_input dump_in[MAX_DUMPS];
+static size_t ndump;
+
+static void load_dumps(void) {
+    static bool loaded;
+    if (loaded) return;
+    loaded = true;
+    for (size_t k = 0; k < etprof_fuzz_dump_count && k < MAX_DUMPS; k++) {
+        etp_error err = {0};
+        etp_blob_borrow(&dump_blob[k], etprof_fuzz_dump_data[k], etprof_fuzz_dump_size[k],
+                        etprof_fuzz_dump_name[k]);
+        if (etp_dump_open(&dump[k], &dump_blob[k], &err))
+            fz_die("the built-in ETDump %s does not open: %s", etprof_fuzz_dump_name[k], err.msg);
+        dump_in[k] = (fz_input){etprof_fuzz_dump_data[k], etprof_fuzz_dump_size[k]};
+        ndump = k + 1;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    load_dumps();
+    char what[160];
+    etp_sniff(data, size, what, sizeof what);
+    etp_blob blob;
+    etp_blob_borrow(&blob, data, size, "fuzz.pte");
+    etp_error err = {0};
+    etp_program *p = NULL;
+    int rc = etp_program_open(&p, &blob, &err);
+    if (rc) {
+        FZ_ASSERT(p == NULL, "etp_program_open failed but returned a program");
+        fz_check_rejection("etp_program_open", rc, &err, blob.name, size);
+        return 0;
+    }
+    etprof_fuzz_accepted++;
+    fz_input in = {data, size};
+    fz_walk_program(&in, p);
+    for (size_t k = 0; k < ndump; k++) fz_models(&dump_in[k], dump[k], false, &in, &p, 1);
+    etp_program_close(p);
+    return 0;
+}

@@ -1,0 +1,17 @@
+# Fuzz targets under ctest, with or without libFuzzer (docs/verifier.md, fuzz/CMakeLists.txt).
+#  fuzz_replay_<target>  every target over fuzz/corpus/<target>, fuzz/regressions/<target> and
+#                        tests/golden_errors: no crash, no sanitizer report, and every rejection
+#                        is a located ETP_E_INPUT error (checked inside the target)
+#  fuzz_mutate_*         the same contract for every truncation (every prefix length, and every
+#                        prefix with its size prefix corrected), every inverted byte and every
+#                        clobbered 32-bit word of three corpus files (plus add.pte)
+if(NOT ETPROF_FUZZ) # with ETPROF_FUZZ=ON the top-level CMakeLists.txt adds fuzz/ itself
+  add_subdirectory(${CMAKE_SOURCE_DIR}/fuzz ${CMAKE_BINARY_DIR}/fuzz)
+endif()
+add_test(NAME fuzz_mutate_etdump
+         COMMAND fuzz_etdump_replay --mutate ${ETPROF_TEST_DATA}/upstream/etdump.etdp
+                 ${ETPROF_TEST_DATA}/flatc-built/all_kinds.etdp)
+add_test(NAME fuzz_mutate_pte
+         COMMAND fuzz_pte_replay --mutate ${ETPROF_TEST_DATA}/upstream/bundled_program.bpte
+                 ${ETPROF_TEST_DATA}/upstream/add.pte)
+set_tests_properties(fuzz_mutate_etdump fuzz_mutate_pte PROPERTIES TIMEOUT 600)
