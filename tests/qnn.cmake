@@ -1,0 +1,8 @@
+# QNN deep data (src/qnn*.c): fixtures in tests/data/qnn-fixtures, real samples in ../shared.
+add_executable(test_qnn ${CMAKE_SOURCE_DIR}/tests/test_qnn.c)
+target_link_libraries(test_qnn PRIVATE etprof)
+target_include_directories(test_qnn PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME qnn COMMAND test_qnn ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)
+# The real QAIRT samples have no licence: they are read in place, never copied. Exit 77 = skip.
+add_test(NAME qnn_real COMMAND test_qnn --real ${ETPROF_SHARED}/corpus/qnn)
+set_tests_properties(qnn_real PROPERTIES SKIP_RETURN_CODE 77)
