@@ -451,10 +451,12 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
 }
 
 /* The model passes one input gets: without a program, then with each program, inferred and with
- * its first method forced, with different tick rates and output formats. */
+ * its first method forced, with different tick rates and output formats. The formats rotate with
+ * `seed` (derived from the input, never from global state, so a crash replays alone). */
 static inline void fz_models(const fz_input *din, const etp_dump *d, bool without_program,
-                      const fz_input *pins, etp_program *const *progs, size_t nprogs) {
-    static unsigned fmt_rot;
+                             const fz_input *pins, etp_program *const *progs, size_t nprogs,
+                             unsigned seed) {
+    unsigned fmt_rot = seed;
     etp_model_opts o;
     if (without_program) {
         fz_model(din, d, NULL, NULL, NULL, (out_format)(fmt_rot++ % 6), FZ_WRITE_ALL);

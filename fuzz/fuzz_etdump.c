@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etprof_fuzz_accepted++;
     fz_input in = {data, size};
     fz_walk_dump(&in, d);
-    fz_models(&in, d, true, prog_in, prog, nprog);
+    fz_models(&in, d, true, prog_in, prog, nprog, (unsigned)size);
     etp_dump_close(d);
     return 0;
 }

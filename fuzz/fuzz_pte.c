@@ -47,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etprof_fuzz_accepted++;
     fz_input in = {data, size};
     fz_walk_program(&in, p);
-    for (size_t k = 0; k < ndump; k++) fz_models(&dump_in[k], dump[k], false, &in, &p, 1);
+    for (size_t k = 0; k < ndump; k++)
+        fz_models(&dump_in[k], dump[k], false, &in, &p, 1, (unsigned)(size + k));
     etp_program_close(p);
     return 0;
 }
