@@ -46,6 +46,8 @@ typedef struct method_acc {
     const char *name;
     uint32_t seen, runs, skipped;
     int32_t exec_row; /* acc index */
+    int32_t *hint;    /* row of each event position in the previous run, -1 unknown */
+    uint32_t hint_cap;
     etp_ops_method pub;
     etp_ops_part *parts;
     etp_ops_cpu_op *cpu_ops;
@@ -261,6 +263,21 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
     return (int32_t)r->nacc++;
 }
 
+/* The row of event `e` at position i: the previous run's row at that position when it matches
+ * (runs of one method usually have the same events in the same order), else a hash lookup. */
+static int32_t row_find_hinted(etp_ops_result *r, method_acc *m, uint32_t method, uint32_t i,
+                               const etp_mevent *e) {
+    if (i < m->hint_cap && m->hint[i] >= 0) {
+        const row_acc *a = &r->acc[m->hint[i]];
+        if (a->pub.kind == e->kind && a->pub.chain == e->chain && a->pub.instr == e->instr &&
+            strcmp(a->pub.name, e->label ? e->label : "") == 0)
+            return m->hint[i];
+    }
+    int32_t ri = row_find(r, method, e);
+    if (ri >= 0 && i < m->hint_cap) m->hint[i] = ri;
+    return ri;
+}
+
 /* Value of `e` in its row's unit (us -> ns). */
 static double row_value(const etp_mevent *e) {
     return e->unit == ETP_UNIT_US ? e->value * 1000.0 : e->value;
@@ -428,12 +445,19 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
     m->runs++;
     uint32_t run = ++r->runs_kept;
     if (scratch(r, v->n) || tree_parents(r, v)) return ETP_E_INTERNAL;
+    if (v->n > m->hint_cap) {
+        int32_t *h = realloc(m->hint, v->n * sizeof *h);
+        if (!h) return ETP_E_INTERNAL;
+        for (uint32_t k = m->hint_cap; k < v->n; k++) h[k] = -1;
+        m->hint = h;
+        m->hint_cap = v->n;
+    }
     const etp_mevent *ev = v->events;
     for (uint32_t i = 0; i < v->n; i++) {
         const etp_mevent *e = &ev[i];
         r->row_of[i] = -1;
         if (!is_row_event(e)) continue;
-        int32_t ri = row_find(r, (uint32_t)mi, e);
+        int32_t ri = row_find_hinted(r, m, (uint32_t)mi, i, e);
         if (ri < 0) return ETP_E_INTERNAL;
         r->row_of[i] = ri;
         row_acc *a = &r->acc[ri];
@@ -505,8 +529,12 @@ static int finish_stats(etp_ops_result *r) {
         uint32_t n = a->pub.runs;
         if (n) memcpy(tmp, a->samples, n * sizeof *tmp);
         etp_stats_compute(tmp, n, &a->pub.stats);
-        for (uint32_t k = 0; k < n; k++) tmp[k] = a->samples[k] - a->childsum[k];
-        etp_stats_compute(tmp, n, &a->pub.excl);
+        if (a->childsum_any) {
+            for (uint32_t k = 0; k < n; k++) tmp[k] = a->samples[k] - a->childsum[k];
+            etp_stats_compute(tmp, n, &a->pub.excl);
+        } else {
+            a->pub.excl = a->pub.stats;
+        }
         a->pub.has_children_same_unit = a->childsum_any;
         a->pub.samples = a->samples;
     }
@@ -749,6 +777,7 @@ void etp_ops_free(etp_ops_result *r) {
     for (size_t i = 0; i < r->nmethods; i++) {
         free(r->methods[i].parts);
         free(r->methods[i].cpu_ops);
+        free(r->methods[i].hint);
     }
     while (r->arena) {
         arena_chunk *n = r->arena->next;

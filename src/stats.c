@@ -3,12 +3,39 @@
 #include "etprof.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* In-place heap sort: no allocation, no comparator calls, O(n log n) whatever the input.
+ * NaNs are not expected (etprof never stores them as samples); they would be misplaced, never
+ * read out of bounds. */
+static void sift(double *v, size_t root, size_t n) {
+    double x = v[root];
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && v[child] < v[child + 1]) child++;
+        if (!(x < v[child])) break;
+        v[root] = v[child];
+    }
+    v[root] = x;
+}
+
+static void sort_doubles(double *v, size_t n) {
+    if (n < 2) return;
+    if (n <= 16) { /* insertion sort for the short samples of few runs */
+        for (size_t i = 1; i < n; i++) {
+            double x = v[i];
+            size_t j = i;
+            for (; j > 0 && x < v[j - 1]; j--) v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    for (size_t i = n / 2; i-- > 0;) sift(v, i, n);
+    for (size_t end = n - 1; end > 0; end--) {
+        double t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        sift(v, 0, end);
+    }
 }
 
 double etp_percentile(const double *sorted, size_t n, double p) {
@@ -50,7 +77,7 @@ void etp_stats_compute(double *v, size_t n, etp_stats *out) {
         out->min = out->p10 = out->p50 = out->p90 = out->avg = out->max = out->total = NAN;
         return;
     }
-    qsort(v, n, sizeof *v, cmp_double);
+    sort_doubles(v, n);
     out->min = v[0];
     out->max = v[n - 1];
     out->p10 = etp_percentile(v, n, 10);

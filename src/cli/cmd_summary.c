@@ -296,6 +296,7 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         fprintf(f, " %s (%u runs%s)", m->name ? m->name : "(unknown)", m->runs,
                 m->skipped ? ", after --skip-first" : "");
     }
+    if (etp_ops_method_count(r) == 0) fprintf(f, " none (no run was kept)");
     fprintf(f, "\n");
     int rc = EXIT_OK;
     for (uint32_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {

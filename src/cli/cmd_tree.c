@@ -134,8 +134,17 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     out_cell_uint(t, row->depth);
     if (indent) {
         char b[1024];
-        size_t pad = row->depth * 2 > 64 ? 64 : row->depth * 2;
-        memset(b, ' ', pad);
+        /* md collapses spaces: indent with no-break spaces (2 bytes each in UTF-8) there */
+        bool md = c->a->fmt == OUT_MD;
+        size_t depth = row->depth > 32 ? 32 : row->depth, pad = 0;
+        for (size_t k = 0; k < 2 * depth; k++) {
+            if (md) {
+                b[pad++] = (char)0xC2;
+                b[pad++] = (char)0xA0;
+            } else {
+                b[pad++] = ' ';
+            }
+        }
         const char *label = row->name;
         char tmp[600];
         if (row->kind == ETP_KIND_DELEGATE_CALL) {
