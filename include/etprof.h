@@ -601,6 +601,148 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
                    etp_error *err);
 /* ---- end of Analyses ---- */
 
+/* ---- Diff ---- */
+/* ---------------------------------------------------------------------------------------------
+ * Diff: two runs of a model compared operator by operator, with a noise-aware verdict per row,
+ * operators added and removed, and placement changes (docs/diff.md)
+ * ------------------------------------------------------------------------------------------- */
+
+/* Mann-Whitney U test of two independent samples: two-sided, normal approximation, variance
+ * corrected for ties, continuity correction 0.5 (as scipy.stats.mannwhitneyu with
+ * method="asymptotic", use_continuity=True). */
+typedef struct etp_mwu {
+    double u;    /* U of `b`: pairs (x of a, y of b) with y > x, plus half of those with y == x */
+    double mean; /* of U under the null hypothesis: na * nb / 2 */
+    double sd;   /* of U under the null hypothesis, tie-corrected; 0 when every value is tied */
+    double z;    /* (u - mean) moved 0.5 toward 0, over sd; > 0 when `b` tends to be larger */
+    double p;    /* two-sided p-value erfc(|z| / sqrt(2)); 1 when sd is 0 */
+} etp_mwu;
+
+/* ETP_OK; ETP_E_USAGE when a sample is empty or holds a NaN; ETP_E_INTERNAL when out of memory. */
+int etp_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb, etp_mwu *out);
+
+/* Benjamini-Hochberg adjusted p-values (q-values): q[i] = min over p[j] >= p[i] of
+ * p[j] * m / rank(j), capped at 1; NaN entries are skipped and stay NaN in q (m counts the
+ * others). `q` may be `p`. ETP_E_INTERNAL when out of memory. */
+int etp_bh_adjust(const double *p, size_t n, double *q);
+
+typedef enum etp_diff_verdict {
+    ETP_DV_NO_CHANGE = 0, /* not significant, and the p50 moved by less than no_change_pct */
+    ETP_DV_NOISE,         /* the p50 moved, but the test cannot tell it from run-to-run noise */
+    ETP_DV_SLOWER,        /* significant, NEW larger */
+    ETP_DV_FASTER,        /* significant, NEW smaller */
+    ETP_DV_TOO_FEW_RUNS,  /* fewer than min_runs samples on a side: no verdict */
+    ETP_DV_ADDED,         /* only in NEW */
+    ETP_DV_REMOVED,       /* only in BASE */
+} etp_diff_verdict;
+
+/* "no change", "noise", "slower", "faster", "too few runs", "added", "removed"; slower and
+ * faster read "higher" and "lower" for units that are not durations (count, bytes, raw). */
+const char *etp_diff_verdict_name(etp_diff_verdict v, etp_unit u);
+
+typedef struct etp_diff_opts {
+    double alpha;         /* significance level; default 0.05 */
+    uint32_t min_runs;    /* fewer samples on either side: "too few runs"; default 3 */
+    double no_change_pct; /* |p50 change| below this (percent) and not significant: "no change";
+                             default 1 */
+    double threshold_pct; /* matched operators whose |p50 change| is below this are marked
+                             hidden; default 0 (none) */
+    double fail_pct;      /* a method regresses when significantly slower by more than this
+                             (percent of its p50 latency); NaN (default): no gate */
+    bool programs_differ; /* the caller knows the programs differ (two different .pte files):
+                             match operators by name everywhere */
+} etp_diff_opts;
+
+void etp_diff_opts_init(etp_diff_opts *o);
+
+/* Two samples compared. Values are in the rows' unit (ns for every time). */
+typedef struct etp_diff_cmp {
+    uint32_t runs_base, runs_new; /* samples on each side */
+    double p50_base, p50_new, p50_delta;
+    double p50_pct;   /* 100 * delta / base; 0 when both are 0; NaN when only the base is 0 */
+    double total_base, total_new, total_delta, total_pct;
+    double impact;    /* change of the total per run of the method (total / method runs, NEW
+                         minus BASE): what sorts rows, robust to different run counts */
+    double z, p;      /* Mann-Whitney U; NaN when not tested (too few runs) */
+    double q;         /* operators: Benjamini-Hochberg q over the matched rows; methods: = p */
+    bool significant; /* q < alpha */
+    etp_diff_verdict verdict;
+} etp_diff_cmp;
+
+typedef struct etp_diff_method {
+    const char *name;     /* NULL when no program names it */
+    int32_t base, new_;   /* method index in each etp_ops_result, -1 when on one side only */
+    etp_unit unit;        /* of the latency (ns, or ticks) */
+    bool by_name;         /* its operators were matched by name (the programs differ) */
+    etp_diff_cmp latency; /* Method::execute per run */
+    double cpu_share_base, cpu_share_new;           /* percent of Method::execute, NaN if none */
+    double delegate_share_base, delegate_share_new; /* all backends */
+    uint32_t partitions_base, partitions_new;       /* DELEGATE_CALL instructions */
+    bool regressed;       /* slower with significance and p50_pct > fail_pct */
+} etp_diff_method;
+
+typedef enum etp_diff_status { ETP_DS_MATCHED = 0, ETP_DS_ADDED, ETP_DS_REMOVED } etp_diff_status;
+
+/* One operator row (any etp_ops_row but Method::execute, which is its method's latency). */
+typedef struct etp_diff_op {
+    etp_diff_status status;
+    uint32_t method;               /* index for etp_diff_method_get() */
+    const etp_ops_row *base, *new_;/* NULL on the side where the row is absent */
+    bool by_name;                  /* matched by (kind, name/operator, occurrence) */
+    bool hidden;                   /* matched, |p50_pct| < threshold_pct */
+    etp_diff_cmp cmp;              /* added/removed: the present side only, impact signed */
+} etp_diff_op;
+
+typedef enum etp_diff_move {
+    ETP_MOVE_TO_CPU = 0,   /* an operator's CPU kernels appeared while it left a delegate */
+    ETP_MOVE_PARTITIONS,   /* a backend's number of partitions (DELEGATE_CALLs) changed */
+    ETP_MOVE_TO_DELEGATE,  /* an operator's CPU kernels disappeared into a delegate */
+} etp_diff_move;
+
+typedef struct etp_diff_placement {
+    etp_diff_move move;
+    uint32_t method;
+    const char *op;       /* the operator as its CPU kernel is named ("aten::add.out"); NULL for
+                             PARTITIONS */
+    const char *from, *to;/* "cpu", a backend id or "delegate"; PARTITIONS: the backend twice */
+    uint32_t base_count, new_count; /* TO_*: CPU kernel instructions of `op`; PARTITIONS:
+                                       DELEGATE_CALL instructions of the backend */
+    uint32_t base_nodes, new_nodes; /* TO_*: nodes of the operator seen inside a delegate (QNN
+                                       HTP nodes); 0 when the backend does not log them */
+    bool observed;        /* TO_*: the nodes were seen leaving (entering) the delegate; false:
+                             inferred (the other side delegates and shows no operators) */
+    double base_per_run, new_per_run; /* time of those kernels / partitions per run, method unit */
+} etp_diff_placement;
+
+typedef struct etp_diff_summary {
+    uint32_t methods, methods_slower, methods_faster, methods_too_few, methods_regressed;
+    uint32_t matched, slower, faster, noise, no_change, too_few, added, removed, hidden;
+    uint32_t to_cpu, to_delegate, partition_changes;
+    bool by_name; /* some method's operators were matched by name */
+} etp_diff_summary;
+
+typedef struct etp_diff_result etp_diff_result;
+
+/* Compares BASE and NEW. Both results must outlive the diff (rows and strings are shared).
+ * `o` may be NULL (defaults). */
+int etp_diff_compute(const etp_ops_result *base, const etp_ops_result *new_, const etp_diff_opts *o,
+                     etp_diff_result **out, etp_error *err);
+void etp_diff_free(etp_diff_result *d);
+
+/* Methods in BASE order, then the ones only in NEW. */
+size_t etp_diff_method_count(const etp_diff_result *d);
+const etp_diff_method *etp_diff_method_get(const etp_diff_result *d, size_t i);
+/* Operators of one status, by impact: grouped by unit (ns, ticks, cycles, count, bytes, raw:
+ * units never mix), largest |impact| first, ties in BASE (then NEW) hierarchy order. */
+const etp_diff_op *etp_diff_ops(const etp_diff_result *d, etp_diff_status s, size_t *n);
+/* TO_CPU first (largest NEW time first), then PARTITIONS, then TO_DELEGATE. */
+size_t etp_diff_placement_count(const etp_diff_result *d);
+const etp_diff_placement *etp_diff_placement_get(const etp_diff_result *d, size_t i);
+const etp_diff_summary *etp_diff_get_summary(const etp_diff_result *d);
+/* "to_cpu", "partitions", "to_delegate". */
+const char *etp_diff_move_name(etp_diff_move m);
+/* ---- end of Diff ---- */
+
 /* ---- Trace ---- */
 /* Chrome Trace Event Format JSON (opens in Perfetto and chrome://tracing); see docs/trace.md.
  * One process per method (plus "load" for the other blocks), one group of tracks per run.

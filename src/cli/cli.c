@@ -38,6 +38,7 @@ static const cli_optdef optdefs[] = {
     {OPT_THRESHOLD, "threshold", 0, "PCT", "smallest change to report, in percent"},
     {OPT_FAIL_ON_REGRESSION, "fail-on-regression", 0, "PCT",
      "exit 5 when a method's p50 regresses by more than PCT percent with confidence"},
+    {OPT_PTE_NEW, "pte-new", 0, "P", "the program NEW ran, when it differs from --pte"},
     {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
 };
 

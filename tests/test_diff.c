@@ -1,0 +1,311 @@
+/* test_diff.c - the statistics behind `etprof diff` against values computed by hand (in the
+ * comments), U against brute-force pair counting, and etp_diff_compute on corpus dumps whose
+ * answer is known by construction. Usage: test_diff DATA_DIR */
+#include "check.h"
+#include "etprof.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *data_dir = "tests/data";
+
+/* ---- Mann-Whitney U, by hand ------------------------------------------------------------- */
+
+static void mwu_by_hand(void) {
+    etp_mwu t;
+
+    /* a = {1,2,3}, b = {4,5,6}. Every y of b exceeds every x of a: U_b = 3 * 3 = 9.
+     * mean = na*nb/2 = 4.5. No ties: var = na*nb/12 * (N+1) = 9/12 * 7 = 5.25, sd = 2.291288.
+     * z = (9 - 4.5 - 0.5) / 2.291288 = 1.745743 (continuity correction toward 0).
+     * p = 2 * (1 - Phi(1.745743)); Phi(1.7457) = 0.959572 from the normal table -> p = 0.080856. */
+    const double a1[] = {1, 2, 3}, b1[] = {4, 5, 6};
+    CHECK_EQ_I(etp_mann_whitney_u(a1, 3, b1, 3, &t), ETP_OK);
+    CHECK_NEAR(t.u, 9, 0);
+    CHECK_NEAR(t.mean, 4.5, 0);
+    CHECK_NEAR(t.sd, 2.291288, 1e-6);
+    CHECK_NEAR(t.z, 1.745743, 1e-6);
+    CHECK_NEAR(t.p, 0.080856, 1e-5);
+
+    /* The other direction: U_b = 0, z = -1.745743, same p. */
+    CHECK_EQ_I(etp_mann_whitney_u(b1, 3, a1, 3, &t), ETP_OK);
+    CHECK_NEAR(t.u, 0, 0);
+    CHECK_NEAR(t.z, -1.745743, 1e-6);
+    CHECK_NEAR(t.p, 0.080856, 1e-5);
+
+    /* Ties. a = {1,2,2,3}, b = {2,3,4,4}; pooled and sorted: 1 2 2 2 3 3 4 4.
+     * Ranks: 1 -> 1; the three 2s share (2+3+4)/3 = 3; the two 3s (5+6)/2 = 5.5; the two 4s
+     * (7+8)/2 = 7.5. R_b = 3 + 5.5 + 7.5 + 7.5 = 23.5, U_b = 23.5 - 4*5/2 = 13.5.
+     * Check by pairs (y > x counts 1, y == x counts 1/2): x=1: 4; x=2: 0.5+3 = 3.5 (twice);
+     * x=3: 0.5+2 = 2.5; total 13.5.
+     * mean = 8. Tie term: (27-3) + (8-2) + (8-2) = 36; N(N-1) = 56.
+     * var = 16/12 * (9 - 36/56) = 1.333333 * 8.357143 = 11.142857, sd = 3.338092.
+     * z = (13.5 - 8 - 0.5) / 3.338092 = 1.497862; p = 2 * (1 - Phi(1.4979)) = 0.134169. */
+    const double a2[] = {1, 2, 2, 3}, b2[] = {2, 3, 4, 4};
+    CHECK_EQ_I(etp_mann_whitney_u(a2, 4, b2, 4, &t), ETP_OK);
+    CHECK_NEAR(t.u, 13.5, 0);
+    CHECK_NEAR(t.mean, 8, 0);
+    CHECK_NEAR(t.sd * t.sd, 11.142857, 1e-6);
+    CHECK_NEAR(t.z, 1.497862, 1e-6);
+    CHECK_NEAR(t.p, 0.134169, 1e-5);
+
+    /* Unequal sizes, order of input irrelevant. a = {30,10,40,20}, b = {35,25}.
+     * Pairs: 25 > 10, 20 -> 2; 35 > 10, 20, 30 -> 3; U_b = 5. mean = 4, var = 8/12 * 7 = 4.666667,
+     * sd = 2.160247, z = (5 - 4 - 0.5) / 2.160247 = 0.231455, p = 0.816961. */
+    const double a3[] = {30, 10, 40, 20}, b3[] = {35, 25};
+    CHECK_EQ_I(etp_mann_whitney_u(a3, 4, b3, 2, &t), ETP_OK);
+    CHECK_NEAR(t.u, 5, 0);
+    CHECK_NEAR(t.z, 0.231455, 1e-6);
+    CHECK_NEAR(t.p, 0.816961, 1e-5);
+
+    /* |U - mean| below the continuity correction: z = 0, p = 1. a = {1,4}, b = {2,3}: U_b = 2
+     * (2 > 1, 3 > 1), mean 2. */
+    const double a4[] = {1, 4}, b4[] = {2, 3};
+    CHECK_EQ_I(etp_mann_whitney_u(a4, 2, b4, 2, &t), ETP_OK);
+    CHECK_NEAR(t.u, 2, 0);
+    CHECK_NEAR(t.z, 0, 0);
+    CHECK_NEAR(t.p, 1, 0);
+
+    /* Everything tied (identical constant samples): the tie term cancels N+1, sd = 0, p = 1. */
+    const double a5[] = {5, 5, 5}, b5[] = {5, 5, 5};
+    CHECK_EQ_I(etp_mann_whitney_u(a5, 3, b5, 3, &t), ETP_OK);
+    CHECK_NEAR(t.u, 4.5, 0);
+    CHECK_NEAR(t.sd, 0, 0);
+    CHECK_NEAR(t.p, 1, 0);
+    CHECK_NEAR(t.z, 0, 0);
+
+    /* Refused: empty samples, NaN. */
+    const double an[] = {1, NAN};
+    CHECK_EQ_I(etp_mann_whitney_u(a1, 0, b1, 3, &t), ETP_E_USAGE);
+    CHECK_EQ_I(etp_mann_whitney_u(an, 2, b1, 3, &t), ETP_E_USAGE);
+}
+
+/* U against brute-force pair counting, on pseudo-random samples with many ties. */
+static void mwu_vs_pairs(void) {
+    uint64_t s = 12345;
+    for (int round = 0; round < 50; round++) {
+        size_t na = 1 + (size_t)(round % 13), nb = 1 + (size_t)((round * 7) % 17);
+        double a[16], b[20];
+        for (size_t i = 0; i < na; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            a[i] = (double)((s >> 33) % 9);
+        }
+        for (size_t i = 0; i < nb; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            b[i] = (double)((s >> 33) % 9) + (round % 3);
+        }
+        double u = 0;
+        for (size_t i = 0; i < na; i++)
+            for (size_t j = 0; j < nb; j++) u += b[j] > a[i] ? 1.0 : b[j] == a[i] ? 0.5 : 0.0;
+        etp_mwu t;
+        CHECK_EQ_I(etp_mann_whitney_u(a, na, b, nb, &t), ETP_OK);
+        CHECK_NEAR(t.u, u, 1e-9);
+        CHECK(t.p >= 0 && t.p <= 1);
+        /* swapping the samples mirrors U around its mean and keeps p */
+        etp_mwu r;
+        CHECK_EQ_I(etp_mann_whitney_u(b, nb, a, na, &r), ETP_OK);
+        CHECK_NEAR(r.u, (double)(na * nb) - u, 1e-9);
+        CHECK_NEAR(r.p, t.p, 1e-12);
+    }
+}
+
+/* ---- Benjamini-Hochberg, by hand --------------------------------------------------------- */
+
+static void bh_by_hand(void) {
+    /* p = {0.01, 0.04, 0.03, 0.5, NaN}: m = 4 (NaN skipped). Sorted: 0.01 (rank 1), 0.03 (2),
+     * 0.04 (3), 0.5 (4). p*m/rank: 0.04, 0.06, 0.053333, 0.5. Step-up minimum from the top:
+     * rank 4: 0.5; rank 3: 0.053333; rank 2: min(0.06, 0.053333) = 0.053333; rank 1: 0.04. */
+    double p[] = {0.01, 0.04, 0.03, 0.5, NAN}, q[5];
+    CHECK_EQ_I(etp_bh_adjust(p, 5, q), ETP_OK);
+    CHECK_NEAR(q[0], 0.04, 1e-12);
+    CHECK_NEAR(q[1], 0.16 / 3, 1e-12);
+    CHECK_NEAR(q[2], 0.16 / 3, 1e-12);
+    CHECK_NEAR(q[3], 0.5, 1e-12);
+    CHECK(isnan(q[4]));
+    /* in place, and capped at 1: p = {0.9, 0.8}: 0.9*2/2 = 0.9, 0.8*2/1 = 1.6 -> min(1.6, 0.9) */
+    double r[] = {0.9, 0.8};
+    CHECK_EQ_I(etp_bh_adjust(r, 2, r), ETP_OK);
+    CHECK_NEAR(r[0], 0.9, 1e-12);
+    CHECK_NEAR(r[1], 0.9, 1e-12);
+}
+
+static void names(void) {
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_SLOWER, ETP_UNIT_NS), "slower");
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_FASTER, ETP_UNIT_CYCLES), "faster");
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_SLOWER, ETP_UNIT_COUNT), "higher");
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_TOO_FEW_RUNS, ETP_UNIT_NS), "too few runs");
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_NO_CHANGE, ETP_UNIT_NS), "no change");
+    CHECK_EQ_S(etp_diff_verdict_name(ETP_DV_NOISE, ETP_UNIT_NS), "noise");
+    CHECK_EQ_S(etp_diff_move_name(ETP_MOVE_TO_CPU), "to_cpu");
+}
+
+/* ---- etp_diff_compute on corpus dumps ---------------------------------------------------- */
+
+typedef struct fixture {
+    etp_blob db, pb;
+    etp_dump *dump;
+    etp_program *prog;
+    etp_model *model;
+    etp_ops_result *r;
+} fixture;
+
+static bool open_fx(fixture *fx, const char *etdp, const char *pte) {
+    char p[1024];
+    etp_error err = {0};
+    memset(fx, 0, sizeof *fx);
+    snprintf(p, sizeof p, "%s/%s", data_dir, etdp);
+    if (etp_blob_open(&fx->db, p, &err) || etp_dump_open(&fx->dump, &fx->db, &err)) goto fail;
+    if (pte) {
+        snprintf(p, sizeof p, "%s/%s", data_dir, pte);
+        if (etp_blob_open(&fx->pb, p, &err) || etp_program_open(&fx->prog, &fx->pb, &err)) goto fail;
+    }
+    if (etp_model_open(&fx->model, fx->dump, fx->prog, NULL, &err)) goto fail;
+    if (etp_ops_compute(fx->model, NULL, &fx->r, &err)) goto fail;
+    return true;
+fail:
+    fprintf(stderr, "cannot open %s: %s\n", etdp, err.msg);
+    CHECK(!"fixture opened");
+    return false;
+}
+
+static void close_fx(fixture *fx) {
+    etp_ops_free(fx->r);
+    etp_model_close(fx->model);
+    etp_dump_close(fx->dump);
+    etp_program_close(fx->prog);
+    if (fx->db.kind) etp_blob_close(&fx->db);
+    if (fx->pb.kind) etp_blob_close(&fx->pb);
+}
+
+/* A dump against itself: every row matched by instruction, every sample equal, so p = 1 and
+ * the verdict is "no change" (or "too few runs" below 3 runs). */
+static void self_diff(const char *etdp, const char *pte, bool few) {
+    fixture a, b;
+    if (!open_fx(&a, etdp, pte)) return;
+    if (!open_fx(&b, etdp, pte)) {
+        close_fx(&a);
+        return;
+    }
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    o.fail_pct = 0;
+    etp_diff_result *d = NULL;
+    etp_error err = {0};
+    CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        const etp_diff_summary *s = etp_diff_get_summary(d);
+        size_t n;
+        const etp_diff_op *ops = etp_diff_ops(d, ETP_DS_MATCHED, &n);
+        /* every row but Method::execute, per method */
+        size_t expect = etp_ops_row_count(a.r);
+        for (size_t i = 0; i < etp_ops_method_count(a.r); i++)
+            expect -= etp_ops_method_get(a.r, i)->exec_row >= 0;
+        CHECK_EQ_U(n, expect);
+        CHECK_EQ_U(s->added, 0);
+        CHECK_EQ_U(s->removed, 0);
+        CHECK_EQ_U(etp_diff_placement_count(d), 0);
+        CHECK(!s->by_name);
+        CHECK_EQ_U(s->methods_regressed, 0);
+        for (size_t i = 0; i < n; i++) {
+            CHECK(ops[i].cmp.p50_delta == 0 || isnan(ops[i].cmp.p50_delta));
+            CHECK_EQ_I(ops[i].cmp.verdict, few ? ETP_DV_TOO_FEW_RUNS : ETP_DV_NO_CHANGE);
+            if (!few) CHECK_NEAR(ops[i].cmp.p, 1, 0);
+        }
+        for (size_t i = 0; i < etp_diff_method_count(d); i++) {
+            const etp_diff_method *m = etp_diff_method_get(d, i);
+            CHECK_EQ_I(m->latency.verdict, few ? ETP_DV_TOO_FEW_RUNS : ETP_DV_NO_CHANGE);
+            CHECK(!m->regressed);
+        }
+    }
+    etp_diff_free(d);
+    close_fx(&a);
+    close_fx(&b);
+}
+
+/* MobileNetV2 on Ethos-U: one partition (BASE) against 11 partitions whose residual adds fell
+ * back to the CPU (NEW). MANIFEST.md: the _N program has 42 KernelCalls, 10 of them aten::add.out,
+ * and 11 DelegateCalls; the single program has 2 KernelCalls (quantize, dequantize) and 1. */
+static void ethosu_placement(void) {
+    fixture a, b;
+    if (!open_fx(&a, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte"))
+        return;
+    if (!open_fx(&b, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte")) {
+        close_fx(&a);
+        return;
+    }
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    o.programs_differ = true;
+    etp_diff_result *d = NULL;
+    etp_error err = {0};
+    CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        CHECK_EQ_U(etp_diff_placement_count(d), 2);
+        const etp_diff_placement *p = etp_diff_placement_get(d, 0);
+        CHECK(p && p->move == ETP_MOVE_TO_CPU);
+        if (p && p->move == ETP_MOVE_TO_CPU) {
+            CHECK_EQ_S(p->op, "aten::add.out");
+            CHECK_EQ_S(p->from, "EthosUBackend");
+            CHECK_EQ_S(p->to, "cpu");
+            CHECK_EQ_U(p->base_count, 0);
+            CHECK_EQ_U(p->new_count, 10);
+            CHECK(!p->observed);
+        }
+        p = etp_diff_placement_get(d, 1);
+        CHECK(p && p->move == ETP_MOVE_PARTITIONS);
+        if (p) {
+            CHECK_EQ_U(p->base_count, 1);
+            CHECK_EQ_U(p->new_count, 11);
+        }
+        const etp_diff_summary *s = etp_diff_get_summary(d);
+        CHECK(s->by_name);
+        /* matched: quantize kernel + wrapper, dequantize kernel + wrapper, the first
+         * DELEGATE_CALL and its three EthosUBackend events = 8; added: the rest of NEW's rows */
+        CHECK_EQ_U(s->matched, 8);
+        CHECK_EQ_U(s->removed, 0);
+        CHECK_EQ_U(s->added, etp_ops_row_count(b.r) - 1 - 8);
+        CHECK_EQ_U(s->too_few, 8); /* one run each */
+        const etp_diff_method *m = etp_diff_method_get(d, 0);
+        CHECK_EQ_I(m->latency.verdict, ETP_DV_TOO_FEW_RUNS);
+        CHECK_EQ_U(m->partitions_base, 1);
+        CHECK_EQ_U(m->partitions_new, 11);
+    }
+    etp_diff_free(d);
+
+    /* The other way round: the adds went back into the delegate. */
+    CHECK_EQ_I(etp_diff_compute(b.r, a.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        bool found = false;
+        for (size_t i = 0; i < etp_diff_placement_count(d); i++) {
+            const etp_diff_placement *p = etp_diff_placement_get(d, i);
+            if (p->move == ETP_MOVE_TO_DELEGATE && p->op && strcmp(p->op, "aten::add.out") == 0) {
+                found = true;
+                CHECK_EQ_S(p->to, "EthosUBackend");
+                CHECK_EQ_U(p->base_count, 10);
+                CHECK_EQ_U(p->new_count, 0);
+            }
+            CHECK(p->move != ETP_MOVE_TO_CPU);
+        }
+        CHECK(found);
+        CHECK_EQ_U(etp_diff_get_summary(d)->removed, etp_ops_row_count(b.r) - 1 - 8);
+    }
+    etp_diff_free(d);
+    close_fx(&a);
+    close_fx(&b);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) data_dir = argv[1];
+    mwu_by_hand();
+    mwu_vs_pairs();
+    bh_by_hand();
+    names();
+    self_diff("real/add_pte_10x.etdp", "upstream/add.pte", false);
+    self_diff("real/add_pte_1x.etdp", "upstream/add.pte", true);
+    self_diff("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
+              "upstream/stories260k_hybrid_llama_qnn.pte", false);
+    ethosu_placement();
+    return check_done();
+}
