@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +17,15 @@ static int read_all(etp_blob *b, int fd, etp_error *err) {
     if (!buf) goto oom;
     for (;;) {
         if (len == cap) {
-            if ((uint64_t)cap * 2 > ETP_STDIN_MAX + 1) {
-                if (len > ETP_STDIN_MAX) {
-                    free(buf);
-                    etp_error_set(err, ETP_E_IO, b->name, -1, NULL,
-                                  "input from a pipe is larger than the %llu-byte limit; "
-                                  "pass a regular file instead",
-                                  (unsigned long long)ETP_STDIN_MAX);
-                    return ETP_E_IO;
-                }
-            }
-            uint8_t *nb = realloc(buf, cap * 2);
+            /* Grow to at most one byte past the limit: enough to tell that the input is larger
+             * (checked after each read), without doubling a 4 GiB buffer to 8 GiB first. */
+            uint64_t want = (uint64_t)cap * 2;
+            if (want > ETP_STDIN_MAX + 1) want = ETP_STDIN_MAX + 1;
+            if (want > SIZE_MAX) goto oom;
+            uint8_t *nb = realloc(buf, (size_t)want);
             if (!nb) goto oom;
             buf = nb;
-            cap *= 2;
+            cap = (size_t)want;
         }
         ssize_t r = read(fd, buf + len, cap - len);
         if (r < 0) {
