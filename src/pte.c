@@ -341,8 +341,17 @@ int etp_program_open(etp_program **out, const etp_blob *blob, etp_error *err) {
             goto fail;
         }
         if (p->info.program_size >= 8) v.size = (uint32_t)p->info.program_size;
-        if (p->info.segment_base_offset + p->info.segment_data_size > (uint64_t)p->size &&
-            p->info.segment_data_size > 0) {
+        /* Written so that a huge base or size cannot wrap the sum around past the check. */
+        if (p->info.segment_data_size > 0 &&
+            (p->info.segment_base_offset > (uint64_t)p->size ||
+             p->info.segment_data_size > (uint64_t)p->size - p->info.segment_base_offset)) {
+            if (p->info.segment_data_size > UINT64_MAX - p->info.segment_base_offset) {
+                rc = fbv_fail(&v, 24,
+                              "segments at byte %llu holding %llu bytes end past the %u-byte file",
+                              (unsigned long long)p->info.segment_base_offset,
+                              (unsigned long long)p->info.segment_data_size, p->size);
+                goto fail;
+            }
             rc = fbv_fail(&v, 24,
                           "segments end at byte %llu but the file has %u bytes: the file is "
                           "truncated",
