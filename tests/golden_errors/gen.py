@@ -448,6 +448,13 @@ def cases():
            E + 'truncated_segments.pte: offset 24: segments end at byte %d but the file has %d '
            'bytes: the file is truncated' % (sbase + ssize, cut))
 
+    # A segment size so large that base + size wraps around 64 bits must not pass the check.
+    d = bytearray(ard)
+    struct.pack_into('<Q', d, 32, 0xFFFFFFFFFFFFFFFF)
+    yield ('segments_size_wraps.pte', bytes(d), 1, 'info segments_size_wraps.pte',
+           E + 'segments_size_wraps.pte: offset 24: segments at byte %d holding %d bytes end past '
+           'the %d-byte file' % (sbase, 0xFFFFFFFFFFFFFFFF, len(ard)))
+
     # Bundled program: errors inside the embedded program are reported at file offsets, under
     # the path "program".
     bp = load('upstream/bundled_program.bpte')
