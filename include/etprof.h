@@ -782,6 +782,35 @@ typedef struct etp_trace_stats {
 int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
                     etp_error *err);
 
+/* ---- Report ---- */
+/* A self-contained HTML report (docs/report.md): summary, where the time goes per method, latency
+ * over runs, the hierarchy as an icicle chart, top operators, CPU fallback, QNN units and caveats,
+ * and with QNN's own profiling files the HTP per-op, VTCM, DRAM and utilization view. One file:
+ * inline CSS, inline SVG charts drawn by etprof, a few lines of script that sort tables; no
+ * reference to anything outside it. Strings from the inputs are HTML-escaped. The same inputs and
+ * options give the same bytes. */
+typedef struct etp_report_opts {
+    const char *source;    /* the ETDump's name as shown (may be NULL) */
+    const char *program;   /* the program's name as shown, NULL when none was given */
+    const char *time_unit; /* "ns", "us" (default), "ms" or "s" */
+    double tick_ns;        /* as given to the model (0 = host ticks of unknown rate) */
+    const char *block;     /* as etp_ops_opts.block */
+    uint32_t skip_first;   /* as etp_ops_opts.skip_first */
+    uint32_t top_ops;      /* rows of the top-operators table; 0 = 50 */
+    uint32_t top_nodes;    /* rows of the HTP node and QNN op tables; 0 = 200 */
+    /* QNN's own files (paths, read by the report), each NULL when not given */
+    const char *qhas, *optrace, *runtrace, *heap;
+    void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
+    void *progress_ctx;
+} etp_report_opts;
+
+void etp_report_opts_init(etp_report_opts *o);
+/* Reads the QNN files named in `o` (if any), computes the analyses of the model and writes the
+ * report to `f`. `o` may be NULL. Returns ETP_OK; ETP_E_USAGE for an unknown time unit;
+ * ETP_E_INPUT / ETP_E_IO (located) when a QNN file is rejected or unreadable; ETP_E_IO when a
+ * write failed; ETP_E_INTERNAL when out of memory. Flushes but does not close `f`. */
+int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *o, etp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--test]   (--test adds the test-only tools)
 set -eu
 build_pkgs="build-essential cmake ninja-build pkg-config libjansson-dev"
-test_pkgs="flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time"
+test_pkgs="flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium"
 pkgs=$build_pkgs
 [ "${1:-}" = "--test" ] && pkgs="$pkgs $test_pkgs"
 

@@ -1,0 +1,98 @@
+/* cmd_report.c - `etprof report FILE [--pte P] [--qhas F ...] -o report.html`: one self-contained
+ * HTML file with the summary, charts and tables (src/report.c, docs/report.md). */
+#include "cli.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress((cli_args *)ctx, "report", done, total);
+}
+
+static int run_report(cli_args *a) {
+    if (a->fmt_set) {
+        cli_errorf("report: the output is always one HTML file (no --format)");
+        return EXIT_USAGE;
+    }
+    long skip = 0, top = 0;
+    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0 ||
+                                   skip > (long)UINT32_MAX)) {
+        cli_errorf("report: --skip-first: expected a number >= 0, got \"%s\"",
+                   a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_TOP] &&
+        (!cli_get_long(a, OPT_TOP, &top) || top <= 0 || top > 1000000)) {
+        cli_errorf("report: --top: expected a number from 1 to 1000000, got \"%s\"",
+                   a->val[OPT_TOP]);
+        return EXIT_USAGE;
+    }
+    const char *tu = a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us";
+    if (etp_time_unit_ns(tu) <= 0) {
+        cli_errorf("report: --time-unit: expected ns, us, ms or s, got \"%s\"", tu);
+        return EXIT_USAGE;
+    }
+    if (!a->set[OPT_OUTPUT] && isatty(1)) {
+        cli_errorf("report: the report is an HTML file: give -o report.html (or redirect the "
+                   "output)");
+        return EXIT_USAGE;
+    }
+    etp_model_opts mo;
+    int rc = cli_model_opts(a, &mo);
+    if (rc) return rc;
+    const char *path = a->pos[0];
+    cli_inputs in;
+    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        cli_close_inputs(&in);
+        return rc;
+    }
+    etp_report_opts ro;
+    etp_report_opts_init(&ro);
+    ro.source = path;
+    ro.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
+    ro.time_unit = tu;
+    ro.tick_ns = mo.tick_ns;
+    ro.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+    ro.skip_first = (uint32_t)skip;
+    ro.top_ops = (uint32_t)top;
+    ro.qhas = a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL;
+    ro.optrace = a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL;
+    ro.runtrace = a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL;
+    ro.heap = a->set[OPT_HEAP] ? a->val[OPT_HEAP] : NULL;
+    ro.progress = progress;
+    ro.progress_ctx = a;
+    etp_error err = {0};
+    int r = etp_report_write(in.model, o.f, &ro, &err);
+    cli_progress_end(a);
+    if (r) {
+        cli_error(&err);
+        rc = cli_exit_for(r);
+    }
+    cli_close_inputs(&in);
+    return cli_out_close(&o, rc);
+}
+
+static const opt_id report_opts[] = {OPT_PTE,        OPT_METHOD,    OPT_TICK_NS, OPT_TICK_HZ,
+                                     OPT_TICKS,      OPT_BLOCK,     OPT_SKIP_FIRST,
+                                     OPT_TOP,        OPT_TIME_UNIT, OPT_QHAS,    OPT_OPTRACE,
+                                     OPT_RUNTRACE,   OPT_HEAP,      OPT_NONE};
+
+const cli_cmd cmd_report = {
+    .name = "report",
+    .summary = "one self-contained HTML report: summary, charts, top ops, CPU fallback, QNN",
+    .usage = "FILE [--pte P] [--qhas F --optrace F --runtrace F --heap F] -o report.html",
+    .help = "Writes one HTML file that opens in any browser without network access: latency\n"
+            "p50/p90 per method, a stacked bar of where the time goes (delegates / CPU kernels /\n"
+            "framework), latency over runs (warm-up visible), the hierarchy as an icicle chart,\n"
+            "the top --top (default 50) operators, the CPU fallback operators, QNN units and\n"
+            "caveats with the HTP node cycles in their own chart and, with QNN's optrace / QHAS /\n"
+            "runtrace / heap files, HMX/HVX/DMA per op, VTCM peak, DRAM traffic, utilization and\n"
+            "the HTP timeline. Charts are inline SVG; the only script sorts tables. The output is\n"
+            "deterministic. See docs/report.md.",
+    .opts = report_opts,
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run_report,
+};

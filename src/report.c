@@ -1,0 +1,2241 @@
+/* report.c - the self-contained HTML report (docs/report.md).
+ *
+ * One HTML file: inline CSS, charts drawn here as inline SVG, a few lines of inline script that
+ * only sort tables, no reference to anything outside the file. Every string that comes from an
+ * input file is HTML-escaped (and invalid UTF-8 replaced); every number carries its unit. The
+ * output depends only on the inputs and the options (no clock, no locale, no environment).
+ *
+ * Sections: summary, where the time goes (stacked bar per method), latency over runs, the
+ * hierarchy (icicle per method), top operators, CPU fallback, QNN (units and caveats, the µs
+ * nesting, HTP node cycles in their own unit) and QNN deep data (QHAS / optrace / runtrace /
+ * heap: per-op HMX/HVX/DMA, VTCM, DRAM, utilization, the HTP timeline), notes.
+ */
+#include "analysis.h"
+#include "etprof.h"
+#include "jw.h"
+#include "qnn.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEF_TOP_OPS 50
+#define DEF_TOP_NODES 200
+#define CHART_W 960           /* SVG user units; the chart scales down with the page */
+#define ICICLE_MAX_RECTS 4000 /* per chart */
+#define ICICLE_MIN_W 0.5      /* narrower boxes are not drawn (their time stays in the parent) */
+#define RUNS_MAX_POINTS 2000  /* more runs: min/max per bucket */
+#define TIMELINE_MAX_RECTS 6000
+#define JSON_MAX_RUNS 10000   /* per-run latencies embedded in the data block */
+#define MAX_BACKENDS 16
+
+static const char *const DASH = "\xE2\x80\x93"; /* en dash: no value */
+
+/* Fill colours (all light enough for dark text). */
+static const char *const BACKEND_COLORS[] = {"#6f9be8", "#a58be0", "#5cc0b0", "#e07fa8",
+                                             "#c9b44e", "#7fb3d5", "#b58f6d", "#8fbf6a"};
+#define N_BACKEND_COLORS (sizeof BACKEND_COLORS / sizeof BACKEND_COLORS[0])
+#define COL_CPU "#f0a35a"
+#define COL_OPCALL "#f6c792"
+#define COL_FRAMEWORK "#aeb7c2"
+#define COL_OTHER "#cdd3da"
+#define COL_HMX "#a58be0"
+#define COL_HVX "#5cc0b0"
+#define COL_DMA "#e9b949"
+#define COL_NODE_A "#7fa6ea"
+#define COL_NODE_B "#9dbcf0"
+#define COL_NODE_IO "#e9b949"
+#define COL_NODE_SYS "#b9c2cc"
+
+typedef struct rep {
+    FILE *f;
+    const etp_report_opts *o;
+    const etp_ops_result *r;
+    ana_disp d;
+    uint32_t top_ops, top_nodes;
+    uint32_t flags, units; /* of the values shown, for the unit notes */
+    char nb[8][96];
+    unsigned nbi;
+    const char *backends[MAX_BACKENDS];
+    uint32_t n_backends;
+    /* QNN deep data (any may be NULL) */
+    etp_qnn_qhas *qhas;
+    etp_qnn_trace *trace;
+    etp_qnn_runtrace *rt;
+    etp_qnn_heap *heap;
+    etp_qnn_derived *der;
+    /* join of the derived per-op rows with one QNN partition's HTP node rows */
+    int32_t join_q;             /* index of the etp_ops_qnn joined, -1 when none */
+    etp_qnn_join *join;
+    uint32_t n_nodes;
+    etp_qnn_etdump_node *nodes; /* ETDump side of the join */
+    uint32_t *node_row;         /* ops row of each node */
+    int32_t *row_drow;          /* per ops row: derived row, -1 */
+    double *drow_etd;           /* per derived row: ETDump p50 cycles of its node, NaN */
+    uint32_t join_cycles_equal; /* trusted pairs whose ETDump p50 equals the QNN-side cycles */
+    uint32_t join_trusted;      /* pairs with the same name (or an unnamed node matched by OpId) */
+} rep;
+
+/* ---------------------------------------------------------------------------------------------
+ * Output primitives
+ * ------------------------------------------------------------------------------------------- */
+
+static void P(rep *R, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void P(rep *R, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(R->f, fmt, ap);
+    va_end(ap);
+}
+
+static void S(rep *R, const char *s) { fputs(s, R->f); }
+
+/* HTML-escapes s[0..n): & < > " ' become references, control characters and bytes that are not
+ * well-formed UTF-8 become U+FFFD. Safe in text and in quoted attribute values. */
+static void esc_n(FILE *f, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            switch (c) {
+            case '&': fputs("&amp;", f); break;
+            case '<': fputs("&lt;", f); break;
+            case '>': fputs("&gt;", f); break;
+            case '"': fputs("&quot;", f); break;
+            case '\'': fputs("&#39;", f); break;
+            default:
+                if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) fputs("\xEF\xBF\xBD", f);
+                else fputc(c, f);
+            }
+            i++;
+            continue;
+        }
+        size_t l = jw_utf8_len(p + i, n - i);
+        if (l == 0) {
+            fputs("\xEF\xBF\xBD", f);
+            i++;
+        } else {
+            fwrite(p + i, 1, l, f);
+            i += l;
+        }
+    }
+}
+
+static void E(rep *R, const char *s) {
+    if (!s) s = "";
+    esc_n(R->f, s, strlen(s));
+}
+
+/* Escaped, cut to at most `max` code points (with an ellipsis when cut). */
+static void E_trunc(FILE *f, const char *s, size_t max) {
+    if (!s) return;
+    size_t n = strlen(s), i = 0, cp = 0;
+    while (i < n && cp < max) {
+        size_t l = (unsigned char)s[i] < 0x80 ? 1 : jw_utf8_len((const unsigned char *)s + i, n - i);
+        i += l ? l : 1;
+        cp++;
+    }
+    if (i >= n) {
+        esc_n(f, s, n);
+        return;
+    }
+    if (max == 0) return;
+    /* room for the ellipsis: drop the last code point */
+    size_t j = 0, k = 0, cut = 0;
+    while (j < n && k + 1 < max) {
+        size_t l = (unsigned char)s[j] < 0x80 ? 1 : jw_utf8_len((const unsigned char *)s + j, n - j);
+        j += l ? l : 1;
+        k++;
+        cut = j;
+    }
+    esc_n(f, s, cut);
+    fputs("\xE2\x80\xA6", f);
+}
+
+/* A number in a rotating buffer ('.' decimal point whatever the locale), DASH when not finite. */
+static const char *num(rep *R, double v, int prec) {
+    char *b = R->nb[R->nbi++ & 7];
+    if (!isfinite(v)) return DASH;
+    if (prec < 0) prec = 0;
+    if (prec > 9) prec = 9;
+    snprintf(b, sizeof R->nb[0], "%.*f", prec, v);
+    jw_c_number(b);
+    if (b[0] == '-') { /* no "-0.000" */
+        bool zero = true;
+        for (const char *q = b + 1; *q; q++)
+            if (*q >= '1' && *q <= '9') zero = false;
+        if (zero) memmove(b, b + 1, strlen(b));
+    }
+    return b;
+}
+
+static bool is_time(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_TICKS; }
+
+/* A value of unit u as displayed (time in the report's unit) and that unit's name. */
+static double dv(rep *R, etp_unit u, double v) {
+    const char *un;
+    return ana_conv(&R->d, u, v, &un);
+}
+
+static const char *du(rep *R, etp_unit u) {
+    const char *un;
+    ana_conv(&R->d, u, 0, &un);
+    return un;
+}
+
+/* The displayed number of a value of unit u: the time precision for times, else integers (one
+ * decimal when the value is not whole, e.g. a p50 between two cycle counts). */
+static const char *fv(rep *R, etp_unit u, double v) {
+    R->units |= 1u << u;
+    double x = dv(R, u, v);
+    if (u == ETP_UNIT_NS) return num(R, x, R->d.precision);
+    if (isfinite(x) && x != floor(x)) return num(R, x, fabs(x) < 10 ? 3 : 1);
+    return num(R, x, 0);
+}
+
+static const char *pct(rep *R, double v) { return num(R, v, fabs(v) < 0.1 && v != 0 ? 3 : 1); }
+
+static void td_num(rep *R, double sortv, const char *text) {
+    S(R, "<td class=\"n\" data-v=\"");
+    S(R, isfinite(sortv) ? num(R, sortv, 6) : "");
+    S(R, "\">");
+    S(R, text);
+    S(R, "</td>");
+}
+
+static void td_str(rep *R, const char *s, bool mono) {
+    S(R, mono ? "<td class=\"name\">" : "<td>");
+    if (s) E(R, s);
+    else S(R, DASH);
+    S(R, "</td>");
+}
+
+static void th(rep *R, const char *label, bool numeric) {
+    P(R, "<th%s>", numeric ? " class=\"n\" data-type=\"num\"" : "");
+    E(R, label);
+    S(R, "</th>");
+}
+
+/* A card: key, value, unit. */
+static void card(rep *R, const char *key, const char *value, const char *unit, const char *id) {
+    S(R, "<div class=\"card\"");
+    if (id) P(R, " id=\"%s\"", id);
+    S(R, "><div class=\"k\">");
+    E(R, key);
+    S(R, "</div><div class=\"v\">");
+    E(R, value);
+    if (unit && *unit) {
+        S(R, "<span class=\"u\">");
+        E(R, unit);
+        S(R, "</span>");
+    }
+    S(R, "</div></div>");
+}
+
+/* Text width estimate of an 11 px sans-serif label, in SVG units. */
+static double text_w(const char *s, double px) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p & 0xc0) != 0x80) n++;
+    return (double)n * px * 0.58;
+}
+
+static size_t fit_chars(double width, double px) {
+    double n = (width - 6) / (px * 0.58);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* Mixes a "#rrggbb" colour with white (t = 0: unchanged, 1: white). */
+static void lighten(const char *hex, double t, char out[8]) {
+    unsigned v = (unsigned)strtoul(hex + 1, NULL, 16);
+    unsigned c[3] = {(v >> 16) & 255, (v >> 8) & 255, v & 255};
+    for (int i = 0; i < 3; i++) c[i] = (unsigned)(c[i] + (255 - c[i]) * t + 0.5);
+    snprintf(out, 8, "#%02x%02x%02x", c[0] & 255, c[1] & 255, c[2] & 255);
+}
+
+static const char *backend_color(rep *R, const char *backend) {
+    for (uint32_t i = 0; backend && i < R->n_backends; i++)
+        if (strcmp(R->backends[i], backend) == 0) return BACKEND_COLORS[i % N_BACKEND_COLORS];
+    return BACKEND_COLORS[0];
+}
+
+static double nice_step(double range, int target) {
+    if (!(range > 0) || !isfinite(range)) return 1;
+    double raw = range / target;
+    double mag = pow(10, floor(log10(raw)));
+    double r = raw / mag;
+    double s = r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10;
+    return s * mag;
+}
+
+static int step_prec(double step) {
+    if (step >= 1) return 0;
+    return (int)ceil(-log10(step) - 1e-9);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Rows
+ * ------------------------------------------------------------------------------------------- */
+
+static const etp_ops_row *row_at(const rep *R, int32_t i) {
+    return i >= 0 ? etp_ops_row_get(R->r, (size_t)i) : NULL;
+}
+
+/* Mean per run over all runs of the method (additive: children never exceed their parent). */
+static double per_run(const rep *R, const etp_ops_row *row) {
+    const etp_ops_method *m = etp_ops_method_get(R->r, row->method);
+    return m->runs ? row->stats.total / m->runs : NAN;
+}
+
+static const char *method_name(const etp_ops_method *m) {
+    return m->name ? m->name : "(method unknown)";
+}
+
+/* The label of a row in charts and tables. Writes into buf when it builds one. */
+static const char *row_label(const etp_ops_row *row, char *buf, size_t cap) {
+    if (row->kind == ETP_KIND_DELEGATE_CALL) {
+        snprintf(buf, cap, "DELEGATE_CALL [%s]", row->placement ? row->placement : "?");
+        return buf;
+    }
+    if (row->kind == ETP_KIND_OPERATOR_CALL && row->op) {
+        snprintf(buf, cap, "OPERATOR_CALL [%s]", row->op);
+        return buf;
+    }
+    if (row->kind == ETP_KIND_KERNEL && row->op) return row->op;
+    if (row->htp_node && row->op && row->qnn == ETP_QNN_NODE) return row->op;
+    return row->name ? row->name : "?";
+}
+
+static const char *row_color(rep *R, const etp_ops_row *row, char tmp[8]) {
+    switch (row->kind) {
+    case ETP_KIND_FRAMEWORK: return COL_FRAMEWORK;
+    case ETP_KIND_OPERATOR_CALL: return COL_OPCALL;
+    case ETP_KIND_KERNEL: return COL_CPU;
+    case ETP_KIND_DELEGATE_CALL: return backend_color(R, row->placement);
+    case ETP_KIND_DELEGATE_INTERNAL: {
+        double t = 0.22 * (row->depth >= 2 ? row->depth - 1 : 1);
+        lighten(backend_color(R, row->placement), t > 0.7 ? 0.7 : t, tmp);
+        return tmp;
+    }
+    default: return COL_OTHER;
+    }
+}
+
+static const etp_ops_qnn *qnn_of_method(const rep *R, uint32_t mi) {
+    for (size_t i = 0; i < etp_ops_qnn_count(R->r); i++)
+        if (etp_ops_qnn_get(R->r, i)->method == mi) return etp_ops_qnn_get(R->r, i);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Head, summary
+ * ------------------------------------------------------------------------------------------- */
+
+static const char CSS[] =
+    ":root{--fg:#1b2430;--muted:#5b6675;--line:#d9dee5;--bg:#f4f6f8;--card:#fff;--accent:#2f6fd6}"
+    "*{box-sizing:border-box}"
+    "body{margin:0;font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\","
+    "Arial,sans-serif;color:var(--fg);background:var(--bg)}"
+    "header{background:#1f2a37;color:#fff;padding:16px 28px}"
+    "header h1{margin:0 0 2px;font-size:20px;font-weight:600}"
+    "header .sub{color:#c7d0db;font-size:13px;overflow-wrap:anywhere}"
+    "nav{position:sticky;top:0;background:#fff;border-bottom:1px solid var(--line);"
+    "padding:6px 28px;z-index:2;font-size:13px}"
+    "nav a{margin-right:14px;color:var(--accent);text-decoration:none;white-space:nowrap}"
+    "main{max-width:1120px;margin:0 auto;padding:4px 24px 40px}"
+    "section{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+    "padding:14px 20px;margin:16px 0}"
+    "h2{font-size:17px;margin:0 0 8px}h3{font-size:14px;margin:16px 0 6px}"
+    "p{margin:6px 0}"
+    ".cards{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0}"
+    ".card{border:1px solid var(--line);border-radius:6px;padding:7px 12px;min-width:140px;"
+    "background:#fbfcfd}"
+    ".card .k{font-size:11px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}"
+    ".card .v{font-size:19px;font-weight:600;font-variant-numeric:tabular-nums;"
+    "overflow-wrap:anywhere}"
+    ".card .u{font-size:12px;font-weight:400;color:var(--muted);margin-left:4px}"
+    "div.tw{overflow-x:auto;margin:6px 0}div.tw.scroll{max-height:560px;overflow-y:auto;"
+    "border:1px solid #eceff3}div.tw.scroll th{position:sticky;top:0;z-index:1}"
+    "table{border-collapse:collapse;width:100%;font-size:12.5px}"
+    "th,td{padding:3px 8px;border-bottom:1px solid #eceff3;text-align:left;vertical-align:top}"
+    "th{background:#f1f3f6;font-weight:600}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}"
+    "tbody tr:nth-child(even){background:#fafbfc}"
+    "table.sortable th{cursor:pointer;user-select:none}"
+    "table.sortable th[aria-sort=descending]::after{content:\" \\25BE\"}"
+    "table.sortable th[aria-sort=ascending]::after{content:\" \\25B4\"}"
+    ".name{overflow-wrap:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
+    "font-size:12px}"
+    ".note{color:var(--muted);font-size:12.5px}"
+    ".warn{background:#fff7e6;border-left:3px solid #f0a35a;padding:6px 10px;margin:8px 0}"
+    ".ok{background:#edf7ef;border-left:3px solid #4caf6a;padding:6px 10px;margin:8px 0}"
+    "ul{margin:6px 0;padding-left:22px}li{margin:3px 0}"
+    "dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0}"
+    "dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}"
+    "svg.chart{display:block;width:100%;max-width:960px;height:auto;margin:6px 0}"
+    "svg text{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,Arial,sans-serif;"
+    "fill:#1b2430}"
+    "svg text.m{fill:#5b6675}"
+    ".legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;margin:2px 0 6px}"
+    ".sw{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;"
+    "vertical-align:-1px;border:1px solid rgba(0,0,0,.15)}"
+    ".bar{display:inline-block;height:8px;background:#6f9be8;border-radius:2px;"
+    "vertical-align:middle;margin-right:6px}"
+    ".yes{color:#1a7f37;font-weight:600}.no{color:#9aa3ad}"
+    "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px;"
+    "background:#f1f3f6;padding:0 3px;border-radius:3px}"
+    "footer{color:var(--muted);font-size:12px;text-align:center;margin:18px 0}";
+
+/* Sorts tables with class "sortable" when a header is clicked (numbers by data-v). Written to
+ * run without errors whatever the table holds; does nothing else. */
+static const char JS[] =
+    "(function(){'use strict';"
+    "function key(c,num){if(!c)return num?-Infinity:'';"
+    "if(num){var v=parseFloat(c.getAttribute('data-v'));return isNaN(v)?-Infinity:v;}"
+    "return(c.textContent||'').toLowerCase();}"
+    "var ts=document.querySelectorAll('table.sortable');"
+    "Array.prototype.forEach.call(ts,function(t){"
+    "if(!t.tHead||!t.tHead.rows.length||!t.tBodies.length)return;"
+    "var hs=t.tHead.rows[0].cells;"
+    "Array.prototype.forEach.call(hs,function(h,col){"
+    "h.addEventListener('click',function(){"
+    "var num=h.getAttribute('data-type')==='num';"
+    "var desc=h.getAttribute('aria-sort')!=='descending';"
+    "if(!num&&!h.hasAttribute('aria-sort'))desc=false;"
+    "Array.prototype.forEach.call(hs,function(o){o.removeAttribute('aria-sort');});"
+    "h.setAttribute('aria-sort',desc?'descending':'ascending');"
+    "var b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);"
+    "rs.sort(function(x,y){var a=key(x.cells[col],num),c=key(y.cells[col],num);"
+    "return a<c?(desc?1:-1):a>c?(desc?-1:1):0;});"
+    "rs.forEach(function(r){b.appendChild(r);});});});});})();";
+
+static void write_head(rep *R) {
+    const char *src = R->o->source ? R->o->source : "(ETDump)";
+    S(R, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<meta name=\"generator\" content=\"etprof " ETPROF_VERSION "\">\n<title>etprof report: ");
+    E(R, src);
+    S(R, "</title>\n<style>");
+    S(R, CSS);
+    S(R, "</style>\n</head>\n<body>\n<header><h1>etprof report</h1><div class=\"sub\">");
+    E(R, src);
+    if (R->o->program) {
+        S(R, " &middot; program ");
+        E(R, R->o->program);
+    }
+    S(R, "</div></header>\n");
+}
+
+static void write_nav(rep *R, bool qnn, bool deep) {
+    S(R, "<nav><a href=\"#summary\">Summary</a><a href=\"#placement\">Where the time goes</a>"
+         "<a href=\"#runs\">Latency over runs</a><a href=\"#hierarchy\">Hierarchy</a>"
+         "<a href=\"#top-ops\">Top operators</a><a href=\"#cpu-fallback\">CPU fallback</a>");
+    if (qnn) S(R, "<a href=\"#qnn\">QNN</a>");
+    if (deep) S(R, "<a href=\"#qnn-deep\">QNN deep data</a>");
+    S(R, "<a href=\"#notes\">Units &amp; notes</a></nav>\n<main>\n");
+}
+
+static uint32_t kernel_instructions(const etp_ops_method *m) {
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < m->n_cpu_ops; j++) n += m->cpu_ops[j].instructions;
+    return n;
+}
+
+static void write_summary(rep *R) {
+    const etp_ops_result *r = R->r;
+    size_t nm = etp_ops_method_count(r);
+    S(R, "<section id=\"summary\"><h2>Summary</h2>\n<dl class=\"facts\"><dt>file</dt><dd id=\"file\">");
+    E(R, R->o->source ? R->o->source : "(ETDump)");
+    S(R, "</dd><dt>program</dt><dd>");
+    if (R->o->program) E(R, R->o->program);
+    else S(R, "not given: methods, operator names and backends are unknown (give <code>--pte P</code>)");
+    P(R, "</dd><dt>runs</dt><dd id=\"runs-total\">%u</dd><dt>blocks read</dt><dd>%u</dd>",
+      etp_ops_runs_kept(r), etp_ops_blocks_read(r));
+    P(R, "<dt>methods</dt><dd>%zu</dd>", nm);
+    if (R->o->skip_first)
+        P(R, "<dt>warm-up skipped</dt><dd>the first %u run(s) of each method (--skip-first)</dd>",
+          R->o->skip_first);
+    if (R->o->block) {
+        S(R, "<dt>blocks</dt><dd>only blocks named ");
+        E(R, R->o->block);
+        S(R, "</dd>");
+    }
+    const char *qf[4] = {R->o->qhas, R->o->optrace, R->o->runtrace, R->o->heap};
+    const char *qn[4] = {"QHAS", "optrace", "runtrace", "heap file"};
+    for (int i = 0; i < 4; i++)
+        if (qf[i]) {
+            P(R, "<dt>QNN %s</dt><dd>", qn[i]);
+            E(R, qf[i]);
+            S(R, "</dd>");
+        }
+    S(R, "</dl>\n");
+    if (nm == 0) {
+        S(R, "<p class=\"warn\">No Execute runs in this file (no block with a Method::execute "
+             "event): there is no latency to report.</p>");
+    }
+    for (size_t mi = 0; mi < nm; mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_row *exec = row_at(R, m->exec_row);
+        S(R, "<h3>");
+        E(R, method_name(m));
+        S(R, "</h3><div class=\"cards\">");
+        char id[64];
+        snprintf(id, sizeof id, "m%zu-method", mi);
+        card(R, "method", method_name(m), NULL, id);
+        char b[64];
+        snprintf(b, sizeof b, "%u", m->runs);
+        snprintf(id, sizeof id, "m%zu-runs", mi);
+        card(R, "runs", b, m->skipped ? "kept" : NULL, id);
+        snprintf(id, sizeof id, "m%zu-p50", mi);
+        card(R, "latency p50", fv(R, m->unit, m->latency.p50), du(R, m->unit), id);
+        snprintf(id, sizeof id, "m%zu-p90", mi);
+        card(R, "latency p90", fv(R, m->unit, m->latency.p90), du(R, m->unit), id);
+        if (exec && exec->runs > 1)
+            card(R, "first run", fv(R, m->unit, exec->samples[0]), du(R, m->unit), NULL);
+        snprintf(b, sizeof b, "%u", m->delegate_partitions);
+        card(R, "delegate partitions", b, NULL, NULL);
+        snprintf(b, sizeof b, "%u", kernel_instructions(m));
+        card(R, "CPU kernels", b, "instructions", NULL);
+        S(R, "</div>\n");
+    }
+    if (nm) {
+        S(R, "<div class=\"tw\"><table><thead><tr>");
+        th(R, "method", false);
+        th(R, "runs", true);
+        const char *st[] = {"min", "p10", "p50", "p90", "avg", "max"};
+        for (int i = 0; i < 6; i++) th(R, st[i], true);
+        th(R, "unit", false);
+        th(R, "delegate partitions", true);
+        S(R, "</tr></thead><tbody>");
+        for (size_t mi = 0; mi < nm; mi++) {
+            const etp_ops_method *m = etp_ops_method_get(r, mi);
+            S(R, "<tr>");
+            td_str(R, method_name(m), true);
+            td_num(R, m->runs, num(R, m->runs, 0));
+            for (int i = 0; i < 6; i++) {
+                double v = NAN;
+                etp_stats_pick(&m->latency, st[i], &v);
+                td_num(R, dv(R, m->unit, v), fv(R, m->unit, v));
+            }
+            td_str(R, du(R, m->unit), false);
+            td_num(R, m->delegate_partitions, num(R, m->delegate_partitions, 0));
+            S(R, "</tr>");
+        }
+        S(R, "</tbody></table></div><p class=\"note\">Latency = Method::execute per run (one run = one "
+             "Execute block); percentiles interpolate linearly between ranks (numpy's default).</p>");
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Where the time goes: stacked bar per method
+ * ------------------------------------------------------------------------------------------- */
+
+static const char *part_label(const etp_ops_part *p, char *buf, size_t cap) {
+    if (p->place == ETP_PLACE_DELEGATE) snprintf(buf, cap, "%s DELEGATE_CALLs", p->placement);
+    else if (p->place == ETP_PLACE_CPU) snprintf(buf, cap, "CPU kernels (OPERATOR_CALL)");
+    else snprintf(buf, cap, "framework overhead");
+    return buf;
+}
+
+static const char *part_color(rep *R, const etp_ops_part *p) {
+    if (p->place == ETP_PLACE_DELEGATE) return backend_color(R, p->placement);
+    if (p->place == ETP_PLACE_CPU) return COL_CPU;
+    return COL_FRAMEWORK;
+}
+
+static void write_placement(rep *R) {
+    const etp_ops_result *r = R->r;
+    S(R, "<section id=\"placement\"><h2>Where the time goes</h2>\n<p class=\"note\">Per method: "
+         "time inside each backend's DELEGATE_CALLs, in CPU kernels (OPERATOR_CALL, run by the "
+         "interpreter) and the framework overhead (the rest of Method::execute). Mean per run "
+         "(total over runs / runs), so the parts add up to Method::execute; % of Method::execute."
+         "</p>\n");
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_row *exec = row_at(R, m->exec_row);
+        double whole = exec ? per_run(R, exec) : 0;
+        bool by_sum = !(whole > 0);
+        if (by_sum) {
+            whole = 0;
+            for (uint32_t j = 0; j < m->n_parts; j++)
+                if (m->parts[j].per_run > 0) whole += m->parts[j].per_run;
+        }
+        S(R, "<h3>");
+        E(R, method_name(m));
+        P(R, ": Method::execute %s %s per run (mean of %u run%s)</h3>\n",
+          exec ? fv(R, m->unit, whole) : DASH, du(R, m->unit), m->runs, m->runs == 1 ? "" : "s");
+        if (!(whole > 0)) {
+            S(R, "<p class=\"note\">No time to split (no Method::execute and no timed part).</p>");
+            continue;
+        }
+        const double x0 = 10, bw = CHART_W - 20, bh = 38, y0 = 6;
+        P(R, "<svg class=\"chart\" viewBox=\"0 0 %d 78\" width=\"%d\" height=\"78\" role=\"img\" "
+             "aria-label=\"where the time goes in ",
+          CHART_W, CHART_W);
+        E(R, method_name(m));
+        S(R, "\">");
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#eef1f4\"/>",
+          num(R, x0, 1), num(R, y0, 1), num(R, bw, 1), num(R, bh, 1));
+        double x = x0;
+        for (uint32_t j = 0; j < m->n_parts; j++) {
+            const etp_ops_part *p = &m->parts[j];
+            if (!(p->per_run > 0)) continue;
+            double w = p->per_run / whole * bw;
+            if (x + w > x0 + bw) w = x0 + bw - x;
+            double share = p->per_run / whole * 100.0;
+            char lb[300];
+            part_label(p, lb, sizeof lb);
+            P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" stroke=\"#fff\" "
+                 "stroke-width=\"1\"><title>",
+              num(R, x, 2), num(R, y0, 1), num(R, w, 2), num(R, bh, 1), part_color(R, p));
+            E(R, lb);
+            P(R, ": %s %s per run, %s%% of Method::execute</title></rect>",
+              fv(R, m->unit, p->per_run), du(R, m->unit), pct(R, share));
+            /* label inside when it fits: name + time + %, else time + %, else % */
+            char t1[400], t2[160], t3[40];
+            snprintf(t1, sizeof t1, "%s \xC2\xB7 %s %s \xC2\xB7 %s%%", lb, fv(R, m->unit, p->per_run),
+                     du(R, m->unit), pct(R, share));
+            snprintf(t2, sizeof t2, "%s %s \xC2\xB7 %s%%", fv(R, m->unit, p->per_run), du(R, m->unit),
+                     pct(R, share));
+            snprintf(t3, sizeof t3, "%s%%", pct(R, share));
+            const char *t = text_w(t1, 12) + 10 < w ? t1 : text_w(t2, 12) + 10 < w ? t2
+                          : text_w(t3, 12) + 6 < w ? t3 : NULL;
+            if (t) {
+                P(R, "<text x=\"%s\" y=\"%s\" font-size=\"12\">", num(R, x + 5, 1), num(R, y0 + 23, 1));
+                E(R, t);
+                S(R, "</text>");
+            }
+            x += w;
+        }
+        for (int k = 0; k <= 4; k++) {
+            double tx = x0 + bw * k / 4.0;
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#8a95a3\"/>", num(R, tx, 1),
+              num(R, tx, 1), num(R, y0 + bh, 1), num(R, y0 + bh + 5, 1));
+            P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"%s\">%d%%</text>",
+              num(R, tx, 1), num(R, y0 + bh + 18, 1), k == 0 ? "start" : k == 4 ? "end" : "middle",
+              k * 25);
+        }
+        S(R, "</svg>\n<div class=\"tw\"><table><thead><tr><th></th>");
+        th(R, "where", false);
+        th(R, "partitions / instructions", true);
+        th(R, "calls", true);
+        char hb[64];
+        snprintf(hb, sizeof hb, "per run (%s)", du(R, m->unit));
+        th(R, hb, true);
+        th(R, "% of Method::execute", true);
+        S(R, "</tr></thead><tbody>");
+        for (uint32_t j = 0; j < m->n_parts; j++) {
+            const etp_ops_part *p = &m->parts[j];
+            char lb[300];
+            P(R, "<tr><td><span class=\"sw\" style=\"background:%s\"></span></td>", part_color(R, p));
+            td_str(R, part_label(p, lb, sizeof lb), false);
+            if (p->place == ETP_PLACE_FRAMEWORK) td_num(R, NAN, DASH);
+            else td_num(R, p->partitions, num(R, p->partitions, 0));
+            td_num(R, (double)p->calls, num(R, (double)p->calls, 0));
+            td_num(R, dv(R, m->unit, p->per_run), fv(R, m->unit, p->per_run));
+            double share = by_sum ? p->per_run / whole * 100.0 : p->share;
+            td_num(R, share, pct(R, share));
+            S(R, "</tr>");
+        }
+        S(R, "</tbody></table></div>");
+        if (by_sum)
+            S(R, "<p class=\"note\">No Method::execute event: shares are of the sum of the parts.</p>");
+        P(R, "<p class=\"note\">%u delegate partition(s) (distinct DELEGATE_CALL instructions); "
+             "framework overhead = Method::execute minus the DELEGATE_CALLs and OPERATOR_CALLs.",
+          m->delegate_partitions);
+        if (qnn_of_method(R, (uint32_t)mi))
+            S(R, " QNN's DELEGATE_CALL times are inflated by detailed (per-op) profiling: see "
+                 "<a href=\"#qnn\">QNN</a>.");
+        S(R, "</p>\n");
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Latency over runs
+ * ------------------------------------------------------------------------------------------- */
+
+static void write_runs(rep *R) {
+    const etp_ops_result *r = R->r;
+    S(R, "<section id=\"runs\"><h2>Latency over runs</h2>\n<p class=\"note\">Method::execute of "
+         "each run in file order. The first run usually pays warm-up costs (caches, power-up, "
+         "lazy initialisation); the dashed line is the p50, the dotted one the p90.</p>\n");
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_row *exec = row_at(R, m->exec_row);
+        S(R, "<h3>");
+        E(R, method_name(m));
+        P(R, ": %u run%s</h3>\n", m->runs, m->runs == 1 ? "" : "s");
+        if (!exec || exec->runs == 0) {
+            S(R, "<p class=\"note\">No Method::execute event: no per-run latency.</p>");
+            continue;
+        }
+        uint32_t n = exec->runs;
+        const double *s = exec->samples;
+        double vmax = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (isfinite(s[i]) && dv(R, exec->unit, s[i]) > vmax) vmax = dv(R, exec->unit, s[i]);
+        const double L = 78, Rm = 150, T = 16, B = 40, H = 270;
+        const double pw = CHART_W - L - Rm, ph = H - T - B;
+        double ystep = nice_step(vmax > 0 ? vmax * 1.08 : 1, 5);
+        double ymax = ceil((vmax > 0 ? vmax * 1.08 : 1) / ystep) * ystep;
+        int yp = step_prec(ystep);
+        const char *unit = du(R, exec->unit);
+        P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+             "aria-label=\"latency per run of ",
+          CHART_W, (int)H, CHART_W, (int)H);
+        E(R, method_name(m));
+        S(R, "\">");
+#define XR(i) (L + (n > 1 ? (double)(i) / (double)(n - 1) * pw : pw / 2))
+#define YV(v) (T + ph - (v) / ymax * ph)
+        /* warm-up band */
+        if (n > 1) {
+            double bw = pw / (double)(n - 1) / 2;
+            if (bw > 24) bw = 24;
+            if (bw < 4) bw = 4;
+            P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#fff1e0\"/>",
+              num(R, L, 1), num(R, T, 1), num(R, bw, 1), num(R, ph, 1));
+        }
+        /* y grid */
+        for (double yv = 0; yv <= ymax + ystep / 2; yv += ystep) {
+            double y = YV(yv);
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"%s\"/>", num(R, L, 1),
+              num(R, L + pw, 1), num(R, y, 1), num(R, y, 1), yv == 0 ? "#8a95a3" : "#e6e9ee");
+            P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"end\">%s</text>",
+              num(R, L - 6, 1), num(R, y + 4, 1), num(R, yv, yp));
+        }
+        P(R, "<text class=\"m\" x=\"14\" y=\"%s\" font-size=\"11\" transform=\"rotate(-90 14 %s)\" "
+             "text-anchor=\"middle\">Method::execute (%s)</text>",
+          num(R, T + ph / 2, 1), num(R, T + ph / 2, 1), unit);
+        /* x ticks: run numbers as in the file (after --skip-first) */
+        double xstep = nice_step(n > 1 ? n - 1 : 1, 8);
+        if (xstep < 1) xstep = 1;
+        /* ticks at the first run and at multiples of the step (run numbers as in the file) */
+        for (double k = 1; k <= n;) {
+            double x = XR(k - 1);
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#8a95a3\"/>", num(R, x, 1),
+              num(R, x, 1), num(R, T + ph, 1), num(R, T + ph + 4, 1));
+            P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"middle\">%s</text>",
+              num(R, x, 1), num(R, T + ph + 17, 1), num(R, k + m->skipped, 0));
+            double next = k == 1 ? xstep : k + xstep;
+            k = next > k ? next : k + 1;
+        }
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"middle\">run</text>",
+          num(R, L + pw / 2, 1), num(R, H - 6, 1));
+        /* p50 and p90 */
+        double p50 = dv(R, exec->unit, m->latency.p50), p90 = dv(R, exec->unit, m->latency.p90);
+        if (isfinite(p50)) {
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#2f6fd6\" "
+                 "stroke-dasharray=\"6 4\"/>",
+              num(R, L, 1), num(R, L + pw, 1), num(R, YV(p50), 1), num(R, YV(p50), 1));
+            double ly = YV(p50) + 4;
+            if (isfinite(p90) && n > 1 && fabs(YV(p90) - YV(p50)) < 14) ly = YV(p50) + 11;
+            P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11\" style=\"fill:#2f6fd6\">p50 %s %s</text>",
+              num(R, L + pw + 6, 1), num(R, ly, 1), fv(R, exec->unit, m->latency.p50), unit);
+        }
+        if (isfinite(p90) && n > 1) {
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#7b52c7\" "
+                 "stroke-dasharray=\"2 3\"/>",
+              num(R, L, 1), num(R, L + pw, 1), num(R, YV(p90), 1), num(R, YV(p90), 1));
+            double ly = YV(p90) + 4;
+            if (fabs(YV(p90) - YV(p50)) < 14) ly = YV(p90) - 3;
+            P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11\" style=\"fill:#7b52c7\">p90 %s %s</text>",
+              num(R, L + pw + 6, 1), num(R, ly, 1), fv(R, exec->unit, m->latency.p90), unit);
+        }
+        /* the series */
+        if (n <= RUNS_MAX_POINTS) {
+            if (n > 1) {
+                S(R, "<polyline fill=\"none\" stroke=\"#5b6675\" stroke-width=\"1.2\" points=\"");
+                for (uint32_t i = 0; i < n; i++)
+                    P(R, "%s%s,%s", i ? " " : "", num(R, XR(i), 1),
+                      num(R, YV(isfinite(s[i]) ? dv(R, exec->unit, s[i]) : 0), 1));
+                S(R, "\"/>");
+            }
+            double rad = n <= 100 ? 3.5 : n <= 400 ? 2 : 0;
+            for (uint32_t i = 0; i < n && rad > 0; i++) {
+                if (!isfinite(s[i])) continue;
+                P(R, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\"><title>run %u: %s %s</title>"
+                     "</circle>",
+                  num(R, XR(i), 1), num(R, YV(dv(R, exec->unit, s[i])), 1), num(R, rad, 1),
+                  i == 0 && n > 1 ? "#e8872b" : "#2f6fd6", i + 1 + m->skipped,
+                  fv(R, exec->unit, s[i]), unit);
+            }
+        } else {
+            uint32_t k = (n + 999) / 1000, nb = (n + k - 1) / k;
+            S(R, "<g stroke=\"#9dbcf0\">");
+            for (uint32_t bi = 0; bi < nb; bi++) {
+                double lo = INFINITY, hi = -INFINITY;
+                for (uint32_t i = bi * k; i < n && i < (bi + 1) * k; i++)
+                    if (isfinite(s[i])) {
+                        double v = dv(R, exec->unit, s[i]);
+                        if (v < lo) lo = v;
+                        if (v > hi) hi = v;
+                    }
+                if (!isfinite(lo)) continue;
+                double x = XR((double)bi * k + (k - 1) / 2.0);
+                P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\"/>", num(R, x, 1), num(R, x, 1),
+                  num(R, YV(lo), 1), num(R, YV(hi) - 0.5, 1));
+            }
+            S(R, "</g>");
+            if (isfinite(s[0]))
+                P(R, "<circle cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#e8872b\"><title>run %u: %s %s"
+                     "</title></circle>",
+                  num(R, XR(0), 1), num(R, YV(dv(R, exec->unit, s[0])), 1), 1 + m->skipped,
+                  fv(R, exec->unit, s[0]), unit);
+        }
+        /* warm-up annotation */
+        if (n > 1 && isfinite(s[0]) && m->latency.p50 > 0) {
+            double ratio = s[0] / m->latency.p50;
+            double ax = XR(0) + 8, ay = YV(dv(R, exec->unit, s[0]));
+            if (ay < T + 12) ay = T + 12;
+            P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11.5\" style=\"fill:#b35c00\">run %u: %s %s "
+                 "= %s\xC3\x97 p50%s</text>",
+              num(R, ax, 1), num(R, ay + 4, 1), 1 + m->skipped, fv(R, exec->unit, s[0]), unit,
+              num(R, ratio, 2), ratio >= 1.2 ? " (warm-up)" : "");
+        }
+#undef XR
+#undef YV
+        S(R, "</svg>\n");
+        if (n > RUNS_MAX_POINTS)
+            P(R, "<p class=\"note\">%u runs: each vertical line spans the min..max of %u "
+                 "consecutive runs.</p>",
+              n, (n + 999) / 1000);
+        if (n == 1) S(R, "<p class=\"note\">One run: no trend and no warm-up to see.</p>");
+        if (m->skipped)
+            P(R, "<p class=\"note\">The first %u run(s) were skipped (--skip-first).</p>", m->skipped);
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Hierarchy: icicle charts (time) and the HTP node cycles strip
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct icx {
+    rep *R;
+    FILE *b;       /* the rects, written before the svg header that needs the height */
+    const etp_ops_method *m;
+    double scale;  /* px per unit */
+    double rowh;
+    uint32_t drawn, skipped, clamped, maxdepth;
+    uint32_t kinds; /* 1 << etp_kind drawn, for the legend */
+} icx;
+
+static void ic_rect(icx *c, const etp_ops_row *row, double x, double y, double w, const char *fill,
+                    const char *label) {
+    rep *R = c->R;
+    FILE *f = c->b;
+    fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" stroke=\"#fff\" "
+               "stroke-width=\"0.6\"><title>",
+            num(R, x, 2), num(R, y, 1), num(R, w, 2), num(R, c->rowh - 1, 1), fill);
+    esc_n(f, label, strlen(label));
+    if (row) {
+        double v = per_run(R, row);
+        fprintf(f, "&#10;mean per run: %s %s", fv(R, row->unit, v), du(R, row->unit));
+        if (row->runs) fprintf(f, "&#10;p50: %s %s", fv(R, row->unit, row->stats.p50), du(R, row->unit));
+        if (isfinite(row->share))
+            fprintf(f, "&#10;%s%% of %s", pct(R, row->share),
+                    row->htp_node ? "Accelerator (execute) time (cycles)" : "Method::execute");
+        if (row->chain >= 0 && row->instr >= 0) fprintf(f, "&#10;instruction %d", row->instr);
+        if (row->placement) {
+            fputs("&#10;placement: ", f);
+            esc_n(f, row->placement, strlen(row->placement));
+        }
+        fprintf(f, "&#10;count %llu over %u run(s)", (unsigned long long)row->count, row->runs);
+    }
+    fputs("</title></rect>", f);
+    size_t fit = fit_chars(w, 11);
+    if (fit >= 3) {
+        fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"11\" pointer-events=\"none\">",
+                num(R, x + 3, 2), num(R, y + c->rowh - 6, 1));
+        E_trunc(f, label, fit);
+        fputs("</text>", f);
+    }
+}
+
+static bool ic_child_ok(const etp_ops_row *parent, const etp_ops_row *kid) {
+    return !kid->htp_node && is_time(kid->unit) && kid->unit == parent->unit &&
+           kid->method == parent->method;
+}
+
+static void ic_node(icx *c, size_t i, double x, double w, uint32_t depth) {
+    rep *R = c->R;
+    const etp_ops_row *row = etp_ops_row_get(R->r, i);
+    char tmp[8], lb[700];
+    const char *label = row_label(row, lb, sizeof lb);
+    ic_rect(c, row, x, depth * c->rowh, w, row_color(R, row, tmp), label);
+    c->drawn++;
+    c->kinds |= 1u << row->kind;
+    R->flags |= row->flags;
+    R->units |= 1u << row->unit;
+    if (depth > c->maxdepth) c->maxdepth = depth;
+    size_t n;
+    const uint32_t *kids = etp_ops_children(R->r, i, &n);
+    double sum = 0, pv = per_run(R, row);
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *kid = etp_ops_row_get(R->r, kids[k]);
+        if (ic_child_ok(row, kid) && per_run(R, kid) > 0) sum += per_run(R, kid);
+    }
+    double f = pv > 0 ? w / pv : 0; /* px per unit of this box (smaller when it was clamped) */
+    if (sum > pv * (1 + 1e-9) && sum > 0) {
+        f *= pv / sum;
+        c->clamped++;
+    }
+    double cx = x;
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *kid = etp_ops_row_get(R->r, kids[k]);
+        if (!ic_child_ok(row, kid)) continue;
+        double v = per_run(R, kid);
+        if (!(v > 0)) continue;
+        double kw = v * f;
+        if (kw < ICICLE_MIN_W || c->drawn >= ICICLE_MAX_RECTS) c->skipped++;
+        else ic_node(c, kids[k], cx, kw, depth + 1);
+        cx += kw;
+    }
+}
+
+static void legend_item(rep *R, const char *color, const char *label) {
+    P(R, "<span><span class=\"sw\" style=\"background:%s\"></span>", color);
+    E(R, label);
+    S(R, "</span>");
+}
+
+static void write_hierarchy(rep *R, bool qnn) {
+    const etp_ops_result *r = R->r;
+    S(R, "<section id=\"hierarchy\"><h2>Hierarchy (icicle)</h2>\n<p class=\"note\">Each box is "
+         "a scope; its width is its inclusive time (mean per run), its children sit below it in "
+         "execution order. Empty space under a box is its own (exclusive) time: framework "
+         "overhead for Method::execute and OPERATOR_CALL, delegate-call overhead for "
+         "DELEGATE_CALL. Values in other units (cycles, counts) are not time and are not drawn "
+         "here");
+    if (qnn) S(R, "; HTP node cycles have their own chart in the <a href=\"#qnn\">QNN</a> section");
+    S(R, ". Hover a box for its numbers.</p>\n");
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        S(R, "<h3>");
+        E(R, method_name(m));
+        S(R, "</h3>\n");
+        /* roots: Method::execute, else the method's top-level time rows side by side */
+        size_t nroots;
+        const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
+        double total = 0;
+        for (size_t k = 0; k < nroots; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, roots[k]);
+            if (row->method == mi && is_time(row->unit) && !row->htp_node && per_run(R, row) > 0 &&
+                (m->exec_row < 0 || (int32_t)roots[k] == m->exec_row))
+                total += per_run(R, row);
+        }
+        if (!(total > 0)) {
+            S(R, "<p class=\"note\">No timed scope to draw.</p>");
+            continue;
+        }
+        icx c = {.R = R, .m = m, .rowh = 22};
+        char *buf = NULL;
+        size_t blen = 0;
+        c.b = open_memstream(&buf, &blen);
+        if (!c.b) return;
+        const double x0 = 4, w = CHART_W - 8;
+        c.scale = w / total;
+        double x = x0;
+        for (size_t k = 0; k < nroots; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, roots[k]);
+            if (!(row->method == mi && is_time(row->unit) && !row->htp_node && per_run(R, row) > 0 &&
+                  (m->exec_row < 0 || (int32_t)roots[k] == m->exec_row)))
+                continue;
+            double rw = per_run(R, row) * c.scale;
+            ic_node(&c, roots[k], x, rw, 0);
+            x += rw;
+        }
+        fclose(c.b);
+        double h = (c.maxdepth + 1) * c.rowh + 22;
+        P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %s\" width=\"%d\" height=\"%s\" role=\"img\" "
+             "aria-label=\"hierarchy of ",
+          CHART_W, num(R, h, 0), CHART_W, num(R, h, 0));
+        E(R, method_name(m));
+        S(R, "\">");
+        if (buf) fwrite(buf, 1, blen, R->f);
+        free(buf);
+        /* scale */
+        double ay = (c.maxdepth + 1) * c.rowh + 2;
+        double st = nice_step(dv(R, m->unit, total), 6);
+        int sp = step_prec(st);
+        for (double v = 0; v <= dv(R, m->unit, total) * (1 + 1e-9); v += st) {
+            double tx = x0 + v / dv(R, m->unit, total) * w;
+            P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#8a95a3\"/>", num(R, tx, 1),
+              num(R, tx, 1), num(R, ay, 1), num(R, ay + 4, 1));
+            P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"%s\">%s %s"
+                 "</text>",
+              num(R, tx, 1), num(R, ay + 16, 1), v == 0 ? "start" : "middle", num(R, v, sp),
+              du(R, m->unit));
+        }
+        S(R, "</svg>\n<div class=\"legend\">");
+        if (c.kinds & (1u << ETP_KIND_FRAMEWORK)) legend_item(R, COL_FRAMEWORK, "framework");
+        if (c.kinds & (1u << ETP_KIND_OPERATOR_CALL)) legend_item(R, COL_OPCALL, "OPERATOR_CALL");
+        if (c.kinds & (1u << ETP_KIND_KERNEL)) legend_item(R, COL_CPU, "CPU kernel");
+        for (uint32_t j = 0; j < m->n_parts; j++)
+            if (m->parts[j].place == ETP_PLACE_DELEGATE) {
+                char lb[300];
+                snprintf(lb, sizeof lb, "%s (DELEGATE_CALL; lighter: events it logged)",
+                         m->parts[j].placement);
+                legend_item(R, backend_color(R, m->parts[j].placement), lb);
+            }
+        S(R, "</div>");
+        if (c.skipped)
+            P(R, "<p class=\"note\">%u scope(s) narrower than %s px%s are not drawn: their time "
+                 "stays inside their parent's box.</p>",
+              c.skipped, num(R, ICICLE_MIN_W, 1),
+              c.drawn >= ICICLE_MAX_RECTS ? " (or beyond the cap of 4000 boxes)" : "");
+        if (c.clamped)
+            P(R, "<p class=\"note\">%u scope(s) had children longer than themselves (overlapping "
+                 "or mis-nested events): their children were scaled to fit.</p>",
+              c.clamped);
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Top operators
+ * ------------------------------------------------------------------------------------------- */
+
+static const etp_ops_result *g_sort_r; /* qsort has no context argument */
+
+static int cmp_total_desc(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    double tx = etp_ops_row_get(g_sort_r, x)->stats.total, ty = etp_ops_row_get(g_sort_r, y)->stats.total;
+    if (isnan(tx)) tx = -INFINITY;
+    if (isnan(ty)) ty = -INFINITY;
+    if (tx > ty) return -1;
+    if (tx < ty) return 1;
+    return x < y ? -1 : x > y;
+}
+
+static bool has_time_children(const etp_ops_result *r, size_t i) {
+    size_t n;
+    const uint32_t *kids = etp_ops_children(r, i, &n);
+    const etp_ops_row *row = etp_ops_row_get(r, i);
+    for (size_t k = 0; k < n; k++)
+        if (ic_child_ok(row, etp_ops_row_get(r, kids[k]))) return true;
+    return false;
+}
+
+/* One ranked table of rows idx[0..n) (already sorted). */
+static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, bool kind_col) {
+    const etp_ops_result *r = R->r;
+    size_t nm = etp_ops_method_count(r);
+    size_t shown = n < R->top_ops ? n : R->top_ops;
+    const char *u = du(R, etp_ops_row_get(r, idx[0])->unit);
+    P(R, "<div class=\"tw%s\"><table class=\"sortable\" id=\"%s\"><thead><tr>", shown > 30 ? " scroll" : "", id);
+    th(R, "#", true);
+    if (nm > 1) th(R, "method", false);
+    th(R, "operator / event", false);
+    th(R, "instr", true);
+    if (kind_col) th(R, "kind", false);
+    th(R, "placement", false);
+    th(R, "count", true);
+    th(R, "runs", true);
+    char hb[64];
+    snprintf(hb, sizeof hb, "p50 (%s)", u);
+    th(R, hb, true);
+    snprintf(hb, sizeof hb, "p90 (%s)", u);
+    th(R, hb, true);
+    snprintf(hb, sizeof hb, "total (%s)", u);
+    th(R, hb, true);
+    th(R, "% of Method::execute", true);
+    S(R, "</tr></thead><tbody>");
+    double maxshare = 0;
+    for (size_t k = 0; k < shown; k++) {
+        double sh = etp_ops_row_get(r, idx[k])->share;
+        if (isfinite(sh) && sh > maxshare) maxshare = sh;
+    }
+    for (size_t k = 0; k < shown; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
+        char lb[700];
+        S(R, "<tr>");
+        td_num(R, (double)(k + 1), num(R, (double)(k + 1), 0));
+        if (nm > 1) td_str(R, method_name(etp_ops_method_get(r, row->method)), true);
+        td_str(R, row_label(row, lb, sizeof lb), true);
+        if (row->chain >= 0 && row->instr >= 0) td_num(R, row->instr, num(R, row->instr, 0));
+        else td_num(R, NAN, DASH);
+        if (kind_col) td_str(R, etp_ops_row_kind_name(row), false);
+        td_str(R, row->placement, false);
+        td_num(R, (double)row->count, num(R, (double)row->count, 0));
+        td_num(R, row->runs, num(R, row->runs, 0));
+        td_num(R, dv(R, row->unit, row->stats.p50), fv(R, row->unit, row->stats.p50));
+        td_num(R, dv(R, row->unit, row->stats.p90), fv(R, row->unit, row->stats.p90));
+        td_num(R, dv(R, row->unit, row->stats.total), fv(R, row->unit, row->stats.total));
+        P(R, "<td class=\"n\" data-v=\"%s\">", isfinite(row->share) ? num(R, row->share, 6) : "");
+        if (isfinite(row->share) && maxshare > 0)
+            P(R, "<span class=\"bar\" style=\"width:%spx;background:%s\"></span>",
+              num(R, row->share / maxshare * 60, 1),
+              row->place == ETP_PLACE_CPU ? COL_CPU : backend_color(R, row->placement));
+        S(R, isfinite(row->share) ? num(R, row->share, fabs(row->share) < 0.01 && row->share != 0 ? 4 : 2)
+                                  : DASH);
+        S(R, "</td></tr>");
+        R->flags |= row->flags;
+    }
+    S(R, "</tbody></table></div>");
+    if (shown < n)
+        P(R, "<p class=\"note\">Showing the top %zu of %zu rows; <code>etprof ops FILE --pte P</code> "
+             "lists every row.</p>",
+          shown, n);
+}
+
+static void write_top_ops(rep *R, uint32_t *idx) {
+    const etp_ops_result *r = R->r;
+    size_t nrows = etp_ops_row_count(r), nm = etp_ops_method_count(r), n = 0, ni = 0;
+    bool *kernels = calloc(nm ? nm : 1, sizeof *kernels);
+    uint32_t *inner = malloc((nrows ? nrows : 1) * sizeof *inner);
+    if (!kernels || !inner) {
+        free(kernels);
+        free(inner);
+        return;
+    }
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (row->kind == ETP_KIND_KERNEL) kernels[row->method] = true;
+    }
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!is_time(row->unit) || row->htp_node || isnan(row->stats.total)) continue;
+        if (row->kind == ETP_KIND_KERNEL || row->kind == ETP_KIND_DELEGATE_CALL ||
+            (row->kind == ETP_KIND_OPERATOR_CALL && !kernels[row->method]))
+            idx[n++] = (uint32_t)i;
+        else if (row->kind == ETP_KIND_DELEGATE_INTERNAL && row->qnn == ETP_QNN_NONE &&
+                 !has_time_children(r, i))
+            inner[ni++] = (uint32_t)i;
+    }
+    free(kernels);
+    g_sort_r = r;
+    qsort(idx, n, sizeof *idx, cmp_total_desc);
+    qsort(inner, ni, sizeof *inner, cmp_total_desc);
+    S(R, "<section id=\"top-ops\"><h2>Top operators</h2>\n");
+    if (n == 0) {
+        S(R, "<p class=\"note\">No operator events: the file holds no OPERATOR_CALL, kernel or "
+             "DELEGATE_CALL events (method-only profiling?).</p>\n");
+    } else {
+        S(R, "<p class=\"note\">CPU kernels and delegate partitions (one DELEGATE_CALL per "
+             "partition) by total time over the runs; these do not overlap, so their shares add up "
+             "to at most 100% of Method::execute. Click a column to sort.</p>\n");
+        ops_table(R, idx, n, "top-ops-table", true);
+    }
+    if (ni) {
+        S(R, "<h3>Inside the delegates: the innermost timed events backends logged</h3>\n"
+             "<p class=\"note\">Part of their DELEGATE_CALL above (do not add the two tables up). "
+             "Host time, as the backend logged it.</p>\n");
+        ops_table(R, inner, ni, "delegate-events-table", false);
+    }
+    free(inner);
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * CPU fallback
+ * ------------------------------------------------------------------------------------------- */
+
+static void write_cpu(rep *R) {
+    const etp_ops_result *r = R->r;
+    size_t nrows = etp_ops_row_count(r);
+    S(R, "<section id=\"cpu-fallback\"><h2>CPU fallback</h2>\n<p class=\"note\">Kernel "
+         "instructions run by the ExecuTorch interpreter on the CPU (not inside a delegate), "
+         "grouped by operator; time per run and % of Method::execute.</p>\n");
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        S(R, "<h3>");
+        E(R, method_name(m));
+        S(R, "</h3>");
+        if (m->n_cpu_ops == 0) {
+            if (m->delegate_partitions)
+                P(R, "<p class=\"ok\">No CPU fallback: every operator ran inside a delegate (%u "
+                     "partition%s).</p>",
+                  m->delegate_partitions, m->delegate_partitions == 1 ? "" : "s");
+            else
+                S(R, "<p class=\"note\">No OPERATOR_CALL or DELEGATE_CALL events: nothing to "
+                     "attribute (method-only profiling?).</p>");
+            continue;
+        }
+        P(R, "<p><b>%u</b> CPU kernel instruction(s) of <b>%u</b> operator type(s).</p>",
+          kernel_instructions(m), m->n_cpu_ops);
+        S(R, m->n_cpu_ops > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
+        S(R, "<table class=\"sortable\" id=\"cpu-table-");
+        P(R, "%zu\"><thead><tr>", mi);
+        th(R, "operator", false);
+        th(R, "instructions", true);
+        th(R, "calls", true);
+        char hb[64];
+        snprintf(hb, sizeof hb, "per run (%s)", du(R, m->unit));
+        th(R, hb, true);
+        th(R, "% of Method::execute", true);
+        th(R, "instruction ids", false);
+        S(R, "</tr></thead><tbody>");
+        for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
+            const etp_ops_cpu_op *op = &m->cpu_ops[j];
+            S(R, "<tr>");
+            td_str(R, op->op, true);
+            td_num(R, op->instructions, num(R, op->instructions, 0));
+            td_num(R, (double)op->calls, num(R, (double)op->calls, 0));
+            td_num(R, dv(R, m->unit, op->per_run), fv(R, m->unit, op->per_run));
+            td_num(R, op->share, pct(R, op->share));
+            /* the instruction ids of this operator's OPERATOR_CALL rows */
+            S(R, "<td class=\"note\">");
+            uint32_t listed = 0, more = 0;
+            int32_t last = -2;
+            for (size_t i = 0; i < nrows; i++) {
+                const etp_ops_row *row = etp_ops_row_get(r, i);
+                if (row->method != mi || row->kind != ETP_KIND_OPERATOR_CALL || !row->op ||
+                    strcmp(row->op, op->op) != 0 || row->instr == last)
+                    continue;
+                last = row->instr;
+                if (listed < 24) P(R, "%s%d", listed ? ", " : "", row->instr);
+                else more++;
+                listed++;
+            }
+            if (more) P(R, " \xE2\x80\xA6 (+%u)", more);
+            if (!listed) S(R, DASH);
+            S(R, "</td></tr>");
+        }
+        S(R, "</tbody></table></div>");
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * QNN (from the ETDump)
+ * ------------------------------------------------------------------------------------------- */
+
+static const char *qt_meaning(int t) {
+    switch (t) {
+    case ETP_QT_QNN_EXECUTE:
+        return "host: QnnGraph_execute as QNN measured it (includes RPC); inflated by detailed "
+               "profiling";
+    case ETP_QT_RPC: return "FastRPC round trip to the DSP (includes the DSP side)";
+    case ETP_QT_QNN_ACCEL: return "DSP side of QNN (includes the accelerator)";
+    case ETP_QT_ACCEL_US: return "the HTP graph including waits (VTCM acquire, power-up)";
+    case ETP_QT_EXCL_WAIT: return "NPU compute wall time: the usable NPU number";
+    case ETP_QT_VTCM:
+    case ETP_QT_POWER:
+        return "19.2 MHz QTimer ticks despite the \"(us)\" label: converted (ticks / 19.2)";
+    case ETP_QT_ACCEL_CYCLES:
+        return "busy cycles summed over the HTP hardware threads: work, not wall time; the sum "
+               "of the HTP node cycles";
+    case ETP_QT_HVX_THREADS: return "count";
+    case ETP_QT_YIELDS: return "count";
+    default: return "";
+    }
+}
+
+/* The join's derived row of an ops row (HTP node), or NULL. */
+static const etp_qnn_op_row *drow_of(const rep *R, size_t ops_row) {
+    if (!R->row_drow || !R->der) return NULL;
+    int32_t d = R->row_drow[ops_row];
+    return d >= 0 ? &R->der->rows[d] : NULL;
+}
+
+static const char *drow_color(const etp_qnn_op_row *d) {
+    if (d->hmx) return COL_HMX;
+    if (d->hvx) return COL_HVX;
+    if (d->dma) return COL_DMA;
+    return COL_NODE_SYS;
+}
+
+static void write_node_strip(rep *R, const etp_ops_qnn *q) {
+    const etp_ops_result *r = R->r;
+    int32_t pi = q->top[ETP_QT_ACCEL_CYCLES] >= 0 ? q->top[ETP_QT_ACCEL_CYCLES] : (int32_t)q->delegate_row;
+    const etp_ops_row *parent = etp_ops_row_get(r, (size_t)pi);
+    size_t n;
+    const uint32_t *kids = etp_ops_children(r, (size_t)pi, &n);
+    double sum = 0;
+    uint32_t nn = 0, nzero = 0;
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *kid = etp_ops_row_get(r, kids[k]);
+        if (kid->htp_node && per_run(R, kid) > 0) {
+            sum += per_run(R, kid);
+            nn++;
+        } else if (kid->htp_node) {
+            nzero++;
+        }
+    }
+    if (nn == 0) return;
+    bool is_cycles_parent = q->top[ETP_QT_ACCEL_CYCLES] >= 0;
+    double whole = is_cycles_parent && per_run(R, parent) > sum ? per_run(R, parent) : sum;
+    const double x0 = 4, w = CHART_W - 8;
+    icx c = {.R = R, .rowh = 24};
+    c.b = R->f;
+    double scale = w / whole;
+    double h = 2 * c.rowh + 22;
+    S(R, "<h3>HTP node cycles (thread-aggregate work, not time)</h3>\n");
+    P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %s\" width=\"%d\" height=\"%s\" role=\"img\" "
+         "aria-label=\"HTP node cycles\">",
+      CHART_W, num(R, h, 0), CHART_W, num(R, h, 0));
+    char lb[300];
+    snprintf(lb, sizeof lb, "%s: %s cycles per run (mean)",
+             is_cycles_parent ? "Accelerator (execute) time (cycles)" : "HTP nodes (no cycles parent)",
+             fv(R, ETP_UNIT_CYCLES, whole));
+    ic_rect(&c, is_cycles_parent ? parent : NULL, x0, 0, w, "#c7d3e3", lb);
+    double x = x0;
+    uint32_t drawn = 0, skipped = 0, alt = 0;
+    bool deep = false;
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *kid = etp_ops_row_get(r, kids[k]);
+        if (!kid->htp_node || !(per_run(R, kid) > 0)) continue;
+        double kw = per_run(R, kid) * scale;
+        if (kw < 0.3 || drawn >= ICICLE_MAX_RECTS) {
+            skipped++;
+            x += kw;
+            continue;
+        }
+        const etp_qnn_op_row *d = drow_of(R, kids[k]);
+        const char *fill;
+        if (d) {
+            fill = drow_color(d);
+            deep = true;
+        } else if (kid->qnn == ETP_QNN_NODE_IO) fill = COL_NODE_IO;
+        else if (kid->qnn == ETP_QNN_NODE_SYS) fill = COL_NODE_SYS;
+        else fill = (alt++ & 1) ? COL_NODE_B : COL_NODE_A;
+        char nl[700];
+        ic_rect(&c, kid, x, c.rowh, kw, fill, row_label(kid, nl, sizeof nl));
+        drawn++;
+        x += kw;
+    }
+    double ay = 2 * c.rowh + 2;
+    double st = nice_step(whole, 6);
+    for (double v = 0; v <= whole * (1 + 1e-9); v += st) {
+        double tx = x0 + v / whole * w;
+        P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#8a95a3\"/>", num(R, tx, 1),
+          num(R, tx, 1), num(R, ay, 1), num(R, ay + 4, 1));
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"%s\">%s cycles"
+             "</text>",
+          num(R, tx, 1), num(R, ay + 16, 1), v == 0 ? "start" : "middle", num(R, v, step_prec(st)));
+    }
+    S(R, "</svg>\n<div class=\"legend\">");
+    if (deep) {
+        legend_item(R, COL_HMX, "uses HMX");
+        legend_item(R, COL_HVX, "HVX (no HMX)");
+        legend_item(R, COL_DMA, "DMA only");
+        legend_item(R, COL_NODE_SYS, "none of these");
+        legend_item(R, COL_NODE_A, "not in the QNN files");
+    } else {
+        legend_item(R, COL_NODE_A, "QNN op node (alternating shades)");
+        legend_item(R, COL_NODE_IO, "Input / Output node");
+        legend_item(R, COL_NODE_SYS, "system op (OpId only)");
+    }
+    S(R, "</div>");
+    P(R, "<p class=\"note\">%u HTP node(s) with cycles in execution order, each sized by its mean "
+         "cycles per run",
+      nn);
+    if (nzero) P(R, " (%u more node(s) report 0 cycles)", nzero);
+    P(R, ".%s Node cycles add up to Accelerator (execute) time (cycles), not to a time.</p>\n",
+      skipped ? " Nodes narrower than 0.3 px are not drawn individually." : "");
+}
+
+static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
+    const etp_ops_result *r = R->r;
+    size_t nrows = etp_ops_row_count(r), n = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (row->htp_node && row->method == q->method && row->instr == etp_ops_row_get(r, q->delegate_row)->instr &&
+            row->chain == etp_ops_row_get(r, q->delegate_row)->chain)
+            idx[n++] = (uint32_t)i;
+    }
+    if (!n) return;
+    g_sort_r = r;
+    qsort(idx, n, sizeof *idx, cmp_total_desc);
+    size_t shown = n < R->top_nodes ? n : R->top_nodes;
+    const etp_ops_row *excl = row_at(R, q->top[ETP_QT_EXCL_WAIT]);
+    bool joined = R->row_drow != NULL && R->join_trusted > 0 && R->join_q >= 0 &&
+                  etp_ops_qnn_get(r, (size_t)R->join_q) == q;
+    P(R, "<h3>HTP nodes by cycles (%s%zu of %zu)</h3>\n", shown < n ? "top " : "all ", shown, n);
+    S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
+    S(R, "<table class=\"sortable\" id=\"htp-nodes\"><thead><tr>");
+    th(R, "#", true);
+    th(R, "HTP node", false);
+    th(R, "runs", true);
+    th(R, "p50 (cycles)", true);
+    th(R, "mean (cycles)", true);
+    th(R, "% of accel. cycles", true);
+    if (excl) {
+        char hb[80];
+        snprintf(hb, sizeof hb, "est. wall (%s)", du(R, excl->unit));
+        th(R, hb, true);
+    }
+    if (joined) {
+        th(R, "HMX", false);
+        th(R, "HVX", false);
+        th(R, "DMA", false);
+    }
+    S(R, "</tr></thead><tbody>");
+    for (size_t k = 0; k < shown; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
+        S(R, "<tr>");
+        td_num(R, (double)(k + 1), num(R, (double)(k + 1), 0));
+        td_str(R, row->name, true);
+        td_num(R, row->runs, num(R, row->runs, 0));
+        td_num(R, row->stats.p50, fv(R, ETP_UNIT_CYCLES, row->stats.p50));
+        td_num(R, per_run(R, row), fv(R, ETP_UNIT_CYCLES, per_run(R, row)));
+        td_num(R, row->share, num(R, row->share, 2));
+        if (excl) {
+            double est = isfinite(row->share) ? excl->stats.p50 * row->share / 100.0 : NAN;
+            td_num(R, dv(R, excl->unit, est), fv(R, excl->unit, est));
+        }
+        if (joined) {
+            const etp_qnn_op_row *d = drow_of(R, idx[k]);
+            for (int u = 0; u < 3; u++) {
+                bool v = d && (u == 0 ? d->hmx : u == 1 ? d->hvx : d->dma);
+                P(R, "<td class=\"%s\">%s</td>", d ? (v ? "yes" : "no") : "no",
+                  d ? (v ? "yes" : "no") : DASH);
+            }
+        }
+        S(R, "</tr>");
+    }
+    S(R, "</tbody></table></div>");
+    if (shown < n)
+        P(R, "<p class=\"note\">%zu more HTP node(s) not shown (<code>etprof ops FILE --kind "
+             "htp_node</code> lists them all).</p>",
+          n - shown);
+    if (excl)
+        P(R, "<p class=\"note\">est. wall share = p50 of Accelerator (execute excluding wait) time "
+             "\xC3\x97 the node's cycle share: an ESTIMATE of the node's part of the NPU wall "
+             "time, not a measurement.</p>\n");
+}
+
+static void write_qnn(rep *R, uint32_t *idx) {
+    const etp_ops_result *r = R->r;
+    size_t nq = etp_ops_qnn_count(r);
+    S(R, "<section id=\"qnn\"><h2>QNN: units, nesting and caveats</h2>\n");
+    S(R, "<ul class=\"caveats\">"
+         "<li><b>HTP node cycles are thread-aggregate</b>: a node's cycles are the busy cycles of "
+         "its HTP ops summed over the hardware threads that ran them (HMX, several HVX threads, "
+         "DMA). They add up to <code>Accelerator (execute) time (cycles)</code>, which exceeds the "
+         "graph's wall span. Read them as work share, never as latency.</li>"
+         "<li><b>Two \"(us)\" events are 19.2 MHz ticks</b>: <code>Time for initial VTCM acquire "
+         "(us)</code> and <code>Time for HVX + HMX power on and acquire (us)</code> hold QTimer "
+         "ticks; etprof divides them by 19.2 and shows microseconds.</li>"
+         "<li><b>Detailed profiling inflates host-side times</b>: with per-op (detailed) "
+         "profiling, <code>QNN (execute)</code>, <code>RPC (execute)</code>, <code>QNN "
+         "accelerator (execute)</code> and so the DELEGATE_CALL can be many times their "
+         "basic-level values. <code>Accelerator (execute excluding wait) time</code> is the usable "
+         "NPU compute wall time.</li>"
+         "<li><b>aten_* rows are HTP nodes</b>: names like <code>aten_convolution_default:OpId_23 "
+         "(cycles)</code> are nodes that ran on the NPU inside the QNN partition, not CPU "
+         "fallbacks (those are OPERATOR_CALLs, listed under <a href=\"#cpu-fallback\">CPU "
+         "fallback</a>).</li>"
+         "<li>Cycles become time only with a known clock (QNN runtrace or QHAS give it); HMX vs "
+         "HVX, VTCM, DRAM traffic and utilization are not in the ETDump: they come from QNN's "
+         "optrace and QHAS files (<code>--optrace</code>, <code>--qhas</code>).</li></ul>\n");
+    if (nq == 0)
+        S(R, "<p class=\"note\">The ETDump holds no QNN events.</p>\n");
+    for (size_t qi = 0; qi < nq; qi++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(r, qi);
+        const etp_ops_method *m = etp_ops_method_get(r, q->method);
+        const etp_ops_row *dc = etp_ops_row_get(r, q->delegate_row);
+        S(R, "<h3>");
+        E(R, method_name(m));
+        P(R, ": QNN partition, DELEGATE_CALL instruction %d</h3>\n", dc->instr);
+        S(R, "<div class=\"tw\"><table><thead><tr>");
+        th(R, "event (outer to inner)", false);
+        th(R, "p50", true);
+        th(R, "unit", false);
+        th(R, "% of the line above", true);
+        th(R, "what it is", false);
+        S(R, "</tr></thead><tbody><tr>");
+        td_str(R, "DELEGATE_CALL [QnnBackend]", true);
+        td_num(R, dv(R, dc->unit, dc->stats.p50), fv(R, dc->unit, dc->stats.p50));
+        td_str(R, du(R, dc->unit), false);
+        td_num(R, NAN, DASH);
+        td_str(R, "ExecuTorch's call into the partition, host clock", false);
+        S(R, "</tr>");
+        const etp_ops_row *prev = dc;
+        for (int t = 0; t < ETP_QT_COUNT_; t++) {
+            const etp_ops_row *row = row_at(R, q->top[t]);
+            if (!row) continue;
+            R->flags |= row->flags;
+            S(R, "<tr>");
+            td_str(R, row->name, true);
+            td_num(R, dv(R, row->unit, row->stats.p50), fv(R, row->unit, row->stats.p50));
+            td_str(R, du(R, row->unit), false);
+            double sp = NAN;
+            if (t <= ETP_QT_EXCL_WAIT && prev && prev->unit == row->unit && prev->stats.p50 > 0)
+                sp = row->stats.p50 / prev->stats.p50 * 100.0;
+            if ((t == ETP_QT_VTCM || t == ETP_QT_POWER) && row_at(R, q->top[ETP_QT_ACCEL_US]) &&
+                row_at(R, q->top[ETP_QT_ACCEL_US])->stats.p50 > 0)
+                sp = row->stats.p50 / row_at(R, q->top[ETP_QT_ACCEL_US])->stats.p50 * 100.0;
+            td_num(R, sp, isfinite(sp) ? pct(R, sp) : DASH);
+            td_str(R, qt_meaning(t), false);
+            S(R, "</tr>");
+            if (t <= ETP_QT_EXCL_WAIT) prev = row;
+        }
+        S(R, "</tbody></table></div>");
+        const etp_ops_row *qe = row_at(R, q->top[ETP_QT_QNN_EXECUTE]);
+        if (qe && qe->unit == dc->unit) {
+            double ov = dc->stats.p50 - qe->stats.p50;
+            P(R, "<p class=\"note\">DELEGATE_CALL minus QNN (execute) time = %s %s at p50: "
+                 "ExecuTorch-side cost of the call, including the QNN profiler's own event "
+                 "collection. VTCM acquire and power-up are shown as %% of Accelerator (execute) "
+                 "time (us).</p>",
+              fv(R, dc->unit, ov), du(R, dc->unit));
+        }
+        P(R, "<p>%u HTP node row(s) (%u named <code>&lt;qnn op&gt;:OpId_N</code>, of which %u "
+             "<code>aten_*</code>): all ran on the NPU. ",
+          q->node_rows, q->node_rows_named, q->node_rows_aten);
+        if (q->runs_checked)
+            P(R, "In %u of %u run(s) the node cycles add up exactly to Accelerator (execute) time "
+                 "(cycles)%s.",
+              q->runs_checked - q->runs_sum_mismatch, q->runs_checked,
+              q->runs_sum_mismatch ? " (a mismatch suggests dropped events)" : "");
+        S(R, "</p>\n");
+        write_node_strip(R, q);
+        write_node_table(R, q, idx);
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * QNN deep data (QHAS / optrace / runtrace / heap)
+ * ------------------------------------------------------------------------------------------- */
+
+static const char *src_name(etp_qnn_source s) {
+    switch (s) {
+    case ETP_QNN_SRC_QHAS: return "QHAS";
+    case ETP_QNN_SRC_OPTRACE: return "optrace";
+    case ETP_QNN_SRC_RUNTRACE: return "runtrace";
+    default: return "none";
+    }
+}
+
+/* The join of the derived per-op rows with the QNN partition that matches best. */
+static int build_join(rep *R, etp_error *err) {
+    const etp_ops_result *r = R->r;
+    size_t nrows = etp_ops_row_count(r), nq = etp_ops_qnn_count(r);
+    R->join_q = -1;
+    if (!R->der || R->der->n_rows == 0 || nq == 0) return ETP_OK;
+    etp_qnn_etdump_node *nodes = malloc((nrows ? nrows : 1) * sizeof *nodes);
+    uint32_t *node_row = malloc((nrows ? nrows : 1) * sizeof *node_row);
+    if (!nodes || !node_row) {
+        free(nodes);
+        free(node_row);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    uint32_t best_pairs = 0;
+    for (size_t qi = 0; qi < nq; qi++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(r, qi);
+        const etp_ops_row *dc = etp_ops_row_get(r, q->delegate_row);
+        uint32_t n = 0;
+        for (size_t i = 0; i < nrows; i++) {
+            const etp_ops_row *row = etp_ops_row_get(r, i);
+            if (!row->htp_node || row->method != q->method || row->chain != dc->chain ||
+                row->instr != dc->instr)
+                continue;
+            etp_qnn_node_name nn;
+            if (etp_qnn_parse_node_name(row->name, &nn) == ETP_QNN_NODE_NONE) continue;
+            nodes[n] = (etp_qnn_etdump_node){.name = nn.name, .name_len = nn.name_len,
+                                             .op_id = nn.op_id,
+                                             .cycles = isfinite(row->stats.p50)
+                                                           ? (int64_t)llround(row->stats.p50)
+                                                           : 0};
+            node_row[n++] = (uint32_t)i;
+        }
+        etp_qnn_join *j = NULL;
+        int rc = etp_qnn_join_nodes(nodes, n, R->der->rows, R->der->n_rows, &j, err);
+        if (rc) {
+            free(nodes);
+            free(node_row);
+            return rc;
+        }
+        if (R->join_q < 0 || j->n_pairs > best_pairs) {
+            etp_qnn_join_free(R->join);
+            R->join = j;
+            R->join_q = (int32_t)qi;
+            best_pairs = j->n_pairs;
+            free(R->nodes);
+            free(R->node_row);
+            R->nodes = malloc((n ? n : 1) * sizeof *R->nodes);
+            R->node_row = malloc((n ? n : 1) * sizeof *R->node_row);
+            if (!R->nodes || !R->node_row) {
+                free(nodes);
+                free(node_row);
+                etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+                return ETP_E_INTERNAL;
+            }
+            memcpy(R->nodes, nodes, n * sizeof *nodes);
+            memcpy(R->node_row, node_row, n * sizeof *node_row);
+            R->n_nodes = n;
+        } else {
+            etp_qnn_join_free(j);
+        }
+    }
+    free(nodes);
+    free(node_row);
+    R->row_drow = malloc((nrows ? nrows : 1) * sizeof *R->row_drow);
+    R->drow_etd = malloc(R->der->n_rows * sizeof *R->drow_etd);
+    if (!R->row_drow || !R->drow_etd) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    for (size_t i = 0; i < nrows; i++) R->row_drow[i] = -1;
+    for (uint32_t i = 0; i < R->der->n_rows; i++) R->drow_etd[i] = NAN;
+    for (uint32_t k = 0; k < R->join->n_pairs; k++) {
+        const etp_qnn_join_pair *p = &R->join->pairs[k];
+        uint32_t orow = R->node_row[p->node];
+        /* an OpId match under another name is a coincidence of two graphs: not shown as the
+         * node's data (counted in the join paragraph) */
+        if (!p->same_name && R->nodes[p->node].name) continue;
+        R->join_trusted++;
+        R->row_drow[orow] = (int32_t)p->row;
+        R->drow_etd[p->row] = etp_ops_row_get(r, orow)->stats.p50;
+        if (isfinite(R->drow_etd[p->row]) &&
+            llround(R->drow_etd[p->row]) == R->der->rows[p->row].cycles)
+            R->join_cycles_equal++;
+    }
+    return ETP_OK;
+}
+
+static void card_i64(rep *R, const char *key, etp_qnn_i64 v, const char *unit) {
+    if (!v.has) return;
+    card(R, key, num(R, (double)v.v, 0), unit, NULL);
+}
+
+static void card_bytes(rep *R, const char *key, etp_qnn_i64 v, const char *id) {
+    if (!v.has) return;
+    char u[64];
+    double x = (double)v.v;
+    if (x >= 1024.0 * 1024.0) snprintf(u, sizeof u, "bytes (%s MiB)", num(R, x / 1048576.0, 2));
+    else if (x >= 1024.0) snprintf(u, sizeof u, "bytes (%s KiB)", num(R, x / 1024.0, 1));
+    else snprintf(u, sizeof u, "bytes");
+    card(R, key, num(R, x, 0), u, id);
+}
+
+static void write_threads(rep *R) {
+    const etp_qnn_summary *s = &R->der->summary;
+    if (!s->n_threads) return;
+    S(R, "<h3>Hardware threads: busy share of the graph timeline</h3>\n");
+    const double L = 150, bw = CHART_W - L - 210, rh = 22;
+    double h = s->n_threads * rh + 26;
+    P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %s\" width=\"%d\" height=\"%s\" role=\"img\" "
+         "aria-label=\"HTP thread utilization\">",
+      CHART_W, num(R, h, 0), CHART_W, num(R, h, 0));
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        const etp_qnn_thread_busy *t = &s->threads[i];
+        double y = i * rh + 2;
+        double share = t->share.has ? t->share.v : NAN;
+        const char *col = t->type && strcmp(t->type, "HMX") == 0 ? COL_HMX
+                          : t->type && strcmp(t->type, "HVX") == 0 ? COL_HVX : COL_NODE_SYS;
+        P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11.5\" text-anchor=\"end\">", num(R, L - 8, 1),
+          num(R, y + 14, 1));
+        if (t->type) E(R, t->type);
+        else S(R, "thread");
+        P(R, " (tid %lld)</text>", (long long)t->tid);
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#eef1f4\"/>", num(R, L, 1),
+          num(R, y, 1), num(R, bw, 1), num(R, rh - 5, 1));
+        if (isfinite(share))
+            P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\"><title>%s cycles busy"
+                 "</title></rect>",
+              num(R, L, 1), num(R, y, 1), num(R, bw * (share > 100 ? 1 : share < 0 ? 0 : share / 100), 1),
+              num(R, rh - 5, 1), col, num(R, (double)t->busy_cycles, 0));
+        P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11.5\">%s%% \xC2\xB7 %s cycles</text>",
+          num(R, L + bw + 6, 1), num(R, y + 14, 1), isfinite(share) ? pct(R, share) : DASH,
+          num(R, (double)t->busy_cycles, 0));
+    }
+    double ay = s->n_threads * rh + 4;
+    for (int k = 0; k <= 4; k++) {
+        double tx = L + bw * k / 4.0;
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"middle\">%d%%"
+             "</text>",
+          num(R, tx, 1), num(R, ay + 14, 1), k * 25);
+    }
+    S(R, "</svg>\n");
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The optrace HTP timeline: one lane per hardware thread, ops as boxes (x = cycles). */
+static void write_timeline(rep *R) {
+    const etp_qnn_trace *t = R->trace;
+    if (!t || !t->n_ops) return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int64_t *tids = malloc(t->n_ops * sizeof *tids);
+    if (!tids) return;
+    uint32_t nt = 0;
+    for (uint32_t i = 0; i < t->n_ops; i++) {
+        const etp_qnn_trace_op *op = &t->ops[i];
+        if (op->ts < lo) lo = op->ts;
+        if (op->ts + op->dur > hi) hi = op->ts + op->dur;
+        tids[nt++] = op->tid;
+    }
+    qsort(tids, nt, sizeof *tids, cmp_i64);
+    uint32_t nu = 0;
+    for (uint32_t i = 0; i < nt; i++)
+        if (nu == 0 || tids[nu - 1] != tids[i]) tids[nu++] = tids[i];
+    const etp_qnn_trace_counter *vt = etp_qnn_trace_counter_get(t, ETP_QNN_CTR_VTCM_ALLOC);
+    for (uint32_t i = 0; vt && i < vt->n_points; i++) {
+        if (vt->points[i].ts < lo) lo = vt->points[i].ts;
+        if (vt->points[i].ts > hi) hi = vt->points[i].ts;
+    }
+    if (!(hi > lo)) {
+        free(tids);
+        return;
+    }
+    const double L = 150, pw = CHART_W - L - 16, rh = 22;
+    double vh = vt && vt->n_points ? 70 : 0;
+    double h = nu * rh + 30 + (vh > 0 ? vh + 16 : 0);
+    double span = (double)(hi - lo);
+    S(R, "<h3>HTP timeline (optrace)</h3>\n");
+    P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %s\" width=\"%d\" height=\"%s\" role=\"img\" "
+         "aria-label=\"HTP timeline\">",
+      CHART_W, num(R, h, 0), CHART_W, num(R, h, 0));
+#define TX(c) (L + ((double)(c) - (double)lo) / span * pw)
+    for (uint32_t k = 0; k < nu; k++) {
+        double y = k * rh + 2;
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f3f5f7\"/>", num(R, L, 1),
+          num(R, y, 1), num(R, pw, 1), num(R, rh - 4, 1));
+        P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"end\">", num(R, L - 8, 1),
+          num(R, y + 13, 1));
+        S(R, tids[k] == 256 ? "HMX" : tids[k] >= 512 ? "HVX" : "thread");
+        P(R, " tid %lld</text>", (long long)tids[k]);
+    }
+    uint32_t drawn = 0, skipped = 0;
+    for (uint32_t i = 0; i < t->n_ops; i++) {
+        const etp_qnn_trace_op *op = &t->ops[i];
+        uint32_t lane = 0;
+        while (lane < nu && tids[lane] != op->tid) lane++;
+        double x = TX(op->ts), w = (double)op->dur / span * pw;
+        if (w < 0.3) w = 0.3;
+        if (drawn >= TIMELINE_MAX_RECTS) {
+            skipped++;
+            continue;
+        }
+        const char *fill = op->flags & ETP_QNN_F_HMX   ? COL_HMX
+                           : op->flags & ETP_QNN_F_HVX ? COL_HVX
+                           : op->flags & ETP_QNN_F_ANY_DMA ? COL_DMA : COL_NODE_SYS;
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" stroke=\"#fff\" "
+             "stroke-width=\"0.4\"><title>",
+          num(R, x, 2), num(R, lane * rh + 2, 1), num(R, w, 2), num(R, rh - 4, 1), fill);
+        E(R, op->name);
+        if (op->qnn_op) {
+            S(R, " (QNN op ");
+            E(R, op->qnn_op);
+            S(R, ")");
+        }
+        P(R, "&#10;%lld cycles from cycle %lld</title></rect>", (long long)op->dur,
+          (long long)(op->ts - lo));
+        drawn++;
+    }
+    double ay = nu * rh + 4;
+    double st = nice_step(span, 8);
+    for (double v = 0; v <= span * (1 + 1e-9); v += st) {
+        double tx = L + v / span * pw;
+        P(R, "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#8a95a3\"/>", num(R, tx, 1),
+          num(R, tx, 1), num(R, ay - 2, 1), num(R, ay + 3, 1));
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"middle\">%s</text>",
+          num(R, tx, 1), num(R, ay + 15, 1), num(R, v, 0));
+    }
+    P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"end\">cycles</text>",
+      num(R, L - 8, 1), num(R, ay + 15, 1));
+    if (vh > 0) {
+        double vy0 = ay + 26, vmax = 0;
+        for (uint32_t i = 0; i < vt->n_points; i++)
+            if (vt->points[i].value > vmax) vmax = vt->points[i].value;
+        if (vmax <= 0) vmax = 1;
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#f7f4fc\"/>", num(R, L, 1),
+          num(R, vy0, 1), num(R, pw, 1), num(R, vh, 1));
+        S(R, "<polyline fill=\"none\" stroke=\"#7b52c7\" stroke-width=\"1.4\" points=\"");
+        double py = vy0 + vh;
+        for (uint32_t i = 0; i < vt->n_points; i++) {
+            double x = TX(vt->points[i].ts);
+            double y = vy0 + vh - vt->points[i].value / vmax * (vh - 6);
+            P(R, "%s%s,%s %s,%s", i ? " " : "", num(R, x, 1), num(R, py, 1), num(R, x, 1), num(R, y, 1));
+            py = y;
+        }
+        P(R, " %s,%s\"/>", num(R, L + pw, 1), num(R, py, 1));
+        P(R, "<text x=\"%s\" y=\"%s\" font-size=\"11\" text-anchor=\"end\">VTCM allocated</text>",
+          num(R, L - 8, 1), num(R, vy0 + 14, 1));
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"10.5\" text-anchor=\"end\">max %s "
+             "bytes</text>",
+          num(R, L - 8, 1), num(R, vy0 + 28, 1), num(R, vmax, 0));
+    }
+#undef TX
+    S(R, "</svg>\n<div class=\"legend\">");
+    legend_item(R, COL_HMX, "HTP op uses HMX");
+    legend_item(R, COL_HVX, "uses HVX (no HMX)");
+    legend_item(R, COL_DMA, "DMA only");
+    legend_item(R, COL_NODE_SYS, "other");
+    S(R, "</div>");
+    P(R, "<p class=\"note\">%u HTP op(s) of one execute on their hardware threads; x is in HTP "
+         "cycles (optrace ts/dur are cycles, not microseconds)",
+      t->n_ops);
+    if (R->der && R->der->summary.clock_ghz.has && R->der->summary.clock_ghz.v > 0)
+        P(R, "; at the %s GHz clock the span of %s cycles is %s us", num(R, R->der->summary.clock_ghz.v, 3),
+          num(R, span, 0), num(R, span / R->der->summary.clock_ghz.v / 1000.0, 2));
+    P(R, ".%s</p>\n", skipped ? " Ops beyond the cap of 6000 boxes are not drawn." : "");
+    free(tids);
+}
+
+static void write_deep(rep *R) {
+    if (!R->der) return;
+    const etp_qnn_derived *d = R->der;
+    const etp_qnn_summary *s = &d->summary;
+    S(R, "<section id=\"qnn-deep\"><h2>QNN deep data: HMX / HVX / DMA, VTCM, DRAM, "
+         "utilization</h2>\n<p class=\"note\">From QNN's own profiling files (");
+    bool first = true;
+    const char *qf[4] = {R->o->qhas, R->o->optrace, R->o->runtrace, R->o->heap};
+    const char *qn[4] = {"QHAS", "optrace", "runtrace", "heap"};
+    for (int i = 0; i < 4; i++)
+        if (qf[i]) {
+            P(R, "%s%s ", first ? "" : ", ", qn[i]);
+            S(R, "<code>");
+            E(R, qf[i]);
+            S(R, "</code>");
+            first = false;
+        }
+    P(R, "). Per-op rows from %s; summary from %s.</p>\n", src_name(d->rows_source),
+      src_name(s->source));
+    S(R, "<div class=\"cards\">");
+    if (s->utilization_percent.has)
+        card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");
+    if (s->idle_percent.has) card(R, "idle", pct(R, s->idle_percent.v), "%", NULL);
+    card_i64(R, "graph execute", s->graph_execute_us, "us");
+    card_i64(R, "QNN DSP execute", s->time_us, "us");
+    card_i64(R, "timeline", s->timeline_cycles, "cycles");
+    if (s->clock_ghz.has) {
+        char u[64];
+        snprintf(u, sizeof u, "GHz (%s)",
+                 s->clock_source == ETP_QNN_SRC_RUNTRACE ? "runtrace, measured"
+                                                        : "QHAS timeline / graph execute");
+        card(R, "HTP clock", num(R, s->clock_ghz.v, 3), u, "qnn-clock");
+    }
+    card_bytes(R, "peak VTCM", s->peak_vtcm_bytes, "qnn-vtcm-peak");
+    card_bytes(R, "DRAM read", s->dram_read_bytes, "qnn-dram-read");
+    card_bytes(R, "DRAM write", s->dram_write_bytes, "qnn-dram-write");
+    card_bytes(R, "VTCM read", s->vtcm_read_bytes, NULL);
+    card_bytes(R, "VTCM write", s->vtcm_write_bytes, NULL);
+    if (s->hmx_busy_cycles.has) {
+        char u[80];
+        snprintf(u, sizeof u, "cycles (%s%% of the timeline)",
+                 s->hmx_busy_share.has ? pct(R, s->hmx_busy_share.v) : DASH);
+        card(R, "HMX busy", num(R, (double)s->hmx_busy_cycles.v, 0), u, NULL);
+    }
+    if (s->hvx_busy_cycles.has) {
+        char u[96];
+        snprintf(u, sizeof u, "cycles on %u thread(s) (mean load %s%%)", s->hvx_threads,
+                 s->hvx_busy_share.has ? pct(R, s->hvx_busy_share.v) : DASH);
+        card(R, "HVX busy", num(R, (double)s->hvx_busy_cycles.v, 0), u, NULL);
+    }
+    card_bytes(R, "DSP heap before", s->heap_before_bytes, NULL);
+    card_bytes(R, "DSP heap after", s->heap_after_bytes, NULL);
+    if (s->heap_delta_bytes.has)
+        card(R, "DSP heap delta", num(R, (double)s->heap_delta_bytes.v, 0), "bytes (after - before)",
+             NULL);
+    S(R, "</div>\n");
+    write_threads(R);
+    write_timeline(R);
+    /* per-op table */
+    if (d->n_rows) {
+        uint32_t n = d->n_rows, shown = n < R->top_nodes ? n : R->top_nodes;
+        uint32_t *ord = malloc(n * sizeof *ord);
+        if (ord) {
+            for (uint32_t i = 0; i < n; i++) ord[i] = i;
+            /* by cycles, largest first (insertion sort on a copy: stable) */
+            for (uint32_t i = 1; i < n; i++) {
+                uint32_t v = ord[i];
+                uint32_t j = i;
+                while (j > 0 && d->rows[ord[j - 1]].cycles < d->rows[v].cycles) {
+                    ord[j] = ord[j - 1];
+                    j--;
+                }
+                ord[j] = v;
+            }
+            bool joined = R->join && R->join_trusted > 0;
+            P(R, "<h3>Per QNN op (%s%u of %u, by cycles)</h3>\n", shown < n ? "top " : "all ", shown, n);
+            S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
+            S(R, "<table class=\"sortable\" id=\"qnn-ops\"><thead><tr>");
+            th(R, "QNN op", false);
+            th(R, "OpId", true);
+            th(R, "type", false);
+            th(R, "cycles", true);
+            th(R, "share %", true);
+            th(R, "dom. path (cycles)", true);
+            th(R, "HMX", false);
+            th(R, "HVX", false);
+            th(R, "DMA", false);
+            th(R, "HTP ops", true);
+            th(R, "DRAM read / write (bytes)", true);
+            th(R, "VTCM read / write (bytes)", true);
+            if (joined) th(R, "ETDump p50 (cycles)", true);
+            S(R, "</tr></thead><tbody>");
+            for (uint32_t k = 0; k < shown; k++) {
+                const etp_qnn_op_row *o = &d->rows[ord[k]];
+                S(R, "<tr>");
+                td_str(R, o->qnn_op, true);
+                if (o->has_op_id) td_num(R, o->op_id, num(R, o->op_id, 0));
+                else td_num(R, NAN, DASH);
+                td_str(R, o->qnn_op_type, false);
+                td_num(R, (double)o->cycles, num(R, (double)o->cycles, 0));
+                td_num(R, o->share, pct(R, o->share));
+                td_num(R, (double)o->dominant_path_cycles, num(R, (double)o->dominant_path_cycles, 0));
+                bool fl[3] = {o->hmx, o->hvx, o->dma};
+                for (int u = 0; u < 3; u++)
+                    P(R, "<td class=\"%s\">%s</td>", fl[u] ? "yes" : "no", fl[u] ? "yes" : "no");
+                td_num(R, o->htp_ops, num(R, o->htp_ops, 0));
+                int64_t by[4] = {o->dram_read_bytes, o->dram_write_bytes, o->vtcm_read_bytes,
+                                 o->vtcm_write_bytes};
+                for (int u = 0; u < 4; u += 2) {
+                    char rw[64];
+                    snprintf(rw, sizeof rw, "%s / %s", num(R, (double)by[u], 0), num(R, (double)by[u + 1], 0));
+                    if (o->has_bytes) td_num(R, (double)by[u] + (double)by[u + 1], rw);
+                    else td_num(R, NAN, DASH);
+                }
+                if (joined) {
+                    double e = R->drow_etd ? R->drow_etd[ord[k]] : NAN;
+                    td_num(R, e, isfinite(e) ? num(R, e, e == floor(e) ? 0 : 1) : DASH);
+                }
+                S(R, "</tr>");
+            }
+            S(R, "</tbody></table></div>");
+            if (shown < n)
+                P(R, "<p class=\"note\">%u more QNN op(s) not shown.</p>", n - shown);
+            S(R, "<p class=\"note\">HMX / HVX / DMA: yes when any HTP op of the QNN op uses the "
+                 "unit (QHAS htp_op_instances flags, or optrace Flags). Cycles are thread-aggregate "
+                 "busy cycles.</p>\n");
+            free(ord);
+        }
+    }
+    /* the join */
+    if (etp_ops_qnn_count(R->r) == 0) {
+        S(R, "<p class=\"note\">The ETDump has no QNN node events: nothing to join.</p>\n");
+    } else if (R->join) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(R->r, (size_t)R->join_q);
+        uint32_t by_id = 0;
+        for (uint32_t k = 0; k < R->join->n_pairs; k++) by_id += R->join->pairs[k].by_id;
+        uint32_t odd = R->join->n_pairs - R->join_trusted;
+        P(R, "<h3>Join with the ETDump's HTP nodes</h3><p id=\"qnn-join\">Partition: method ");
+        E(R, method_name(etp_ops_method_get(R->r, q->method)));
+        P(R, ", instruction %d. <b>%u</b> of %u ETDump node(s) matched a QNN op (%u by OpId, %u by "
+             "name only); %u ETDump node(s) have no QNN op in the files; %u QNN op(s) have no "
+             "ETDump node.",
+          etp_ops_row_get(R->r, q->delegate_row)->instr, R->join->n_pairs, R->n_nodes, by_id,
+          R->join->n_pairs - by_id, R->join->n_node_only, R->join->n_row_only);
+        if (odd)
+            P(R, " %u match(es) are on OpId alone with a different name: the QNN files probably "
+                 "describe another graph; those are not used.",
+              odd);
+        if (R->join_trusted)
+            P(R, " Cycles agree exactly for %u of %u matched op(s)%s.", R->join_cycles_equal,
+              R->join_trusted,
+              R->join_cycles_equal == R->join_trusted
+                  ? " (one run, measured twice)"
+                  : ": the files probably come from another run (optrace/QHAS are made by a "
+                    "separate qnn-net-run): compare shares rather than cycles");
+        else
+            S(R, " No node matched by name: the QNN files probably describe another graph.");
+        S(R, "</p>\n");
+    }
+    /* dominant path */
+    if (s->n_dominant) {
+        uint32_t n = s->n_dominant, shown = n < 10 ? n : 10;
+        uint32_t *ord = malloc(n * sizeof *ord);
+        if (ord) {
+            for (uint32_t i = 0; i < n; i++) ord[i] = i;
+            for (uint32_t i = 1; i < n; i++) {
+                uint32_t v = ord[i], j = i;
+                int64_t cv = s->dominant[v].dp_cycles.has ? s->dominant[v].dp_cycles.v : s->dominant[v].cycles;
+                while (j > 0) {
+                    const etp_qnn_dp_op *p = &s->dominant[ord[j - 1]];
+                    int64_t cp = p->dp_cycles.has ? p->dp_cycles.v : p->cycles;
+                    if (cp >= cv) break;
+                    ord[j] = ord[j - 1];
+                    j--;
+                }
+                ord[j] = v;
+            }
+            P(R, "<h3>Dominant (critical) path: the %u steps with the most path cycles (of %u, "
+                 "from %s)</h3>\n",
+              shown, n, src_name(s->dominant_source));
+            S(R, "<div class=\"tw\"><table><thead><tr>");
+            th(R, "HTP op", false);
+            th(R, "QNN op", false);
+            th(R, "path cycles", true);
+            th(R, "op cycles", true);
+            th(R, "% of the path", true);
+            S(R, "</tr></thead><tbody>");
+            for (uint32_t k = 0; k < shown; k++) {
+                const etp_qnn_dp_op *p = &s->dominant[ord[k]];
+                double pc = p->dp_cycles.has ? (double)p->dp_cycles.v : NAN;
+                S(R, "<tr>");
+                td_str(R, p->htp_op, true);
+                td_str(R, p->qnn_op, true);
+                td_num(R, pc, num(R, pc, 0));
+                td_num(R, (double)p->cycles, num(R, (double)p->cycles, 0));
+                double sh = s->dominant_dp_cycles > 0 ? pc / (double)s->dominant_dp_cycles * 100 : NAN;
+                td_num(R, sh, pct(R, sh));
+                S(R, "</tr>");
+            }
+            S(R, "</tbody></table></div>");
+            P(R, "<p class=\"note\">Path total %s cycles, plus %s idle cycles on the path.</p>\n",
+              num(R, (double)s->dominant_dp_cycles, 0), num(R, (double)s->dominant_idle_cycles, 0));
+            free(ord);
+        }
+    }
+    S(R, "<ul class=\"caveats\"><li>optrace and QHAS come from a separate <code>qnn-net-run "
+         "--profiling_level detailed --profiling_option optrace</code> run of the partition's "
+         "context binary, not from the ExecuTorch run in the ETDump (unless the cycles agree "
+         "above).</li><li>Utilization = % of the graph timeline in which at least one unit is "
+         "busy; per-thread shares are busy cycles / timeline cycles.</li>"
+         "<li>Cycle counts are HTP processor cycles; time = cycles / clock, and the clock moves "
+         "with DCVS.</li></ul>\n</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Notes, data, end
+ * ------------------------------------------------------------------------------------------- */
+
+static void note_li(void *ctx, const char *text) {
+    rep *R = ctx;
+    S(R, "<li>");
+    E(R, text);
+    S(R, "</li>");
+}
+
+static void write_notes(rep *R, bool has_qnn_events) {
+    S(R, "<section id=\"notes\"><h2>Units &amp; notes</h2>\n<ul>");
+    P(R, "<li>Times are shown in %s", R->d.time_unit);
+    S(R, "; cycles, counts and bytes keep their own unit and are never mixed with time.</li>");
+    ana_disp d0 = R->d;
+    d0.htp_ghz = 0;
+    ana_unit_notes(&d0, R->flags, R->units, note_li, R);
+    if (!R->o->program)
+        S(R, "<li>No program (.pte) was given: methods, operator names (aten::\xE2\x80\xA6) and "
+             "backend ids are unknown; <code>--pte P</code> adds them.</li>");
+    if (has_qnn_events && !R->der)
+        S(R, "<li>HMX vs HVX per op, VTCM, DRAM traffic and NPU utilization are not in the "
+             "ETDump. Produce QNN's optrace and QHAS (ExecuTorch's Qualcomm debugger runs "
+             "<code>qnn-net-run --profiling_level detailed --profiling_option optrace</code> and "
+             "<code>qnn-profile-viewer</code> with the optrace reader and "
+             "<code>{\"features\":{\"qhas_json\":true}}</code>) and pass them with "
+             "<code>--optrace</code> / <code>--qhas</code> (and <code>--runtrace</code> for the "
+             "measured clock).</li>");
+    P(R, "<li>Tables are capped: top %u operators, top %u HTP nodes and QNN ops; the command "
+         "line (<code>etprof ops</code>, <code>etprof tree</code>, <code>etprof qnn</code>) has "
+         "every row.</li>",
+      R->top_ops, R->top_nodes);
+    S(R, "<li>This file is self-contained: no network access, no external assets. Charts are "
+         "SVG drawn by etprof; the only script sorts tables.</li></ul>\n</section>\n");
+}
+
+/* The data the charts were drawn from, as JSON in a non-executed script element. '<', '>' and
+ * '&' only occur inside JSON strings, where \u escapes are equivalent: replaced so that no input
+ * string can close the element. */
+static void write_data(rep *R) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    if (!mf) return;
+    const etp_ops_result *r = R->r;
+    jw w;
+    jw_init(&w, mf, false);
+    jw_obj_begin(&w);
+    jw_key(&w, "schema_version"); jw_int(&w, 1);
+    jw_key(&w, "file"); jw_str(&w, R->o->source);
+    jw_key(&w, "program"); jw_str(&w, R->o->program);
+    jw_key(&w, "time_unit"); jw_str(&w, R->d.time_unit);
+    jw_key(&w, "runs"); jw_uint(&w, etp_ops_runs_kept(r));
+    jw_key(&w, "methods");
+    jw_arr_begin(&w);
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_row *exec = row_at(R, m->exec_row);
+        jw_obj_begin(&w);
+        jw_key(&w, "name"); jw_str(&w, m->name);
+        jw_key(&w, "runs"); jw_uint(&w, m->runs);
+        jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
+        jw_key(&w, "unit"); jw_str(&w, du(R, m->unit));
+        jw_key(&w, "latency");
+        jw_obj_begin(&w);
+        const char *st[] = {"min", "p10", "p50", "p90", "avg", "max"};
+        for (int i = 0; i < 6; i++) {
+            double v = NAN;
+            etp_stats_pick(&m->latency, st[i], &v);
+            jw_key(&w, st[i]);
+            jw_double(&w, dv(R, m->unit, v));
+        }
+        jw_obj_end(&w);
+        jw_key(&w, "run_latency");
+        jw_arr_begin(&w);
+        for (uint32_t i = 0; exec && i < exec->runs && i < JSON_MAX_RUNS; i++)
+            jw_double(&w, dv(R, m->unit, exec->samples[i]));
+        jw_arr_end(&w);
+        jw_key(&w, "placement");
+        jw_arr_begin(&w);
+        for (uint32_t j = 0; j < m->n_parts; j++) {
+            jw_obj_begin(&w);
+            jw_key(&w, "placement"); jw_str(&w, m->parts[j].placement);
+            jw_key(&w, "per_run"); jw_double(&w, dv(R, m->unit, m->parts[j].per_run));
+            jw_key(&w, "share"); jw_double(&w, m->parts[j].share);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_key(&w, "cpu_operators");
+        jw_arr_begin(&w);
+        for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
+            jw_obj_begin(&w);
+            jw_key(&w, "operator"); jw_str(&w, m->cpu_ops[j].op);
+            jw_key(&w, "instructions"); jw_uint(&w, m->cpu_ops[j].instructions);
+            jw_key(&w, "per_run"); jw_double(&w, dv(R, m->unit, m->cpu_ops[j].per_run));
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+    }
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    fflush(mf);
+    bool ok = jw_finish(&w) == 0;
+    fclose(mf);
+    if (ok && buf) {
+        S(R, "<script type=\"application/json\" id=\"etprof-data\">");
+        for (size_t i = 0; i < len; i++) {
+            char c = buf[i];
+            if (c == '<') S(R, "\\u003c");
+            else if (c == '>') S(R, "\\u003e");
+            else if (c == '&') S(R, "\\u0026");
+            else fputc(c, R->f);
+        }
+        S(R, "</script>\n");
+    }
+    free(buf);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Entry point
+ * ------------------------------------------------------------------------------------------- */
+
+void etp_report_opts_init(etp_report_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->time_unit = "us";
+    o->tick_ns = 1;
+}
+
+static void rep_free(rep *R) {
+    etp_qnn_join_free(R->join);
+    free(R->nodes);
+    free(R->node_row);
+    free(R->row_drow);
+    free(R->drow_etd);
+    etp_qnn_derived_free(R->der);
+    etp_qnn_qhas_free(R->qhas);
+    etp_qnn_trace_free(R->trace);
+    etp_qnn_runtrace_free(R->rt);
+    etp_qnn_heap_free(R->heap);
+}
+
+static int read_qnn(rep *R, etp_error *err) {
+    const etp_report_opts *o = R->o;
+    int rc = ETP_OK;
+    if (o->qhas && (rc = etp_qnn_read_qhas(o->qhas, &R->qhas, err))) return rc;
+    if (o->optrace && (rc = etp_qnn_read_optrace(o->optrace, &R->trace, err))) return rc;
+    if (o->runtrace && (rc = etp_qnn_read_runtrace(o->runtrace, &R->rt, err))) return rc;
+    if (o->heap && (rc = etp_qnn_read_heap(o->heap, &R->heap, err))) return rc;
+    if (R->qhas || R->trace || R->rt || R->heap) {
+        etp_qnn_sources src = {R->qhas, R->trace, R->rt, R->heap};
+        if ((rc = etp_qnn_derive(&src, &R->der, err))) return rc;
+    }
+    return ETP_OK;
+}
+
+int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_error *err) {
+    etp_report_opts defaults;
+    if (!opts) {
+        etp_report_opts_init(&defaults);
+        opts = &defaults;
+    }
+    rep R;
+    memset(&R, 0, sizeof R);
+    R.f = f;
+    R.o = opts;
+    R.join_q = -1;
+    R.top_ops = opts->top_ops ? opts->top_ops : DEF_TOP_OPS;
+    R.top_nodes = opts->top_nodes ? opts->top_nodes : DEF_TOP_NODES;
+    if (ana_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "unknown time unit \"%s\" (ns, us, ms or s)", opts->time_unit);
+        return ETP_E_USAGE;
+    }
+    int rc = read_qnn(&R, err);
+    if (rc) {
+        rep_free(&R);
+        return rc;
+    }
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.block = opts->block;
+    oo.skip_first = opts->skip_first;
+    oo.progress = opts->progress;
+    oo.progress_ctx = opts->progress_ctx;
+    etp_ops_result *res = NULL;
+    if ((rc = etp_ops_compute(m, &oo, &res, err))) {
+        rep_free(&R);
+        return rc;
+    }
+    R.r = res;
+    size_t nrows = etp_ops_row_count(res);
+    uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
+    if (!idx) {
+        etp_ops_free(res);
+        rep_free(&R);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    if ((rc = build_join(&R, err))) {
+        free(idx);
+        etp_ops_free(res);
+        rep_free(&R);
+        return rc;
+    }
+    /* backend colours by first appearance */
+    for (size_t mi = 0; mi < etp_ops_method_count(res); mi++) {
+        const etp_ops_method *mm = etp_ops_method_get(res, mi);
+        for (uint32_t j = 0; j < mm->n_parts; j++) {
+            const etp_ops_part *p = &mm->parts[j];
+            if (p->place != ETP_PLACE_DELEGATE || !p->placement) continue;
+            bool seen = false;
+            for (uint32_t k = 0; k < R.n_backends; k++)
+                if (strcmp(R.backends[k], p->placement) == 0) seen = true;
+            if (!seen && R.n_backends < MAX_BACKENDS) R.backends[R.n_backends++] = p->placement;
+        }
+    }
+    bool has_qnn = etp_ops_qnn_count(res) > 0;
+    write_head(&R);
+    write_nav(&R, has_qnn || R.der, R.der != NULL);
+    write_summary(&R);
+    write_placement(&R);
+    write_runs(&R);
+    write_hierarchy(&R, has_qnn);
+    write_top_ops(&R, idx);
+    write_cpu(&R);
+    if (has_qnn || R.der) write_qnn(&R, idx);
+    write_deep(&R);
+    write_notes(&R, has_qnn);
+    S(&R, "</main>\n<footer>etprof " ETPROF_VERSION " &middot; ");
+    E(&R, opts->source ? opts->source : "");
+    S(&R, "</footer>\n");
+    write_data(&R);
+    S(&R, "<script>");
+    S(&R, JS);
+    S(&R, "</script>\n</body>\n</html>\n");
+    free(idx);
+    etp_ops_free(res);
+    rep_free(&R);
+    if (fflush(f) != 0 || ferror(f)) {
+        etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
+        return ETP_E_IO;
+    }
+    return ETP_OK;
+}
