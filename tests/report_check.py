@@ -628,8 +628,11 @@ def main():
         if not chromium_bin():
             print("SKIP: chromium is not installed (scripts/install-deps.sh --test installs it)")
             return SKIP
-        os.makedirs(a.tmp, exist_ok=True)
-        a.tmp = tempfile.mkdtemp(prefix=a.case + "-", dir=a.tmp)
+        # one fixed folder per case, emptied first: the last run's report and screenshot stay
+        # there for a look (e.g. report-tmp/qnn/qnn.png)
+        a.tmp = os.path.join(a.tmp, a.case)
+        shutil.rmtree(a.tmp, ignore_errors=True)
+        os.makedirs(a.tmp)
         rc = CASES[a.case](a)
         if rc == SKIP:
             return SKIP
