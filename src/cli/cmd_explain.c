@@ -3,6 +3,7 @@
  * the same findings as structured records (docs/analyses.md). */
 #include "analysis.h"
 #include "cli.h"
+#include "qnn_report.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -55,6 +56,12 @@ typedef struct ex_ctx {
     const etp_ops_result *r;
     const ana_disp *d;
     bool has_prog;
+    /* QNN's own files (--qhas, --optrace, --runtrace, --heap), the join and the clock */
+    const etp_qnn_paths *qp;
+    const etp_qnn_bundle *qb;
+    const etp_qnn_etd_join *qj;
+    double clock;             /* GHz, NaN when unknown */
+    const char *clock_src;
     finding f[MAX_FINDINGS];
     size_t n;
     /* per finding under construction */
@@ -446,9 +453,375 @@ static void q_units(ex_ctx *c) {
     end(c);
 }
 
+
+/* ------------------------------------------------------------------------------------------- */
+/* Questions 3 and 4: answered from QNN's own files when given, else where to get them. */
+
+static const char *const k_cmd_net_run =
+    "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin --input_list "
+    "input_list.txt --use_native_input_files --use_native_output_files --config_file "
+    "backend_extension_config.json --profiling_level detailed --profiling_option optrace";
+static const char *const k_cmd_viewer =
+    "qnn-profile-viewer --config viewer_config.json --schematic <graph>_schematic.bin --reader "
+    "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so --input_log "
+    "qnn-profiling-data_0.log --output optrace.json";
+
+static void fact_i64(ex_ctx *c, const char *k, etp_qnn_i64 v) {
+    jw_key(&c->w, k);
+    if (v.has) jw_int(&c->w, v.v);
+    else jw_null(&c->w);
+}
+
+static void fact_f64(ex_ctx *c, const char *k, etp_qnn_f64 v) {
+    jw_key(&c->w, k);
+    if (v.has) jw_double(&c->w, v.v);
+    else jw_null(&c->w);
+}
+
+static void fact_commands(ex_ctx *c) {
+    jw_key(&c->w, "commands");
+    jw_arr_begin(&c->w);
+    jw_str(&c->w, k_cmd_net_run);
+    jw_str(&c->w, k_cmd_viewer);
+    jw_arr_end(&c->w);
+}
+
+/* "1126400 bytes (1.07 MiB)" */
+static void say_bytes(ex_ctx *c, int64_t v) {
+    sb_printf(&c->ans, "%lld bytes", (long long)v);
+    if (v >= 1024 * 1024) sb_printf(&c->ans, " (%.2f MiB)", (double)v / (1024.0 * 1024.0));
+    else if (v >= 1024) sb_printf(&c->ans, " (%.1f KiB)", (double)v / 1024.0);
+}
+
+static const char *files_given(const ex_ctx *c, char *b, size_t cap) {
+    const etp_qnn_paths *p = c->qp;
+    size_t n = 0;
+    b[0] = 0;
+    const char *names[] = {"--qhas", "--optrace", "--runtrace", "--heap"};
+    const char *vals[] = {p->qhas, p->optrace, p->runtrace, p->heap};
+    for (int i = 0; i < 4; i++)
+        if (vals[i] && n < cap) n += (size_t)snprintf(b + n, cap - n, "%s%s %s", n ? ", " : "",
+                                                      names[i], vals[i]);
+    return b;
+}
+
+/* The ETDump wall-time estimate of a derived row's matched node, in the display unit (NaN). */
+static double row_wall(const ex_ctx *c, uint32_t qrow) {
+    if (!c->qj || c->qj->row_ops[qrow] < 0 || isnan(c->clock)) return NAN;
+    size_t orow = (size_t)c->qj->row_ops[qrow];
+    double f = etp_qnn_wall_ns_per_cycle(c->r, orow);
+    return etp_ops_row_get(c->r, orow)->stats.p50 * f / c->d->unit_ns;
+}
+
+static void q_hmx_hvx(ex_ctx *c) {
+    const etp_qnn_derived *d = c->qb->der;
+    begin(c, "hmx_vs_hvx", NULL, "Does each op run on HMX (the matrix unit) or HVX (the vector unit)?");
+    bool have = d && d->n_rows > 0;
+    fact_bool(c, "available", have);
+    if (!have) {
+        sb_printf(&c->ans,
+                  "Not from an ETDump: its HTP node events hold one aggregate cycle count per "
+                  "node, and QNN's per-op resource mask exists only at the linting profile level, "
+                  "which ExecuTorch never requests. The per-op HMX/HVX/DMA flags are in the QNN "
+                  "HTP analysis summary (QHAS, optrace_<i>_qnn_htp_analysis_summary.json: give it "
+                  "with --qhas F) and in the optrace Chrome trace (optrace_<i>.json: --optrace F, "
+                  "Flags uses_hmx/uses_hvx). Both come from an optrace run outside the ExecuTorch "
+                  "runtime: compile with QNN profile level 3, then on the device: %s; then on the "
+                  "host, with viewer_config.json = {\"features\":{\"qhas_json\":true}}: %s "
+                  "(ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the "
+                  "same steps). Then: etprof explain FILE --qhas F, or etprof qnn FILE --qhas F "
+                  "for the table.",
+                  k_cmd_net_run, k_cmd_viewer);
+        jw_key(&c->w, "needs");
+        jw_arr_begin(&c->w);
+        jw_str(&c->w, "--qhas");
+        jw_str(&c->w, "--optrace");
+        jw_arr_end(&c->w);
+        fact_commands(c);
+        end(c);
+        return;
+    }
+    const etp_qnn_summary *s = &d->summary;
+    uint32_t hmx = 0, hvx = 0, both = 0, dma_only = 0, none = 0;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        const etp_qnn_op_row *r = &d->rows[i];
+        hmx += r->hmx;
+        hvx += r->hvx;
+        both += r->hmx && r->hvx;
+        dma_only += !r->hmx && !r->hvx && r->dma;
+        none += !r->hmx && !r->hvx && !r->dma;
+    }
+    char fb[1200];
+    sb_printf(&c->ans, "From %s (per-op unit flags of the %s): of %u QNN ops, %u use HMX, %u use "
+                       "HVX (%u both), %u only move data (DMA), %u use none of the three. ",
+              files_given(c, fb, sizeof fb),
+              d->rows_source == ETP_QNN_SRC_QHAS ? "QHAS htp_op_instances" : "optrace Flags",
+              d->n_rows, hmx, hvx, both, dma_only, none);
+    fact_str(c, "rows_source", d->rows_source == ETP_QNN_SRC_QHAS ? "qhas" : "optrace");
+    fact_uint(c, "qnn_ops", d->n_rows);
+    fact_uint(c, "ops_using_hmx", hmx);
+    fact_uint(c, "ops_using_hvx", hvx);
+    fact_uint(c, "ops_using_both", both);
+    fact_uint(c, "ops_dma_only", dma_only);
+    fact_uint(c, "ops_using_none", none);
+    if (s->hmx_busy_cycles.has)
+        sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
+                           "timeline). ",
+                  (long long)s->hmx_busy_cycles.v, s->hmx_busy_share.has ? s->hmx_busy_share.v : NAN,
+                  (long long)s->timeline_cycles.v);
+    if (s->hvx_busy_cycles.has)
+        sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "
+                           "of the timeline). ",
+                  s->hvx_threads, (long long)s->hvx_busy_cycles.v,
+                  s->hvx_busy_share.has ? s->hvx_busy_share.v : NAN);
+    fact_i64(c, "hmx_busy_cycles", s->hmx_busy_cycles);
+    fact_f64(c, "hmx_busy_share", s->hmx_busy_share);
+    fact_i64(c, "hvx_busy_cycles", s->hvx_busy_cycles);
+    fact_f64(c, "hvx_busy_share", s->hvx_busy_share);
+    fact_uint(c, "hvx_threads", s->hvx_threads);
+    /* the largest ops */
+    uint32_t top[5], nt = 0;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        uint32_t k;
+        if (nt < 5) k = nt++;
+        else if (d->rows[i].cycles > d->rows[top[4]].cycles) k = 4;
+        else continue;
+        while (k > 0 && d->rows[top[k - 1]].cycles < d->rows[i].cycles) {
+            top[k] = top[k - 1];
+            k--;
+        }
+        top[k] = i;
+    }
+    sb_printf(&c->ans, "Largest ops by cycles (busy cycles of their HTP ops on whatever unit ran "
+                       "them; an op's unit cycles can overlap): ");
+    jw_key(&c->w, "top_ops");
+    jw_arr_begin(&c->w);
+    bool any_wall = false;
+    for (uint32_t k = 0; k < nt; k++) {
+        const etp_qnn_op_row *r = &d->rows[top[k]];
+        const char *units = r->hmx && r->hvx ? "HMX+HVX"
+                            : r->hmx         ? "HMX"
+                            : r->hvx         ? "HVX"
+                            : r->dma         ? "DMA only"
+                                             : "no HMX/HVX/DMA";
+        sb_printf(&c->ans, "%s%s (%s, %.1f%%): %s, HMX %lld / HVX %lld / DMA %lld cycles",
+                  k ? "; " : "", r->qnn_op, r->qnn_op_type ? r->qnn_op_type : "?", r->share, units,
+                  (long long)r->hmx_cycles, (long long)r->hvx_cycles, (long long)r->dma_cycles);
+        double wall = row_wall(c, top[k]);
+        if (!isnan(wall)) {
+            sb_printf(&c->ans, ", its ETDump node ~%.3g %s of wall time (estimate)", wall,
+                      c->d->est_unit);
+            any_wall = true;
+        }
+        jw_obj_begin(&c->w);
+        jw_key(&c->w, "qnn_op"); jw_str(&c->w, r->qnn_op);
+        jw_key(&c->w, "qnn_op_type"); jw_str(&c->w, r->qnn_op_type);
+        jw_key(&c->w, "cycles"); jw_int(&c->w, r->cycles);
+        jw_key(&c->w, "share"); jw_double(&c->w, r->share);
+        jw_key(&c->w, "hmx"); jw_bool(&c->w, r->hmx);
+        jw_key(&c->w, "hvx"); jw_bool(&c->w, r->hvx);
+        jw_key(&c->w, "dma"); jw_bool(&c->w, r->dma);
+        jw_key(&c->w, "hmx_cycles"); jw_int(&c->w, r->hmx_cycles);
+        jw_key(&c->w, "hvx_cycles"); jw_int(&c->w, r->hvx_cycles);
+        jw_key(&c->w, "dma_cycles"); jw_int(&c->w, r->dma_cycles);
+        jw_key(&c->w, "etdump_cycles");
+        jw_double(&c->w, c->qj ? c->qj->row_etdump[top[k]] : NAN);
+        jw_key(&c->w, "wall_estimate"); jw_double(&c->w, wall);
+        jw_obj_end(&c->w);
+    }
+    jw_arr_end(&c->w);
+    sb_printf(&c->ans, ". ");
+    if (any_wall)
+        sb_printf(&c->ans, "(Wall-time estimates apportion the partition's Accelerator (execute "
+                           "excluding wait) time by cycle share.) ");
+    if (c->qj) {
+        const etp_qnn_etd_join *j = c->qj;
+        const char *v = etp_qnn_etd_agreement(j);
+        sb_printf(&c->ans, "Joined to this ETDump's %u HTP nodes by OpId and name: %u matched, %u "
+                           "ETDump nodes have no QNN op in the files, %u QNN ops have no ETDump "
+                           "node",
+                  j->n_nodes, j->matched, j->n_etdump_only, j->n_qnn_only);
+        if (j->conflicts) sb_printf(&c->ans, ", %u OpId conflicts (same id, another name)", j->conflicts);
+        sb_printf(&c->ans, "; cycles are equal for %u of %u matched ops: %s. ", j->cycles_equal,
+                  j->cycles_equal + j->cycles_different,
+                  strcmp(v, "same_run") == 0 ? "the files come from the same run as the ETDump"
+                  : strcmp(v, "none") == 0   ? "nothing to compare"
+                                             : "they come from different runs (optrace/QHAS are "
+                                               "made by a separate qnn-net-run), so compare shares, "
+                                               "not cycles");
+        jw_key(&c->w, "join");
+        jw_obj_begin(&c->w);
+        jw_key(&c->w, "etdump_nodes"); jw_uint(&c->w, j->n_nodes);
+        jw_key(&c->w, "matched"); jw_uint(&c->w, j->matched);
+        jw_key(&c->w, "etdump_only"); jw_uint(&c->w, j->n_etdump_only);
+        jw_key(&c->w, "qnn_only"); jw_uint(&c->w, j->n_qnn_only);
+        jw_key(&c->w, "conflicts"); jw_uint(&c->w, j->conflicts);
+        jw_key(&c->w, "cycles_equal"); jw_uint(&c->w, j->cycles_equal);
+        jw_key(&c->w, "cycles_different"); jw_uint(&c->w, j->cycles_different);
+        jw_key(&c->w, "verdict"); jw_str(&c->w, v);
+        jw_obj_end(&c->w);
+    }
+    sb_printf(&c->ans, "etprof qnn with the same files lists every op.");
+    end(c);
+}
+
+static void q_memory(ex_ctx *c) {
+    const etp_qnn_derived *d = c->qb->der;
+    const etp_qnn_summary *s = d ? &d->summary : NULL;
+    begin(c, "memory_utilization", NULL,
+          "How much memory (VTCM/TCM, DRAM, heap) does the NPU use, how busy is it, and at what "
+          "clock?");
+    bool util = s && s->utilization_percent.has, vtcm = s && s->peak_vtcm_bytes.has,
+         dram = s && s->dram_read_bytes.has, heap = s && s->heap_before_bytes.has,
+         clock = !isnan(c->clock);
+    fact_bool(c, "available", util || vtcm || dram || heap || clock);
+    char fb[1200];
+    if (s) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
+    if (util) {
+        sb_printf(&c->ans, "NPU utilization %.2f%% of the graph timeline (%lld cycles; idle "
+                           "%.2f%%)",
+                  s->utilization_percent.v, (long long)s->timeline_cycles.v,
+                  s->idle_percent.has ? s->idle_percent.v : NAN);
+        if (s->graph_execute_us.has)
+            sb_printf(&c->ans, ", graph execute %lld us", (long long)s->graph_execute_us.v);
+        sb_printf(&c->ans, ". ");
+    }
+    fact_f64(c, "utilization_percent", s ? s->utilization_percent : (etp_qnn_f64){0, false});
+    fact_f64(c, "idle_percent", s ? s->idle_percent : (etp_qnn_f64){0, false});
+    fact_i64(c, "timeline_cycles", s ? s->timeline_cycles : (etp_qnn_i64){0, false});
+    fact_i64(c, "graph_execute_us", s ? s->graph_execute_us : (etp_qnn_i64){0, false});
+    if (vtcm) {
+        sb_printf(&c->ans, "Peak VTCM (the HTP's tightly coupled memory, TCM) allocation ");
+        say_bytes(c, s->peak_vtcm_bytes.v);
+        if (s->vtcm_read_bytes.has && s->vtcm_write_bytes.has) {
+            sb_printf(&c->ans, "; VTCM traffic ");
+            say_bytes(c, s->vtcm_read_bytes.v);
+            sb_printf(&c->ans, " read, ");
+            say_bytes(c, s->vtcm_write_bytes.v);
+            sb_printf(&c->ans, " written");
+        }
+        sb_printf(&c->ans, ". ");
+    }
+    fact_i64(c, "peak_vtcm_bytes", s ? s->peak_vtcm_bytes : (etp_qnn_i64){0, false});
+    fact_i64(c, "vtcm_read_bytes", s ? s->vtcm_read_bytes : (etp_qnn_i64){0, false});
+    fact_i64(c, "vtcm_write_bytes", s ? s->vtcm_write_bytes : (etp_qnn_i64){0, false});
+    if (dram) {
+        sb_printf(&c->ans, "DRAM traffic: ");
+        say_bytes(c, s->dram_read_bytes.v);
+        sb_printf(&c->ans, " read, ");
+        say_bytes(c, s->dram_write_bytes.has ? s->dram_write_bytes.v : 0);
+        sb_printf(&c->ans, " written per execute");
+        /* the largest DRAM reader */
+        const etp_qnn_op_row *big = NULL;
+        for (uint32_t i = 0; i < d->n_rows; i++)
+            if (d->rows[i].has_bytes && (!big || d->rows[i].dram_read_bytes > big->dram_read_bytes))
+                big = &d->rows[i];
+        if (big && big->dram_read_bytes > 0)
+            sb_printf(&c->ans, " (largest reader: %s, %lld bytes)", big->qnn_op,
+                      (long long)big->dram_read_bytes);
+        sb_printf(&c->ans, ". ");
+    }
+    fact_i64(c, "dram_read_bytes", s ? s->dram_read_bytes : (etp_qnn_i64){0, false});
+    fact_i64(c, "dram_write_bytes", s ? s->dram_write_bytes : (etp_qnn_i64){0, false});
+    if (heap) {
+        sb_printf(&c->ans, "DSP heap: %lld bytes before the context was created",
+                  (long long)s->heap_before_bytes.v);
+        if (s->heap_after_bytes.has)
+            sb_printf(&c->ans, ", %lld after it was freed (delta %+lld bytes)",
+                      (long long)s->heap_after_bytes.v, (long long)s->heap_delta_bytes.v);
+        sb_printf(&c->ans, ". ");
+    }
+    fact_i64(c, "heap_before_bytes", s ? s->heap_before_bytes : (etp_qnn_i64){0, false});
+    fact_i64(c, "heap_after_bytes", s ? s->heap_after_bytes : (etp_qnn_i64){0, false});
+    fact_i64(c, "heap_delta_bytes", s ? s->heap_delta_bytes : (etp_qnn_i64){0, false});
+    if (clock) {
+        sb_printf(&c->ans, "HTP clock %.4g GHz (%s). ", c->clock, etp_qnn_clock_meaning(c->clock_src));
+        /* the ETDump's accelerator cycles as thread-busy time at that clock */
+        for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
+            const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
+            const etp_ops_row *cy = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
+            const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
+            if (!cy) continue;
+            double busy_us = cy->stats.p50 / c->clock / 1000.0;
+            sb_printf(&c->ans, "At that clock this ETDump's Accelerator (execute) time (cycles) "
+                               "p50 %.0f is ~%.1f us of thread-busy time (estimate)",
+                      cy->stats.p50, busy_us);
+            if (ex && ex->stats.p50 > 0) {
+                double ex_us = ex->stats.p50 / 1000.0;
+                sb_printf(&c->ans, " against %.1f us of Accelerator (execute excluding wait) time: "
+                                   "~%.1f hardware threads busy on average",
+                          ex_us, busy_us / ex_us);
+                fact_num(c, "mean_busy_threads_estimate", busy_us / ex_us);
+            }
+            sb_printf(&c->ans, ". ");
+            fact_num(c, "accelerator_busy_us_estimate", busy_us);
+            break;
+        }
+    }
+    jw_key(&c->w, "clock_ghz");
+    jw_double(&c->w, c->clock);
+    fact_str(c, "clock_source", c->clock_src);
+    /* what is missing, and which file gives it */
+    bool any_missing = !util || !vtcm || !dram || !heap || !clock;
+    if (any_missing) {
+        sb_printf(&c->ans, "%s", s || clock ? "Not in the files given: " : "Not in an ETDump: ");
+        bool first = true;
+#define MISSING(cond, text)                                                                        \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            sb_printf(&c->ans, "%s%s", first ? "" : "; ", text);                                   \
+            first = false;                                                                         \
+        }                                                                                          \
+    } while (0)
+        MISSING(!util, "NPU utilization and the timeline (--qhas F: the QHAS summary, or "
+                       "--optrace F, computed)");
+        MISSING(!vtcm, "peak VTCM (--qhas F, or --optrace F when the viewer config had "
+                       "\"memory_info\": true)");
+        MISSING(!dram, "DRAM and VTCM traffic (--qhas F)");
+        MISSING(!clock, "the HTP clock (--runtrace F, measured: the viewer writes "
+                        "<name>_runtrace.json when viewer_config.json has \"runtrace\": true; "
+                        "else --qhas F approximates it; or --htp-clock-ghz G)");
+        MISSING(!heap, "the DSP heap (--heap F: the text file the ExecuTorch runtime writes with "
+                       "the runtime option qnn_runtime_heap_profiling_path, e.g. "
+                       "qnn_executor_runner --heap_profiling_path htp_heap_usage.txt, profile "
+                       "level above 0)");
+#undef MISSING
+        sb_printf(&c->ans, ". The QHAS, optrace and runtrace come from one optrace run (the "
+                           "commands are in the HMX/HVX answer and in facts.commands: qnn-net-run "
+                           "--profiling_level detailed --profiling_option optrace on the device, "
+                           "then qnn-profile-viewer with libQnnHtpOptraceProfilingReader.so on "
+                           "the host) with viewer_config.json = {\"features\":{\"qhas_json\":"
+                           "true,\"runtrace\":true,\"memory_info\":true}}. ");
+        fact_commands(c);
+    }
+    /* what the ETDump itself says */
+    for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
+        const etp_ops_row *th = row_at(c, q->top[ETP_QT_HVX_THREADS]);
+        const etp_ops_row *vt = row_at(c, q->top[ETP_QT_VTCM]);
+        if (!th && !vt) continue;
+        sb_printf(&c->ans, "The ETDump itself has only");
+        if (th) sb_printf(&c->ans, " the HVX thread count (%.0f)", th->stats.p50);
+        if (vt) {
+            sb_printf(&c->ans, "%s the VTCM acquire wait (p50 ", th ? " and" : "");
+            say_t(c, vt->unit, vt->stats.p50);
+            sb_printf(&c->ans, ")");
+        }
+        sb_printf(&c->ans, ".");
+        break;
+    }
+    end(c);
+}
+
 static void q_cannot(ex_ctx *c, bool any_qnn) {
     begin(c, "cannot_tell", NULL, "What can this file not tell?");
     fact_bool(c, "qnn", any_qnn);
+    if (any_qnn && c->qb->der) {
+        char fb[1200];
+        sb_printf(&c->ans, "The QNN files given (%s) answer HMX vs HVX, memory, utilization and "
+                           "the clock above; the ETDump alone could not. ",
+                  files_given(c, fb, sizeof fb));
+    }
     if (any_qnn) {
         sb_printf(&c->ans,
                   "An ETDump has no HMX vs HVX split per op, no VTCM/TCM or DDR traffic, no "
@@ -583,8 +956,32 @@ static int run_explain(cli_args *a) {
                    a->val[OPT_TIME_UNIT]);
         return EXIT_USAGE;
     }
+    double ghz = 0;
+    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
+        cli_errorf("explain: --htp-clock-ghz: expected a positive number, got \"%s\"",
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    /* QNN's own files: read (and rejected with a located error) before the ETDump */
+    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
+                        a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
+                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL,
+                        a->set[OPT_HEAP] ? a->val[OPT_HEAP] : NULL};
+    etp_qnn_bundle qb;
+    {
+        etp_error qerr = {0};
+        if ((rc = etp_qnn_bundle_load(&qp, &qb, &qerr))) {
+            cli_error(&qerr);
+            return cli_exit_for(rc);
+        }
+    }
+    const char *clock_src = NULL;
+    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
     cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    if ((rc = cli_open_inputs(a, path, &in))) {
+        etp_qnn_bundle_free(&qb);
+        return rc;
+    }
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.skip_first = (uint32_t)skip;
@@ -594,13 +991,19 @@ static int run_explain(cli_args *a) {
     etp_ops_result *r = NULL;
     rc = etp_ops_compute(in.model, &oo, &r, &err);
     cli_progress_end(a);
+    etp_qnn_etd_join *qj = NULL;
+    if (!rc && qb.der && qb.der->n_rows) rc = etp_qnn_join_etdump(r, qb.der, &qj, &err);
     if (rc) {
         cli_error(&err);
+        etp_ops_free(r);
+        etp_qnn_bundle_free(&qb);
         cli_close_inputs(&in);
         return cli_exit_for(rc);
     }
     ex_ctx *c = calloc(1, sizeof *c);
     if (!c) {
+        etp_qnn_etd_join_free(qj);
+        etp_qnn_bundle_free(&qb);
         etp_ops_free(r);
         cli_close_inputs(&in);
         return EXIT_INTERNAL;
@@ -609,10 +1012,21 @@ static int run_explain(cli_args *a) {
     c->r = r;
     c->d = &d;
     c->has_prog = in.prog != NULL;
+    c->qp = &qp;
+    c->qb = &qb;
+    c->qj = qj;
+    c->clock = clock;
+    c->clock_src = clock_src;
     uint32_t nm = (uint32_t)etp_ops_method_count(r);
-    for (uint32_t mi = 0; mi < nm && c->n + 5 < MAX_FINDINGS; mi++) q_same_thing(c, mi);
-    for (uint32_t mi = 0; mi < nm && c->n + 4 < MAX_FINDINGS; mi++) q_npu_cpu(c, mi);
+    /* room is kept for the findings that follow (units, hmx_vs_hvx, memory, cannot, missing) */
+    for (uint32_t mi = 0; mi < nm && c->n + 7 < MAX_FINDINGS; mi++) q_same_thing(c, mi);
+    for (uint32_t mi = 0; mi < nm && c->n + 6 < MAX_FINDINGS; mi++) q_npu_cpu(c, mi);
     q_units(c);
+    /* questions 3 and 4: when the ETDump has QNN events or QNN files were given */
+    if (etp_ops_qnn_count(r) > 0 || qb.der) {
+        q_hmx_hvx(c);
+        q_memory(c);
+    }
     q_cannot(c, etp_ops_qnn_count(r) > 0);
     q_missing(c, etp_ops_qnn_count(r) > 0);
     cli_out o;
@@ -684,22 +1098,29 @@ static int run_explain(cli_args *a) {
         free(c->f[i].facts);
     }
     free(c);
+    etp_qnn_etd_join_free(qj);
+    etp_qnn_bundle_free(&qb);
     etp_ops_free(r);
     cli_close_inputs(&in);
     return rc;
 }
 
 static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_TICK_NS,   OPT_TICK_HZ,
-                                      OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_NONE};
+                                      OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_QHAS,
+                                      OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_HTP_CLOCK_GHZ,
+                                      OPT_NONE};
 
 const cli_cmd cmd_explain = {
     .name = "explain",
     .summary = "the answers in words, with this file's numbers: what nests in what, NPU vs CPU, "
                "units and traps, what the file cannot tell",
-    .usage = "FILE [--pte P]",
+    .usage = "FILE [--pte P] [--qhas F] [--optrace F] [--runtrace F] [--heap F]",
     .help = "Answers: are Accelerator (execute) time (cycles), Method::execute and DELEGATE_CALL\n"
             "the same thing? Which rows ran on the NPU and which on the CPU? What unit is each\n"
-            "number in, and what are the traps? What can the file not tell (and how to get it)?\n"
+            "number in, and what are the traps? With QNN events or QNN files: does each op use\n"
+            "HMX or HVX, and how much VTCM/DRAM/heap, utilization and clock (answered from\n"
+            "--qhas/--optrace/--runtrace/--heap, else which file and command give them)?\n"
+            "What can the file not tell (and how to get it)?\n"
             "What is missing? JSON: {\"schema_version\":1,\"findings\":[{id, method, question,\n"
             "answer, facts}]}. See docs/analyses.md.",
     .opts = explain_opts,

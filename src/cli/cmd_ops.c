@@ -1,6 +1,7 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "analysis.h"
 #include "cli.h"
+#include "qnn_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,14 @@ static const out_col ops_cols[] = {
     {"placement", "placement", OUT_STR, 0},
     {"kind", "kind", OUT_STR, 0},
     {"operator", "operator", OUT_STR, 0},
+    /* only with an HTP clock (--htp-clock-ghz, --runtrace, --qhas): the per-node wall-time
+     * estimate (Accelerator (execute excluding wait) time apportioned by cycle share) */
+    {"wall_est_p50", "wall est p50", OUT_FLOAT, 3},
+    {"wall_est_total", "wall est total", OUT_FLOAT, 3},
+    {"wall_est_unit", "wall est unit", OUT_STR, 0},
 };
 #define NCOLS (sizeof ops_cols / sizeof ops_cols[0])
+#define NWALL 3 /* the wall-estimate columns at the end */
 
 static void progress(void *ctx, uint64_t done, uint64_t total) {
     cli_progress(ctx, "ops", done, total);
@@ -51,8 +58,22 @@ static int run_ops(cli_args *a) {
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
+    /* the HTP clock: --htp-clock-ghz, else measured by --runtrace, else from --qhas */
+    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL, NULL,
+                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL, NULL};
+    etp_qnn_bundle qb;
+    etp_error qerr = {0};
+    if ((rc = etp_qnn_bundle_load(&qp, &qb, &qerr))) {
+        cli_error(&qerr);
+        return cli_exit_for(rc);
+    }
+    const char *clock_src = NULL;
+    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
+    etp_qnn_bundle_free(&qb);
+    bool est = !isnan(clock);
     ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", ghz, mo.tick_ns)) {
+    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", est ? clock : 0,
+                      mo.tick_ns)) {
         cli_errorf("ops: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
         return EXIT_USAGE;
     }
@@ -112,7 +133,8 @@ static int run_ops(cli_args *a) {
     out_col cols[NCOLS];
     memcpy(cols, ops_cols, sizeof cols);
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
-    out_table *t = cli_table(a, &o, cols, NCOLS);
+    cols[NCOLS - 3].precision = cols[NCOLS - 2].precision = d.precision;
+    out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
     if (!t) {
         cli_errorf("out of memory");
         free(idx);
@@ -121,6 +143,7 @@ static int run_ops(cli_args *a) {
         return cli_out_close(&o, EXIT_INTERNAL);
     }
     uint32_t flags = 0, units = 0;
+    size_t wall_rows = 0;
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(r, row->method);
@@ -143,6 +166,13 @@ static int run_ops(cli_args *a) {
         out_cell_str(t, row->placement);
         out_cell_str(t, etp_ops_row_kind_name(row));
         out_cell_str(t, row->op);
+        if (est) {
+            double wf = etp_qnn_wall_ns_per_cycle(r, idx[k]);
+            if (!isnan(wf)) wall_rows++;
+            out_cell_float(t, row->stats.p50 * wf / d.unit_ns);
+            out_cell_float(t, row->stats.total * wf / d.unit_ns);
+            out_cell_str(t, isnan(wf) ? NULL : d.est_unit);
+        }
         out_row_end(t);
     }
     if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
@@ -153,7 +183,30 @@ static int run_ops(cli_args *a) {
                  "Method::execute total",
                  etp_ops_runs_kept(r), etp_ops_method_count(r));
         out_table_note(t, b);
-        ana_unit_notes(&d, flags, units, note_cb, t);
+        if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
+            /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
+            ana_disp dn = d;
+            dn.htp_ghz = 0;
+            ana_unit_notes(&dn, flags, units, note_cb, t);
+            if (units & (1u << ETP_UNIT_CYCLES)) {
+                snprintf(b, sizeof b,
+                         "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy time, "
+                         "not latency",
+                         d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
+                out_table_note(t, b);
+            }
+        } else {
+            ana_unit_notes(&d, flags, units, note_cb, t);
+        }
+        if (est && wall_rows) {
+            snprintf(b, sizeof b,
+                     "wall est: an ESTIMATE of each HTP node's wall time = its cycles x (its "
+                     "partition's Accelerator (execute excluding wait) time / Accelerator "
+                     "(execute) time (cycles), totals over the runs): the NPU compute wall time "
+                     "apportioned by cycle share, in %s",
+                     d.est_unit);
+            out_table_note(t, b);
+        }
         if (!f.all && (!f.kind || strcmp(f.kind, "operator_call") != 0)) {
             size_t hidden = 0;
             for (size_t i = 0; i < nrows; i++)
@@ -182,7 +235,8 @@ static int run_ops(cli_args *a) {
 static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_TICK_NS,   OPT_TICK_HZ,
                                   OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
                                   OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
-                                  OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_NONE};
+                                  OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,
+                                  OPT_NONE};
 
 const cli_cmd cmd_ops = {
     .name = "ops",
@@ -196,7 +250,11 @@ const cli_cmd cmd_ops = {
             "unless --all. --kind: framework, operator_call, kernel, delegate_call,\n"
             "delegate_internal, htp_node, instruction, other. --sort: order (default), total,\n"
             "avg, p50, ..., share, count, name, operator, placement, kind, unit, method,\n"
-            "instruction_id; numbers sort largest first, grouped by unit. See docs/analyses.md.",
+            "instruction_id; numbers sort largest first, grouped by unit. With an HTP clock\n"
+            "(--htp-clock-ghz, else measured by --runtrace F, else from --qhas F) cycles rows are\n"
+            "shown as est_us (cycles / clock) and the wall est columns apportion each partition's\n"
+            "Accelerator (execute excluding wait) time to its HTP nodes by cycle share; both are\n"
+            "labelled estimates. See docs/analyses.md and docs/qnn-inputs.md.",
     .opts = ops_opts,
     .min_pos = 1,
     .max_pos = 1,

@@ -2,6 +2,7 @@
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
 #include "analysis.h"
 #include "cli.h"
+#include "qnn_report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@ typedef struct tree_ctx {
     jw *w;
     uint32_t *scratch;
     uint32_t flags, units;
+    bool wall;        /* an HTP clock is known: show the per-node wall-time estimate */
+    size_t wall_rows; /* rows that got one */
 } tree_ctx;
 
 static void progress(void *ctx, uint64_t done, uint64_t total) {
@@ -93,6 +96,7 @@ static size_t ordered_children(tree_ctx *c, size_t i, uint32_t *out) {
 
 typedef struct node_vals {
     double incl, excl, share_parent, share_method;
+    double wall; /* wall-time estimate in the display unit (NaN: none) */
     const char *unit;
     const char *role;
     const char *meaning;
@@ -118,6 +122,12 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
     if (exec && is_time(row->unit) && exec->unit == row->unit) {
         double ev = stat_of(c, &exec->stats);
         if (ev > 0) nv->share_method = incl / ev * 100.0;
+    }
+    nv->wall = NAN;
+    if (c->wall) {
+        double f = etp_qnn_wall_ns_per_cycle(c->r, i);
+        nv->wall = incl * f / c->d->unit_ns;
+        if (!isnan(f)) c->wall_rows++;
     }
     nv->incl = ana_conv(c->d, row->unit, incl, &nv->unit);
     nv->excl = ana_conv(c->d, row->unit, excl, &nv->unit);
@@ -171,6 +181,10 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     out_cell_float(t, nv->share_method);
     out_cell_str(t, nv->role);
     out_cell_str(t, nv->meaning);
+    if (c->wall) {
+        out_cell_float(t, nv->wall);
+        out_cell_str(t, isnan(nv->wall) ? NULL : c->d->est_unit);
+    }
     out_row_end(t);
 }
 
@@ -234,6 +248,10 @@ static void json_node(tree_ctx *c, size_t i, uint32_t *buf) {
     json_num(w, "share_of_parent", nv.share_parent);
     json_num(w, "share_of_method", nv.share_method);
     jw_key(w, "meaning"); jw_str(w, nv.meaning);
+    if (c->wall) {
+        json_num(w, "wall_estimate", nv.wall);
+        jw_key(w, "wall_estimate_unit"); jw_str(w, isnan(nv.wall) ? NULL : c->d->est_unit);
+    }
     jw_key(w, "children");
     jw_arr_begin(w);
     size_t n = ordered_children(c, i, buf);
@@ -257,8 +275,12 @@ static const out_col tree_cols[] = {
     {"share_of_method", "%method", OUT_FLOAT, 2},
     {"role", "role", OUT_STR, 0},
     {"meaning", "exclusive means / note", OUT_STR, 0},
+    /* only with an HTP clock (--htp-clock-ghz, --runtrace, --qhas) */
+    {"wall_estimate", "wall est", OUT_FLOAT, 3},
+    {"wall_estimate_unit", "wall est unit", OUT_STR, 0},
 };
 #define NCOLS (sizeof tree_cols / sizeof tree_cols[0])
+#define NWALL 2
 
 static int run_tree(cli_args *a) {
     const char *path = a->pos[0];
@@ -287,8 +309,22 @@ static int run_tree(cli_args *a) {
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
+    /* the HTP clock: --htp-clock-ghz, else measured by --runtrace, else from --qhas */
+    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL, NULL,
+                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL, NULL};
+    etp_qnn_bundle qb;
+    etp_error qerr = {0};
+    if ((rc = etp_qnn_bundle_load(&qp, &qb, &qerr))) {
+        cli_error(&qerr);
+        return cli_exit_for(rc);
+    }
+    const char *clock_src = NULL;
+    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
+    etp_qnn_bundle_free(&qb);
+    bool est = !isnan(clock);
     ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", ghz, mo.tick_ns)) {
+    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", est ? clock : 0,
+                      mo.tick_ns)) {
         cli_errorf("tree: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
         return EXIT_USAGE;
     }
@@ -326,7 +362,7 @@ static int run_tree(cli_args *a) {
         return rc;
     }
     tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
-                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD};
+                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD, .wall = est};
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
     if (a->fmt == OUT_JSON) {
@@ -360,6 +396,18 @@ static int run_tree(cli_args *a) {
         jw_str(&w, "inclusive/exclusive are the chosen per-run statistic of each node's per-run "
                    "sum and of its per-run exclusive part (the sum minus its children of the same "
                    "unit); facts are values in other units hung under their scope");
+        if (est) {
+            char b[400];
+            snprintf(b, sizeof b,
+                     "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy time, not "
+                     "latency",
+                     d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
+            jw_str(&w, b);
+            jw_str(&w, "wall_estimate: an ESTIMATE of an HTP node's wall time = its cycles x its "
+                       "partition's Accelerator (execute excluding wait) time / Accelerator "
+                       "(execute) time (cycles) (totals over the runs): the NPU compute wall time "
+                       "apportioned by cycle share");
+        }
         jw_arr_end(&w);
         jw_obj_end(&w);
         fflush(o.f);
@@ -369,7 +417,8 @@ static int run_tree(cli_args *a) {
         out_col cols[NCOLS];
         memcpy(cols, tree_cols, sizeof cols);
         cols[7].precision = cols[8].precision = d.precision;
-        out_table *t = cli_table(a, &o, cols, NCOLS);
+        cols[NCOLS - 2].precision = d.precision;
+        out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
         if (!t) {
             free(buf);
             etp_ops_free(r);
@@ -380,7 +429,7 @@ static int run_tree(cli_args *a) {
         bool indent = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
         for (size_t k = 0; k < nroots; k++) walk_flat(&c, roots[k], buf, indent);
         if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) {
-            char b[300];
+            char b[512];
             for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
                 const etp_ops_method *m = etp_ops_method_get(r, mi);
                 snprintf(b, sizeof b,
@@ -393,7 +442,26 @@ static int run_tree(cli_args *a) {
             out_table_note(t, "exclusive = the node minus its children of the same unit (per run); "
                               "facts (role fact/htp_node) are values in other units hung under "
                               "their scope, they do not add to time");
-            ana_unit_notes(&d, c.flags, c.units, note_cb, t);
+            if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
+                /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
+                ana_disp dn = d;
+                dn.htp_ghz = 0;
+                ana_unit_notes(&dn, c.flags, c.units, note_cb, t);
+                if (c.units & (1u << ETP_UNIT_CYCLES)) {
+                    snprintf(b, sizeof b,
+                             "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy "
+                             "time, not latency",
+                             d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
+                    out_table_note(t, b);
+                }
+            } else {
+                ana_unit_notes(&d, c.flags, c.units, note_cb, t);
+            }
+            if (est && c.wall_rows)
+                out_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
+                                  "x its partition's Accelerator (execute excluding wait) time / "
+                                  "Accelerator (execute) time (cycles) (totals over the runs): "
+                                  "the NPU compute wall time apportioned by cycle share");
         }
         rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
         out_table_free(t);
@@ -407,7 +475,8 @@ static int run_tree(cli_args *a) {
 
 static const opt_id tree_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_TICK_NS,   OPT_TICK_HZ,
                                    OPT_TICKS, OPT_STAT,       OPT_BLOCK,     OPT_SKIP_FIRST,
-                                   OPT_TOP,   OPT_TIME_UNIT,  OPT_HTP_CLOCK_GHZ, OPT_NONE};
+                                   OPT_TOP,   OPT_TIME_UNIT,  OPT_HTP_CLOCK_GHZ, OPT_QHAS,
+                                   OPT_RUNTRACE, OPT_NONE};
 
 const cli_cmd cmd_tree = {
     .name = "tree",
@@ -418,7 +487,10 @@ const cli_cmd cmd_tree = {
             "HTP node cycles under Accelerator (execute) time (cycles)); OPERATOR_CALL > kernel.\n"
             "Each number is a per-run statistic (--stat, default p50). Values in other units\n"
             "(cycles, counts) hang under their scope as facts. --top N limits the HTP nodes\n"
-            "listed per partition in table/md (default 10; 0 = all). See docs/analyses.md.",
+            "listed per partition in table/md (default 10; 0 = all). With an HTP clock\n"
+            "(--htp-clock-ghz, else measured by --runtrace F, else from --qhas F) cycles are shown\n"
+            "as est_us and a wall est column apportions Accelerator (execute excluding wait) time\n"
+            "to the HTP nodes by cycle share (both estimates). See docs/analyses.md.",
     .opts = tree_opts,
     .min_pos = 1,
     .max_pos = 1,

@@ -1,0 +1,1267 @@
+/* cmd_qnn.c - `etprof qnn`: QNN's own profiling files answered in the terminal.
+ *
+ *   etprof qnn [ETDUMP [--pte P]] --qhas F [--optrace F] [--runtrace F] [--heap F]
+ *       per-QNN-op HMX/HVX/DMA use, cycles, critical-path cycles, DRAM/VTCM bytes; the summary
+ *       (utilization, clock, peak VTCM, memory traffic, unit busy cycles, critical path, heap);
+ *       with an ETDump, the join of its HTP node events to the QNN ops and the cycle check.
+ *   etprof qnn --profile-log F | --profile-csv F
+ *       qnn-profile-viewer's own text or CSV output: the top-level and per-node view of each
+ *       execute, without an ETDump.
+ * See docs/qnn-inputs.md ("The qnn command"). */
+#include "cli.h"
+#include "qnn_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DP_TOP 5     /* critical-path ops in the summary */
+#define LIST_MAX 20  /* join list entries shown in table/md (JSON has them all) */
+
+typedef struct qctx {
+    cli_args *a;
+    etp_qnn_paths paths;
+    etp_qnn_bundle b;
+    double clock_ghz;         /* NaN when unknown */
+    const char *clock_source; /* "htp-clock-ghz", "runtrace", "qhas", NULL */
+    const char *etdump;       /* path or NULL */
+    cli_inputs in;
+    bool have_in;
+    etp_ops_result *r;
+    etp_qnn_etd_join *j;
+    etp_qnn_cycle_mismatch *mm;
+    uint32_t n_mm;
+    bool checked;             /* optrace and QHAS were both given */
+    uint32_t *order;          /* displayed rows */
+    uint32_t n_order;
+} qctx;
+
+/* ------------------------------------------------------------------------------------------- */
+/* small helpers */
+
+static void j_i64(jw *w, const char *k, etp_qnn_i64 v) {
+    jw_key(w, k);
+    if (v.has) jw_int(w, v.v);
+    else jw_null(w);
+}
+
+static void j_f64(jw *w, const char *k, etp_qnn_f64 v) {
+    jw_key(w, k);
+    if (v.has) jw_double(w, v.v);
+    else jw_null(w);
+}
+
+static const char *clock_meaning(const qctx *c) { return etp_qnn_clock_meaning(c->clock_source); }
+
+/* ETDump HTP node name of an ops row, for messages. */
+static const char *row_name(const qctx *c, uint32_t i) { return etp_ops_row_get(c->r, i)->name; }
+
+/* ------------------------------------------------------------------------------------------- */
+/* op rows: order */
+
+typedef struct sort_ctx {
+    const qctx *c;
+    const char *key;
+} sort_ctx;
+
+static sort_ctx g_sort; /* qsort has no context argument in C11 */
+
+static bool num_key(const qctx *c, const etp_qnn_op_row *r, uint32_t i, const char *k, double *v) {
+    if (strcmp(k, "cycles") == 0) *v = (double)r->cycles;
+    else if (strcmp(k, "share") == 0) *v = r->share;
+    else if (strcmp(k, "dominant_path_cycles") == 0) *v = (double)r->dominant_path_cycles;
+    else if (strcmp(k, "htp_ops") == 0) *v = r->htp_ops;
+    else if (strcmp(k, "dram_read_bytes") == 0) *v = r->has_bytes ? (double)r->dram_read_bytes : NAN;
+    else if (strcmp(k, "dram_write_bytes") == 0) *v = r->has_bytes ? (double)r->dram_write_bytes : NAN;
+    else if (strcmp(k, "vtcm_read_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_read_bytes : NAN;
+    else if (strcmp(k, "vtcm_write_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_write_bytes : NAN;
+    else if (strcmp(k, "etdump_cycles") == 0) *v = c->j ? c->j->row_etdump[i] : NAN;
+    else if (strcmp(k, "op_id") == 0) *v = r->has_op_id ? (double)r->op_id : NAN;
+    else return false;
+    return true;
+}
+
+static const char *text_key(const etp_qnn_op_row *r, const char *k) {
+    if (strcmp(k, "qnn_op") == 0) return r->qnn_op ? r->qnn_op : "";
+    if (strcmp(k, "qnn_op_type") == 0) return r->qnn_op_type ? r->qnn_op_type : "";
+    return NULL;
+}
+
+static int cmp_rows(const void *pa, const void *pb) {
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const qctx *c = g_sort.c;
+    const etp_qnn_op_row *x = &c->b.der->rows[a], *y = &c->b.der->rows[b];
+    double vx, vy;
+    int r = 0;
+    if (num_key(c, x, a, g_sort.key, &vx)) {
+        num_key(c, y, b, g_sort.key, &vy);
+        bool nx = isnan(vx), ny = isnan(vy);
+        if (nx != ny) r = nx ? 1 : -1; /* absent last */
+        else if (!nx && vx != vy) r = strcmp(g_sort.key, "op_id") == 0 ? (vx < vy ? -1 : 1)
+                                                                        : (vx > vy ? -1 : 1);
+    } else {
+        const char *sx = text_key(x, g_sort.key), *sy = text_key(y, g_sort.key);
+        if (sx && sy) r = strcmp(sx, sy);
+    }
+    if (r) return r;
+    return (a > b) - (a < b);
+}
+
+static bool sort_key_ok(const char *k) {
+    static const char *const keys[] = {"order", "cycles", "share", "dominant_path_cycles",
+                                       "htp_ops", "dram_read_bytes", "dram_write_bytes",
+                                       "vtcm_read_bytes", "vtcm_write_bytes", "etdump_cycles",
+                                       "op_id", "qnn_op", "qnn_op_type"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(k, keys[i]) == 0) return true;
+    return false;
+}
+
+static int make_order(qctx *c, const char *key, size_t top) {
+    uint32_t n = c->b.der->n_rows;
+    c->order = malloc((n ? n : 1) * sizeof *c->order);
+    if (!c->order) return -1;
+    for (uint32_t i = 0; i < n; i++) c->order[i] = i;
+    if (strcmp(key, "order") != 0) {
+        g_sort = (sort_ctx){c, key};
+        qsort(c->order, n, sizeof *c->order, cmp_rows);
+    }
+    c->n_order = top && top < n ? (uint32_t)top : n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* op table (all formats) */
+
+static const out_col op_cols[] = {
+    {"qnn_op", "QNN op", OUT_STR, 0},
+    {"op_id", "OpId", OUT_UINT, 0},
+    {"qnn_op_type", "type", OUT_STR, 0},
+    {"cycles", "cycles", OUT_INT, 0},
+    {"dominant_path_cycles", "crit.path cycles", OUT_INT, 0},
+    {"share", "share %", OUT_FLOAT, 2},
+    {"hmx", "HMX", OUT_BOOL, 0},
+    {"hvx", "HVX", OUT_BOOL, 0},
+    {"dma", "DMA", OUT_BOOL, 0},
+    {"htp_ops", "HTP ops", OUT_UINT, 0},
+    {"dram_read_bytes", "DRAM read B", OUT_INT, 0},
+    {"dram_write_bytes", "DRAM write B", OUT_INT, 0},
+    {"vtcm_read_bytes", "VTCM read B", OUT_INT, 0},
+    {"vtcm_write_bytes", "VTCM write B", OUT_INT, 0},
+    {"etdump_cycles", "ETDump cycles p50", OUT_FLOAT, 0},
+};
+#define NOPCOLS (sizeof op_cols / sizeof op_cols[0])
+
+static void op_row(const qctx *c, out_table *t, uint32_t i) {
+    const etp_qnn_op_row *r = &c->b.der->rows[i];
+    out_row_begin(t);
+    out_cell_str(t, r->qnn_op);
+    if (r->has_op_id) out_cell_uint(t, r->op_id);
+    else out_cell_null(t);
+    out_cell_str(t, r->qnn_op_type);
+    out_cell_int(t, r->cycles);
+    out_cell_int(t, r->dominant_path_cycles);
+    out_cell_float(t, r->share);
+    out_cell_bool(t, r->hmx);
+    out_cell_bool(t, r->hvx);
+    out_cell_bool(t, r->dma);
+    out_cell_uint(t, r->htp_ops);
+    if (r->has_bytes) {
+        out_cell_int(t, r->dram_read_bytes);
+        out_cell_int(t, r->dram_write_bytes);
+        out_cell_int(t, r->vtcm_read_bytes);
+        out_cell_int(t, r->vtcm_write_bytes);
+    } else {
+        for (int k = 0; k < 4; k++) out_cell_null(t);
+    }
+    if (!c->j && (c->a->fmt == OUT_TABLE || c->a->fmt == OUT_MD)) {
+        out_row_end(t);
+        return;
+    }
+    double e = c->j ? c->j->row_etdump[i] : NAN;
+    if (isfinite(e) && e == floor(e) && fabs(e) < 9e18) out_cell_int(t, (int64_t)e);
+    else out_cell_float(t, e);
+    out_row_end(t);
+}
+
+static void op_notes(const qctx *c, out_table *t) {
+    const etp_qnn_derived *d = c->b.der;
+    char b[400];
+    snprintf(b, sizeof b,
+             "%u QNN op(s) from %s%s; cycles = busy cycles of the op's HTP ops summed over the "
+             "hardware threads (work, not wall time); share %% = %% of all ops' cycles (%lld); "
+             "crit.path cycles = cycles on the dominant (critical) path",
+             d->n_rows,
+             d->rows_source == ETP_QNN_SRC_QHAS ? "the QHAS htp_op_instances" : "the optrace",
+             c->n_order < d->n_rows ? " (--top)" : "", (long long)d->total_cycles);
+    out_table_note(t, b);
+    out_table_note(t, "HMX / HVX / DMA: true when any HTP op of the QNN op uses the unit (QHAS "
+                      "booleans or optrace Flags; DMA includes dma_set and dma_wait); B = bytes");
+    if (d->rows_source == ETP_QNN_SRC_OPTRACE)
+        out_table_note(t, "byte columns are empty: the optrace has no per-op bytes (give --qhas)");
+    if (d->unattributed_ops) {
+        snprintf(b, sizeof b, "%u optrace op(s) without a QNN op name are not in the rows",
+                 d->unattributed_ops);
+        out_table_note(t, b);
+    }
+    if (c->etdump)
+        out_table_note(t, "ETDump cycles p50 = the p50 over the runs of the matching ETDump HTP "
+                          "node event (empty when no node matched by OpId and name)");
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* critical path: cycles per QNN op */
+
+typedef struct dp_agg {
+    const char *qnn_op;
+    int64_t dp;
+    uint32_t steps;
+} dp_agg;
+
+static int cmp_dp_agg(const void *pa, const void *pb) {
+    const dp_agg *x = pa, *y = pb;
+    if (x->dp != y->dp) return x->dp > y->dp ? -1 : 1;
+    return 0;
+}
+
+/* Aggregates the dominant path by QNN op, largest first; returns the count (0 on OOM too). */
+static uint32_t dp_top(const etp_qnn_summary *s, dp_agg **out) {
+    *out = NULL;
+    if (!s->n_dominant) return 0;
+    dp_agg *v = calloc(s->n_dominant, sizeof *v);
+    if (!v) return 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n_dominant; i++) {
+        const etp_qnn_dp_op *p = &s->dominant[i];
+        const char *name = p->qnn_op ? p->qnn_op : p->htp_op ? p->htp_op : "?";
+        int64_t dp = p->dp_cycles.has ? p->dp_cycles.v : p->cycles;
+        uint32_t k = 0;
+        while (k < n && strcmp(v[k].qnn_op, name) != 0) k++;
+        if (k == n) v[n++] = (dp_agg){name, 0, 0};
+        v[k].dp += dp;
+        v[k].steps++;
+    }
+    /* stable by first appearance for ties: insertion sort */
+    for (uint32_t i = 1; i < n; i++) {
+        dp_agg x = v[i];
+        uint32_t k = i;
+        while (k > 0 && cmp_dp_agg(&x, &v[k - 1]) < 0) {
+            v[k] = v[k - 1];
+            k--;
+        }
+        v[k] = x;
+    }
+    *out = v;
+    return n;
+}
+
+/* The denominator of critical-path shares: the timeline, else the path with its idle steps. */
+static int64_t dp_span(const etp_qnn_summary *s) {
+    if (s->timeline_cycles.has && s->timeline_cycles.v > 0) return s->timeline_cycles.v;
+    return s->dominant_dp_cycles + s->dominant_idle_cycles;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* JSON */
+
+static void json_summary(const qctx *c, jw *w) {
+    const etp_qnn_derived *d = c->b.der;
+    const etp_qnn_summary *s = &d->summary;
+    jw_obj_begin(w);
+    jw_key(w, "source"); jw_str(w, etp_qnn_source_name(s->source));
+    j_f64(w, "utilization_percent", s->utilization_percent);
+    j_f64(w, "idle_percent", s->idle_percent);
+    j_i64(w, "graph_execute_us", s->graph_execute_us);
+    j_i64(w, "time_us", s->time_us);
+    j_i64(w, "timeline_cycles", s->timeline_cycles);
+    jw_key(w, "clock_ghz"); jw_double(w, c->clock_ghz);
+    jw_key(w, "clock_source"); jw_str(w, c->clock_source);
+    j_i64(w, "peak_vtcm_bytes", s->peak_vtcm_bytes);
+    j_i64(w, "dram_read_bytes", s->dram_read_bytes);
+    j_i64(w, "dram_write_bytes", s->dram_write_bytes);
+    j_i64(w, "vtcm_read_bytes", s->vtcm_read_bytes);
+    j_i64(w, "vtcm_write_bytes", s->vtcm_write_bytes);
+    j_i64(w, "hmx_busy_cycles", s->hmx_busy_cycles);
+    j_f64(w, "hmx_busy_share", s->hmx_busy_share);
+    j_i64(w, "hvx_busy_cycles", s->hvx_busy_cycles);
+    jw_key(w, "hvx_threads"); jw_uint(w, s->hvx_threads);
+    j_f64(w, "hvx_busy_share", s->hvx_busy_share);
+    jw_key(w, "threads");
+    jw_arr_begin(w);
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        const etp_qnn_thread_busy *t = &s->threads[i];
+        jw_obj_begin(w);
+        jw_key(w, "tid"); jw_int(w, t->tid);
+        jw_key(w, "type"); jw_str(w, t->type);
+        jw_key(w, "busy_cycles"); jw_int(w, t->busy_cycles);
+        j_f64(w, "share", t->share);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "dominant_path");
+    if (s->dominant_source == ETP_QNN_SRC_NONE) {
+        jw_null(w);
+    } else {
+        jw_obj_begin(w);
+        jw_key(w, "source"); jw_str(w, etp_qnn_source_name(s->dominant_source));
+        jw_key(w, "steps"); jw_uint(w, s->n_dominant);
+        jw_key(w, "path_cycles"); jw_int(w, s->dominant_dp_cycles);
+        jw_key(w, "idle_cycles"); jw_int(w, s->dominant_idle_cycles);
+        jw_key(w, "top_ops");
+        jw_arr_begin(w);
+        dp_agg *v;
+        uint32_t n = dp_top(s, &v), span_n = n < DP_TOP ? n : DP_TOP;
+        int64_t span = dp_span(s);
+        for (uint32_t k = 0; k < span_n; k++) {
+            jw_obj_begin(w);
+            jw_key(w, "qnn_op"); jw_str(w, v[k].qnn_op);
+            jw_key(w, "dp_cycles"); jw_int(w, v[k].dp);
+            jw_key(w, "steps"); jw_uint(w, v[k].steps);
+            jw_key(w, "share"); jw_double(w, span > 0 ? (double)v[k].dp * 100.0 / (double)span : NAN);
+            jw_obj_end(w);
+        }
+        free(v);
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+    j_i64(w, "heap_before_bytes", s->heap_before_bytes);
+    j_i64(w, "heap_after_bytes", s->heap_after_bytes);
+    j_i64(w, "heap_delta_bytes", s->heap_delta_bytes);
+    uint32_t nh = 0, nv = 0, nd = 0, htp = 0;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        nh += d->rows[i].hmx;
+        nv += d->rows[i].hvx;
+        nd += d->rows[i].dma;
+        htp += d->rows[i].htp_ops;
+    }
+    jw_key(w, "qnn_ops"); jw_uint(w, d->n_rows);
+    jw_key(w, "htp_ops"); jw_uint(w, htp);
+    jw_key(w, "ops_using_hmx"); jw_uint(w, nh);
+    jw_key(w, "ops_using_hvx"); jw_uint(w, nv);
+    jw_key(w, "ops_using_dma"); jw_uint(w, nd);
+    jw_key(w, "total_cycles"); jw_int(w, d->total_cycles);
+    jw_obj_end(w);
+}
+
+static void json_join(const qctx *c, jw *w) {
+    const etp_qnn_etd_join *j = c->j;
+    const etp_qnn_derived *d = c->b.der;
+    jw_obj_begin(w);
+    const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(c->r, (size_t)j->qnn) : NULL;
+    jw_key(w, "method");
+    if (q) jw_str(w, etp_ops_method_get(c->r, q->method)->name);
+    else jw_null(w);
+    jw_key(w, "instruction_id");
+    if (q) jw_int(w, etp_ops_row_get(c->r, q->delegate_row)->instr);
+    else jw_null(w);
+    jw_key(w, "etdump_nodes"); jw_uint(w, j->n_nodes);
+    jw_key(w, "qnn_ops"); jw_uint(w, d->n_rows);
+    jw_key(w, "matched"); jw_uint(w, j->matched);
+    jw_key(w, "matched_by_op_id"); jw_uint(w, j->matched_by_id);
+    jw_key(w, "matched_by_name_only"); jw_uint(w, j->matched_by_name);
+    jw_key(w, "etdump_only");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < j->n_etdump_only; k++) {
+        const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, row->name);
+        jw_key(w, "op_id"); jw_int(w, row->qnn_op_id);
+        jw_key(w, "cycles"); jw_double(w, row->stats.p50);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "qnn_only");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < j->n_qnn_only; k++) {
+        const etp_qnn_op_row *r = &d->rows[j->qnn_only[k]];
+        jw_obj_begin(w);
+        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
+        jw_key(w, "op_id");
+        if (r->has_op_id) jw_uint(w, r->op_id);
+        else jw_null(w);
+        jw_key(w, "cycles"); jw_int(w, r->cycles);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "name_only");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        if (!p->trusted || p->by_id) continue;
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        jw_obj_begin(w);
+        jw_key(w, "etdump_node"); jw_str(w, row_name(c, p->ops_row));
+        jw_key(w, "etdump_op_id"); jw_int(w, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
+        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
+        jw_key(w, "qnn_op_id");
+        if (r->has_op_id) jw_uint(w, r->op_id);
+        else jw_null(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "conflicts");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        if (p->trusted) continue;
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        jw_obj_begin(w);
+        jw_key(w, "etdump_node"); jw_str(w, row_name(c, p->ops_row));
+        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
+        jw_key(w, "op_id"); jw_int(w, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
+        jw_key(w, "by_op_id"); jw_bool(w, p->by_id);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "cycle_agreement");
+    jw_obj_begin(w);
+    jw_key(w, "compared"); jw_uint(w, j->cycles_equal + j->cycles_different);
+    jw_key(w, "equal"); jw_uint(w, j->cycles_equal);
+    jw_key(w, "different"); jw_uint(w, j->cycles_different);
+    jw_key(w, "max_abs_diff_cycles"); jw_int(w, j->max_abs_diff);
+    jw_key(w, "verdict"); jw_str(w, etp_qnn_etd_agreement(j));
+    jw_key(w, "different_ops");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
+            continue;
+        jw_obj_begin(w);
+        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
+        jw_key(w, "etdump_cycles"); jw_double(w, p->etdump_cycles);
+        jw_key(w, "qnn_cycles"); jw_int(w, r->cycles);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+static void json_check(const qctx *c, jw *w) {
+    jw_obj_begin(w);
+    jw_key(w, "optrace_vs_qhas");
+    jw_obj_begin(w);
+    jw_key(w, "mismatches");
+    jw_arr_begin(w);
+    for (uint32_t k = 0; k < c->n_mm; k++) {
+        jw_obj_begin(w);
+        jw_key(w, "qnn_op"); jw_str(w, c->mm[k].qnn_op);
+        j_i64(w, "optrace_cycles", c->mm[k].optrace_cycles);
+        j_i64(w, "qhas_cycles", c->mm[k].qhas_cycles);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "agree"); jw_bool(w, c->n_mm == 0);
+    jw_obj_end(w);
+    jw_obj_end(w);
+}
+
+static const char *agreement_message(const qctx *c) {
+    const char *v = etp_qnn_etd_agreement(c->j);
+    if (strcmp(v, "same_run") == 0)
+        return "every matched op has the same cycles in the ETDump and the QNN files: they come "
+               "from the same run (one measurement, read twice)";
+    if (strcmp(v, "none") == 0) return "no op could be compared";
+    if (strcmp(v, "mixed") == 0)
+        return "some matched ops have equal cycles and some do not (both are shown per op: "
+               "ETDump cycles p50 vs cycles): not one clean run; the files probably come from "
+               "different runs, or the graph changed between them";
+    return "cycles differ (both are shown per op: ETDump cycles p50 vs cycles): the ETDump and "
+           "the QNN files come from different runs (optrace/QHAS are made by a separate "
+           "qnn-net-run); compare shares, not absolute cycles";
+}
+
+static void collect_notes(const qctx *c, void (*emit)(void *, const char *), void *ctx) {
+    char b[600];
+    const etp_qnn_summary *s = &c->b.der->summary;
+    if (s->source == ETP_QNN_SRC_OPTRACE)
+        emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
+                  "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
+    if (!isnan(c->clock_ghz)) {
+        snprintf(b, sizeof b, "HTP clock %.4g GHz: %s", c->clock_ghz, clock_meaning(c));
+        emit(ctx, b);
+    }
+    if (c->checked) {
+        if (c->n_mm == 0) emit(ctx, "optrace per-op cycles equal the QHAS per-op cycles");
+        else {
+            snprintf(b, sizeof b,
+                     "%u QNN op(s) have different cycles in the optrace and the QHAS (or are in "
+                     "one only): were they made from the same profiling log?",
+                     c->n_mm);
+            emit(ctx, b);
+        }
+    }
+    if (c->j) {
+        snprintf(b, sizeof b, "join: %s", agreement_message(c));
+        emit(ctx, b);
+        if (c->j->conflicts) {
+            snprintf(b, sizeof b,
+                     "join: %u ETDump node(s) share an OpId with a QNN op of another name: the "
+                     "files probably describe another graph; those are not matched",
+                     c->j->conflicts);
+            emit(ctx, b);
+        }
+        if (c->j->qnn < 0) emit(ctx, "join: the ETDump has no QNN HTP node events");
+    }
+}
+
+static void note_jw(void *ctx, const char *s) { jw_str(ctx, s); }
+static void note_tab(void *ctx, const char *s) { out_table_note(ctx, s); }
+
+static int write_json(qctx *c, FILE *f) {
+    cli_args *a = c->a;
+    jw w;
+    jw_init(&w, f, true);
+    jw_obj_begin(&w);
+    jw_key(&w, "schema_version"); jw_int(&w, 1);
+    jw_key(&w, "inputs");
+    jw_obj_begin(&w);
+    jw_key(&w, "etdump"); jw_str(&w, c->etdump);
+    jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    jw_key(&w, "qhas"); jw_str(&w, c->paths.qhas);
+    jw_key(&w, "optrace"); jw_str(&w, c->paths.optrace);
+    jw_key(&w, "runtrace"); jw_str(&w, c->paths.runtrace);
+    jw_key(&w, "heap"); jw_str(&w, c->paths.heap);
+    jw_obj_end(&w);
+    jw_key(&w, "rows_source"); jw_str(&w, etp_qnn_source_name(c->b.der->rows_source));
+    jw_key(&w, "summary");
+    json_summary(c, &w);
+    jw_key(&w, "ops");
+    out_table *t = out_table_new_in_json(&w, op_cols, NOPCOLS);
+    if (!t) return EXIT_INTERNAL;
+    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
+    int rc = out_table_finish(t);
+    out_table_free(t);
+    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
+    if (c->j) {
+        jw_key(&w, "join");
+        json_join(c, &w);
+    }
+    if (c->checked) {
+        jw_key(&w, "checks");
+        json_check(c, &w);
+    }
+    jw_key(&w, "notes");
+    jw_arr_begin(&w);
+    collect_notes(c, note_jw, &w);
+    jw_arr_end(&w);
+    jw_obj_end(&w);
+    fflush(f);
+    rc = jw_finish(&w);
+    fputc('\n', f);
+    return rc ? EXIT_IO : EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* table and md */
+
+static const out_col sum_cols[] = {
+    {"item", "summary", OUT_STR, 0},
+    {"value", "value", OUT_FLOAT, 3},
+    {"unit", "unit", OUT_STR, 0},
+    {"note", "note", OUT_STR, 0},
+};
+
+static void s_row(out_table *t, const char *item, bool has, bool is_int, int64_t iv, double fv,
+                  const char *unit, const char *note) {
+    out_row_begin(t);
+    out_cell_str(t, item);
+    if (!has) out_cell_null(t);
+    else if (is_int) out_cell_int(t, iv);
+    else out_cell_float(t, fv);
+    out_cell_str(t, unit);
+    out_cell_str(t, note);
+    out_row_end(t);
+}
+
+static void s_i64(out_table *t, const char *item, etp_qnn_i64 v, const char *unit, const char *note) {
+    s_row(t, item, v.has, true, v.v, 0, unit, note);
+}
+
+static void s_f64(out_table *t, const char *item, etp_qnn_f64 v, const char *unit, const char *note) {
+    s_row(t, item, v.has, false, 0, v.v, unit, note);
+}
+
+static int write_summary_table(qctx *c, cli_out *o) {
+    const etp_qnn_derived *d = c->b.der;
+    const etp_qnn_summary *s = &d->summary;
+    out_table *t = cli_table(c->a, o, sum_cols, 4);
+    if (!t) return EXIT_INTERNAL;
+    char nb[300];
+    const char *src = s->source == ETP_QNN_SRC_QHAS ? "QHAS htp_overall_summary"
+                      : s->source == ETP_QNN_SRC_OPTRACE ? "computed from the optrace"
+                                                         : "no QHAS or optrace summary";
+    s_f64(t, "NPU utilization", s->utilization_percent, "%",
+          "share of the graph timeline with at least one HTP unit busy");
+    s_f64(t, "NPU idle", s->idle_percent, "%", src);
+    s_i64(t, "graph execute time", s->graph_execute_us, "us",
+          "runtrace Graph Execute (= Accelerator (execute excluding wait) time), truncated");
+    s_i64(t, "DSP execute time", s->time_us, "us", "runtrace QNN DSP Execute, truncated");
+    s_i64(t, "timeline", s->timeline_cycles, "cycles", "graph wall span on the HTP");
+    s_row(t, "HTP clock", !isnan(c->clock_ghz), false, 0, c->clock_ghz, "GHz", clock_meaning(c));
+    s_i64(t, "peak VTCM", s->peak_vtcm_bytes, "bytes", "largest VTCM allocation during the graph");
+    s_i64(t, "DRAM read", s->dram_read_bytes, "bytes", NULL);
+    s_i64(t, "DRAM write", s->dram_write_bytes, "bytes", NULL);
+    s_i64(t, "VTCM read", s->vtcm_read_bytes, "bytes", NULL);
+    s_i64(t, "VTCM write", s->vtcm_write_bytes, "bytes", NULL);
+    s_i64(t, "HMX busy", s->hmx_busy_cycles, "cycles", "HMX thread(s)");
+    s_f64(t, "HMX busy share", s->hmx_busy_share, "%", "HMX busy / timeline");
+    snprintf(nb, sizeof nb, "%u HVX thread(s)", s->hvx_threads);
+    s_i64(t, "HVX busy", s->hvx_busy_cycles, "cycles", nb);
+    s_f64(t, "HVX busy share", s->hvx_busy_share, "%",
+          "HVX busy / (timeline x HVX threads): mean HVX thread load");
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        const etp_qnn_thread_busy *th = &s->threads[i];
+        char item[64];
+        snprintf(item, sizeof item, "thread %lld %s busy", (long long)th->tid,
+                 th->type ? th->type : "?");
+        if (th->share.has) snprintf(nb, sizeof nb, "%.2f%% of the timeline", th->share.v);
+        s_row(t, item, true, true, th->busy_cycles, 0, "cycles", th->share.has ? nb : NULL);
+    }
+    if (s->dominant_source != ETP_QNN_SRC_NONE) {
+        snprintf(nb, sizeof nb, "%u step(s) from the %s; plus %lld idle cycles", s->n_dominant,
+                 s->dominant_source == ETP_QNN_SRC_QHAS ? "QHAS dominant_path_htp_0" : "optrace",
+                 (long long)s->dominant_idle_cycles);
+        s_row(t, "critical path", true, true, s->dominant_dp_cycles, 0, "cycles", nb);
+        dp_agg *v;
+        uint32_t n = dp_top(s, &v);
+        int64_t span = dp_span(s);
+        for (uint32_t k = 0; k < n && k < DP_TOP; k++) {
+            char item[300];
+            snprintf(item, sizeof item, "  critical path: %s", v[k].qnn_op);
+            snprintf(nb, sizeof nb, "%u step(s), %.2f%% of the timeline", v[k].steps,
+                     span > 0 ? (double)v[k].dp * 100.0 / (double)span : 0.0);
+            s_row(t, item, true, true, v[k].dp, 0, "cycles", nb);
+        }
+        free(v);
+    }
+    s_i64(t, "DSP heap before", s->heap_before_bytes, "bytes", "DSP:before_context_created");
+    s_i64(t, "DSP heap after", s->heap_after_bytes, "bytes", "DSP:after_context_freed");
+    s_i64(t, "DSP heap delta", s->heap_delta_bytes, "bytes", "after - before");
+    uint32_t nh = 0, nv = 0, nd = 0;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        nh += d->rows[i].hmx;
+        nv += d->rows[i].hvx;
+        nd += d->rows[i].dma;
+    }
+    s_row(t, "QNN ops", true, true, d->n_rows, 0, "count", NULL);
+    s_row(t, "QNN ops using HMX", true, true, nh, 0, "count", NULL);
+    s_row(t, "QNN ops using HVX", true, true, nv, 0, "count", NULL);
+    s_row(t, "QNN ops using DMA", true, true, nd, 0, "count", NULL);
+    out_table_note(t, "cycles are HTP processor cycles; per-op and per-thread cycles are busy "
+                      "cycles (work), the timeline is wall span; - = not in the files given");
+    int rc = out_table_finish(t);
+    out_table_free(t);
+    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+}
+
+static const out_col join_cols[] = {
+    {"side", "join", OUT_STR, 0},
+    {"name", "name", OUT_STR, 0},
+    {"op_id", "OpId", OUT_INT, 0},
+    {"etdump_cycles", "ETDump cycles p50", OUT_FLOAT, 0},
+    {"qnn_cycles", "QNN cycles", OUT_INT, 0},
+};
+
+static void j_row(out_table *t, const char *side, const char *name, bool has_id, int64_t id,
+                  double etd, bool has_q, int64_t qc) {
+    out_row_begin(t);
+    out_cell_str(t, side);
+    out_cell_str(t, name);
+    if (has_id) out_cell_int(t, id);
+    else out_cell_null(t);
+    out_cell_float(t, etd);
+    if (has_q) out_cell_int(t, qc);
+    else out_cell_null(t);
+    out_row_end(t);
+}
+
+static int write_join_table(qctx *c, cli_out *o, bool md) {
+    const etp_qnn_etd_join *j = c->j;
+    const etp_qnn_derived *d = c->b.der;
+    FILE *f = o->f;
+    const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(c->r, (size_t)j->qnn) : NULL;
+    fprintf(f, "\n%sjoin with %s", md ? "## " : "", c->etdump);
+    if (q) {
+        const char *mn = etp_ops_method_get(c->r, q->method)->name;
+        fprintf(f, " (method %s, instruction %d)", mn ? mn : "unknown",
+                etp_ops_row_get(c->r, q->delegate_row)->instr);
+    }
+    fprintf(f, ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by name "
+               "only); %u ETDump node(s) have no QNN op; %u QNN op(s) have no ETDump node; %u "
+               "OpId conflict(s). Cycles: %u equal, %u different (largest difference %lld "
+               "cycles): %s.\n\n",
+            md ? "\n\n" : "\n", j->matched, j->n_nodes, j->matched_by_id, j->matched_by_name,
+            j->n_etdump_only, j->n_qnn_only, j->conflicts, j->cycles_equal, j->cycles_different,
+            (long long)j->max_abs_diff, agreement_message(c));
+    out_col cols[5];
+    memcpy(cols, join_cols, sizeof cols);
+    out_table *t = cli_table(c->a, o, cols, 5);
+    if (!t) return EXIT_INTERNAL;
+    uint32_t shown = 0, more = 0;
+    for (uint32_t k = 0; k < j->n_etdump_only; k++) {
+        const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
+        if (shown++ >= LIST_MAX) {
+            more++;
+            continue;
+        }
+        j_row(t, "etdump only", row->name, true, row->qnn_op_id, row->stats.p50, false, 0);
+    }
+    shown = 0;
+    for (uint32_t k = 0; k < j->n_qnn_only; k++) {
+        const etp_qnn_op_row *r = &d->rows[j->qnn_only[k]];
+        if (shown++ >= LIST_MAX) {
+            more++;
+            continue;
+        }
+        j_row(t, "qnn only", r->qnn_op, r->has_op_id, r->op_id, NAN, true, r->cycles);
+    }
+    shown = 0;
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        char nm[600];
+        if (!p->trusted || p->by_id) continue;
+        if (shown++ >= LIST_MAX) {
+            more++;
+            continue;
+        }
+        snprintf(nm, sizeof nm, "%s (QNN OpId %s%u)", row_name(c, p->ops_row),
+                 r->has_op_id ? "" : "unknown ", r->has_op_id ? r->op_id : 0);
+        j_row(t, "name only", nm, true, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id,
+              p->etdump_cycles, true, r->cycles);
+    }
+    shown = 0;
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        char nm[600];
+        if (p->trusted) continue;
+        if (shown++ >= LIST_MAX) {
+            more++;
+            continue;
+        }
+        snprintf(nm, sizeof nm, "%s <> %s", row_name(c, p->ops_row), r->qnn_op);
+        j_row(t, "OpId conflict", nm, true, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id,
+              p->etdump_cycles, true, r->cycles);
+    }
+    shown = 0;
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *p = &j->pairs[k];
+        const etp_qnn_op_row *r = &d->rows[p->qnn_row];
+        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
+            continue;
+        if (shown++ >= LIST_MAX) {
+            more++;
+            continue;
+        }
+        j_row(t, "cycles differ", r->qnn_op, r->has_op_id, r->op_id, p->etdump_cycles, true,
+              r->cycles);
+    }
+    if (more) {
+        char b[200];
+        snprintf(b, sizeof b, "%u more entr%s not listed (at most %d per kind here; --format "
+                 "json lists them all)", more, more == 1 ? "y" : "ies", LIST_MAX);
+        out_table_note(t, b);
+    }
+    int rc = out_table_finish(t);
+    out_table_free(t);
+    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+}
+
+static int write_tables(qctx *c, cli_out *o) {
+    cli_args *a = c->a;
+    bool md = a->fmt == OUT_MD;
+    FILE *f = o->f;
+    fprintf(f, "%sQNN HTP profile:", md ? "# " : "");
+    if (c->paths.qhas) fprintf(f, " qhas %s", c->paths.qhas);
+    if (c->paths.optrace) fprintf(f, "%s optrace %s", c->paths.qhas ? ";" : "", c->paths.optrace);
+    if (c->paths.runtrace) fprintf(f, "; runtrace %s", c->paths.runtrace);
+    if (c->paths.heap) fprintf(f, "; heap %s", c->paths.heap);
+    fprintf(f, "\n\n");
+    int rc = write_summary_table(c, o);
+    if (rc) return rc;
+    fprintf(f, "\n%sper QNN op\n\n", md ? "## " : "");
+    /* without an ETDump the last column would be empty: left out here (kept in the data formats) */
+    out_table *t = cli_table(a, o, op_cols, c->j ? NOPCOLS : NOPCOLS - 1);
+    if (!t) return EXIT_INTERNAL;
+    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
+    op_notes(c, t);
+    collect_notes(c, note_tab, t);
+    rc = out_table_finish(t);
+    out_table_free(t);
+    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
+    if (c->j) return write_join_table(c, o, md);
+    return EXIT_OK;
+}
+
+/* csv, tsv, jsonl: the op rows */
+static int write_flat(qctx *c, cli_out *o) {
+    out_table *t = cli_table(c->a, o, op_cols, NOPCOLS);
+    if (!t) return EXIT_INTERNAL;
+    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
+    int rc = out_table_finish(t);
+    out_table_free(t);
+    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* qnn-profile-viewer mode */
+
+static bool is_tick_event(const char *id) {
+    return strcmp(id, "Time for initial VTCM acquire") == 0 ||
+           strcmp(id, "Time for HVX + HMX power on and acquire") == 0;
+}
+
+static const char *unit_word(const etp_qnn_stat_event *e) {
+    switch (e->unit) {
+    case ETP_QNN_UNIT_US: return "us";
+    case ETP_QNN_UNIT_CYCLES: return "cycles";
+    case ETP_QNN_UNIT_COUNT: return "count";
+    case ETP_QNN_UNIT_BYTES: return "bytes";
+    case ETP_QNN_UNIT_OBJECT: return "object";
+    case ETP_QNN_UNIT_OTHER: return e->unit_text;
+    default: return NULL;
+    }
+}
+
+/* The parent of the node events: "Accelerator (execute) time (cycles)" (text identifier may
+ * carry the unit in its name), or NULL. */
+static const etp_qnn_stat_event *cycles_parent(const etp_qnn_stat_block *b) {
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        const etp_qnn_stat_event *e = &b->events[i];
+        if (!e->is_node && e->unit == ETP_QNN_UNIT_CYCLES && e->has_value &&
+            strncmp(e->identifier, "Accelerator (execute) time", 26) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+typedef struct vsum {
+    int64_t node_sum;
+    uint32_t nodes;
+    const etp_qnn_stat_event *parent;
+    double excl_wait_us; /* Accelerator (execute excluding wait) time, NaN when absent */
+} vsum;
+
+/* A node's share of the excluding-wait time by its share of the parent cycles: an estimate. */
+static double wall_est(const vsum *s, const etp_qnn_stat_event *e) {
+    if (!e->is_node || !e->has_value || !s->parent || s->parent->value <= 0) return NAN;
+    return (double)e->value / (double)s->parent->value * s->excl_wait_us;
+}
+
+static vsum viewer_sum(const etp_qnn_stat_block *b) {
+    vsum s = {0, 0, cycles_parent(b), NAN};
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        const etp_qnn_stat_event *e = &b->events[i];
+        if (!e->is_node && e->has_value && e->unit == ETP_QNN_UNIT_US &&
+            strncmp(e->identifier, "Accelerator (execute excluding wait) time", 41) == 0)
+            s.excl_wait_us = e->fvalue;
+    }
+    for (uint32_t i = 0; i < b->n_events; i++)
+        if (b->events[i].is_node && b->events[i].has_value) {
+            s.node_sum += b->events[i].value;
+            s.nodes++;
+        }
+    return s;
+}
+
+static const out_col v_cols[] = {
+    {"execute", "execute", OUT_UINT, 0},
+    {"level", "level", OUT_STR, 0},
+    {"name", "event", OUT_STR, 0},
+    {"op_id", "OpId", OUT_UINT, 0},
+    {"value", "value", OUT_FLOAT, 3},
+    {"unit", "unit", OUT_STR, 0},
+    {"share", "% of parent", OUT_FLOAT, 2},
+    {"wall_est_us", "est. wall us", OUT_FLOAT, 3},
+    {"note", "note", OUT_STR, 0},
+};
+#define NVCOLS (sizeof v_cols / sizeof v_cols[0])
+
+static void v_event_row(out_table *t, const etp_qnn_stat_block *b, const etp_qnn_stat_event *e,
+                        const vsum *s) {
+    etp_qnn_node_name nn;
+    out_row_begin(t);
+    out_cell_uint(t, b->index);
+    out_cell_str(t, e->is_node ? "node" : "top");
+    out_cell_str(t, e->identifier);
+    if (e->is_node && etp_qnn_parse_node_name(e->identifier, &nn) != ETP_QNN_NODE_NONE)
+        out_cell_uint(t, nn.op_id);
+    else out_cell_null(t);
+    bool ticks = !e->is_node && e->unit == ETP_QNN_UNIT_US && is_tick_event(e->identifier);
+    if (!e->has_value) out_cell_null(t);
+    else if (ticks) out_cell_float(t, e->fvalue / 19.2);
+    else if (e->fvalue == (double)e->value) out_cell_int(t, e->value);
+    else out_cell_float(t, e->fvalue);
+    out_cell_str(t, unit_word(e));
+    if (e->is_node && s->parent && s->parent->value > 0 && e->has_value)
+        out_cell_float(t, (double)e->value * 100.0 / (double)s->parent->value);
+    else out_cell_null(t);
+    out_cell_float(t, wall_est(s, e));
+    if (ticks) {
+        char b2[120];
+        snprintf(b2, sizeof b2, "written %g \"us\": 19.2 MHz QTimer ticks, converted", e->fvalue);
+        out_cell_str(t, b2);
+    } else if (!e->has_value) {
+        out_cell_str(t, "no value (opaque optrace payload)");
+    } else {
+        out_cell_null(t);
+    }
+    out_row_end(t);
+}
+
+static void json_viewer_block(jw *w, const etp_qnn_stat_block *b) {
+    vsum s = viewer_sum(b);
+    jw_obj_begin(w);
+    jw_key(w, "index"); jw_uint(w, b->index);
+    jw_key(w, "title"); jw_str(w, b->title);
+    j_i64(w, "netrun_us", b->netrun_us);
+    j_i64(w, "timestamp", b->timestamp);
+    jw_key(w, "events");
+    jw_arr_begin(w);
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        const etp_qnn_stat_event *e = &b->events[i];
+        if (e->is_node) continue;
+        bool ticks = e->unit == ETP_QNN_UNIT_US && is_tick_event(e->identifier);
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, e->identifier);
+        jw_key(w, "value");
+        if (!e->has_value) jw_null(w);
+        else if (ticks) jw_double(w, e->fvalue / 19.2);
+        else jw_double(w, e->fvalue);
+        jw_key(w, "unit"); jw_str(w, unit_word(e));
+        jw_key(w, "written_value");
+        if (e->has_value) jw_double(w, e->fvalue);
+        else jw_null(w);
+        jw_key(w, "qtimer_ticks_converted"); jw_bool(w, ticks);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "nodes");
+    jw_arr_begin(w);
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        const etp_qnn_stat_event *e = &b->events[i];
+        if (!e->is_node) continue;
+        etp_qnn_node_name nn;
+        etp_qnn_node_kind k = etp_qnn_parse_node_name(e->identifier, &nn);
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, e->identifier);
+        jw_key(w, "qnn_op");
+        if (nn.name) jw_strn(w, nn.name, nn.name_len);
+        else jw_null(w);
+        jw_key(w, "op_id");
+        if (k != ETP_QNN_NODE_NONE) jw_uint(w, nn.op_id);
+        else jw_null(w);
+        jw_key(w, "kind");
+        jw_str(w, k == ETP_QNN_NODE_NAMED    ? "named"
+                  : k == ETP_QNN_NODE_INPUT  ? "input"
+                  : k == ETP_QNN_NODE_OUTPUT ? "output"
+                  : k == ETP_QNN_NODE_SYSTEM ? "system"
+                                             : "other");
+        jw_key(w, "cycles");
+        if (e->has_value) jw_double(w, e->fvalue);
+        else jw_null(w);
+        jw_key(w, "unit"); jw_str(w, unit_word(e));
+        jw_key(w, "share");
+        jw_double(w, s.parent && s.parent->value > 0 && e->has_value
+                         ? (double)e->value * 100.0 / (double)s.parent->value
+                         : NAN);
+        jw_key(w, "wall_est_us"); jw_double(w, wall_est(&s, e));
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "parent_cycles");
+    if (s.parent) jw_int(w, s.parent->value);
+    else jw_null(w);
+    jw_key(w, "node_cycles_sum"); jw_int(w, s.node_sum);
+    jw_key(w, "node_count"); jw_uint(w, s.nodes);
+    jw_key(w, "nodes_sum_to_parent");
+    if (s.parent && s.nodes) jw_bool(w, s.node_sum == s.parent->value);
+    else jw_null(w);
+    jw_obj_end(w);
+}
+
+static const char *stat_kind_name(etp_qnn_stat_kind k) {
+    switch (k) {
+    case ETP_QNN_STAT_INIT: return "init";
+    case ETP_QNN_STAT_COMPOSE: return "compose";
+    case ETP_QNN_STAT_FINALIZE: return "finalize";
+    case ETP_QNN_STAT_EXECUTE: return "execute";
+    case ETP_QNN_STAT_DEINIT: return "deinit";
+    default: return "other";
+    }
+}
+
+static int run_viewer(cli_args *a) {
+    bool csv = a->set[OPT_PROFILE_CSV];
+    const char *path = csv ? a->val[OPT_PROFILE_CSV] : a->val[OPT_PROFILE_LOG];
+    etp_error err = {0};
+    etp_qnn_viewer *v = NULL;
+    int rc = csv ? etp_qnn_read_viewer_csv(path, &v, &err) : etp_qnn_read_viewer_text(path, &v, &err);
+    if (rc) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        etp_qnn_viewer_free(v);
+        return rc;
+    }
+    FILE *f = o.f;
+    if (a->fmt == OUT_JSON) {
+        jw w;
+        jw_init(&w, f, true);
+        jw_obj_begin(&w);
+        jw_key(&w, "schema_version"); jw_int(&w, 1);
+        jw_key(&w, "file"); jw_str(&w, path);
+        jw_key(&w, "format"); jw_str(&w, v->format == ETP_QNN_VIEWER_CSV ? "csv" : "text");
+        jw_key(&w, "input_log"); jw_str(&w, v->input_log);
+        jw_key(&w, "viewer_version"); jw_str(&w, v->viewer_version);
+        jw_key(&w, "netrun_version"); jw_str(&w, v->netrun_version);
+        jw_key(&w, "backend_version"); jw_str(&w, v->backend_version);
+        jw_key(&w, "executes");
+        jw_arr_begin(&w);
+        for (uint32_t i = 0; i < v->n_executes; i++) json_viewer_block(&w, &v->executes[i]);
+        jw_arr_end(&w);
+        jw_key(&w, "other_stats");
+        jw_arr_begin(&w);
+        for (uint32_t i = 0; i < v->n_stats; i++) {
+            const etp_qnn_stat_block *b = &v->stats[i];
+            jw_obj_begin(&w);
+            jw_key(&w, "kind"); jw_str(&w, stat_kind_name(b->kind));
+            jw_key(&w, "title"); jw_str(&w, b->title);
+            j_i64(&w, "netrun_us", b->netrun_us);
+            jw_key(&w, "events");
+            jw_arr_begin(&w);
+            for (uint32_t k = 0; k < b->n_events; k++) {
+                const etp_qnn_stat_event *e = &b->events[k];
+                jw_obj_begin(&w);
+                jw_key(&w, "name"); jw_str(&w, e->identifier);
+                jw_key(&w, "value");
+                if (e->has_value) jw_double(&w, e->fvalue);
+                else jw_null(&w);
+                jw_key(&w, "unit"); jw_str(&w, unit_word(e));
+                jw_obj_end(&w);
+            }
+            jw_arr_end(&w);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_key(&w, "notes");
+        jw_arr_begin(&w);
+        jw_str(&w, "node cycles are busy cycles summed over the HTP threads (work, not wall "
+                   "time); share = % of the execute's Accelerator (execute) time (cycles)");
+        jw_str(&w, "wall_est_us = share x the execute's Accelerator (execute excluding wait) "
+                   "time: the NPU compute wall time apportioned by cycle share, an ESTIMATE");
+        jw_str(&w, "\"Time for initial VTCM acquire\" and \"Time for HVX + HMX power on and "
+                   "acquire\" are 19.2 MHz QTimer ticks despite their \"us\" label: value = "
+                   "written value / 19.2 (us)");
+        jw_arr_end(&w);
+        jw_obj_end(&w);
+        fflush(f);
+        rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
+        fputc('\n', f);
+    } else {
+        bool report = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
+        if (report)
+            fprintf(f, "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
+                    a->fmt == OUT_MD ? "# " : "", csv ? "CSV" : "text", path, v->n_executes);
+        out_table *t = cli_table(a, &o, v_cols, NVCOLS);
+        if (!t) rc = EXIT_INTERNAL;
+        for (uint32_t i = 0; t && i < v->n_executes; i++) {
+            const etp_qnn_stat_block *b = &v->executes[i];
+            vsum s = viewer_sum(b);
+            for (uint32_t k = 0; k < b->n_events; k++) v_event_row(t, b, &b->events[k], &s);
+            if (report && s.parent && s.nodes) {
+                char nb[300];
+                snprintf(nb, sizeof nb,
+                         "execute %u: %u node(s) sum to %lld cycles, Accelerator (execute) time "
+                         "(cycles) = %lld: %s",
+                         b->index, s.nodes, (long long)s.node_sum, (long long)s.parent->value,
+                         s.node_sum == s.parent->value ? "equal" : "DIFFERENT (events dropped?)");
+                out_table_note(t, nb);
+            }
+        }
+        if (t && report) {
+            out_table_note(t, "node cycles are busy cycles summed over the HTP threads (work, "
+                              "not wall time); % of parent = % of Accelerator (execute) time "
+                              "(cycles)");
+            out_table_note(t, "est. wall us = % of parent x the execute's Accelerator (execute "
+                              "excluding wait) time: the NPU compute wall time apportioned by "
+                              "cycle share, an ESTIMATE");
+            out_table_note(t, "values of \"Time for initial VTCM acquire\" and \"Time for HVX + "
+                              "HMX power on and acquire\" are 19.2 MHz QTimer ticks despite "
+                              "their \"us\" label: shown converted to us");
+        }
+        if (t && (rc = out_table_finish(t))) rc = rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
+        out_table_free(t);
+    }
+    if (rc == EXIT_IO) cli_errorf("qnn: write failed");
+    etp_qnn_viewer_free(v);
+    return cli_out_close(&o, rc);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "qnn", done, total);
+}
+
+static void qctx_free(qctx *c) {
+    free(c->order);
+    free(c->mm);
+    etp_qnn_etd_join_free(c->j);
+    etp_ops_free(c->r);
+    if (c->have_in) cli_close_inputs(&c->in);
+    etp_qnn_bundle_free(&c->b);
+}
+
+static int run_qnn(cli_args *a) {
+    bool viewer = a->set[OPT_PROFILE_LOG] || a->set[OPT_PROFILE_CSV];
+    if (viewer) {
+        if (a->set[OPT_PROFILE_LOG] && a->set[OPT_PROFILE_CSV]) {
+            cli_errorf("qnn: give --profile-log or --profile-csv, not both");
+            return EXIT_USAGE;
+        }
+        if (a->npos || a->set[OPT_QHAS] || a->set[OPT_OPTRACE] || a->set[OPT_RUNTRACE] ||
+            a->set[OPT_HEAP] || a->set[OPT_PTE]) {
+            cli_errorf("qnn: --profile-log/--profile-csv stand alone (no ETDUMP, --pte, --qhas, "
+                       "--optrace, --runtrace or --heap)");
+            return EXIT_USAGE;
+        }
+        return run_viewer(a);
+    }
+    if (!a->set[OPT_QHAS] && !a->set[OPT_OPTRACE]) {
+        cli_errorf("qnn: give --qhas F and/or --optrace F (or --profile-log F / --profile-csv F); "
+                   "see 'etprof qnn --help'");
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_PTE] && a->npos == 0) {
+        cli_errorf("qnn: --pte needs an ETDUMP argument");
+        return EXIT_USAGE;
+    }
+    long top = 0, skip = 0;
+    double ghz = NAN;
+    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
+        cli_errorf("qnn: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
+        cli_errorf("qnn: --skip-first: expected a number >= 0, got \"%s\"", a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
+        cli_errorf("qnn: --htp-clock-ghz: expected a positive number, got \"%s\"",
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    const char *sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : "cycles";
+    if (!sort_key_ok(sort)) {
+        cli_errorf("qnn: --sort: unknown key \"%s\" (order, cycles, share, dominant_path_cycles, "
+                   "htp_ops, dram_read_bytes, dram_write_bytes, vtcm_read_bytes, "
+                   "vtcm_write_bytes, etdump_cycles, op_id, qnn_op, qnn_op_type)",
+                   sort);
+        return EXIT_USAGE;
+    }
+    qctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        cli_errorf("out of memory");
+        return EXIT_INTERNAL;
+    }
+    c->a = a;
+    c->paths = (etp_qnn_paths){a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
+                               a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
+                               a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL,
+                               a->set[OPT_HEAP] ? a->val[OPT_HEAP] : NULL};
+    c->etdump = a->npos ? a->pos[0] : NULL;
+    etp_error err = {0};
+    int rc = etp_qnn_bundle_load(&c->paths, &c->b, &err);
+    if (rc) {
+        cli_error(&err);
+        free(c);
+        return cli_exit_for(rc);
+    }
+    c->clock_ghz = etp_qnn_clock(ghz, &c->b, &c->clock_source);
+    if (c->b.qhas && c->b.trace) {
+        c->checked = true;
+        if ((rc = etp_qnn_check_optrace_qhas(c->b.trace, c->b.qhas, &c->mm, &c->n_mm, &err)))
+            goto fail_err;
+    }
+    if (c->etdump) {
+        if ((rc = cli_open_inputs(a, c->etdump, &c->in))) {
+            qctx_free(c);
+            free(c);
+            return rc;
+        }
+        c->have_in = true;
+        etp_ops_opts oo;
+        etp_ops_opts_init(&oo);
+        oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+        oo.skip_first = (uint32_t)skip;
+        oo.progress = progress;
+        oo.progress_ctx = a;
+        rc = etp_ops_compute(c->in.model, &oo, &c->r, &err);
+        cli_progress_end(a);
+        if (rc) goto fail_err;
+        if ((rc = etp_qnn_join_etdump(c->r, c->b.der, &c->j, &err))) goto fail_err;
+    }
+    if (make_order(c, sort, (size_t)top)) {
+        cli_errorf("out of memory");
+        qctx_free(c);
+        free(c);
+        return EXIT_INTERNAL;
+    }
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        qctx_free(c);
+        free(c);
+        return rc;
+    }
+    if (a->fmt == OUT_JSON) rc = write_json(c, o.f);
+    else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_tables(c, &o);
+    else rc = write_flat(c, &o);
+    if (!rc && ferror(o.f)) rc = EXIT_IO;
+    if (rc == EXIT_IO) cli_errorf("qnn: write failed");
+    else if (rc) cli_errorf("out of memory");
+    qctx_free(c);
+    free(c);
+    return cli_out_close(&o, rc);
+fail_err:
+    cli_error(&err);
+    qctx_free(c);
+    free(c);
+    return cli_exit_for(rc);
+}
+
+static const opt_id qnn_opts[] = {OPT_QHAS,        OPT_OPTRACE,  OPT_RUNTRACE,  OPT_HEAP,
+                                  OPT_PROFILE_LOG, OPT_PROFILE_CSV, OPT_PTE,    OPT_METHOD,
+                                  OPT_TICK_NS,     OPT_TICK_HZ,  OPT_TICKS,     OPT_BLOCK,
+                                  OPT_SKIP_FIRST,  OPT_HTP_CLOCK_GHZ, OPT_SORT, OPT_TOP,
+                                  OPT_NONE};
+
+const cli_cmd cmd_qnn = {
+    .name = "qnn",
+    .summary = "QNN's own profiling files: HMX vs HVX per op, VTCM/DRAM, NPU utilization, clock; "
+               "joined to the ETDump",
+    .usage = "[ETDUMP [--pte P]] --qhas F [--optrace F] [--runtrace F] [--heap F]\n"
+             "       etprof qnn --profile-log F | --profile-csv F",
+    .help = "With --qhas (QNN HTP analysis summary JSON) and/or --optrace (Chrome trace): one row\n"
+            "per QNN op with its cycles, critical-path cycles, share, HMX/HVX/DMA use (any of its\n"
+            "HTP ops uses the unit), HTP op count and DRAM/VTCM bytes (QHAS), and a summary: NPU\n"
+            "utilization, graph time, timeline, HTP clock (--runtrace measures it; else QHAS\n"
+            "timeline / graph time; --htp-clock-ghz overrides), peak VTCM, DRAM/VTCM traffic, HMX\n"
+            "and HVX busy cycles, per-thread busy cycles, the critical path and (--heap) the DSP\n"
+            "heap. With an ETDUMP, its HTP node events are joined to the QNN ops by OpId and name:\n"
+            "nodes on one side only, OpId conflicts, and whether the cycles agree (same run) or\n"
+            "not (different runs). Rows sort by --sort (default cycles; order keeps file order).\n"
+            "table/md: summary, op table, join; json: {schema_version, summary, ops, join};\n"
+            "csv/tsv/jsonl: the op rows. --profile-log/--profile-csv read qnn-profile-viewer's\n"
+            "text or CSV output: per execute, the top-level events and the node cycles, without\n"
+            "an ETDump. See docs/qnn-inputs.md.",
+    .opts = qnn_opts,
+    .min_pos = 0,
+    .max_pos = 1,
+    .run = run_qnn,
+};
