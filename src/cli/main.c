@@ -21,7 +21,7 @@ static const opt_id global_opts[] = {OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET
 static void usage(FILE *f) {
     fprintf(f, "usage: etprof COMMAND FILE... [options]\n\n"
                "etprof reads ExecuTorch profiling files (ETDump .etdp, programs .pte) and\n"
-               "answers where the time goes, on which unit, in which unit.\n\ncommands:\n");
+               "answers where the time goes, on which hardware, and in which unit.\n\ncommands:\n");
     for (size_t i = 0; i < NCMD; i++)
         if (commands[i]) fprintf(f, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --help, "
