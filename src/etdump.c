@@ -347,6 +347,9 @@ void etp_dump_close(etp_dump *d) {
 const etp_dump_info *etp_dump_get_info(const etp_dump *d) { return &d->info; }
 
 void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
+    memset(out, 0, sizeof *out);
+    out->bundled_input_index = -1;
+    if (bi >= d->info.block_count) return; /* out of range: an empty block */
     const block *b = &d->blocks[bi];
     out->name = fb_str(d->buf, b->table, 0);
     out->bundled_input_index = fb_get_i32(d->buf, b->table, 1, -1);
@@ -356,9 +359,9 @@ void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
 }
 
 etp_str etp_dump_allocator_name(const etp_dump *d, uint32_t bi, uint32_t ai) {
-    const block *b = &d->blocks[bi];
     etp_str s = {NULL, 0};
-    if (ai >= b->n_alloc) return s;
+    if (bi >= d->info.block_count || ai >= d->blocks[bi].n_alloc) return s;
+    const block *b = &d->blocks[bi];
     return fb_str(d->buf, fb_vec_table(d->buf, b->alloc_vec, ai), 0);
 }
 
@@ -416,9 +419,10 @@ void etp_value_tensor_list_get(const etp_value *v, uint32_t i, etp_tensor *out) 
 
 void etp_dump_event(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev) {
     const uint8_t *buf = d->buf;
+    memset(ev, 0, sizeof *ev);
+    if (bi >= d->info.block_count || i >= d->blocks[bi].n_events) return; /* ETP_EVENT_NONE */
     const block *b = &d->blocks[bi];
     uint32_t t = fb_vec_table(buf, b->events_vec, i), p;
-    memset(ev, 0, sizeof *ev);
     if ((p = fb_ref(buf, t, 0))) {
         etp_profile_event *x = &ev->profile;
         ev->type = ETP_EVENT_PROFILE;

@@ -24,7 +24,7 @@ struct etp_model {
     etp_mevent *ev;
     uint32_t cap;
     int32_t *next;      /* pending-list links */
-    uint32_t *hkeys;    /* hash: key+1 (0 = empty) */
+    uint64_t *hkeys;    /* hash: the (chain, instr) key with bit 63 set (0 = empty) */
     int32_t *hhead;     /* hash: head of the pending list */
     uint32_t hcap;
     char *arena;
@@ -170,7 +170,7 @@ static uint32_t key_of(int32_t chain, int32_t instr) {
 static int32_t *pending_head(etp_model *m, int32_t chain, int32_t instr, bool create) {
     uint64_t k = ((uint64_t)(uint32_t)chain << 32) | (uint32_t)instr;
     uint32_t mask = m->hcap - 1, h = (key_of(chain, instr) * 2654435761u) & mask;
-    uint32_t tag = (uint32_t)(k * 0x9E3779B97F4A7C15ull >> 32) | 1u;
+    uint64_t tag = k | (UINT64_C(1) << 63); /* the whole key: distinct keys never merge */
     for (;;) {
         if (m->hkeys[h] == 0) {
             if (!create) return NULL;

@@ -380,8 +380,9 @@ void etp_program_close(etp_program *p) {
 const etp_program_info *etp_program_get_info(const etp_program *p) { return &p->info; }
 
 void etp_program_plan(const etp_program *p, uint32_t i, etp_plan_info *out) {
-    const plan *pl = &p->plans[i];
     memset(out, 0, sizeof *out);
+    if (i >= p->info.plan_count) return; /* out of range: an empty plan */
+    const plan *pl = &p->plans[i];
     out->name = fb_str(p->buf, pl->table, 0);
     out->value_count = fb_vec(p->buf, pl->table, 2).len;
     out->input_count = fb_vec(p->buf, pl->table, 3).len;
@@ -400,6 +401,8 @@ int etp_program_find_plan(const etp_program *p, const char *name) {
 }
 
 void etp_program_chain(const etp_program *p, uint32_t pi, uint32_t ci, etp_chain_info *out) {
+    memset(out, 0, sizeof *out);
+    if (pi >= p->info.plan_count || ci >= p->plans[pi].n_chains) return;
     const chain *c = &p->plans[pi].chains[ci];
     out->instruction_count = c->n_instr;
     out->has_stacktrace = c->n_st > 0;
