@@ -387,7 +387,12 @@ static int run_info(cli_args *a) {
         return cli_exit_for(rc);
     }
     etp_file_kind k = etp_sniff_kind(blob.data, blob.size);
-    if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED) {
+    size_t pl = strlen(path);
+    bool pte_name = (pl > 4 && strcmp(path + pl - 4, ".pte") == 0) ||
+                    (pl > 5 && strcmp(path + pl - 5, ".bpte") == 0);
+    /* A program whose identifier is damaged is still a program: let its reader say what is
+     * wrong rather than "not an ETDump". */
+    if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED || (k == ETP_FILE_UNKNOWN && pte_name)) {
         if (a->set[OPT_PTE]) {
             etp_blob_close(&blob);
             cli_errorf("info: %s is a program; --pte applies to ETDumps", path);
