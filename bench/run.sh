@@ -37,9 +37,11 @@ for v in BENCH_BIG BENCH_RUNS BENCH_BASELINE_RUNS BENCH_STYLES BENCH_BASELINE_MA
 done
 
 note() { printf '%s\n' "run.sh: $*" >&2; }
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 mkdir -p "$OUT"
 TMP=$(mktemp -d "$OUT/tmp.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 
 # ---- (a) build -----------------------------------------------------------------------------
 GEN=${ETPROF_GEN:-}
@@ -197,6 +199,7 @@ mem=$(awk '/^MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null
   echo "- command: \`$CMDLINE\`"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "- machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, ${mem:-? RAM}, $(uname -sr)"
+  echo "- load average (1/5/15 min): $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') at end; other work on the machine inflates and scatters the timings"
   echo "- git: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "- tools: $( [ -n "$ETPROF" ] && [ -x "$ETPROF" ] && "$ETPROF" --version 2>/dev/null | head -1 || echo 'etprof n/a'); $(flatc --version 2>/dev/null || echo 'flatc n/a'); $(python3 --version 2>&1); timing: $( [ "$HAVE_HYPERFINE" = 1 ] && hyperfine --version || echo 'date +%s.%N loop'), median of at least $RUNS runs ($BASELINE_RUNS for the baseline) after 1 warm-up; peak RSS: $( [ "$HAVE_TIME" = 1 ] && echo '/usr/bin/time -f %M' || echo 'n/a')"
   echo "- files: \`etprof-gen --style S --size SIZE --seed $SEED --pte P -o F\` in bench/out; warm page cache"
