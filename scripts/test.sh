@@ -16,8 +16,9 @@ echo "== build and test (gcc, -Werror)"
 cmake -S . -B build-test -G Ninja -DETPROF_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-test
 ctest --test-dir build-test --output-on-failure -j "$jobs"
+ntests=$(ctest --test-dir build-test -N | sed -n 's/^Total Tests: //p')
 
-[ "${ETPROF_QUICK:-0}" = 1 ] && exit 0
+if [ "${ETPROF_QUICK:-0}" = 1 ]; then echo "etprof: $ntests passed, 0 failed"; exit 0; fi
 
 if [ -x scripts/check-sanitize.sh ]; then
     echo "== ASan + UBSan"
@@ -32,3 +33,4 @@ if [ -x scripts/fuzz.sh ] && [ "${FUZZ_SECONDS:-60}" != 0 ]; then
     scripts/fuzz.sh
 fi
 echo "== all stages passed"
+echo "etprof: $ntests passed, 0 failed"
