@@ -1,8 +1,7 @@
 /* cmd_explain.c - `etprof explain FILE [--pte P]`: the profiling questions answered in plain words
  * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
  * the same findings as structured records (docs/analyses.md). */
-#include "analysis.h"
-#include "cli.h"
+#include "cli_ana.h"
 #include "qnn_report.h"
 
 #include <stdarg.h>
@@ -925,10 +924,6 @@ static void wrap(FILE *f, const char *s, size_t width, const char *indent) {
     }
 }
 
-static void progress(void *ctx, uint64_t done, uint64_t total) {
-    cli_progress(ctx, "explain", done, total);
-}
-
 static void json_finding(jw *w, const finding *x) {
     jw_obj_begin(w);
     jw_key(w, "id"); jw_str(w, x->id);
@@ -941,27 +936,10 @@ static void json_finding(jw *w, const finding *x) {
 
 static int run_explain(cli_args *a) {
     const char *path = a->pos[0];
-    long skip = 0;
-    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
-        cli_errorf("explain: --skip-first: expected a number >= 0, got \"%s\"",
-                   a->val[OPT_SKIP_FIRST]);
-        return EXIT_USAGE;
-    }
-    etp_model_opts mo;
-    int rc = cli_model_opts(a, &mo);
+    cli_ana ca;
+    int rc = cli_ana_init(a, "explain", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
-        cli_errorf("explain: --time-unit: expected ns, us, ms or s, got \"%s\"",
-                   a->val[OPT_TIME_UNIT]);
-        return EXIT_USAGE;
-    }
-    double ghz = 0;
-    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
-        cli_errorf("explain: --htp-clock-ghz: expected a positive number, got \"%s\"",
-                   a->val[OPT_HTP_CLOCK_GHZ]);
-        return EXIT_USAGE;
-    }
+    ana_disp d = ca.d;
     /* QNN's own files: read (and rejected with a located error) before the ETDump */
     etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
                         a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
@@ -976,21 +954,14 @@ static int run_explain(cli_args *a) {
         }
     }
     const char *clock_src = NULL;
-    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
-    cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) {
+    double clock = etp_qnn_clock(ca.ghz, &qb, &clock_src);
+    if ((rc = cli_ana_compute(a, path, &ca))) {
         etp_qnn_bundle_free(&qb);
         return rc;
     }
-    etp_ops_opts oo;
-    etp_ops_opts_init(&oo);
-    oo.skip_first = (uint32_t)skip;
-    oo.progress = progress;
-    oo.progress_ctx = a;
+    cli_inputs in = ca.in;
+    etp_ops_result *r = ca.r;
     etp_error err = {0};
-    etp_ops_result *r = NULL;
-    rc = etp_ops_compute(in.model, &oo, &r, &err);
-    cli_progress_end(a);
     etp_qnn_etd_join *qj = NULL;
     if (!rc && qb.der && qb.der->n_rows) rc = etp_qnn_join_etdump(r, qb.der, &qj, &err);
     if (rc) {

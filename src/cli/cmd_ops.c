@@ -1,6 +1,5 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
-#include "analysis.h"
-#include "cli.h"
+#include "cli_ana.h"
 #include "qnn_report.h"
 
 #include <stdlib.h>
@@ -32,51 +31,19 @@ static const out_col ops_cols[] = {
 #define NCOLS (sizeof ops_cols / sizeof ops_cols[0])
 #define NWALL 3 /* the wall-estimate columns at the end */
 
-static void progress(void *ctx, uint64_t done, uint64_t total) {
-    cli_progress(ctx, "ops", done, total);
-}
-
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
 static int run_ops(cli_args *a) {
     const char *path = a->pos[0];
-    long top = 0, skip = 0;
-    double ghz = 0;
-    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
-        cli_errorf("ops: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
-        return EXIT_USAGE;
-    }
-    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
-        cli_errorf("ops: --skip-first: expected a number >= 0, got \"%s\"", a->val[OPT_SKIP_FIRST]);
-        return EXIT_USAGE;
-    }
-    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
-        cli_errorf("ops: --htp-clock-ghz: expected a positive number, got \"%s\"",
-                   a->val[OPT_HTP_CLOCK_GHZ]);
-        return EXIT_USAGE;
-    }
-    etp_model_opts mo;
-    int rc = cli_model_opts(a, &mo);
+    double clock;
+    const char *clock_src;
+    int rc = cli_ana_clock(a, "ops", &clock, &clock_src);
     if (rc) return rc;
-    /* the HTP clock: --htp-clock-ghz, else measured by --runtrace, else from --qhas */
-    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL, NULL,
-                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL, NULL};
-    etp_qnn_bundle qb;
-    etp_error qerr = {0};
-    if ((rc = etp_qnn_bundle_load(&qp, &qb, &qerr))) {
-        cli_error(&qerr);
-        return cli_exit_for(rc);
-    }
-    const char *clock_src = NULL;
-    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
-    etp_qnn_bundle_free(&qb);
     bool est = !isnan(clock);
-    ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", est ? clock : 0,
-                      mo.tick_ns)) {
-        cli_errorf("ops: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
-        return EXIT_USAGE;
-    }
+    cli_ana ca;
+    if ((rc = cli_ana_init(a, "ops", 0, est ? clock : 0, &ca))) return rc;
+    long top = ca.top;
+    ana_disp d = ca.d;
     etp_ops_filter f;
     etp_ops_filter_init(&f);
     f.placement = a->set[OPT_PLACEMENT] ? a->val[OPT_PLACEMENT] : NULL;
@@ -90,23 +57,10 @@ static int run_ops(cli_args *a) {
                    f.kind);
         return EXIT_USAGE;
     }
-    cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
-    etp_ops_opts oo;
-    etp_ops_opts_init(&oo);
-    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
-    oo.skip_first = (uint32_t)skip;
-    oo.progress = progress;
-    oo.progress_ctx = a;
+    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    cli_inputs in = ca.in;
+    etp_ops_result *r = ca.r;
     etp_error err = {0};
-    etp_ops_result *r = NULL;
-    rc = etp_ops_compute(in.model, &oo, &r, &err);
-    cli_progress_end(a);
-    if (rc) {
-        cli_error(&err);
-        cli_close_inputs(&in);
-        return cli_exit_for(rc);
-    }
     size_t nrows = etp_ops_row_count(r), n = 0;
     uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
     if (!idx) {

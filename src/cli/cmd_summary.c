@@ -1,15 +1,10 @@
 /* cmd_summary.c - `etprof summary FILE [--pte P]`: the first thing to run. File, methods, runs,
  * latency per method, where the time went (each backend's DELEGATE_CALLs, CPU kernels,
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
-#include "analysis.h"
-#include "cli.h"
+#include "cli_ana.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void progress(void *ctx, uint64_t done, uint64_t total) {
-    cli_progress(ctx, "summary", done, total);
-}
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
@@ -464,42 +459,14 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
 
 static int run_summary(cli_args *a) {
     const char *path = a->pos[0];
-    long skip = 0, top = 10;
-    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
-        cli_errorf("summary: --skip-first: expected a number >= 0, got \"%s\"",
-                   a->val[OPT_SKIP_FIRST]);
-        return EXIT_USAGE;
-    }
-    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
-        cli_errorf("summary: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
-        return EXIT_USAGE;
-    }
-    etp_model_opts mo;
-    int rc = cli_model_opts(a, &mo);
+    cli_ana ca;
+    int rc = cli_ana_init(a, "summary", 10, 0, &ca);
     if (rc) return rc;
-    ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
-        cli_errorf("summary: --time-unit: expected ns, us, ms or s, got \"%s\"",
-                   a->val[OPT_TIME_UNIT]);
-        return EXIT_USAGE;
-    }
-    cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
-    etp_ops_opts oo;
-    etp_ops_opts_init(&oo);
-    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
-    oo.skip_first = (uint32_t)skip;
-    oo.progress = progress;
-    oo.progress_ctx = a;
-    etp_error err = {0};
-    etp_ops_result *r = NULL;
-    rc = etp_ops_compute(in.model, &oo, &r, &err);
-    cli_progress_end(a);
-    if (rc) {
-        cli_error(&err);
-        cli_close_inputs(&in);
-        return cli_exit_for(rc);
-    }
+    long top = ca.top;
+    ana_disp d = ca.d;
+    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    cli_inputs in = ca.in;
+    etp_ops_result *r = ca.r;
     size_t nrows = etp_ops_row_count(r);
     uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
     cli_out o;

@@ -1,7 +1,6 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
-#include "analysis.h"
-#include "cli.h"
+#include "cli_ana.h"
 #include "qnn_report.h"
 
 #include <stdlib.h>
@@ -21,10 +20,6 @@ typedef struct tree_ctx {
     bool wall;        /* an HTP clock is known: show the per-node wall-time estimate */
     size_t wall_rows; /* rows that got one */
 } tree_ctx;
-
-static void progress(void *ctx, uint64_t done, uint64_t total) {
-    cli_progress(ctx, "tree", done, total);
-}
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
@@ -284,8 +279,6 @@ static const out_col tree_cols[] = {
 
 static int run_tree(cli_args *a) {
     const char *path = a->pos[0];
-    long skip = 0, top = 10;
-    double ghz = 0;
     const char *stat = a->set[OPT_STAT] ? a->val[OPT_STAT] : "p50";
     etp_stats probe = {0};
     double dummy;
@@ -293,58 +286,18 @@ static int run_tree(cli_args *a) {
         cli_errorf("tree: --stat: expected min, p10, p50, p90, avg or max, got \"%s\"", stat);
         return EXIT_USAGE;
     }
-    if (a->set[OPT_SKIP_FIRST] && (!cli_get_long(a, OPT_SKIP_FIRST, &skip) || skip < 0)) {
-        cli_errorf("tree: --skip-first: expected a number >= 0, got \"%s\"", a->val[OPT_SKIP_FIRST]);
-        return EXIT_USAGE;
-    }
-    if (a->set[OPT_TOP] && (!cli_get_long(a, OPT_TOP, &top) || top < 0)) {
-        cli_errorf("tree: --top: expected a number >= 0, got \"%s\"", a->val[OPT_TOP]);
-        return EXIT_USAGE;
-    }
-    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
-        cli_errorf("tree: --htp-clock-ghz: expected a positive number, got \"%s\"",
-                   a->val[OPT_HTP_CLOCK_GHZ]);
-        return EXIT_USAGE;
-    }
-    etp_model_opts mo;
-    int rc = cli_model_opts(a, &mo);
+    double clock;
+    const char *clock_src;
+    int rc = cli_ana_clock(a, "tree", &clock, &clock_src);
     if (rc) return rc;
-    /* the HTP clock: --htp-clock-ghz, else measured by --runtrace, else from --qhas */
-    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL, NULL,
-                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL, NULL};
-    etp_qnn_bundle qb;
-    etp_error qerr = {0};
-    if ((rc = etp_qnn_bundle_load(&qp, &qb, &qerr))) {
-        cli_error(&qerr);
-        return cli_exit_for(rc);
-    }
-    const char *clock_src = NULL;
-    double clock = etp_qnn_clock(ghz, &qb, &clock_src);
-    etp_qnn_bundle_free(&qb);
     bool est = !isnan(clock);
-    ana_disp d;
-    if (ana_disp_init(&d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", est ? clock : 0,
-                      mo.tick_ns)) {
-        cli_errorf("tree: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
-        return EXIT_USAGE;
-    }
-    cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
-    etp_ops_opts oo;
-    etp_ops_opts_init(&oo);
-    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
-    oo.skip_first = (uint32_t)skip;
-    oo.progress = progress;
-    oo.progress_ctx = a;
-    etp_error err = {0};
-    etp_ops_result *r = NULL;
-    rc = etp_ops_compute(in.model, &oo, &r, &err);
-    cli_progress_end(a);
-    if (rc) {
-        cli_error(&err);
-        cli_close_inputs(&in);
-        return cli_exit_for(rc);
-    }
+    cli_ana ca;
+    if ((rc = cli_ana_init(a, "tree", 10, est ? clock : 0, &ca))) return rc;
+    long top = ca.top;
+    ana_disp d = ca.d;
+    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    cli_inputs in = ca.in;
+    etp_ops_result *r = ca.r;
     size_t nrows = etp_ops_row_count(r);
     /* children buffers nest: depth <= nrows, total use <= 2 * nrows */
     uint32_t *buf = malloc((2 * nrows + 2) * sizeof *buf);

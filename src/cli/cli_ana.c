@@ -1,0 +1,96 @@
+/* cli_ana.c - options, clock and computation shared by the analysis commands. */
+#include "cli_ana.h"
+
+#include "qnn_report.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool bad_count(cli_args *a, opt_id id, long *out) {
+    return a->set[id] && (!cli_get_long(a, id, out) || *out < 0);
+}
+
+int cli_ana_init(cli_args *a, const char *cmd, long top_default, double clock_ghz, cli_ana *c) {
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->args = a;
+    c->top = top_default;
+    if (bad_count(a, OPT_TOP, &c->top)) {
+        cli_errorf("%s: --top: expected a number >= 0, got \"%s\"", cmd, a->val[OPT_TOP]);
+        return EXIT_USAGE;
+    }
+    if (bad_count(a, OPT_SKIP_FIRST, &c->skip)) {
+        cli_errorf("%s: --skip-first: expected a number >= 0, got \"%s\"", cmd,
+                   a->val[OPT_SKIP_FIRST]);
+        return EXIT_USAGE;
+    }
+    if (a->set[OPT_HTP_CLOCK_GHZ] &&
+        (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &c->ghz) || c->ghz <= 0)) {
+        cli_errorf("%s: --htp-clock-ghz: expected a positive number, got \"%s\"", cmd,
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    int rc = cli_model_opts(a, &c->mo);
+    if (rc) return rc;
+    if (ana_disp_init(&c->d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us",
+                      clock_ghz > 0 ? clock_ghz : 0, c->mo.tick_ns)) {
+        cli_errorf("%s: --time-unit: expected ns, us, ms or s, got \"%s\"", cmd,
+                   a->val[OPT_TIME_UNIT]);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
+int cli_ana_clock(cli_args *a, const char *cmd, double *clock, const char **source) {
+    double ghz = 0;
+    *clock = NAN;
+    *source = NULL;
+    if (a->set[OPT_HTP_CLOCK_GHZ] && (!cli_get_double(a, OPT_HTP_CLOCK_GHZ, &ghz) || ghz <= 0)) {
+        cli_errorf("%s: --htp-clock-ghz: expected a positive number, got \"%s\"", cmd,
+                   a->val[OPT_HTP_CLOCK_GHZ]);
+        return EXIT_USAGE;
+    }
+    etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL, NULL,
+                        a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL, NULL};
+    etp_qnn_bundle qb;
+    etp_error err = {0};
+    int rc = etp_qnn_bundle_load(&qp, &qb, &err);
+    if (rc) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    *clock = etp_qnn_clock(ghz, &qb, source);
+    etp_qnn_bundle_free(&qb);
+    return EXIT_OK;
+}
+
+static void progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_ana *c = ctx;
+    cli_progress(c->args, c->cmd, done, total);
+}
+
+int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
+    int rc = cli_open_inputs(a, path, &c->in);
+    if (rc) return rc;
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+    oo.skip_first = (uint32_t)c->skip;
+    oo.progress = progress;
+    oo.progress_ctx = c;
+    etp_error err = {0};
+    rc = etp_ops_compute(c->in.model, &oo, &c->r, &err);
+    cli_progress_end(a);
+    if (rc) {
+        cli_error(&err);
+        cli_ana_close(c);
+        return cli_exit_for(rc);
+    }
+    return EXIT_OK;
+}
+
+void cli_ana_close(cli_ana *c) {
+    etp_ops_free(c->r);
+    c->r = NULL;
+    cli_close_inputs(&c->in);
+}

@@ -1,0 +1,30 @@
+/* cli_ana.h - what the analysis commands (ops, tree, summary, explain) share: their common
+ * options checked once, the HTP clock, and the per-op computation over the ETDump. */
+#ifndef ETPROF_CLI_ANA_H
+#define ETPROF_CLI_ANA_H
+
+#include "analysis.h"
+#include "cli.h"
+
+typedef struct cli_ana {
+    const char *cmd;     /* for messages: "ops", "tree", ... */
+    cli_args *args;
+    long top;            /* --top (the command's default when not given) */
+    long skip;           /* --skip-first */
+    double ghz;          /* --htp-clock-ghz, 0 when not given */
+    etp_model_opts mo;   /* --method, --tick-* */
+    ana_disp d;          /* --time-unit and the clock used for cycle estimates */
+    cli_inputs in;       /* the ETDump, the program and the model */
+    etp_ops_result *r;   /* per-op rows over the runs */
+} cli_ana;
+
+/* Checks --top, --skip-first, --htp-clock-ghz, --time-unit and the model options of command
+ * `cmd`. `clock_ghz` > 0 shows cycles as time estimates at that clock. Returns an exit code. */
+int cli_ana_init(cli_args *a, const char *cmd, long top_default, double clock_ghz, cli_ana *c);
+/* The HTP clock: --htp-clock-ghz, else measured by --runtrace, else from --qhas (those files
+ * are read and, if bad, rejected here). *clock is NaN when none is known. Returns an exit code. */
+int cli_ana_clock(cli_args *a, const char *cmd, double *clock, const char **source);
+/* Opens FILE (+ --pte) and computes the rows (--block, --skip-first, progress). */
+int cli_ana_compute(cli_args *a, const char *path, cli_ana *c);
+void cli_ana_close(cli_ana *c);
+#endif
