@@ -19,6 +19,7 @@
 #include "etprof.h"
 #include "jw.h"
 #include "out.h"
+#include "event_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -202,142 +203,7 @@ static inline void fz_walk_dump(const fz_input *in, const etp_dump *d) {
  * summary, tree...) move into the library, call those here instead, so the fuzzers cover exactly
  * what users run. */
 
-static inline const char *fz_type_name(etp_event_type t) {
-    switch (t) {
-    case ETP_EVENT_PROFILE: return "profile";
-    case ETP_EVENT_ALLOCATION: return "allocation";
-    case ETP_EVENT_DEBUG: return "debug";
-    default: return "none";
-    }
-}
-
-static inline void fz_jstr(jw *w, const char *key, etp_str s) {
-    jw_key(w, key);
-    if (s.ptr) jw_strn(w, s.ptr, s.len);
-    else jw_null(w);
-}
-
-static inline void fz_jtensor(jw *w, const etp_tensor *t) {
-    jw_obj_begin(w);
-    jw_key(w, "scalar_type");
-    const char *st = etp_scalar_type_name(t->scalar_type);
-    if (st) jw_str(w, st);
-    else jw_int(w, t->scalar_type);
-    jw_key(w, "sizes");
-    jw_arr_begin(w);
-    for (uint32_t i = 0; i < t->sizes.len; i++) jw_int(w, etp_vec_i64(t->sizes, i));
-    jw_arr_end(w);
-    jw_key(w, "strides");
-    jw_arr_begin(w);
-    for (uint32_t i = 0; i < t->strides.len; i++) jw_int(w, etp_vec_i64(t->strides, i));
-    jw_arr_end(w);
-    jw_key(w, "offset");
-    jw_int(w, t->offset);
-    jw_obj_end(w);
-}
-
-static inline void fz_jevent(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e) {
-    jw_obj_begin(w);
-    jw_key(w, "block"); jw_uint(w, v->block);
-    fz_jstr(w, "block_name", v->info.name);
-    jw_key(w, "index"); jw_uint(w, e->index);
-    jw_key(w, "type"); jw_str(w, fz_type_name(e->ev.type));
-    jw_key(w, "kind"); jw_str(w, etp_kind_name(e->kind));
-    jw_key(w, "label"); jw_str(w, e->label);
-    if (e->ev.type == ETP_EVENT_PROFILE) {
-        const etp_profile_event *p = &e->ev.profile;
-        fz_jstr(w, "name", p->name);
-        jw_key(w, "chain_index"); jw_int(w, p->chain_index);
-        jw_key(w, "instruction_id"); jw_int(w, p->instruction_id);
-        jw_key(w, "delegate_debug_id_int"); jw_int(w, p->delegate_debug_id_int);
-        fz_jstr(w, "delegate_debug_id_str", p->delegate_debug_id_str);
-        jw_key(w, "delegate_debug_metadata");
-        if (p->delegate_debug_metadata.ptr)
-            jw_hex(w, p->delegate_debug_metadata.ptr, p->delegate_debug_metadata.len);
-        else jw_null(w);
-        jw_key(w, "start_time"); jw_uint(w, p->start_time);
-        jw_key(w, "end_time"); jw_uint(w, p->end_time);
-    } else if (e->ev.type == ETP_EVENT_ALLOCATION) {
-        const etp_allocation_event *x = &e->ev.allocation;
-        jw_key(w, "allocator_id"); jw_int(w, x->allocator_id);
-        jw_key(w, "allocation_size"); jw_uint(w, x->allocation_size);
-        etp_str an = {NULL, 0};
-        if (x->allocator_id >= 1)
-            an = etp_dump_allocator_name(d, v->block, (uint32_t)x->allocator_id - 1);
-        fz_jstr(w, "allocator_name", an);
-    } else if (e->ev.type == ETP_EVENT_DEBUG) {
-        const etp_debug_event *x = &e->ev.debug;
-        jw_key(w, "chain_index"); jw_uint(w, x->chain_index);
-        jw_key(w, "instruction_id"); jw_int(w, x->instruction_id);
-        jw_key(w, "delegate_debug_id_int"); jw_int(w, x->delegate_debug_id_int);
-        fz_jstr(w, "delegate_debug_id_str", x->delegate_debug_id_str);
-        fz_jstr(w, "name", x->name);
-        jw_key(w, "debug_entry");
-        if (x->has_debug_entry) {
-            const etp_value *val = &x->debug_entry;
-            jw_obj_begin(w);
-            jw_key(w, "val"); jw_int(w, val->val);
-            if (val->has_tensor) {
-                jw_key(w, "tensor");
-                fz_jtensor(w, &val->tensor);
-            }
-            if (val->has_tensor_list) {
-                jw_key(w, "tensors");
-                jw_arr_begin(w);
-                for (uint32_t i = 0; i < val->tensor_list_len; i++) {
-                    etp_tensor t;
-                    etp_value_tensor_list_get(val, i, &t);
-                    fz_jtensor(w, &t);
-                }
-                jw_arr_end(w);
-            }
-            if (val->has_int) { jw_key(w, "int_val"); jw_int(w, val->int_val); }
-            if (val->has_float) { jw_key(w, "float_val"); jw_double(w, val->float_val); }
-            if (val->has_double) { jw_key(w, "double_val"); jw_double(w, val->double_val); }
-            if (val->has_bool) { jw_key(w, "bool_val"); jw_bool(w, val->bool_val); }
-            if (val->has_output) { jw_key(w, "output"); jw_bool(w, val->output); }
-            jw_obj_end(w);
-        } else jw_null(w);
-    }
-    jw_key(w, "parent"); if (e->parent >= 0) jw_int(w, e->parent); else jw_null(w);
-    jw_key(w, "value"); jw_double(w, e->value);
-    jw_key(w, "unit"); if (e->unit) jw_str(w, etp_unit_name(e->unit)); else jw_null(w);
-    jw_key(w, "method"); jw_str(w, v->method);
-    jw_key(w, "instruction_kind"); jw_str(w, etp_instr_kind_name(e->instr_kind));
-    jw_key(w, "operator"); jw_str(w, e->op_name);
-    jw_key(w, "overload"); jw_str(w, e->op_overload);
-    jw_key(w, "backend"); jw_str(w, e->backend);
-    jw_key(w, "qnn_op_id"); jw_int(w, e->qnn_op_id);
-    jw_obj_end(w);
-}
-
-static const out_col fz_cols[] = {
-    {"block", "block", OUT_UINT, 0},   {"index", "index", OUT_UINT, 0},
-    {"kind", "kind", OUT_STR, 0},      {"label", "label", OUT_STR, 0},
-    {"chain", "chain", OUT_INT, 0},    {"instr", "instr", OUT_INT, 0},
-    {"value", "value", OUT_FLOAT, 3},  {"unit", "unit", OUT_STR, 0},
-    {"wall", "wall", OUT_BOOL, 0},     {"parent", "parent", OUT_INT, 0},
-    {"operator", "operator", OUT_STR, 0}, {"backend", "backend", OUT_STR, 0},
-};
-
-static inline void fz_row(out_table *t, const etp_block_view *v, const etp_mevent *e) {
-    out_row_begin(t);
-    out_cell_uint(t, v->block);
-    out_cell_uint(t, e->index);
-    out_cell_str(t, etp_kind_name(e->kind));
-    out_cell_str(t, e->label);
-    out_cell_int(t, e->chain);
-    out_cell_int(t, e->instr);
-    out_cell_float(t, e->value);
-    out_cell_str(t, e->unit ? etp_unit_name(e->unit) : NULL);
-    out_cell_bool(t, !(e->flags & ETP_MF_NOT_WALL));
-    if (e->parent >= 0) out_cell_int(t, e->parent);
-    else out_cell_null(t);
-    if (e->op_name) out_cell_strn(t, e->op_name, strlen(e->op_name));
-    else out_cell_null(t);
-    out_cell_str(t, e->backend);
-    out_row_end(t);
-}
+/* Events are written by the library's own writers (src/event_json.c), as `etprof events` does. */
 
 static inline void fz_check_mevent(const fz_input *din, const fz_input *pin, const etp_block_view *v,
                             uint32_t i) {
@@ -401,7 +267,7 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
     jw_key(&w, "schema_version"); jw_int(&w, 1);
     jw_key(&w, "events");
     jw_arr_begin(&w);
-    out_table *t = out_table_new(fmt, tf, fz_cols, sizeof fz_cols / sizeof fz_cols[0]);
+    out_table *t = out_table_new(fmt, tf, etp_event_cols, etp_event_ncols);
     FZ_ASSERT(t != NULL, "out_table_new failed");
     if (fmt == OUT_TABLE) out_table_set_max_width(t, 60);
     const etp_dump_info *di = etp_dump_get_info(d);
@@ -429,8 +295,8 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
             if (write == FZ_WRITE_LINKED &&
                 ((!e->op_name && !e->backend && !(i == 0 && v.method)) || linked++ >= FZ_LINKED_MAX))
                 continue;
-            fz_jevent(&w, d, &v, e);
-            fz_row(t, &v, e);
+            etp_event_json(&w, d, &v, e, prog != NULL);
+            etp_event_row(t, &v, e);
         }
     }
     jw_arr_end(&w);

@@ -1,0 +1,213 @@
+/* event_json.c - one event as JSON (the schema's own field names, docs/json-contract.md) and as
+ * a flat row; used by `etprof events` and by the fuzz targets. */
+#include "event_json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void j_tensor(jw *w, const etp_tensor *t) {
+    jw_obj_begin(w);
+    jw_key(w, "scalar_type");
+    const char *st = etp_scalar_type_name(t->scalar_type);
+    if (st) jw_str(w, st);
+    else jw_int(w, t->scalar_type);
+    jw_key(w, "sizes");
+    if (t->sizes.ptr) {
+        jw_arr_begin(w);
+        for (uint32_t i = 0; i < t->sizes.len; i++) jw_int(w, etp_vec_i64(t->sizes, i));
+        jw_arr_end(w);
+    } else jw_null(w);
+    jw_key(w, "strides");
+    if (t->strides.ptr) {
+        jw_arr_begin(w);
+        for (uint32_t i = 0; i < t->strides.len; i++) jw_int(w, etp_vec_i64(t->strides, i));
+        jw_arr_end(w);
+    } else jw_null(w);
+    jw_key(w, "offset");
+    jw_int(w, t->offset);
+    jw_obj_end(w);
+}
+
+static const char *const val_names[8] = {"Null", "Int", "Bool", "Float", "Double", "Tensor",
+                                         "TensorList", "String"};
+
+static void j_value(jw *w, const etp_value *v) {
+    jw_obj_begin(w);
+    jw_key(w, "val");
+    if (v->val >= 0 && v->val < 8) jw_str(w, val_names[(int)v->val]);
+    else jw_int(w, v->val);
+    if (v->has_tensor) {
+        jw_key(w, "tensor");
+        j_tensor(w, &v->tensor);
+    }
+    if (v->has_tensor_list) {
+        jw_key(w, "tensor_list");
+        jw_obj_begin(w);
+        jw_key(w, "tensors");
+        jw_arr_begin(w);
+        for (uint32_t i = 0; i < v->tensor_list_len; i++) {
+            etp_tensor t;
+            etp_value_tensor_list_get(v, i, &t);
+            j_tensor(w, &t);
+        }
+        jw_arr_end(w);
+        jw_obj_end(w);
+    }
+#define BOX(flag, key, inner, writer, field)                                                      \
+    if (v->flag) {                                                                                \
+        jw_key(w, key);                                                                           \
+        jw_obj_begin(w);                                                                          \
+        jw_key(w, inner);                                                                         \
+        writer(w, v->field);                                                                      \
+        jw_obj_end(w);                                                                            \
+    }
+    BOX(has_int, "int_value", "int_val", jw_int, int_val)
+    BOX(has_float, "float_value", "float_val", jw_double, float_val)
+    BOX(has_double, "double_value", "double_val", jw_double, double_val)
+    BOX(has_bool, "bool_value", "bool_val", jw_bool, bool_val)
+    BOX(has_output, "output", "bool_val", jw_bool, output)
+#undef BOX
+    jw_obj_end(w);
+}
+
+static void j_str(jw *w, const char *key, etp_str s) {
+    jw_key(w, key);
+    if (s.ptr) jw_strn(w, s.ptr, s.len);
+    else jw_null(w);
+}
+
+const char *etp_event_type_name(etp_event_type t) {
+    switch (t) {
+    case ETP_EVENT_PROFILE: return "profile";
+    case ETP_EVENT_ALLOCATION: return "allocation";
+    case ETP_EVENT_DEBUG: return "debug";
+    default: return "none";
+    }
+}
+
+void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
+                    bool with_program) {
+    jw_obj_begin(w);
+    jw_key(w, "block"); jw_uint(w, v->block);
+    j_str(w, "block_name", v->info.name);
+    jw_key(w, "index"); jw_uint(w, e->index);
+    jw_key(w, "type"); jw_str(w, etp_event_type_name(e->ev.type));
+    jw_key(w, "kind"); jw_str(w, etp_kind_name(e->kind));
+    switch (e->ev.type) {
+    case ETP_EVENT_PROFILE: {
+        const etp_profile_event *p = &e->ev.profile;
+        j_str(w, "name", p->name);
+        jw_key(w, "chain_index"); jw_int(w, p->chain_index);
+        jw_key(w, "instruction_id"); jw_int(w, p->instruction_id);
+        jw_key(w, "delegate_debug_id_int"); jw_int(w, p->delegate_debug_id_int);
+        j_str(w, "delegate_debug_id_str", p->delegate_debug_id_str);
+        jw_key(w, "delegate_debug_metadata");
+        if (p->delegate_debug_metadata.ptr)
+            jw_hex(w, p->delegate_debug_metadata.ptr, p->delegate_debug_metadata.len);
+        else jw_null(w);
+        jw_key(w, "start_time"); jw_uint(w, p->start_time);
+        jw_key(w, "end_time"); jw_uint(w, p->end_time);
+        break;
+    }
+    case ETP_EVENT_ALLOCATION: {
+        const etp_allocation_event *x = &e->ev.allocation;
+        jw_key(w, "allocator_id"); jw_int(w, x->allocator_id);
+        jw_key(w, "allocation_size"); jw_uint(w, x->allocation_size);
+        etp_str an = {NULL, 0};
+        if (x->allocator_id >= 1) an = etp_dump_allocator_name(d, v->block, (uint32_t)x->allocator_id - 1);
+        j_str(w, "allocator_name", an);
+        break;
+    }
+    case ETP_EVENT_DEBUG: {
+        const etp_debug_event *x = &e->ev.debug;
+        jw_key(w, "chain_index"); jw_uint(w, x->chain_index);
+        jw_key(w, "instruction_id"); jw_int(w, x->instruction_id);
+        jw_key(w, "delegate_debug_id_int"); jw_int(w, x->delegate_debug_id_int);
+        j_str(w, "delegate_debug_id_str", x->delegate_debug_id_str);
+        j_str(w, "name", x->name);
+        jw_key(w, "debug_entry");
+        if (x->has_debug_entry) j_value(w, &x->debug_entry);
+        else jw_null(w);
+        break;
+    }
+    default: break;
+    }
+    /* derived fields (not schema fields) */
+    jw_key(w, "parent"); if (e->parent >= 0) jw_int(w, e->parent); else jw_null(w);
+    jw_key(w, "value"); jw_double(w, e->value);
+    jw_key(w, "unit"); if (e->unit) jw_str(w, etp_unit_name(e->unit)); else jw_null(w);
+    if (with_program) {
+        jw_key(w, "method"); jw_str(w, v->method);
+        jw_key(w, "instruction_kind");
+        if (e->instr_kind) jw_str(w, etp_instr_kind_name(e->instr_kind)); else jw_null(w);
+        jw_key(w, "operator");
+        if (e->op_name) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s%s%s", e->op_name, e->op_overload && *e->op_overload ? "." : "",
+                     e->op_overload ? e->op_overload : "");
+            jw_str(w, buf);
+        } else jw_null(w);
+        jw_key(w, "backend"); jw_str(w, e->backend);
+    }
+    jw_obj_end(w);
+}
+
+const out_col etp_event_cols[] = {
+    {"block", "block", OUT_UINT, 0},
+    {"index", "index", OUT_UINT, 0},
+    {"type", "type", OUT_STR, 0},
+    {"kind", "kind", OUT_STR, 0},
+    {"label", "name / delegate id", OUT_STR, 0},
+    {"chain_index", "chain", OUT_INT, 0},
+    {"instruction_id", "instr", OUT_INT, 0},
+    {"delegate_debug_id_int", "delegate_int", OUT_INT, 0},
+    {"start_time", "start_time", OUT_UINT, 0},
+    {"end_time", "end_time", OUT_UINT, 0},
+    {"value", "value", OUT_FLOAT, 3},
+    {"unit", "unit", OUT_STR, 0},
+    {"parent", "parent", OUT_INT, 0},
+    {"method", "method", OUT_STR, 0},
+    {"operator", "operator", OUT_STR, 0},
+    {"backend", "backend", OUT_STR, 0},
+};
+const size_t etp_event_ncols = sizeof etp_event_cols / sizeof etp_event_cols[0];
+
+void etp_event_row(out_table *t, const etp_block_view *v, const etp_mevent *e) {
+    out_row_begin(t);
+    out_cell_uint(t, v->block);
+    out_cell_uint(t, e->index);
+    out_cell_str(t, etp_event_type_name(e->ev.type));
+    out_cell_str(t, etp_kind_name(e->kind));
+    out_cell_str(t, e->label);
+    if (e->ev.type == ETP_EVENT_PROFILE || e->ev.type == ETP_EVENT_DEBUG) {
+        out_cell_int(t, e->chain);
+        out_cell_int(t, e->instr);
+        out_cell_int(t, e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
+                                                        : e->ev.debug.delegate_debug_id_int);
+    } else {
+        out_cell_null(t);
+        out_cell_null(t);
+        out_cell_null(t);
+    }
+    if (e->ev.type == ETP_EVENT_PROFILE) {
+        out_cell_uint(t, e->ev.profile.start_time);
+        out_cell_uint(t, e->ev.profile.end_time);
+    } else {
+        out_cell_null(t);
+        out_cell_null(t);
+    }
+    out_cell_float(t, e->value);
+    out_cell_str(t, e->unit ? etp_unit_name(e->unit) : NULL);
+    if (e->parent >= 0) out_cell_int(t, e->parent);
+    else out_cell_null(t);
+    out_cell_str(t, v->method);
+    if (e->op_name) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s%s%s", e->op_name, e->op_overload && *e->op_overload ? "." : "",
+                 e->op_overload ? e->op_overload : "");
+        out_cell_str(t, buf);
+    } else out_cell_null(t);
+    out_cell_str(t, e->backend);
+    out_row_end(t);
+}
+
