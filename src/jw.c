@@ -204,6 +204,19 @@ size_t jw_c_number(char *s) {
 size_t jw_dtoa(char buf[JW_DTOA_MAX], double v) {
     buf[0] = '\0';
     if (!isfinite(v)) return 0;
+    if (v == (double)(int64_t)v && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+        /* Integral values (cycles, ns, counts) are most of what etprof writes: print them
+         * directly; %.15g would give the same digits at many times the cost. */
+        char tmp[24];
+        int64_t x = (int64_t)v;
+        uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+        size_t n = 0, k = 0;
+        do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+        if (x < 0) buf[k++] = '-';
+        while (n) buf[k++] = tmp[--n];
+        buf[k] = '\0';
+        return k;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, JW_DTOA_MAX, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break; /* %.17g always round-trips */

@@ -546,25 +546,42 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);
         bv->method = pi.name.ptr;
     }
+    /* Events of one instruction come in runs (a QNN partition logs ~1500 of them): look each
+     * instruction up once per run of events. */
+    int32_t memo_chain = -1, memo_instr = -1;
+    etp_instr_kind memo_kind = ETP_INSTR_NONE;
+    const char *memo_op = NULL, *memo_overload = NULL, *memo_backend = NULL;
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
         if (bv->plan >= 0 && e->chain >= 0 && e->instr >= 0) {
-            etp_instruction ins;
-            if (etp_program_instruction(m->prog, (uint32_t)bv->plan, (uint32_t)e->chain,
-                                        (uint32_t)e->instr, &ins)) {
-                e->instr_kind = ins.kind;
-                if (ins.kind == ETP_INSTR_KERNEL && ins.index >= 0) {
-                    etp_operator op;
-                    if (etp_program_operator(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index, &op)) {
-                        e->op_name = op.name.ptr;
-                        e->op_overload = op.overload.ptr;
+            if (e->chain != memo_chain || e->instr != memo_instr) {
+                memo_chain = e->chain;
+                memo_instr = e->instr;
+                memo_kind = ETP_INSTR_NONE;
+                memo_op = memo_overload = memo_backend = NULL;
+                etp_instruction ins;
+                if (etp_program_instruction(m->prog, (uint32_t)bv->plan, (uint32_t)e->chain,
+                                            (uint32_t)e->instr, &ins)) {
+                    memo_kind = ins.kind;
+                    if (ins.kind == ETP_INSTR_KERNEL && ins.index >= 0) {
+                        etp_operator op;
+                        if (etp_program_operator(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index,
+                                                 &op)) {
+                            memo_op = op.name.ptr;
+                            memo_overload = op.overload.ptr;
+                        }
+                    } else if (ins.kind == ETP_INSTR_DELEGATE && ins.index >= 0) {
+                        etp_delegate dl;
+                        if (etp_program_delegate(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index,
+                                                 &dl))
+                            memo_backend = dl.id.ptr;
                     }
-                } else if (ins.kind == ETP_INSTR_DELEGATE && ins.index >= 0) {
-                    etp_delegate dl;
-                    if (etp_program_delegate(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index, &dl))
-                        e->backend = dl.id.ptr;
                 }
             }
+            e->instr_kind = memo_kind;
+            e->op_name = memo_op;
+            e->op_overload = memo_overload;
+            e->backend = memo_backend;
         }
         if (e->kind == ETP_KIND_NONE) {
             /* A named scope nothing claimed: the program decides, else it stays "other". */
