@@ -14,10 +14,18 @@
  */
 #include "etprof.h"
 #include "jw.h"
+#include "qnn.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Internal entry point used by `etprof trace --optrace` (src/cli/cmd_trace.c declares it too):
+ * etp_trace_write plus one process "HTP (optrace)" drawn from a QNN optrace with a known HTP
+ * clock (GHz > 0, clock_source names where it came from). `optrace` NULL = etp_trace_write. */
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err);
 
 /* Tracks of one run: tid = run_base + sub. */
 enum {
@@ -109,6 +117,9 @@ typedef struct trace {
     int32_t *lane[N_LANES];  /* open slices per lane (a stack) */
     int32_t *grp;        /* (container, event) pairs for synthetic placement */
     uint32_t cap;
+    /* origin of the HTP (optrace) process: the first QnnBackend DELEGATE_CALL, ns */
+    int64_t qnn_origin;
+    bool have_qnn_origin;
 } trace;
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -920,6 +931,14 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
         }
     }
     if ((rc = layout_host(t, &v, err))) return rc;
+    for (uint32_t i = 0; i < v.n; i++) {
+        const etp_mevent *e = &v.events[i];
+        if (t->wall[i] && e->kind == ETP_KIND_DELEGATE_CALL && is_str(e->backend, "QnnBackend") &&
+            (!t->have_qnn_origin || t->ws[i] < t->qnn_origin)) {
+            t->qnn_origin = t->ws[i];
+            t->have_qnn_origin = true;
+        }
+    }
     /* Group the events without timestamps by their nearest timed ancestor. */
     uint32_t ng = 0;
     for (uint32_t i = 0; i < v.n; i++) {
@@ -1001,8 +1020,242 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
     return ETP_OK;
 }
 
+/* ---- HTP (optrace) process ---------------------------------------------------------------- */
+
+/* One op of the optrace on its output lane. */
+typedef struct hslice {
+    uint32_t op;       /* index into optrace->ops */
+    uint32_t lane;     /* 0 = the hardware thread's track, k >= 1 = overflow lane k */
+} hslice;
+
+static const etp_qnn_trace *g_htp;
+/* Per thread: start asc, end desc (outer first), file order. */
+static int cmp_htp_op(const void *a, const void *b) {
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const etp_qnn_trace_op *x = &g_htp->ops[i], *y = &g_htp->ops[j];
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    int64_t ex = x->ts + x->dur, ey = y->ts + y->dur;
+    if (ex != ey) return ex > ey ? -1 : 1;
+    return i < j ? -1 : (i > j);
+}
+
+static int cmp_point(const void *a, const void *b) {
+    const etp_qnn_counter_point *x = a, *y = b;
+    return x->ts < y->ts ? -1 : (x->ts > y->ts);
+}
+
+static const char *counter_label(const etp_qnn_trace_counter *c) {
+    switch (c->kind) {
+    case ETP_QNN_CTR_VTCM_ALLOC: return "VTCM alloc (bytes)";
+    case ETP_QNN_CTR_VTCM_READ: return "VTCM read (bytes)";
+    case ETP_QNN_CTR_VTCM_WRITE: return "VTCM write (bytes)";
+    case ETP_QNN_CTR_DRAM_READ: return "DRAM read (bytes)";
+    case ETP_QNN_CTR_DRAM_WRITE: return "DRAM write (bytes)";
+    default: return NULL;
+    }
+}
+
+/* "HMX (tid 256)", "HVX (tid 512)", else the optrace's own name or "tid N". */
+static void htp_thread_name(const etp_qnn_trace *ot, int64_t pid, int64_t tid, uint32_t lane,
+                            char *buf, size_t n) {
+    const char *tn = etp_qnn_trace_thread_name(ot, 0, tid);
+    if (!tn) tn = etp_qnn_trace_thread_name(ot, pid, tid);
+    const char *unit = NULL;
+    if (tn && strstr(tn, "HMX")) unit = "HMX";
+    else if (tn && strstr(tn, "HVX")) unit = "HVX";
+    else if (!tn && tid == 256) unit = "HMX";
+    else if (!tn && tid >= 512) unit = "HVX";
+    int k;
+    if (unit) k = snprintf(buf, n, "%s (tid %lld)", unit, (long long)tid);
+    else if (tn) k = snprintf(buf, n, "%s (tid %lld)", tn, (long long)tid);
+    else k = snprintf(buf, n, "tid %lld", (long long)tid);
+    if (lane && k > 0 && (size_t)k < n) {
+        if (lane == 1) snprintf(buf + k, n - (size_t)k, " (overlap)");
+        else snprintf(buf + k, n - (size_t)k, " (overlap %u)", lane);
+    }
+}
+
+#define HTP_LANE_TID 1000000 /* overflow lane k of hardware thread T: tid T + k * HTP_LANE_TID */
+
+static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *source,
+                     uint64_t *n_slices, uint64_t *n_overlap, etp_error *err) {
+    jw *w = &t->w;
+    int rc = ETP_OK;
+    int pid = t->next_pid++;
+    int64_t origin = t->have_qnn_origin ? t->qnn_origin : 0;
+    uint32_t n = ot->n_ops;
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    hslice *hs = malloc((n ? n : 1) * sizeof *hs);
+    uint32_t *stack = malloc((n ? n : 1) * sizeof *stack); /* per op: next open op of its lane */
+    uint32_t *lane_depth = NULL, *lane_base = NULL;
+    size_t cap_lanes = 0;
+    if (!ord || !hs || !stack) goto oom;
+    /* Cycle origin: the earliest op start or counter point. */
+    int64_t c0 = INT64_MAX;
+    for (uint32_t i = 0; i < n; i++)
+        if (ot->ops[i].ts < c0) c0 = ot->ops[i].ts;
+    for (uint32_t c = 0; c < ot->n_counters; c++)
+        for (uint32_t k = 0; k < ot->counters[c].n_points; k++)
+            if (ot->counters[c].points[k].ts < c0) c0 = ot->counters[c].points[k].ts;
+    if (c0 == INT64_MAX) c0 = 0;
+#define CYC_NS(cyc) (origin + (int64_t)llround((double)((cyc) - c0) / ghz))
+    name_process(t, pid, "HTP (optrace)", pid);
+    for (uint32_t i = 0; i < n; i++) ord[i] = i;
+    g_htp = ot;
+    if (n) qsort(ord, n, sizeof *ord, cmp_htp_op);
+    /* Lanes per hardware thread: lane 0 unless an op overlaps an open one without nesting. Each
+     * lane keeps its own stack of open ops (a segment of `stack`, sized per thread). */
+    for (uint32_t a = 0; a < n;) {
+        uint32_t b = a;
+        int64_t tid = ot->ops[ord[a]].tid;
+        while (b < n && ot->ops[ord[b]].tid == tid) b++;
+        uint32_t nl = 0, max_lane = 0;
+        uint32_t cnt = b - a;
+        if (cap_lanes < cnt) {
+            free(lane_depth);
+            free(lane_base);
+            lane_depth = malloc(cnt * sizeof *lane_depth);
+            lane_base = malloc(cnt * sizeof *lane_base);
+            if (!lane_depth || !lane_base) goto oom;
+            cap_lanes = cnt;
+        }
+        /* Lanes hold disjoint ops; each lane's stack is a linked list through `stack`
+         * (stack[k] = previous open op index of that lane, as position in ord). */
+        for (uint32_t k = a; k < b; k++) {
+            const etp_qnn_trace_op *op = &ot->ops[ord[k]];
+            int64_t s = op->ts, e = op->ts + op->dur;
+            int lane = -1;
+            for (uint32_t l = 0; l < nl; l++) {
+                while (lane_depth[l]) { /* pop ops that ended by s */
+                    uint32_t top = lane_base[l];
+                    const etp_qnn_trace_op *tp = &ot->ops[ord[top]];
+                    if (tp->ts + tp->dur > s) break;
+                    lane_base[l] = stack[top];
+                    lane_depth[l]--;
+                }
+                if (lane < 0) {
+                    if (!lane_depth[l]) lane = (int)l;
+                    else {
+                        const etp_qnn_trace_op *tp = &ot->ops[ord[lane_base[l]]];
+                        if (e <= tp->ts + tp->dur) lane = (int)l;
+                    }
+                }
+            }
+            if (lane < 0) {
+                lane = (int)nl;
+                lane_depth[nl] = 0;
+                lane_base[nl] = UINT32_MAX;
+                nl++;
+            }
+            stack[k] = lane_base[lane];
+            lane_base[lane] = k;
+            lane_depth[lane]++;
+            hs[k].op = ord[k];
+            hs[k].lane = (uint32_t)lane;
+            if ((uint32_t)lane > max_lane) max_lane = (uint32_t)lane;
+        }
+        for (uint32_t l = 0; l <= max_lane && cnt; l++) {
+            char tn[256];
+            htp_thread_name(ot, ot->ops[ord[a]].pid, tid, l, tn, sizeof tn);
+            name_thread(t, pid, tid + (int64_t)l * HTP_LANE_TID, tn);
+        }
+        a = b;
+    }
+    /* Slices, per thread and lane in start order (outer first). */
+    for (uint32_t k = 0; k < n; k++) {
+        const etp_qnn_trace_op *op = &ot->ops[hs[k].op];
+        int64_t s = CYC_NS(op->ts), e = CYC_NS(op->ts + op->dur);
+        char idbuf[24];
+        snprintf(idbuf, sizeof idbuf, "0x%016llx", (unsigned long long)op->id);
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, op->name);
+        jw_key(w, "cat"); jw_str(w, "htp");
+        jw_key(w, "ph"); jw_str(w, "X");
+        jw_key(w, "pid"); jw_int(w, pid);
+        jw_key(w, "tid"); jw_int(w, op->tid + (int64_t)hs[k].lane * HTP_LANE_TID);
+        key_us(w, "ts", s);
+        key_us(w, "dur", e - s);
+        jw_key(w, "args");
+        jw_obj_begin(w);
+        jw_key(w, "htp_op"); jw_str(w, op->name);
+        jw_key(w, "qnn_op"); jw_str(w, op->qnn_op);
+        jw_key(w, "op_id"); jw_str(w, idbuf);
+        jw_key(w, "cycles"); jw_int(w, op->dur);
+        jw_key(w, "hmx"); jw_bool(w, (op->flags & ETP_QNN_F_HMX) != 0);
+        jw_key(w, "hvx"); jw_bool(w, (op->flags & ETP_QNN_F_HVX) != 0);
+        jw_key(w, "dma"); jw_bool(w, (op->flags & ETP_QNN_F_ANY_DMA) != 0);
+        jw_key(w, "clock_ghz"); jw_double(w, ghz);
+        jw_key(w, "clock_source"); jw_str(w, source);
+        jw_key(w, "synthetic_time"); jw_bool(w, true);
+        if (hs[k].lane) {
+            jw_key(w, "overlap"); jw_bool(w, true);
+        }
+        jw_obj_end(w);
+        jw_obj_end(w);
+        fputc('\n', t->f);
+        (*n_slices)++;
+        t->st->slices++;
+        if (hs[k].lane) (*n_overlap)++;
+    }
+    /* Counters: C events in time order (stable for equal ts). */
+    for (uint32_t c = 0; c < ot->n_counters; c++) {
+        const etp_qnn_trace_counter *ct = &ot->counters[c];
+        const char *label = counter_label(ct);
+        if (!ct->n_points) continue;
+        etp_qnn_counter_point *pts = malloc(ct->n_points * sizeof *pts);
+        if (!pts) goto oom;
+        memcpy(pts, ct->points, ct->n_points * sizeof *pts);
+        /* Points are normally in time order already; sort only when they are not. */
+        bool sorted = true;
+        for (uint32_t k = 1; k < ct->n_points; k++)
+            if (pts[k].ts < pts[k - 1].ts) sorted = false;
+        if (!sorted) qsort(pts, ct->n_points, sizeof *pts, cmp_point);
+        char other[256];
+        if (!label) {
+            snprintf(other, sizeof other, "%s", ct->name ? ct->name : "counter");
+            label = other;
+        }
+        for (uint32_t k = 0; k < ct->n_points; k++) {
+            jw_obj_begin(w);
+            jw_key(w, "name"); jw_str(w, label);
+            jw_key(w, "cat"); jw_str(w, "htp");
+            jw_key(w, "ph"); jw_str(w, "C");
+            jw_key(w, "pid"); jw_int(w, pid);
+            jw_key(w, "tid"); jw_int(w, 0);
+            key_us(w, "ts", CYC_NS(pts[k].ts));
+            jw_key(w, "args");
+            jw_obj_begin(w);
+            jw_key(w, ct->kind == ETP_QNN_CTR_OTHER ? "value" : "bytes");
+            jw_double(w, pts[k].value);
+            jw_obj_end(w);
+            jw_obj_end(w);
+            fputc('\n', t->f);
+        }
+        free(pts);
+    }
+#undef CYC_NS
+    goto done;
+oom:
+    etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+    rc = ETP_E_INTERNAL;
+done:
+    free(ord);
+    free(hs);
+    free(stack);
+    free(lane_depth);
+    free(lane_base);
+    return rc;
+}
+
 int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
                     etp_error *err) {
+    return etp_trace_write_htp(m, f, o, NULL, 0, NULL, st, err);
+}
+
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err) {
     etp_trace_opts defo;
     etp_trace_stats dst;
     if (!o) {
@@ -1036,10 +1289,10 @@ int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_st
             rc = ETP_E_IO;
         }
     }
-    /* TODO(optrace): with QNN optrace JSON (etp_qnn_read_optrace, src/qnn_optrace.c), add one
-     * process "HTP optrace" with a thread per hardware thread (HMX, HVX 0..n, DMA) converted to
-     * time with the known HTP clock, plus VTCM/DRAM counters, aligned to the DELEGATE_CALL it
-     * belongs to. Hook point: here, after the ETDump blocks, before the trace is closed. */
+    /* With a QNN optrace: one process "HTP (optrace)" after the ETDump blocks (write_htp). */
+    uint64_t htp_slices = 0, htp_overlap = 0;
+    if (!rc && optrace)
+        rc = write_htp(&t, optrace, clock_ghz, clock_source, &htp_slices, &htp_overlap, err);
     if (!rc) {
         jw_arr_end(&t.w);
         jw_key(&t.w, "otherData");
@@ -1066,6 +1319,21 @@ int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_st
         jw_key(&t.w, "clamped"); jw_uint(&t.w, st->clamped);
         jw_key(&t.w, "overlapping"); jw_uint(&t.w, st->overlapped);
         jw_key(&t.w, "unplaced"); jw_uint(&t.w, st->unplaced);
+        if (optrace) {
+            jw_key(&t.w, "htp_optrace");
+            jw_obj_begin(&t.w);
+            jw_key(&t.w, "clock_ghz"); jw_double(&t.w, clock_ghz);
+            jw_key(&t.w, "clock_source"); jw_str(&t.w, clock_source);
+            jw_key(&t.w, "origin");
+            jw_str(&t.w, t.have_qnn_origin ? "first QnnBackend DELEGATE_CALL"
+                                           : "0 (no QnnBackend DELEGATE_CALL with timestamps)");
+            jw_key(&t.w, "slices"); jw_uint(&t.w, htp_slices);
+            jw_key(&t.w, "overlap_lane_slices"); jw_uint(&t.w, htp_overlap);
+            jw_key(&t.w, "note");
+            jw_str(&t.w, "HTP op times are optrace cycles / clock: placed (args.synthetic_time = "
+                         "true), not measured on the host clock");
+            jw_obj_end(&t.w);
+        }
         jw_obj_end(&t.w);
         jw_obj_end(&t.w);
         fputc('\n', f);

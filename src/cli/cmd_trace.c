@@ -2,8 +2,15 @@
  * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/trace.c and
  * docs/trace.md. */
 #include "cli.h"
+#include "cli_ana.h"
+#include "qnn.h"
 
 #include <string.h>
+
+/* Defined in src/trace.c (internal): etp_trace_write plus the "HTP (optrace)" process. */
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err);
 
 static void progress(void *ctx, uint64_t done, uint64_t total) {
     cli_progress((cli_args *)ctx, "trace", done, total);
@@ -14,17 +21,42 @@ static int run_trace(cli_args *a) {
         cli_errorf("trace: the output is always Chrome Trace Event JSON (--format json or none)");
         return EXIT_USAGE;
     }
-    /* TODO(optrace): accept --optrace F (QNN optrace JSON, read by etp_qnn_read_optrace) and
-     * pass it to the trace writer for an extra "HTP optrace" process; see src/trace.c. */
     const char *path = a->pos[0];
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
+    /* --optrace: the HTP timeline needs a clock (--htp-clock-ghz, runtrace or QHAS). */
+    etp_qnn_trace *ot = NULL;
+    double ghz = 0;
+    const char *clock_src = NULL;
+    if (a->set[OPT_OPTRACE]) {
+        if ((rc = cli_ana_clock(a, "trace", &ghz, &clock_src))) return rc;
+        if (!clock_src || !(ghz > 0)) {
+            cli_errorf("trace: --optrace: the HTP clock is unknown, so cycles cannot be placed in "
+                       "time; give --runtrace F (measured), --qhas F (timeline / graph execute) "
+                       "or --htp-clock-ghz G");
+            return EXIT_USAGE;
+        }
+        etp_error e0 = {0};
+        int r0 = etp_qnn_read_optrace(a->val[OPT_OPTRACE], &ot, &e0);
+        if (r0) {
+            cli_error(&e0);
+            return cli_exit_for(r0);
+        }
+    } else if (a->set[OPT_RUNTRACE] || a->set[OPT_QHAS] || a->set[OPT_HTP_CLOCK_GHZ]) {
+        cli_errorf("trace: --runtrace, --qhas and --htp-clock-ghz only give the clock of "
+                   "--optrace; give --optrace F too");
+        return EXIT_USAGE;
+    }
     cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    if ((rc = cli_open_inputs(a, path, &in))) {
+        etp_qnn_trace_free(ot);
+        return rc;
+    }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
         cli_close_inputs(&in);
+        etp_qnn_trace_free(ot);
         return rc;
     }
     etp_trace_opts to;
@@ -36,7 +68,8 @@ static int run_trace(cli_args *a) {
     to.progress_ctx = a;
     etp_trace_stats st;
     etp_error err = {0};
-    int r = etp_trace_write(in.model, o.f, &to, &st, &err);
+    int r = etp_trace_write_htp(in.model, o.f, &to, ot, ghz, clock_src, &st, &err);
+    etp_qnn_trace_free(ot);
     cli_progress_end(a);
     if (r) {
         cli_error(&err);
@@ -62,18 +95,25 @@ static int run_trace(cli_args *a) {
     return rc;
 }
 
-static const opt_id trace_opts[] = {OPT_PTE, OPT_METHOD, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
+static const opt_id trace_opts[] = {OPT_PTE,     OPT_METHOD,   OPT_TICK_NS,       OPT_TICK_HZ,
+                                    OPT_TICKS,   OPT_OPTRACE,  OPT_RUNTRACE,      OPT_QHAS,
+                                    OPT_HTP_CLOCK_GHZ, 0};
 
 const cli_cmd cmd_trace = {
     .name = "trace",
     .summary = "Chrome Trace Event JSON of the runs, for Perfetto and chrome://tracing",
-    .usage = "FILE [--pte P] -o trace.json",
+    .usage = "FILE [--pte P] [--optrace F [--runtrace F | --qhas F | --htp-clock-ghz G]] "
+             "-o trace.json",
     .help = "Open the output at https://ui.perfetto.dev (Open trace file) or chrome://tracing.\n"
             "One process per method (\"load\" for Program::load_method/Method::init), one group\n"
             "of tracks per run. Events with real host timestamps keep them (us since the first\n"
             "timestamp in the file). Delegate values without timestamps (QNN: cycles, us) are\n"
             "laid out inside their DELEGATE_CALL on their own tracks and marked\n"
             "args.synthetic = true; counts and bytes are instant events, never durations.\n"
+            "With --optrace (QNN optrace JSON) a process \"HTP (optrace)\" shows the HTP ops per\n"
+            "hardware thread (HMX, HVX) converted from cycles with the HTP clock (--runtrace,\n"
+            "--qhas or --htp-clock-ghz; required), starting at the first QnnBackend\n"
+            "DELEGATE_CALL, plus VTCM/DRAM counters; args.synthetic_time = true.\n"
             "See docs/trace.md.",
     .opts = trace_opts,
     .min_pos = 1,
