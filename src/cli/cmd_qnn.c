@@ -91,7 +91,7 @@ static int cmp_rows(const void *pa, const void *pb) {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const qctx *c = g_sort.c;
     const etp_qnn_op_row *x = &c->b.der->rows[a], *y = &c->b.der->rows[b];
-    double vx, vy;
+    double vx = 0, vy = 0; /* (both set by num_key; initialised for -Wmaybe-uninitialized at -O3) */
     int r = 0;
     if (num_key(c, x, a, g_sort.key, &vx)) {
         num_key(c, y, b, g_sort.key, &vy);
