@@ -40,6 +40,7 @@ CHAIN = ["QNN (execute) time (us)", "RPC (execute) time (us)",
          "QNN accelerator (execute) time (us)", "Accelerator (execute) time (us)",
          "Accelerator (execute excluding wait) time (us)"]
 NODE_CLASSES = ("node", "node_io", "node_sys")
+HTP_PROCESS = "HTP (optrace)"
 
 
 class Checker:
@@ -74,6 +75,7 @@ def validate(doc, c, expect):
     if not c.check(isinstance(evs, list), "no traceEvents array"):
         return
     proc_named, thread_named = set(), set()
+    htp_pids, thread_names = set(), {}
     used_pids, used_tracks = set(), set()
     tracks = {}       # (pid, tid) -> list of X events in file order
     instants = []
@@ -115,8 +117,11 @@ def validate(doc, c, expect):
                 c.check(isinstance(e.get("tid"), int), where + ": thread metadata without tid")
             if name == "process_name":
                 proc_named.add(e.get("pid"))
+                if args.get("name") == HTP_PROCESS:
+                    htp_pids.add(e.get("pid"))
             if name == "thread_name":
                 thread_named.add((e.get("pid"), e.get("tid")))
+                thread_names[(e.get("pid"), e.get("tid"))] = args.get("name")
         elif ph in ("i", "I"):
             c.check(is_num(e.get("ts")), where + ": instant without ts")
             c.check(isinstance(e.get("pid"), int), where + ": instant without pid")
@@ -183,6 +188,8 @@ def validate(doc, c, expect):
     node_groups, node_parents = {}, {}
     for xs in tracks.values():
         for x in xs:
+            if x.get("pid") in htp_pids:  # checked by validate_htp
+                continue
             a = x.get("args")
             if not c.check(isinstance(a, dict), "%r: X without args" % x["name"]):
                 continue
@@ -296,7 +303,8 @@ def validate(doc, c, expect):
                 % (len(runs), expect["runs"]))
     other = doc.get("otherData", {})
     c.check(isinstance(other, dict), "otherData is not an object")
-    return {"events": len(evs), "slices": len(allx), "synthetic": n_synth, "nodes": n_nodes,
+    n_htp = validate_htp(evs, c, expect, tracks, thread_names, htp_pids, allx)
+    return {"htp_slices": n_htp, "events": len(evs), "slices": len(allx), "synthetic": n_synth, "nodes": n_nodes,
             "instants": len(instants), "tracks": len(tracks)}
 
 
@@ -394,6 +402,173 @@ MUTATIONS = [
 ]
 
 
+def opid_int(v):
+    if isinstance(v, str):
+        return int(v, 16) if v.lower().startswith("0x") else int(v)
+    return int(v)
+
+
+def optrace_ops(path):
+    """The optrace's HTP ops de-duplicated by args.ID (first copy kept, as etprof's reader)."""
+    with open(path) as f:
+        doc = json.load(f)
+    ops = {}
+    for e in doc.get("traceEvents", []):
+        if e.get("ph") != "X" or "ID" not in e.get("args", {}):
+            continue
+        k = opid_int(e["args"]["ID"])
+        if k not in ops:
+            ops[k] = {"dur": e["dur"], "qnn_op": e["args"].get("QNN Op Name"), "tid": e["tid"]}
+    return ops
+
+
+def validate_htp(evs, c, expect, tracks, thread_names, htp_pids, allx):
+    """The "HTP (optrace)" process of `etprof trace --optrace` (docs/trace.md)."""
+    if "optrace" not in expect:
+        c.check(not htp_pids, "an HTP (optrace) process without --optrace")
+        return 0
+    if not c.check(len(htp_pids) == 1, "%d HTP (optrace) processes, expected 1" % len(htp_pids)):
+        return 0
+    pid = next(iter(htp_pids))
+    ghz = expect.get("clock_ghz")
+    xs = [x for (p, _), lst in tracks.items() if p == pid for x in lst]
+    ops = optrace_ops(expect["optrace"])
+    c.check(len(xs) == len(ops), "%d HTP slices, the optrace has %d ops" % (len(xs), len(ops)))
+    by_qnn = {}
+    seen = set()
+    for x in xs:
+        a = x.get("args", {})
+        for k in ("htp_op", "qnn_op", "op_id", "cycles", "hmx", "hvx", "dma", "clock_ghz",
+                  "clock_source"):
+            c.check(k in a, "HTP %r: args.%s missing" % (x["name"], k))
+        c.check(a.get("synthetic_time") is True, "HTP %r: args.synthetic_time is not true"
+                % x["name"])
+        c.check(x.get("cat") == "htp", "HTP %r: cat %r" % (x["name"], x.get("cat")))
+        g = a.get("clock_ghz")
+        if ghz is not None:
+            c.check(g == ghz, "HTP %r: clock_ghz %r, expected %r" % (x["name"], g, ghz))
+        if is_num(g) and g > 0 and is_num(a.get("cycles")):
+            want = a["cycles"] / (g * 1000.0)
+            c.check(abs(x["dur"] - want) <= 0.001 + EPS,
+                    "HTP %r: dur %s us, cycles / clock = %s us" % (x["name"], x["dur"], want))
+        try:
+            oid = opid_int(a.get("op_id"))
+        except (TypeError, ValueError):
+            c.err("HTP %r: bad op_id %r" % (x["name"], a.get("op_id")))
+            continue
+        c.check(oid not in seen, "HTP op %s drawn twice" % a.get("op_id"))
+        seen.add(oid)
+        op = ops.get(oid)
+        if c.check(op is not None, "HTP op %s is not in the optrace" % a.get("op_id")):
+            c.check(a.get("cycles") == op["dur"], "HTP op %s: cycles %r, optrace dur %r"
+                    % (a.get("op_id"), a.get("cycles"), op["dur"]))
+            c.check(x["tid"] % 1000000 == op["tid"], "HTP op %s on tid %r, optrace tid %r"
+                    % (a.get("op_id"), x["tid"], op["tid"]))
+        if a.get("qnn_op") is not None:
+            by_qnn[a["qnn_op"]] = by_qnn.get(a["qnn_op"], 0) + a.get("cycles", 0)
+    want_qnn = {}
+    for op in ops.values():
+        if op["qnn_op"] is not None:
+            want_qnn[op["qnn_op"]] = want_qnn.get(op["qnn_op"], 0) + op["dur"]
+    c.check(by_qnn == want_qnn, "HTP cycles per QNN op differ from the optrace: %r" %
+            sorted((k, by_qnn.get(k), want_qnn.get(k)) for k in set(by_qnn) | set(want_qnn)
+                   if by_qnn.get(k) != want_qnn.get(k))[:5])
+    if expect.get("qhas"):
+        with open(expect["qhas"]) as f:
+            nodes = json.load(f)["data"]["qnn_op_instances_nodes"]["data"]
+        for n in nodes:
+            c.check(by_qnn.get(n["qnn_op"]) == n["cycles"], "QNN op %r: HTP slices sum to %r "
+                    "cycles, QHAS says %r" % (n["qnn_op"], by_qnn.get(n["qnn_op"]), n["cycles"]))
+    # Thread names: one per hardware thread (+ overflow lanes).
+    for (p, tid) in tracks:
+        if p != pid:
+            continue
+        name = thread_names.get((p, tid), "")
+        hw = tid % 1000000
+        if hw == 256:
+            c.check(name.startswith("HMX (tid 256)"), "HTP tid 256 named %r" % name)
+        elif hw >= 512 and hw < 1024:
+            c.check(name.startswith("HVX (tid %d)" % hw), "HTP tid %d named %r" % (hw, name))
+        c.check((tid >= 1000000) == ("(overlap" in name), "HTP tid %d named %r" % (tid, name))
+    # Origin: the first QnnBackend DELEGATE_CALL, else 0.
+    dcs = [x["ts"] for x in allx if x["name"] == "DELEGATE_CALL" and x.get("pid") not in htp_pids
+           and x.get("args", {}).get("backend") == "QnnBackend"]
+    origin = min(dcs) if dcs else 0
+    ctrs = [e for e in evs if e.get("ph") == "C" and e.get("pid") == pid]
+    starts = [x["ts"] for x in xs] + [e["ts"] for e in ctrs]
+    if starts:
+        c.check(abs(min(starts) - origin) <= EPS, "the HTP process starts at %s, expected %s "
+                "(first QnnBackend DELEGATE_CALL, else 0)" % (min(starts), origin))
+    if "htp_origin_dc" in expect:
+        c.check(bool(dcs) == expect["htp_origin_dc"], "QnnBackend DELEGATE_CALL present: %r"
+                % bool(dcs))
+    # Counters: C events with args.bytes for VTCM/DRAM.
+    names = {e["name"] for e in ctrs}
+    c.check(all(e.get("ph") == "C" for e in evs if e.get("pid") == pid and
+                e.get("name", "").endswith("(bytes)")), "an HTP counter that is not a C event")
+    for e in ctrs:
+        if e["name"].startswith(("VTCM", "DRAM")):
+            c.check(e["name"].endswith(" (bytes)") and is_num(e.get("args", {}).get("bytes")),
+                    "HTP counter %r without args.bytes" % e["name"])
+    for n in expect.get("htp_counters", []):
+        c.check(n in names, "HTP counter %r missing (have %r)" % (n, sorted(names)))
+    if "htp_overlap" in expect:
+        lanes = [x for x in xs if x["tid"] >= 1000000]
+        c.check(len(lanes) == expect["htp_overlap"], "%d HTP slices on overlap lanes, expected %d"
+                % (len(lanes), expect["htp_overlap"]))
+    return len(xs)
+
+
+def htp_extra(o, c, base, expect):
+    """--optrace without a known clock is refused; overlapping ops go to an overflow lane."""
+    out = base + ".noclock.json"
+    cmd = [o.etprof, "trace", o.dump, "--optrace", o.optrace, "-o", out]
+    r = run(cmd)
+    err = r.stderr.decode(errors="replace")
+    c.check(r.returncode == 2, "--optrace without a clock: exit %d, expected 2" % r.returncode)
+    c.check(all(f in err for f in ("--runtrace", "--qhas", "--htp-clock-ghz")),
+            "--optrace without a clock: the message does not name the clock options: %r" % err)
+    if os.path.exists(out):
+        os.unlink(out)
+    r = run([o.etprof, "trace", o.dump, "--htp-clock-ghz", "1", "-o", out])
+    c.check(r.returncode == 2, "--htp-clock-ghz without --optrace: exit %d, expected 2"
+            % r.returncode)
+    if os.path.exists(out):
+        os.unlink(out)
+    if not o.htp_overlap:
+        return
+    # Generated optrace: on tid 256, B overlaps A without nesting -> B on "HMX (tid 256)
+    # (overlap)"; C nests in A and stays on the thread's own track.
+    def op(name, i, tid, ts, dur, qnn):
+        return {"name": name, "ph": "X", "pid": 0, "tid": tid, "ts": ts, "dur": dur,
+                "args": {"ID": "0x%016x" % i, "QNN Op Name": qnn, "Flags": ["uses_hmx"]}}
+    gen = {"header": {"header_version": {"major": 1, "minor": 0, "patch": 0},
+                      "version": {"major": 1, "minor": 1, "patch": 0}, "artifact_type": "OP_TRACE"},
+           "traceEvents": [
+               {"ph": "M", "pid": 0, "tid": 256, "name": "thread_name", "args": {"name": "Type: HMX"}},
+               op("A", 1, 256, 0, 1000, "Q1"), op("C", 2, 256, 100, 200, "Q1"),
+               op("B", 3, 256, 500, 1000, "Q2"), op("D", 4, 256, 2000, 10, "Q2")]}
+    gpath = base + ".overlap_optrace.json"
+    with open(gpath, "w") as f:
+        json.dump(gen, f)
+    r = run([o.etprof, "trace", o.dump, "--optrace", gpath, "--htp-clock-ghz", "2", "-q",
+             "-o", out])
+    if c.check(r.returncode == 0, "generated overlap optrace: exit %d: %s"
+               % (r.returncode, r.stderr.decode(errors="replace"))):
+        d = load(out, c)
+        if d is not None:
+            validate(d, c, {"optrace": gpath, "clock_ghz": 2.0, "htp_overlap": 1})
+            names = [e["args"]["name"] for e in d["traceEvents"]
+                     if e.get("name") == "thread_name" and "overlap" in e["args"].get("name", "")]
+            c.check(names == ["HMX (tid 256) (overlap)"], "overlap lane names: %r" % names)
+            b = [e for e in d["traceEvents"] if e.get("ph") == "X" and e.get("name") == "B"]
+            c.check(len(b) == 1 and b[0]["tid"] == 256 + 1000000 and abs(b[0]["dur"] - 0.5) <= EPS,
+                "B not on the overlap lane with 1000 cycles / 2 GHz = 0.5 us: %r" % b)
+    for pth in (out, gpath):
+        if os.path.exists(pth):
+            os.unlink(pth)
+
+
 def load(path, c):
     with open(path, "rb") as f:
         raw = f.read()
@@ -423,6 +598,17 @@ def main():
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--wrap", action="store_true")
+    # --optrace: the HTP (optrace) process; the clock options are passed on to etprof.
+    ap.add_argument("--optrace")
+    ap.add_argument("--runtrace")
+    ap.add_argument("--qhas")
+    ap.add_argument("--htp-clock-ghz")
+    ap.add_argument("--check-qhas", help="QHAS whose per-QNN-op cycles the HTP slices must sum to")
+    ap.add_argument("--htp-counters", help="comma-separated C event names expected")
+    ap.add_argument("--htp-origin-dc", choices=("yes", "no"))
+    ap.add_argument("--htp-overlap", action="store_true",
+                    help="also check the overflow lane with a generated optrace whose ops overlap")
+    ap.add_argument("--skip-missing", help="exit 77 (skipped) when this path does not exist")
     o = ap.parse_args()
     expect = {"tick_ns": 1}
     if o.delegate_calls is not None:
@@ -433,6 +619,26 @@ def main():
         expect["qnn"] = True
     if o.runs is not None:
         expect["runs"] = o.runs
+    if o.skip_missing and not os.path.exists(o.skip_missing):
+        print("skipped: %s is absent" % o.skip_missing)
+        return 77
+    htp_cmd = []
+    if o.optrace:
+        expect["optrace"] = o.optrace
+        htp_cmd = ["--optrace", o.optrace]
+        for flag, v in (("--runtrace", o.runtrace), ("--qhas", o.qhas),
+                        ("--htp-clock-ghz", o.htp_clock_ghz)):
+            if v:
+                htp_cmd += [flag, v]
+        if o.htp_clock_ghz:
+            expect["clock_ghz"] = float(o.htp_clock_ghz)
+        if o.check_qhas:
+            expect["qhas"] = o.check_qhas
+        if o.htp_counters:
+            expect["htp_counters"] = o.htp_counters.split(",")
+        if o.htp_origin_dc:
+            expect["htp_origin_dc"] = o.htp_origin_dc == "yes"
+        expect["htp_overlap"] = 0
     label = o.json or o.dump
     c = Checker(label)
     os.makedirs(o.tmp, exist_ok=True)
@@ -559,7 +765,7 @@ def main():
             path = o.json
         else:
             path = base + ".json"
-            cmd = [o.etprof, "trace", o.dump, "-o", path]
+            cmd = [o.etprof, "trace", o.dump, "-o", path] + htp_cmd
             if o.pte:
                 cmd += ["--pte", o.pte]
             r = run(cmd)
@@ -569,6 +775,8 @@ def main():
                 return 1
         doc = load(path, c)
         stats = validate(doc, c, expect) if doc is not None else None
+        if o.optrace and o.etprof:
+            htp_extra(o, c, base, expect)
         if not o.json and not c.errors:
             os.unlink(path)
         summary = ", ".join("%s %d" % kv for kv in (stats or {}).items())

@@ -76,3 +76,26 @@ add_test(NAME trace_validator_self_test
 add_test(NAME trace_counter_wrap
          COMMAND ${ETPROF_PYTHON3} ${_trace_py} --etprof ${ETPROF_BIN} --tmp ${_trace_tmp}
                  --wrap ${ETPROF_TEST_DATA}/ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp)
+# --optrace: the "HTP (optrace)" process (docs/trace.md). Always: a small optrace fixture with a
+# given clock, the clock-less refusal (exit 2) and an overflow lane for ops that overlap.
+set(_qfx ${ETPROF_TEST_DATA}/qnn-fixtures)
+add_test(NAME trace_optrace_fixture
+         COMMAND ${ETPROF_PYTHON3} ${_trace_py} --etprof ${ETPROF_BIN} --tmp ${_trace_tmp}
+                 ${ETPROF_TEST_DATA}/fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp
+                 --pte ${_up}/stories260k_hybrid_llama_qnn.pte
+                 --optrace ${_qfx}/optrace_small.json --htp-clock-ghz 1.5
+                 "--htp-counters=VTCM alloc (bytes),DRAM read (bytes)"
+                 --htp-origin-dc yes --htp-overlap)
+# The real fc256 samples, read in place from ${ETPROF_SHARED} (never copied): clock measured by
+# the runtrace, per-QNN-op cycles checked against the sample's QHAS. Skipped when absent.
+set(_fc256 ${ETPROF_SHARED}/corpus/qnn/fc256_native)
+add_test(NAME trace_optrace_real
+         COMMAND ${ETPROF_PYTHON3} ${_trace_py} --etprof ${ETPROF_BIN} --tmp ${_trace_tmp}
+                 --skip-missing ${_fc256}
+                 ${ETPROF_TEST_DATA}/fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp
+                 --pte ${_up}/stories260k_hybrid_llama_qnn.pte
+                 --optrace ${_fc256}/chrometrace.json --runtrace ${_fc256}/chrometrace_runtrace.json
+                 --check-qhas ${_fc256}/chrometrace_qnn_htp_analysis_summary.json
+                 "--htp-counters=VTCM alloc (bytes),VTCM read (bytes),VTCM write (bytes),DRAM read (bytes),DRAM write (bytes)"
+                 --htp-origin-dc yes)
+set_tests_properties(trace_optrace_real PROPERTIES SKIP_RETURN_CODE 77)
