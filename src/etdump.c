@@ -13,13 +13,17 @@
  *   Tensor{scalar_type 0, sizes 1, strides 2, offset 3}  TensorList{tensors 0}
  *   Int{int_val 0} Bool{bool_val 0} Float{float_val 0} Double{double_val 0}
  */
+#define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "etprof.h"
+#include "etdump_int.h"
 #include "fb.h"
 #include "sniff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 typedef struct block {
     uint32_t table;
@@ -33,6 +37,8 @@ struct etp_dump {
     int64_t base;
     etp_dump_info info;
     block *blocks;
+    void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
+    size_t map_size;
 };
 
 /* ---- verification ---- */
@@ -209,7 +215,111 @@ static int verify_event(fbv *v, uint32_t t, etp_dump_info *info) {
     return ETP_OK;
 }
 
-static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info) {
+/* ---- fast path ----
+ * Most events of a dump share a handful of vtables, so an event can be checked against a vtable
+ * that was validated once: the fast path does the same checks as the verifier above, in one
+ * straight pass with no path bookkeeping, and accepts only what the verifier accepts. When any
+ * check fails (or the event has a shape it does not handle: a debug event), the event is verified
+ * again by the verifier above, which either accepts it after all or reports where and why. */
+
+bool etp__verify_fast = true;
+
+#define VTC_SIZE 16 /* vtables cached per table type */
+
+typedef struct vt_entry {
+    uint32_t key;     /* vtable position + 1, 0 = empty */
+    uint16_t tlen;    /* table inline size */
+    uint16_t off[8];  /* field offsets (0 = absent) */
+} vt_entry;
+
+typedef struct vt_cache {
+    vt_entry e[VTC_SIZE];
+} vt_cache;
+
+typedef struct fast_ctx {
+    vt_cache event, profile, alloc;
+} fast_ctx;
+
+/* Field sizes per table type; 0 for a uoffset (4 bytes). */
+static const uint8_t event_sizes[3] = {0, 0, 0};
+static const uint8_t profile_sizes[8] = {0, 4, 4, 4, 0, 0, 8, 8};
+static const uint8_t alloc_sizes[2] = {4, 8};
+
+/* The vtable of a table of this type at `t`, validated as fbv_table() and field_in_table() would
+ * (for every field of the type), or NULL. */
+static const vt_entry *fast_table(const fbv *v, vt_cache *c, const uint8_t *sizes, unsigned nf,
+                                  uint32_t t) {
+    if ((uint64_t)t + 4 > v->size) return NULL;
+    int64_t vt = (int64_t)t - (int64_t)fb_i32(v->buf + t);
+    if (vt < 0 || vt + 4 > (int64_t)v->size) return NULL;
+    uint32_t key = (uint32_t)vt + 1;
+    vt_entry *e = &c->e[(key * 2654435761u) >> 28];
+    if (e->key != key) {
+        uint16_t vlen = fb_u16(v->buf + vt), tlen = fb_u16(v->buf + vt + 2);
+        if (vlen < 4 || (vlen & 1) || vt + vlen > (int64_t)v->size || tlen < 4) return NULL;
+        vt_entry ne = {.key = key, .tlen = tlen};
+        for (unsigned id = 0; id < nf; id++) {
+            unsigned slot = 4 + 2 * id;
+            uint16_t o = slot + 2 <= vlen ? fb_u16(v->buf + vt + slot) : 0;
+            if (o && (uint32_t)o + (sizes[id] ? sizes[id] : 4) > tlen) return NULL;
+            ne.off[id] = o;
+        }
+        /* a field id beyond the type's fields is never read: not checked, as in the verifier */
+        *e = ne;
+    }
+    if ((uint64_t)t + e->tlen > v->size) return NULL;
+    return e;
+}
+
+/* uoffset at t + o (o != 0): the target, or 0 when it lies outside the buffer. */
+static inline uint32_t fast_ref(const fbv *v, uint32_t t, uint16_t o) {
+    uint64_t target = (uint64_t)t + o + fb_u32(v->buf + t + o);
+    return target + 4 > v->size ? 0 : (uint32_t)target;
+}
+
+static inline bool fast_string(const fbv *v, uint32_t t, uint16_t o) {
+    if (!o) return true;
+    uint32_t p = fast_ref(v, t, o);
+    if (!p) return false;
+    uint64_t end = (uint64_t)p + 4 + fb_u32(v->buf + p);
+    return end + 1 <= v->size && v->buf[end] == 0;
+}
+
+static inline bool fast_vector(const fbv *v, uint32_t t, uint16_t o, unsigned elem) {
+    if (!o) return true;
+    uint32_t p = fast_ref(v, t, o);
+    return p && (uint64_t)p + 4 + (uint64_t)fb_u32(v->buf + p) * elem <= v->size;
+}
+
+/* Event at `t` with a profile and/or an allocation event and no debug event. Returns false to
+ * hand the event to the verifier (nothing counted). */
+static bool fast_event(fbv *v, fast_ctx *fc, uint32_t t, etp_dump_info *info) {
+    const vt_entry *ev = fast_table(v, &fc->event, event_sizes, 3, t);
+    if (!ev || ev->off[2]) return false;
+    uint64_t tables = v->tables + 1;
+    uint32_t p = 0, a = 0;
+    if (ev->off[0]) {
+        if (!(p = fast_ref(v, t, ev->off[0]))) return false;
+        const vt_entry *pe = fast_table(v, &fc->profile, profile_sizes, 8, p);
+        if (!pe || !fast_string(v, p, pe->off[0]) || !fast_string(v, p, pe->off[4]) ||
+            !fast_vector(v, p, pe->off[5], 1))
+            return false;
+        tables++;
+    }
+    if (ev->off[1]) {
+        if (!(a = fast_ref(v, t, ev->off[1]))) return false;
+        if (!fast_table(v, &fc->alloc, alloc_sizes, 2, a)) return false;
+        tables++;
+    }
+    if (tables > v->size) return false; /* the verifier reports the shared tables */
+    v->tables = tables;
+    if (p) info->profile_count++;
+    else if (a) info->allocation_count++;
+    else info->none_count++;
+    return true;
+}
+
+static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_ctx *fc) {
     TRY(fbv_table(v, t));
     b->table = t;
     fbv_push(v, "name");
@@ -234,7 +344,19 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info) {
     fbv_push(v, "events");
     TRY(fbv_vector(v, t, 3, 4, &b->events_vec, &b->n_events));
     for (uint32_t i = 0; i < b->n_events; i++) {
-        uint32_t e;
+        uint32_t e = b->events_vec + 4 + 4 * i;
+        uint64_t target = (uint64_t)e + fb_u32(v->buf + e);
+#if defined(__GNUC__)
+        if (i + 8 < b->n_events) { /* the event 8 ahead: its tables and strings follow it */
+            uint64_t ahead = (uint64_t)e + 32 + fb_u32(v->buf + e + 32);
+            if (ahead + 128 <= v->size) {
+                __builtin_prefetch(v->buf + ahead);
+                __builtin_prefetch(v->buf + ahead + 64);
+            }
+        }
+#endif
+        if (etp__verify_fast && target + 4 <= v->size && fast_event(v, fc, (uint32_t)target, info))
+            continue;
         fbv_push_index(v, i);
         TRY(fbv_vec_elem(v, b->events_vec, i, &e));
         TRY(verify_event(v, e, info));
@@ -246,6 +368,12 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info) {
 }
 
 int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
+    return etp__dump_open_progress(out, blob, NULL, NULL, err);
+}
+
+int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
+                            void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                            etp_error *err) {
     *out = NULL;
     const uint8_t *data = blob->data;
     size_t size = blob->size;
@@ -301,6 +429,10 @@ int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
     d->size = (uint32_t)len;
     d->base = (int64_t)start;
     d->info.size_prefixed = prefixed;
+    if (blob->kind == 1) {
+        d->map_base = blob->map_base;
+        d->map_size = blob->map_size;
+    }
     fbv v = {.buf = d->buf, .size = d->size, .base = d->base, .file = file, .err = err};
     uint32_t root = fb_u32(d->buf);
     int rc;
@@ -321,13 +453,25 @@ int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
     d->info.block_count = n_blocks;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
+    fast_ctx *fc = calloc(1, sizeof *fc);
+    if (!fc) goto oom;
+#ifdef MADV_POPULATE_READ
+    /* Verification reads the whole file: map its pages in one call rather than one page fault
+     * per few pages (Linux 5.14+; elsewhere this fails and the faults happen as before). */
+    if (d->map_base) madvise(d->map_base, d->map_size, MADV_POPULATE_READ);
+#endif
     for (uint32_t i = 0; i < n_blocks; i++) {
         uint32_t e;
         fbv_push_index(&v, i);
-        if ((rc = fbv_vec_elem(&v, rd_vec, i, &e))) goto fail;
-        if ((rc = verify_block(&v, e, &d->blocks[i], &d->info))) goto fail;
+        if ((rc = fbv_vec_elem(&v, rd_vec, i, &e)) ||
+            (rc = verify_block(&v, e, &d->blocks[i], &d->info, fc))) {
+            free(fc);
+            goto fail;
+        }
+        if (progress) progress(ctx, i + 1, n_blocks);
         fbv_pop(&v);
     }
+    free(fc);
     *out = d;
     return ETP_OK;
 oom:
@@ -453,6 +597,108 @@ void etp_dump_event(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev) {
         x->name = fb_str(buf, p, 5);
     } else {
         ev->type = ETP_EVENT_NONE;
+    }
+}
+
+/* ---- internal: the model's decoder (etdump_int.h) ---- */
+
+/* Offsets of fields 0..n-1 of the table at `t` (0 = absent), read from its vtable once. */
+static inline void table_offsets(const uint8_t *buf, uint32_t t, unsigned n, uint16_t *o) {
+    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)fb_i32(buf + t));
+    unsigned vlen = fb_u16(buf + vt);
+    for (unsigned id = 0; id < n; id++) {
+        unsigned slot = 4 + 2 * id;
+        o[id] = slot + 2 <= vlen ? fb_u16(buf + vt + slot) : 0;
+    }
+}
+
+static inline etp_str str_at(const uint8_t *buf, uint32_t t, uint16_t o) {
+    etp_str s = {NULL, 0};
+    if (o) {
+        uint32_t p = t + o + fb_u32(buf + t + o);
+        s.len = fb_u32(buf + p);
+        s.ptr = (const char *)buf + p + 4;
+    }
+    return s;
+}
+
+uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev) {
+    const uint8_t *buf = d->buf;
+    const block *b = &d->blocks[bi];
+    uint32_t t = fb_vec_table(buf, b->events_vec, i);
+    uint16_t eo[3];
+    table_offsets(buf, t, 3, eo);
+    etp_event_type type = eo[0]   ? ETP_EVENT_PROFILE
+                          : eo[1] ? ETP_EVENT_ALLOCATION
+                          : eo[2] ? ETP_EVENT_DEBUG
+                                  : ETP_EVENT_NONE;
+    /* etp_dump_event() leaves every member but the decoded one zero: clear what the previous
+     * event left (the new member is assigned in full below). */
+    if (ev->type != type) {
+        switch (ev->type) {
+        case ETP_EVENT_PROFILE: memset(&ev->profile, 0, sizeof ev->profile); break;
+        case ETP_EVENT_ALLOCATION: memset(&ev->allocation, 0, sizeof ev->allocation); break;
+        case ETP_EVENT_DEBUG: memset(&ev->debug, 0, sizeof ev->debug); break;
+        default: break;
+        }
+        ev->type = type;
+    }
+    if (type == ETP_EVENT_PROFILE) {
+        uint32_t p = t + eo[0] + fb_u32(buf + t + eo[0]);
+        uint16_t o[8];
+        table_offsets(buf, p, 8, o);
+        etp_profile_event *x = &ev->profile;
+        etp_profile_event y;
+        y.name = str_at(buf, p, o[0]);
+        y.chain_index = o[1] ? fb_i32(buf + p + o[1]) : 0;
+        y.instruction_id = o[2] ? fb_i32(buf + p + o[2]) : -1;
+        y.delegate_debug_id_int = o[3] ? fb_i32(buf + p + o[3]) : -1;
+        y.delegate_debug_id_str = str_at(buf, p, o[4]);
+        etp_str md = str_at(buf, p, o[5]);
+        y.delegate_debug_metadata.ptr = (const uint8_t *)md.ptr;
+        y.delegate_debug_metadata.len = md.len;
+        y.start_time = o[6] ? fb_u64(buf + p + o[6]) : 0;
+        y.end_time = o[7] ? fb_u64(buf + p + o[7]) : 0;
+        *x = y;
+    } else if (type == ETP_EVENT_ALLOCATION) {
+        uint32_t p = t + eo[1] + fb_u32(buf + t + eo[1]);
+        ev->allocation.allocator_id = fb_get_i32(buf, p, 0, 0);
+        ev->allocation.allocation_size = fb_get_u64(buf, p, 1, 0);
+    } else if (type == ETP_EVENT_DEBUG) {
+        etp_dump_event(d, bi, i, ev); /* rare: the full decoder */
+    }
+    return t;
+}
+
+void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_t hi) {
+    if (!d->map_base || d->map_size < ETP_RELEASE_MIN || hi <= lo) return;
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+    uintptr_t a = (uintptr_t)(d->buf + lo), b = (uintptr_t)(d->buf + hi);
+    a = (a + page - 1) & ~(page - 1); /* whole pages inside [lo, hi) only */
+    b &= ~(page - 1);
+    uintptr_t base = (uintptr_t)d->map_base, end = base + d->map_size;
+    if (a < base) a = base;
+    if (b > end) b = end;
+    if (a >= b) return;
+    /* in steps of ETP_RELEASE_STEP: each call costs a TLB flush */
+    if ((r->lo == r->hi ? b - a : (a < r->lo ? r->lo - a : 0) + (b > r->hi ? b - r->hi : 0)) <
+        ETP_RELEASE_STEP)
+        return;
+    if (r->lo == r->hi) {
+        madvise((void *)a, b - a, MADV_DONTNEED);
+        r->lo = a;
+        r->hi = b;
+        return;
+    }
+    /* only what was not released yet: the range grows at either end */
+    if (a < r->lo) {
+        madvise((void *)a, r->lo - a, MADV_DONTNEED);
+        r->lo = a;
+    }
+    if (b > r->hi) {
+        madvise((void *)r->hi, b - r->hi, MADV_DONTNEED);
+        r->hi = b;
     }
 }
 

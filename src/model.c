@@ -7,6 +7,7 @@
  * instruction. Delegate events with no real timestamps (QNN: start 0) can only be linked this way.
  */
 #include "etprof.h"
+#include "etdump_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,35 @@
 #include <string.h>
 
 #define SIG_CACHE 64
+#define ICACHE 1024 /* resolved instructions cached, direct-mapped by (plan, chain, instruction) */
+
+/* The pages of the mapped dump given back so far: the hull of the blocks a pass is done with. */
+typedef struct release_state {
+    uint32_t hull_lo, hull_hi;
+    bool have_hull;
+    etp__released released;
+} release_state;
+
+static void release_block(const etp_dump *d, release_state *rs, uint32_t lo, uint32_t hi) {
+    if (!rs->have_hull) {
+        rs->hull_lo = lo;
+        rs->hull_hi = hi;
+        rs->have_hull = true;
+    } else {
+        if (lo < rs->hull_lo) rs->hull_lo = lo;
+        if (hi > rs->hull_hi) rs->hull_hi = hi;
+    }
+    etp__dump_release(d, &rs->released, rs->hull_lo, rs->hull_hi);
+}
+
+/* What the program says about one instruction of one plan. */
+typedef struct instr_ent {
+    int32_t plan, chain, instr; /* plan -1: empty */
+    bool found;                 /* etp_program_instruction() found it */
+    bool backend_qnn;           /* backend is "QnnBackend" */
+    etp_instr_kind kind;
+    const char *op_name, *op_overload, *backend;
+} instr_ent;
 
 struct etp_model {
     const etp_dump *dump;
@@ -27,6 +57,9 @@ struct etp_model {
     uint64_t *hkeys;    /* hash: the (chain, instr) key with bit 63 set (0 = empty) */
     int32_t *hhead;     /* hash: head of the pending list */
     uint32_t hcap;
+    uint32_t hmask;     /* slots in use for the current block - 1 */
+    uint32_t *hused;    /* hash: the slots filled for the current block (cleared for the next) */
+    uint32_t nused;
     char *arena;
     size_t arena_cap, arena_len;
     struct {
@@ -36,6 +69,11 @@ struct etp_model {
         bool used;
     } cache[SIG_CACHE];
     uint32_t cache_next;
+    instr_ent *icache;  /* ICACHE entries */
+    /* Event table positions of the last block decoded, and what was given back before it */
+    uint32_t blk_lo, blk_hi;
+    bool have_blk;
+    release_state rs;
 };
 
 static const char *const kind_names[ETP_KIND_COUNT_] = {
@@ -83,8 +121,18 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     if (opts) m->opts = *opts;
     else etp_model_opts_init(&m->opts);
     m->forced_plan = -1;
+    if (prog) {
+        m->icache = malloc(ICACHE * sizeof *m->icache);
+        if (!m->icache) {
+            free(m);
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            return ETP_E_INTERNAL;
+        }
+        for (uint32_t i = 0; i < ICACHE; i++) m->icache[i].plan = -1;
+    }
     if (m->opts.method) {
         if (!prog) {
+            free(m->icache);
             free(m);
             etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "--method needs --pte");
             return ETP_E_USAGE;
@@ -100,6 +148,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
                                  pi.name.ptr ? pi.name.ptr : "?");
                 if (w > 0) n += (size_t)w;
             }
+            free(m->icache);
             free(m);
             etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
                           "the program has no method \"%s\" (it has: %s%s)", opts->method, names,
@@ -117,7 +166,9 @@ void etp_model_close(etp_model *m) {
     free(m->next);
     free(m->hkeys);
     free(m->hhead);
+    free(m->hused);
     free(m->arena);
+    free(m->icache);
     free(m);
 }
 
@@ -129,7 +180,11 @@ static int reserve(etp_model *m, uint32_t n, etp_error *err) {
         uint32_t cap = m->cap ? m->cap : 64;
         while (cap < n) cap *= 2;
         etp_mevent *ev = realloc(m->ev, (size_t)cap * sizeof *ev);
-        if (ev) m->ev = ev;
+        if (ev) {
+            /* new slots start zeroed: etp__dump_event_reuse() relies on it */
+            memset(ev + m->cap, 0, (size_t)(cap - m->cap) * sizeof *ev);
+            m->ev = ev;
+        }
         int32_t *nx = realloc(m->next, (size_t)cap * sizeof *nx);
         if (nx) m->next = nx;
         if (!ev || !nx) goto oom;
@@ -140,15 +195,21 @@ static int reserve(etp_model *m, uint32_t n, etp_error *err) {
     if (hc > m->hcap) {
         free(m->hkeys);
         free(m->hhead);
-        m->hkeys = malloc((size_t)hc * sizeof *m->hkeys);
+        free(m->hused);
+        m->hkeys = calloc(hc, sizeof *m->hkeys);
         m->hhead = malloc((size_t)hc * sizeof *m->hhead);
-        if (!m->hkeys || !m->hhead) {
+        m->hused = malloc((size_t)hc * sizeof *m->hused);
+        m->nused = 0;
+        if (!m->hkeys || !m->hhead || !m->hused) {
             m->hcap = 0;
             goto oom;
         }
         m->hcap = hc;
     }
-    memset(m->hkeys, 0, (size_t)m->hcap * sizeof *m->hkeys);
+    m->hmask = hc - 1;
+    /* empty the slots the previous block filled (usually a few instructions' worth) */
+    for (uint32_t k = 0; k < m->nused; k++) m->hkeys[m->hused[k]] = 0;
+    m->nused = 0;
     size_t need = (size_t)n * 12 + 16;
     if (need > m->arena_cap) {
         char *a = realloc(m->arena, need);
@@ -169,11 +230,12 @@ static uint32_t key_of(int32_t chain, int32_t instr) {
 }
 static int32_t *pending_head(etp_model *m, int32_t chain, int32_t instr, bool create) {
     uint64_t k = ((uint64_t)(uint32_t)chain << 32) | (uint32_t)instr;
-    uint32_t mask = m->hcap - 1, h = (key_of(chain, instr) * 2654435761u) & mask;
+    uint32_t mask = m->hmask, h = (key_of(chain, instr) * 2654435761u) & mask;
     uint64_t tag = k | (UINT64_C(1) << 63); /* the whole key: distinct keys never merge */
     for (;;) {
         if (m->hkeys[h] == 0) {
             if (!create) return NULL;
+            m->hused[m->nused++] = h;
             m->hkeys[h] = tag;
             m->hhead[h] = -1;
             return &m->hhead[h];
@@ -183,7 +245,42 @@ static int32_t *pending_head(etp_model *m, int32_t chain, int32_t instr, bool cr
     }
 }
 
-static bool is_name(etp_str s, const char *lit) { return s.ptr && strcmp(s.ptr, lit) == 0; }
+/* strcmp(s.ptr, lit) == 0, using the known length (a name may hold a NUL before its end). */
+static inline bool is_name_n(etp_str s, const char *lit, size_t n) {
+    return s.ptr && s.len >= n && s.ptr[n] == 0 && memcmp(s.ptr, lit, n) == 0;
+}
+#define is_name(s, lit) is_name_n((s), (lit), sizeof(lit) - 1)
+
+/* The program's view of (plan, chain, instr), cached. chain and instr are >= 0. */
+static const instr_ent *instr_info(etp_model *m, int plan, int32_t chain, int32_t instr) {
+    uint32_t h = (uint32_t)plan * 0x9E3779B1u ^ (uint32_t)chain * 0x85EBCA77u ^
+                 (uint32_t)instr * 0xC2B2AE3Du;
+    instr_ent *c = &m->icache[(h ^ (h >> 15)) & (ICACHE - 1)];
+    if (c->plan == plan && c->chain == chain && c->instr == instr) return c;
+    memset(c, 0, sizeof *c);
+    c->plan = plan;
+    c->chain = chain;
+    c->instr = instr;
+    etp_instruction ins;
+    c->found = etp_program_instruction(m->prog, (uint32_t)plan, (uint32_t)chain, (uint32_t)instr,
+                                       &ins);
+    if (!c->found) return c;
+    c->kind = ins.kind;
+    if (ins.kind == ETP_INSTR_KERNEL && ins.index >= 0) {
+        etp_operator op;
+        if (etp_program_operator(m->prog, (uint32_t)plan, (uint32_t)ins.index, &op)) {
+            c->op_name = op.name.ptr;
+            c->op_overload = op.overload.ptr;
+        }
+    } else if (ins.kind == ETP_INSTR_DELEGATE && ins.index >= 0) {
+        etp_delegate dl;
+        if (etp_program_delegate(m->prog, (uint32_t)plan, (uint32_t)ins.index, &dl)) {
+            c->backend = dl.id.ptr;
+            c->backend_qnn = dl.id.ptr && strcmp(dl.id.ptr, "QnnBackend") == 0;
+        }
+    }
+    return c;
+}
 
 static bool ends_with(const char *s, size_t len, const char *suf) {
     size_t n = strlen(suf);
@@ -201,13 +298,20 @@ etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32
     *op_id = -1;
     *name_len = 0;
     if (!s) return ETP_QNN_NONE;
-    if (ends_with(s, len, cyc)) {
+    if (len >= sizeof cyc - 1 && memcmp(s + len - (sizeof cyc - 1), cyc, sizeof cyc - 1) == 0) {
         size_t end = len - (sizeof cyc - 1); /* s[0..end) = "<...>OpId_<n>" */
         size_t d = end;
-        while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9') d--;
+        int64_t v = 0, scale = 1; /* the digits' value, read from the right (up to 18 digits) */
+        while (d > 0 && (unsigned char)(s[d - 1] - '0') < 10) {
+            d--;
+            if (end - d <= 18) {
+                v += (s[d] - '0') * scale;
+                scale *= 10;
+            }
+        }
         if (d < end && d >= 5 && memcmp(s + d - 5, "OpId_", 5) == 0) {
             size_t pre = d - 5;
-            *op_id = parse_u(s + d, end - d);
+            *op_id = end - d <= 18 ? v : parse_u(s + d, end - d); /* parse_u caps long ones */
             if (pre == 0) return ETP_QNN_NODE_SYS;
             if ((pre == 6 && memcmp(s, "Input ", 6) == 0) ||
                 (pre == 7 && memcmp(s, "Output ", 7) == 0)) {
@@ -286,9 +390,8 @@ static etp_instr_kind wrapper_instr(etp_kind k, etp_str name) {
 }
 
 /* Does plan `p` explain every instruction event of the block? */
-static bool plan_matches(const etp_program *prog, uint32_t p, const etp_mevent *ev, uint32_t n,
+static bool plan_matches(etp_model *m, uint32_t p, const etp_mevent *ev, uint32_t n,
                          uint32_t *max_instr) {
-    etp_instruction ins;
     *max_instr = 0;
     for (uint32_t i = 0; i < n; i++) {
         const etp_mevent *e = &ev[i];
@@ -302,9 +405,8 @@ static bool plan_matches(const etp_program *prog, uint32_t p, const etp_mevent *
         case ETP_KIND_DELEGATE_INTERNAL: want = ETP_INSTR_DELEGATE; break;
         default: continue;
         }
-        if (!etp_program_instruction(prog, p, (uint32_t)e->chain, (uint32_t)e->instr, &ins))
-            return false;
-        if (ins.kind != want) return false;
+        const instr_ent *ins = instr_info(m, (int)p, e->chain, e->instr);
+        if (!ins->found || ins->kind != want) return false;
         if ((uint32_t)e->instr > *max_instr) *max_instr = (uint32_t)e->instr;
     }
     return true;
@@ -346,7 +448,7 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     int best = -1, best_score = -1;
     for (uint32_t p = 0; p < np; p++) {
         uint32_t max_instr;
-        if (!plan_matches(prog, p, m->ev, bv->n, &max_instr)) continue;
+        if (!plan_matches(m, p, m->ev, bv->n, &max_instr)) continue;
         cands++;
         /* Prefer a plan whose chain ends right after the last instruction seen, then "forward",
          * then the first in the program. */
@@ -373,7 +475,7 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     m->cache[slot].used = true;
 }
 
-static void decide_unit(etp_model *m, etp_mevent *e) {
+static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
     e->unit = ETP_UNIT_NONE;
     e->value = NAN;
     if (e->ev.type == ETP_EVENT_ALLOCATION) {
@@ -399,14 +501,14 @@ static void decide_unit(etp_model *m, etp_mevent *e) {
         const char *n = p->delegate_debug_id_str.ptr;
         size_t len = p->delegate_debug_id_str.len;
         e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
-        bool qnn_backend = e->backend && strcmp(e->backend, "QnnBackend") == 0;
         if (e->qnn != ETP_QNN_NONE || qnn_backend || s == 0) {
             e->flags |= ETP_MF_NOT_WALL;
             if (ends_with(n, len, " (us)")) {
                 e->unit = ETP_UNIT_US;
                 e->value = raw;
-                if (strcmp(n, "Time for initial VTCM acquire (us)") == 0 ||
-                    strcmp(n, "Time for HVX + HMX power on and acquire (us)") == 0) {
+                if (is_name(p->delegate_debug_id_str, "Time for initial VTCM acquire (us)") ||
+                    is_name(p->delegate_debug_id_str,
+                            "Time for HVX + HMX power on and acquire (us)")) {
                     e->value = raw / 19.2;
                     e->flags |= ETP_MF_QTIMER;
                 }
@@ -459,18 +561,33 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     uint32_t n = bv->info.event_count;
     int rc = reserve(m, n, err);
     if (rc) return rc;
+    /* The previous block is done with: give its pages of the mapped file back (a pass over the
+     * blocks in order then holds little more than the block it is on). */
+    if (m->have_blk) release_block(m->dump, &m->rs, m->blk_lo, m->blk_hi);
+    m->have_blk = false;
     etp_mevent *ev = m->ev;
-    /* Pass 1: decode and give each event its base kind. */
+    uint32_t lo = UINT32_MAX, hi = 0;
+    /* Pass 1: decode and give each event its base kind. Every field of an event is assigned
+     * here (the slots are reused from block to block). */
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
-        memset(e, 0, sizeof *e);
-        etp_dump_event(m->dump, block, i, &e->ev);
+        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &e->ev);
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
         e->index = i;
-        e->parent = -1;
-        e->qnn_op_id = -1;
         e->kind = base_kind(&e->ev);
+        e->parent = -1;
         e->chain = -1;
         e->instr = -1;
+        e->label = NULL;
+        e->instr_kind = ETP_INSTR_NONE;
+        e->op_name = e->op_overload = e->backend = NULL;
+        e->unit = ETP_UNIT_NONE;
+        e->value = 0;
+        e->flags = 0;
+        e->qnn = ETP_QNN_NONE;
+        e->qnn_op_id = -1;
+        e->qnn_name_len = 0;
         switch (e->ev.type) {
         case ETP_EVENT_PROFILE: {
             const etp_profile_event *p = &e->ev.profile;
@@ -496,6 +613,11 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         }
         default: break;
         }
+    }
+    if (n) {
+        m->blk_lo = lo;
+        m->blk_hi = hi;
+        m->have_blk = true;
     }
     /* Pass 2: wrappers claim the earlier unclaimed events of their instruction. */
     for (uint32_t i = 0; i < n; i++) {
@@ -546,42 +668,20 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);
         bv->method = pi.name.ptr;
     }
-    /* Events of one instruction come in runs (a QNN partition logs ~1500 of them): look each
-     * instruction up once per run of events. */
-    int32_t memo_chain = -1, memo_instr = -1;
-    etp_instr_kind memo_kind = ETP_INSTR_NONE;
-    const char *memo_op = NULL, *memo_overload = NULL, *memo_backend = NULL;
+    const instr_ent *ins = NULL; /* the last lookup: neighbours share their instruction */
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
+        bool qnn_backend = false;
         if (bv->plan >= 0 && e->chain >= 0 && e->instr >= 0) {
-            if (e->chain != memo_chain || e->instr != memo_instr) {
-                memo_chain = e->chain;
-                memo_instr = e->instr;
-                memo_kind = ETP_INSTR_NONE;
-                memo_op = memo_overload = memo_backend = NULL;
-                etp_instruction ins;
-                if (etp_program_instruction(m->prog, (uint32_t)bv->plan, (uint32_t)e->chain,
-                                            (uint32_t)e->instr, &ins)) {
-                    memo_kind = ins.kind;
-                    if (ins.kind == ETP_INSTR_KERNEL && ins.index >= 0) {
-                        etp_operator op;
-                        if (etp_program_operator(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index,
-                                                 &op)) {
-                            memo_op = op.name.ptr;
-                            memo_overload = op.overload.ptr;
-                        }
-                    } else if (ins.kind == ETP_INSTR_DELEGATE && ins.index >= 0) {
-                        etp_delegate dl;
-                        if (etp_program_delegate(m->prog, (uint32_t)bv->plan, (uint32_t)ins.index,
-                                                 &dl))
-                            memo_backend = dl.id.ptr;
-                    }
-                }
+            if (!ins || ins->chain != e->chain || ins->instr != e->instr)
+                ins = instr_info(m, bv->plan, e->chain, e->instr);
+            if (ins->found) {
+                e->instr_kind = ins->kind;
+                e->op_name = ins->op_name;
+                e->op_overload = ins->op_overload;
+                e->backend = ins->backend;
+                qnn_backend = ins->backend_qnn;
             }
-            e->instr_kind = memo_kind;
-            e->op_name = memo_op;
-            e->op_overload = memo_overload;
-            e->backend = memo_backend;
         }
         if (e->kind == ETP_KIND_NONE) {
             /* A named scope nothing claimed: the program decides, else it stays "other". */
@@ -589,7 +689,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             else if (e->instr_kind == ETP_INSTR_DELEGATE) e->kind = ETP_KIND_DELEGATE_INTERNAL;
             else e->kind = ETP_KIND_OTHER;
         }
-        decide_unit(m, e);
+        decide_unit(m, e, qnn_backend);
     }
     return ETP_OK;
 }

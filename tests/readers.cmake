@@ -1,4 +1,4 @@
 add_executable(test_readers ${CMAKE_SOURCE_DIR}/tests/test_readers.c)
 target_link_libraries(test_readers PRIVATE etprof)
-target_include_directories(test_readers PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_readers PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME readers_vs_manifest COMMAND test_readers ${ETPROF_TEST_DATA})

@@ -4,11 +4,14 @@
  *
  * usage: test_readers DATA_DIR */
 #include "check.h"
+#include "etdump_int.h"
 #include "etprof.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *data_dir;
 
@@ -377,6 +380,172 @@ static void check_upstream_golden(void) {
     etp_blob_close(&b);
 }
 
+/* ---- the model's decoder: the same events as etp_dump_event() ------------------------------
+ * etp_model_block() decodes into buffers it reuses from block to block and only clears what the
+ * previous event in a slot left; every field of every member must still be what
+ * etp_dump_event() gives. Blocks are visited forwards and then backwards, so that slots change
+ * event type. */
+
+static bool same_str(etp_str a, etp_str b) { return a.ptr == b.ptr && a.len == b.len; }
+static bool same_vec(etp_vec a, etp_vec b) { return a.ptr == b.ptr && a.len == b.len; }
+
+static bool same_tensor(const etp_tensor *a, const etp_tensor *b) {
+    return a->scalar_type == b->scalar_type && same_vec(a->sizes, b->sizes) &&
+           same_vec(a->strides, b->strides) && a->offset == b->offset;
+}
+
+static bool same_event(const etp_event *a, const etp_event *b) {
+    const etp_profile_event *p = &a->profile, *q = &b->profile;
+    const etp_debug_event *d = &a->debug, *e = &b->debug;
+    const etp_value *v = &d->debug_entry, *w = &e->debug_entry;
+    return a->type == b->type && same_str(p->name, q->name) && p->chain_index == q->chain_index &&
+           p->instruction_id == q->instruction_id &&
+           p->delegate_debug_id_int == q->delegate_debug_id_int &&
+           same_str(p->delegate_debug_id_str, q->delegate_debug_id_str) &&
+           same_vec(p->delegate_debug_metadata, q->delegate_debug_metadata) &&
+           p->start_time == q->start_time && p->end_time == q->end_time &&
+           a->allocation.allocator_id == b->allocation.allocator_id &&
+           a->allocation.allocation_size == b->allocation.allocation_size &&
+           d->chain_index == e->chain_index && d->instruction_id == e->instruction_id &&
+           d->delegate_debug_id_int == e->delegate_debug_id_int &&
+           same_str(d->delegate_debug_id_str, e->delegate_debug_id_str) &&
+           same_str(d->name, e->name) && d->has_debug_entry == e->has_debug_entry &&
+           v->val == w->val && v->has_tensor == w->has_tensor &&
+           v->has_tensor_list == w->has_tensor_list && v->has_int == w->has_int &&
+           v->has_float == w->has_float && v->has_double == w->has_double &&
+           v->has_bool == w->has_bool && v->has_output == w->has_output &&
+           same_tensor(&v->tensor, &w->tensor) && v->tensor_list_len == w->tensor_list_len &&
+           v->int_val == w->int_val && memcmp(&v->float_val, &w->float_val, sizeof v->float_val) == 0 &&
+           memcmp(&v->double_val, &w->double_val, sizeof v->double_val) == 0 &&
+           v->bool_val == w->bool_val && v->output == w->output && v->buf_ == w->buf_ &&
+           v->tensor_list_pos_ == w->tensor_list_pos_;
+}
+
+static int model_decode_one(const char *path) {
+    etp_blob b;
+    etp_error err = {0};
+    etp_dump *d = NULL;
+    etp_model *m = NULL;
+    if (etp_blob_open(&b, path, &err)) return 0;
+    int checked = 0, bad = 0;
+    if (etp_dump_open(&d, &b, &err) == 0 && etp_model_open(&m, d, NULL, NULL, &err) == 0) {
+        uint32_t nb = etp_dump_get_info(d)->block_count;
+        for (uint32_t k = 0; k < 2 * nb; k++) {
+            uint32_t bi = k < nb ? k : 2 * nb - 1 - k;
+            etp_block_view v;
+            if (etp_model_block(m, bi, &v, &err)) {
+                bad++;
+                break;
+            }
+            for (uint32_t i = 0; i < v.n; i++) {
+                etp_event ref;
+                etp_dump_event(d, bi, i, &ref);
+                if (!same_event(&v.events[i].ev, &ref)) bad++;
+                checked++;
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%s: %d events decoded differently by the model", path, bad);
+    etp_model_close(m);
+    etp_dump_close(d);
+    etp_blob_close(&b);
+    return checked;
+}
+
+static int model_decode_dir(const char *dir) {
+    DIR *dh = opendir(dir);
+    if (!dh) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dh))) {
+        if (de->d_name[0] == '.') continue;
+        char p[2048];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        size_t l = strlen(p);
+        struct stat st;
+        if (stat(p, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) n += model_decode_dir(p);
+        else if (l > 5 && strcmp(p + l - 5, ".etdp") == 0) n += model_decode_one(p);
+    }
+    closedir(dh);
+    return n;
+}
+
+/* ---- the verifier's fast path: the same verdict and the same error as the full verifier ----
+ * Valid files mutated at random (bytes set to random values, to 0 or 0xff, small offsets moved),
+ * opened with and without the fast path. */
+static void check_fast_verifier(void) {
+    static const char *files[] = {"real/add_pte_10x.etdp", "real/module_linear_intermediate_1x.etdp",
+                                  "fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                                  "synthetic/synth_qnn_mixed_small_3x.etdp", "upstream/etdump.etdp"};
+    uint64_t x = 0x853c49e6748fea9bu;
+    int cases = 0, differ = 0, rejected = 0;
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", data_dir, files[fi]);
+        FILE *f = fopen(p, "rb");
+        CHECK_MSG(f != NULL, "%s", p);
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *orig = malloc((size_t)n), *buf = malloc((size_t)n);
+        CHECK(fread(orig, 1, (size_t)n, f) == (size_t)n);
+        fclose(f);
+        for (int k = 0; k < 600; k++) {
+            memcpy(buf, orig, (size_t)n);
+            int edits = 1 + k % 3;
+            for (int e = 0; e < edits; e++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                size_t at = 12 + (size_t)(x % (uint64_t)(n - 12)); /* keep the header */
+                switch ((x >> 40) % 4) {
+                case 0: buf[at] = (uint8_t)(x >> 48); break;
+                case 1: buf[at] = 0; break;
+                case 2: buf[at] = 0xff; break;
+                default: buf[at] = (uint8_t)(buf[at] + ((x >> 50) % 2 ? 4 : -4)); break;
+                }
+            }
+            etp_blob b;
+            etp_blob_borrow(&b, buf, (size_t)n, "mutant");
+            etp_error e1 = {0}, e2 = {0};
+            etp_dump *d1 = NULL, *d2 = NULL;
+            etp__verify_fast = true;
+            int r1 = etp_dump_open(&d1, &b, &e1);
+            etp__verify_fast = false;
+            int r2 = etp_dump_open(&d2, &b, &e2);
+            etp__verify_fast = true;
+            char m1[1200], m2[1200];
+            etp_error_format(&e1, m1, sizeof m1);
+            etp_error_format(&e2, m2, sizeof m2);
+            bool same = r1 == r2 && strcmp(m1, m2) == 0;
+            if (same && r1 == 0) {
+                const etp_dump_info *a = etp_dump_get_info(d1), *c = etp_dump_get_info(d2);
+                same = a->event_count == c->event_count && a->profile_count == c->profile_count &&
+                       a->allocation_count == c->allocation_count &&
+                       a->debug_count == c->debug_count && a->none_count == c->none_count;
+            }
+            if (!same) {
+                differ++;
+                fprintf(stderr, "fast verifier differs on %s mutant %d: %d \"%s\" vs %d \"%s\"\n",
+                        files[fi], k, r1, m1, r2, m2);
+            }
+            rejected += r1 != 0;
+            cases++;
+            etp_dump_close(d1);
+            etp_dump_close(d2);
+        }
+        free(orig);
+        free(buf);
+    }
+    CHECK_EQ_I(differ, 0);
+    CHECK_MSG(rejected > cases / 10 && rejected < cases, "%d of %d mutants rejected", rejected, cases);
+}
+
+static void check_model_decode(void) {
+    int n = model_decode_dir(data_dir);
+    CHECK_MSG(n > 10000, "only %d events checked", n);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: test_readers DATA_DIR\n");
@@ -398,5 +567,7 @@ int main(int argc, char **argv) {
     }
     check_upstream_golden();
     check_programs();
+    check_model_decode();
+    check_fast_verifier();
     return check_done();
 }

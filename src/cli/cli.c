@@ -1,5 +1,6 @@
 /* cli.c - shared plumbing of the etprof command: options, inputs, output, errors. */
 #include "cli.h"
+#include "etdump_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -125,12 +126,18 @@ int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
     return cli_open_inputs_blob(a, &blob, in);
 }
 
+static void verify_progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "reading", done, total);
+}
+
 int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in) {
     etp_error err = {0};
     memset(in, 0, sizeof *in);
     in->dump_blob = *blob;
     memset(blob, 0, sizeof *blob);
-    int rc = etp_dump_open(&in->dump, &in->dump_blob, &err);
+    /* verifying a large file takes a while: a progress line on a terminal */
+    int rc = etp__dump_open_progress(&in->dump, &in->dump_blob, verify_progress, a, &err);
+    cli_progress_end(a);
     if (!rc && a->set[OPT_PTE]) {
         rc = etp_blob_open(&in->pte_blob, a->val[OPT_PTE], &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
@@ -205,18 +212,30 @@ out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols)
     return t;
 }
 
+/* Is standard error a terminal? Asked once (this is called per block). */
+static bool stderr_tty(void) {
+    static int tty = -1;
+    if (tty < 0) tty = isatty(STDERR_FILENO) ? 1 : 0;
+    return tty == 1;
+}
+
+static int progress_last = -1;           /* percentage shown, -1 = none */
+static const char *progress_what = NULL; /* of which step */
+
 void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total) {
-    if (a->quiet || !isatty(STDERR_FILENO) || total == 0) return;
-    static int last = -1;
+    if (a->quiet || total == 0 || !stderr_tty()) return;
     int pct = (int)(done * 100 / total);
-    if (pct == last) return;
-    last = pct;
+    if (pct == progress_last && what == progress_what) return;
+    progress_last = pct;
+    progress_what = what;
     fprintf(stderr, "\r%s %3d%%", what, pct);
     fflush(stderr);
 }
 
 void cli_progress_end(cli_args *a) {
-    if (a->quiet || !isatty(STDERR_FILENO)) return;
+    if (a->quiet || !stderr_tty() || progress_last < 0) return;
+    progress_last = -1;
+    progress_what = NULL;
     fputs("\r\033[K", stderr);
     fflush(stderr);
 }

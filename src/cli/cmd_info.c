@@ -6,12 +6,39 @@
 #include <string.h>
 
 typedef struct block_sum {
-    etp_block_info bi;
+    etp_block_info bi; /* bi.name: a copy (see keep_name) */
     uint32_t by_type[4];
     int plan;
     const char *method;
     uint32_t candidates;
+    bool owns_name;
 } block_sum;
+
+/* The block's name, kept in memory: the pass over a large file gives the file's pages back as it
+ * goes, and mapping one page again per block for the output would cost more than the copy. A
+ * block named like the one before it (usually "Execute") shares its copy. */
+static bool keep_name(block_sum *bs, uint32_t b) {
+    etp_str *n = &bs[b].bi.name;
+    if (!n->ptr) return true;
+    if (b > 0 && bs[b - 1].bi.name.ptr && bs[b - 1].bi.name.len == n->len &&
+        memcmp(bs[b - 1].bi.name.ptr, n->ptr, n->len) == 0) {
+        n->ptr = bs[b - 1].bi.name.ptr;
+        return true;
+    }
+    char *c = malloc((size_t)n->len + 1);
+    if (!c) return false;
+    memcpy(c, n->ptr, (size_t)n->len + 1);
+    n->ptr = c;
+    bs[b].owns_name = true;
+    return true;
+}
+
+static void free_block_sums(block_sum *bs, uint32_t n) {
+    if (!bs) return;
+    for (uint32_t b = 0; b < n; b++)
+        if (bs[b].owns_name) free((char *)bs[b].bi.name.ptr);
+    free(bs);
+}
 
 #define MAX_NAMES 64
 
@@ -55,11 +82,17 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         etp_block_view v;
         if ((rc = etp_model_block(in.model, b, &v, &err))) {
             cli_error(&err);
-            free(bs);
+            free_block_sums(bs, b);
             cli_close_inputs(&in);
             return cli_exit_for(rc);
         }
         bs[b].bi = v.info;
+        if (!keep_name(bs, b)) {
+            cli_errorf("out of memory");
+            free_block_sums(bs, b);
+            cli_close_inputs(&in);
+            return EXIT_INTERNAL;
+        }
         bs[b].plan = v.plan;
         bs[b].method = v.method;
         bs[b].candidates = v.candidates;
@@ -75,7 +108,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_progress_end(a);
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
-        free(bs);
+        free_block_sums(bs, di->block_count);
         cli_close_inputs(&in);
         return rc;
     }
@@ -216,7 +249,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
         out_table_free(t);
     }
-    free(bs);
+    free_block_sums(bs, di->block_count);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }

@@ -1,0 +1,43 @@
+/* etdump_int.h - ETDump internals shared with the model (internal, not part of the API). */
+#ifndef ETPROF_ETDUMP_INT_H
+#define ETPROF_ETDUMP_INT_H
+
+#include "etprof.h"
+
+/* The verifier checks most events on a fast path that accepts exactly what the full verifier
+ * accepts (and hands anything else to it). Tests turn it off to compare the two. */
+extern bool etp__verify_fast;
+
+/* etp_dump_open() that reports its progress after each block it verified (done, total blocks);
+ * `progress` may be NULL. */
+int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
+                            void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                            etp_error *err);
+
+/* As etp_dump_event(), for a caller that decodes event after event into the same structures:
+ * `ev` must hold zeros or what an earlier call (or etp_dump_event()) left there. Only the member
+ * of the previous event's type is cleared; the result is the same as etp_dump_event()'s. Returns
+ * the position of the event's Event table in the FlatBuffer. */
+uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t block, uint32_t index, etp_event *ev);
+
+/* Files smaller than this keep their pages: a second pass over them (etprof trace makes two)
+ * then costs no page faults, and their resident set is small anyway. */
+#define ETP_RELEASE_MIN ((size_t)64 << 20)
+/* Pages are given back in steps of this many bytes (each step costs a TLB flush). */
+#define ETP_RELEASE_STEP ((uintptr_t)16 << 20)
+
+/* The page range a streaming pass has given back (addresses; lo == hi: none yet). */
+typedef struct etp__released {
+    uintptr_t lo, hi;
+} etp__released;
+
+/* A streaming pass is done with buffer bytes [lo, hi) (a range that only grows from call to
+ * call): when the dump lies in a file mapping made by etp_blob_open(), the whole pages inside it
+ * that `r` does not cover yet are dropped from the process (MADV_DONTNEED). They stay in the page
+ * cache, and a later access maps them again with the same bytes, so every pointer into the file
+ * stays valid. (The kernel may drop clean file pages at any time anyway; this only does it
+ * early.) Keeps the resident set of a pass over a multi-GB file within the file size, whatever
+ * the pass allocates. No-op for other blobs, and for files below ETP_RELEASE_MIN. */
+void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_t hi);
+
+#endif
