@@ -14,6 +14,7 @@
  *  - delegate events with real host timestamps (Ethos-U scopes, XNNPACK) nest by interval
  *    containment inside their DELEGATE_CALL.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #define CONTAIN_SCAN_MAX 512 /* how far ahead a delegate scope looks for its container */
 
@@ -30,12 +32,24 @@ typedef struct arena_chunk {
     char data[];
 } arena_chunk;
 
+/* The first sample arrays of the rows: carved from large chunks, instead of a malloc (and a
+ * page fault every 4 KiB, costly on virtual machines) per row. */
+#define POOL_CHUNK ((size_t)2 << 20)
+typedef struct pool_chunk {
+    struct pool_chunk *next;
+    size_t len, cap; /* doubles */
+    size_t bytes;    /* of the mapping, 0 when malloc'ed */
+    double data[];
+} pool_chunk;
+
 typedef struct row_acc {
     etp_ops_row pub;
     uint64_t hash;
     uint64_t first_seen; /* (run serial << 32) | event index of the first occurrence */
-    double *samples, *childsum;
+    double *samples;
+    double *childsum; /* allocated when the first child value arrives (most rows have none) */
     uint32_t cap;
+    bool pooled;       /* samples lie in the result's sample pool (not freed on their own) */
     uint32_t last_run; /* run serial of the current sample, 0 = none yet */
     int32_t parent;    /* acc index, -2 = not seen with a parent yet */
     bool childsum_any;
@@ -55,6 +69,7 @@ typedef struct method_acc {
 
 struct etp_ops_result {
     arena_chunk *arena;
+    pool_chunk *pool;
     row_acc *acc;
     size_t nacc, acc_cap;
     uint32_t *htab; /* acc index + 1, 0 = empty */
@@ -91,6 +106,53 @@ static char *arena_alloc(etp_ops_result *r, size_t n) {
         r->arena = c = nc;
     }
     char *p = c->data + c->len;
+    c->len += n;
+    return p;
+}
+
+#if defined(MAP_ANONYMOUS)
+/* A POOL_CHUNK-aligned chunk: one transparent huge page where the system allows it, its memory
+ * mapped at once. */
+static void *pool_map(void) {
+    size_t len = 2 * POOL_CHUNK;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    uintptr_t a = ((uintptr_t)p + POOL_CHUNK - 1) & ~(uintptr_t)(POOL_CHUNK - 1);
+    if ((char *)a > p) munmap(p, (size_t)((char *)a - p));
+    char *end = (char *)a + POOL_CHUNK;
+    if (end < p + len) munmap(end, (size_t)(p + len - end));
+#ifdef MADV_HUGEPAGE
+    madvise((void *)a, POOL_CHUNK, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+    madvise((void *)a, POOL_CHUNK, MADV_POPULATE_WRITE);
+#endif
+    return (void *)a;
+}
+#endif
+
+/* n doubles from the pool; NULL when n is large (the caller mallocs) or out of memory. */
+static double *pool_alloc(etp_ops_result *r, size_t n) {
+    size_t room = (POOL_CHUNK - sizeof(pool_chunk)) / sizeof(double);
+    if (n > room / 4) return NULL;
+    pool_chunk *c = r->pool;
+    if (!c || c->cap - c->len < n) {
+        c = NULL;
+        size_t bytes = POOL_CHUNK;
+#if defined(MAP_ANONYMOUS)
+        c = pool_map();
+#endif
+        if (!c) {
+            if (!(c = malloc(POOL_CHUNK))) return NULL;
+            bytes = 0;
+        }
+        c->next = r->pool;
+        c->len = 0;
+        c->cap = room;
+        c->bytes = bytes;
+        r->pool = c;
+    }
+    double *p = c->data + c->len;
     c->len += n;
     return p;
 }
@@ -394,18 +456,44 @@ static int tree_parents(etp_ops_result *r, const etp_block_view *v) {
     return ETP_OK;
 }
 
-static int push_sample(row_acc *a, uint32_t run) {
+/* Room for the first samples of a row created in a block of n events: most rows recur in every
+ * run, so they start with room for many runs (no regrowth on a dump of a few hundred runs), within
+ * a budget per block that keeps blocks of many distinct rows cheap. */
+#define SAMPLE_BUDGET ((uint64_t)8 << 20) /* bytes of first capacity per block */
+static uint32_t first_cap(uint32_t n) {
+    uint64_t c = SAMPLE_BUDGET / sizeof(double) / (n ? n : 1);
+    return c < 4 ? 4 : c > 4096 ? 4096 : (uint32_t)c;
+}
+
+/* A new sample (run `run`) for row `a`; `room` >= 1 is how many more runs can still come, this
+ * one included (the blocks not read yet): a row seen in every run grows to exactly its final
+ * size. `cap0` is the capacity of a new row. */
+static int push_sample(etp_ops_result *r, row_acc *a, uint32_t run, uint32_t room,
+                       uint32_t cap0) {
     if (a->pub.runs == a->cap) {
-        uint32_t cap = a->cap ? a->cap * 2 : 4;
-        double *s = realloc(a->samples, cap * sizeof *s);
-        if (s) a->samples = s;
-        double *c = realloc(a->childsum, cap * sizeof *c);
-        if (c) a->childsum = c;
-        if (!s || !c) return ETP_E_INTERNAL;
-        a->cap = cap;
+        uint64_t cap = a->cap ? (uint64_t)a->cap * 2 : cap0;
+        if (cap > (uint64_t)a->pub.runs + room) cap = (uint64_t)a->pub.runs + room;
+        if (cap > UINT32_MAX) cap = UINT32_MAX;
+        double *s;
+        if (!a->samples && (s = pool_alloc(r, cap))) {
+            a->pooled = true;
+        } else if (a->pooled) { /* outgrew its pooled array (left in the pool) */
+            if (!(s = malloc(cap * sizeof *s))) return ETP_E_INTERNAL;
+            memcpy(s, a->samples, a->pub.runs * sizeof *s);
+            a->pooled = false;
+        } else if (!(s = realloc(a->samples, cap * sizeof *s))) {
+            return ETP_E_INTERNAL;
+        }
+        a->samples = s;
+        if (a->childsum) {
+            double *c = realloc(a->childsum, cap * sizeof *c);
+            if (!c) return ETP_E_INTERNAL;
+            a->childsum = c;
+        }
+        a->cap = (uint32_t)cap;
     }
     a->samples[a->pub.runs] = 0;
-    a->childsum[a->pub.runs] = 0;
+    if (a->childsum) a->childsum[a->pub.runs] = 0;
     a->pub.runs++;
     a->last_run = run;
     return ETP_OK;
@@ -430,7 +518,8 @@ static int32_t method_find(etp_ops_result *r, const char *name) {
     return (int32_t)r->nmethods++;
 }
 
-static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v) {
+static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v,
+                     uint32_t room) {
     bool keep = o->block ? (v->info.name.ptr && strcmp(v->info.name.ptr, o->block) == 0)
                          : v->is_execute;
     if (!keep) return ETP_OK;
@@ -453,6 +542,7 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         m->hint_cap = v->n;
     }
     const etp_mevent *ev = v->events;
+    uint32_t cap0 = first_cap(v->n);
     for (uint32_t i = 0; i < v->n; i++) {
         const etp_mevent *e = &ev[i];
         r->row_of[i] = -1;
@@ -467,7 +557,7 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         if ((int32_t)i == v->method_event && m->exec_row < 0) m->exec_row = ri;
         double x = row_value(e);
         if (isnan(x)) continue;
-        if (a->last_run != run && push_sample(a, run)) return ETP_E_INTERNAL;
+        if (a->last_run != run && push_sample(r, a, run, room, cap0)) return ETP_E_INTERNAL;
         a->samples[a->pub.runs - 1] += x;
     }
     for (uint32_t i = 0; i < v->n; i++) {
@@ -483,6 +573,8 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         }
         double x = row_value(&ev[i]);
         if (isnan(x) || a->pub.unit != pa->pub.unit || pa->last_run != run) continue;
+        if (!pa->childsum && !(pa->childsum = calloc(pa->cap, sizeof *pa->childsum)))
+            return ETP_E_INTERNAL;
         pa->childsum[pa->pub.runs - 1] += x;
         pa->childsum_any = true;
     }
@@ -771,7 +863,7 @@ static int finish_qnn(etp_ops_result *r, size_t nrows) {
 void etp_ops_free(etp_ops_result *r) {
     if (!r) return;
     for (size_t i = 0; i < r->nacc; i++) {
-        free(r->acc[i].samples);
+        if (!r->acc[i].pooled) free(r->acc[i].samples);
         free(r->acc[i].childsum);
     }
     for (size_t i = 0; i < r->nmethods; i++) {
@@ -783,6 +875,12 @@ void etp_ops_free(etp_ops_result *r) {
         arena_chunk *n = r->arena->next;
         free(r->arena);
         r->arena = n;
+    }
+    while (r->pool) {
+        pool_chunk *n = r->pool->next;
+        if (r->pool->bytes) munmap(r->pool, r->pool->bytes);
+        else free(r->pool);
+        r->pool = n;
     }
     free(r->acc);
     free(r->htab);
@@ -816,7 +914,7 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_block_view v;
         rc = etp_model_block(m, b, &v, err);
         if (rc) break;
-        if (add_block(r, &o, &v)) {
+        if (add_block(r, &o, &v, di->block_count - b)) {
             rc = ETP_E_INTERNAL;
             etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
         }

@@ -161,6 +161,57 @@ static void test_stats(void) {
     CHECK(etp_time_unit_ns("ms") == 1e6 && etp_time_unit_ns("cycles") == 0);
 }
 
+/* etp_stats_compute() sorts with a radix sort for samples of 64 or more (32-bit keys when every
+ * value is a whole number in [0, 2^32)) and a comparison sort below: whatever the path, the sorted
+ * array and every statistic must be bit for bit what a plain qsort gives. */
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static void test_stats_sort_paths(void) {
+    static const size_t sizes[] = {2, 15, 16, 17, 63, 64, 65, 100, 511, 512, 513, 1000, 5000};
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    int mismatches = 0, cases = 0;
+    for (int kind = 0; kind < 6; kind++) {
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si];
+            double *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                double d;
+                switch (kind) {
+                case 0: d = (double)(x % 100000); break;                 /* cycles, counts */
+                case 1: d = (double)(x % 7); break;                      /* many ties */
+                case 2: d = (double)(x >> 20) + 4294967296.0; break;     /* whole, >= 2^32 */
+                case 3: d = ((double)(x % 2000000) - 1000000) / 3.0; break; /* signed fractions */
+                case 4: d = (double)(x % 4294967296u); break;            /* the full 32-bit range */
+                default: d = i == n / 2 ? 0.5 : (double)(x % 1000); break; /* one non-integer */
+                }
+                v[i] = ref[i] = d;
+            }
+            qsort(ref, n, sizeof *ref, cmp_double);
+            etp_stats s;
+            etp_stats_compute(v, n, &s);
+            double total = 0;
+            for (size_t i = 0; i < n; i++) total += ref[i];
+            bool same = memcmp(v, ref, n * sizeof *v) == 0 && s.n == n && s.min == ref[0] &&
+                        s.max == ref[n - 1] && s.p10 == etp_percentile(ref, n, 10) &&
+                        s.p50 == etp_percentile(ref, n, 50) && s.p90 == etp_percentile(ref, n, 90) &&
+                        s.avg == etp_mean(ref, n) && s.total == total;
+            if (!same) {
+                mismatches++;
+                fprintf(stderr, "stats sort path: kind %d n %zu differs\n", kind, n);
+            }
+            cases++;
+            free(v);
+            free(ref);
+        }
+    }
+    CHECK(cases == 6 * 13);
+    CHECK_EQ_I(mismatches, 0);
+}
+
 /* real runtime, real .pte: 100 runs of aten::add.out */
 static void test_add_100x(void) {
     fixture fx;
@@ -546,6 +597,7 @@ static void test_synth(void) {
 int main(int argc, char **argv) {
     if (argc > 1) data_dir = argv[1];
     test_stats();
+    test_stats_sort_paths();
     test_add_100x();
     test_bundled_repeats();
     test_qnn("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", 10);
