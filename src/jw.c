@@ -1,7 +1,7 @@
 /* jw.c - streaming JSON writer; see jw.h. */
+#define _DEFAULT_SOURCE /* fwrite_unlocked */
 #include "jw.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,28 +15,114 @@ void jw_init(jw *w, FILE *f, bool pretty) {
 bool jw_ok(const jw *w) { return !w->error; }
 
 int jw_finish(jw *w) {
+    jw_flush(w);
     if (w->error || !w->done || w->depth != 0 || ferror(w->f)) return -1;
     return 0;
 }
 
-static void put(jw *w, const char *s, size_t n) {
-    if (n && fwrite(s, 1, n, w->f) != n) w->error = true;
+/* Output goes through the FILE's own buffer without taking its lock per call (a writer is used by
+ * one thread). Each call assembles its bytes (separator, indentation, key or value) in a stage
+ * and hands them over in one piece when it returns, so that every byte is in the FILE when the
+ * call returns and callers may write to the FILE themselves between calls. With jw_set_buffer()
+ * the stage is the free end of that buffer, and the FILE gets the bytes when it fills up. A
+ * failed write is noticed here or by ferror() in jw_finish(). */
+#if defined(__GLIBC__)
+#define JW_FWRITE fwrite_unlocked
+#else
+#define JW_FWRITE fwrite
+#endif
+
+#define STAGE 512
+
+typedef struct stage {
+    jw *w;
+    char *b;      /* where the call's bytes go: `local`, or the free end of w->buf */
+    size_t n, cap;
+    char local[STAGE];
+} stage;
+
+static void put_file(jw *w, const char *s, size_t n) {
+    if (n && JW_FWRITE(s, 1, n, w->f) != n) w->error = true;
 }
 
-static void puts_(jw *w, const char *s) { put(w, s, strlen(s)); }
+void jw_set_buffer(jw *w, char *buf, size_t cap) {
+    jw_flush(w);
+    w->buf = cap >= 1024 ? buf : NULL;
+    w->cap = w->buf ? cap : 0;
+    w->len = 0;
+}
 
-static void newline_indent(jw *w, int depth) {
-    static const char spaces[] = "                                ";
-    fputc('\n', w->f);
-    for (int n = depth * 2; n > 0;) {
-        int k = n < (int)sizeof spaces - 1 ? n : (int)sizeof spaces - 1;
-        put(w, spaces, (size_t)k);
+void jw_flush(jw *w) {
+    if (w->buf && w->len) put_file(w, w->buf, w->len);
+    w->len = 0;
+}
+
+/* (not an initializer: that would clear `local` on every call) */
+static inline void st_init(stage *o, jw *w) {
+    o->w = w;
+    o->n = 0;
+    if (w->buf) {
+        o->b = w->buf + w->len;
+        o->cap = w->cap - w->len;
+    } else {
+        o->b = o->local;
+        o->cap = STAGE;
+    }
+}
+
+/* Hands the staged bytes over: to the buffer (kept), or to the FILE. */
+static void st_flush(stage *o) {
+    jw *w = o->w;
+    if (w->buf) w->len += o->n;
+    else put_file(w, o->b, o->n);
+    o->n = 0;
+}
+
+/* Makes room: the staged bytes go out, and with a buffer it is written to the FILE. */
+static void st_spill(stage *o) {
+    jw *w = o->w;
+    st_flush(o);
+    if (w->buf) {
+        jw_flush(w);
+        o->b = w->buf;
+        o->cap = w->cap;
+    }
+}
+
+static inline void st_add(stage *o, const char *s, size_t n) {
+    if (n > o->cap - o->n) {
+        st_spill(o);
+        if (n > o->cap) {
+            put_file(o->w, s, n);
+            return;
+        }
+    }
+    memcpy(o->b + o->n, s, n);
+    o->n += n;
+}
+
+static inline void st_ch(stage *o, char c) {
+    if (o->n == o->cap) st_spill(o);
+    o->b[o->n++] = c;
+}
+
+static void newline_indent(stage *o, int depth) {
+    static const char nl_spaces[] = "\n                                                              ";
+    size_t n = 1 + 2 * (size_t)depth;
+    if (n <= sizeof nl_spaces - 1) {
+        st_add(o, nl_spaces, n);
+        return;
+    }
+    st_add(o, nl_spaces, sizeof nl_spaces - 1);
+    for (n -= sizeof nl_spaces - 1; n > 0;) {
+        size_t k = n < sizeof nl_spaces - 2 ? n : sizeof nl_spaces - 2;
+        st_add(o, nl_spaces + 1, k);
         n -= k;
     }
 }
 
 /* Called before every value. Returns false (and sets the error) when no value may come here. */
-static bool before_value(jw *w) {
+static bool before_value(jw *w, stage *o) {
     if (w->error) return false;
     if (w->depth == 0) {
         if (w->done) w->error = true;
@@ -44,8 +130,8 @@ static bool before_value(jw *w) {
         if (!w->want_value) w->error = true;
         w->want_value = false;
     } else {
-        if (w->items[w->depth - 1]) fputc(',', w->f);
-        if (w->pretty) newline_indent(w, w->depth);
+        if (w->items[w->depth - 1]) st_ch(o, ',');
+        if (w->pretty) newline_indent(o, w->depth);
         w->items[w->depth - 1] = true;
     }
     return !w->error;
@@ -57,7 +143,9 @@ static void after_value(jw *w) {
 }
 
 static void open_level(jw *w, char kind) {
-    if (!before_value(w)) return;
+    stage o;
+    st_init(&o, w);
+    if (!before_value(w, &o)) return;
     if (w->depth == JW_MAX_DEPTH) {
         w->error = true;
         return;
@@ -65,7 +153,8 @@ static void open_level(jw *w, char kind) {
     w->kind[w->depth] = kind;
     w->items[w->depth] = false;
     w->depth++;
-    fputc(kind, w->f);
+    st_ch(&o, kind);
+    st_flush(&o);
 }
 
 static void close_level(jw *w, char kind) {
@@ -74,9 +163,12 @@ static void close_level(jw *w, char kind) {
         w->error = true;
         return;
     }
+    stage o;
+    st_init(&o, w);
     w->depth--;
-    if (w->pretty && w->items[w->depth]) newline_indent(w, w->depth);
-    fputc(kind == '{' ? '}' : ']', w->f);
+    if (w->pretty && w->items[w->depth]) newline_indent(&o, w->depth);
+    st_ch(&o, kind == '{' ? '}' : ']');
+    st_flush(&o);
     after_value(w);
 }
 
@@ -104,12 +196,61 @@ size_t jw_utf8_len(const unsigned char *s, size_t n) {
     return len;
 }
 
-static void write_string(jw *w, const char *str, size_t n) {
+/* 1 for the bytes written as they are (printable ASCII but '"' and '\\'). */
+static const unsigned char plain[256] = {
+#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+    R16(0), R16(0),                                         /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x20-0x2f: '"' */
+    R16(1), R16(1),                                         /* 0x30-0x4f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,         /* 0x50-0x5f: '\\' */
+    R16(1),                                                 /* 0x60-0x6f */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,         /* 0x70-0x7f (DEL is plain) */
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0),
+#undef R16
+};
+
+/* Does any of the 8 bytes need escaping (< 0x20, '"', '\\', >= 0x80)? Exact: the "has a zero
+ * byte" and "has a byte below n" tests are never wrong for bytes below 0x80, and bytes from 0x80
+ * are caught by their high bit. */
+static inline bool special8(uint64_t x) {
+    const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    uint64_t ctl = (x - ones * 0x20) & ~x;
+    uint64_t quote = (q - ones) & ~q, bslash = (b - ones) & ~b;
+    return ((ctl | quote | bslash | x) & high) != 0;
+}
+
+static void write_string(stage *o, const char *str, size_t n) {
     const unsigned char *s = (const unsigned char *)str;
+    if (n <= 256) {
+        /* short and plain (names, keys): copied while scanned */
+        if (n + 2 > o->cap - o->n) st_spill(o);
+        if (n + 2 <= o->cap - o->n) {
+            char *d = o->b + o->n;
+            size_t i = 0;
+            d[0] = '"';
+            for (; i + 8 <= n; i += 8) { /* 8 bytes at a time while none needs escaping */
+                uint64_t x;
+                memcpy(&x, s + i, 8);
+                if (special8(x)) break;
+                memcpy(d + 1 + i, &x, 8);
+            }
+            for (; i < n && plain[s[i]]; i++) d[1 + i] = (char)s[i];
+            if (i == n) {
+                d[1 + n] = '"';
+                o->n += n + 2;
+                return;
+            }
+        }
+    }
     size_t run = 0; /* start of the pending run of bytes that need no escaping */
-    fputc('"', w->f);
+    st_ch(o, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
+        if (plain[c]) {
+            i++;
+            continue;
+        }
         size_t len = 1;
         const char *esc = NULL;
         char ubuf[8];
@@ -128,14 +269,14 @@ static void write_string(jw *w, const char *str, size_t n) {
             esc = ubuf;
         }
         if (esc) {
-            put(w, str + run, i - run);
-            puts_(w, esc);
+            st_add(o, str + run, i - run);
+            st_add(o, esc, strlen(esc));
             run = i + len;
         }
         i += len;
     }
-    put(w, str + run, n - run);
-    fputc('"', w->f);
+    st_add(o, str + run, n - run);
+    st_ch(o, '"');
 }
 
 void jw_key(jw *w, const char *key) {
@@ -144,42 +285,79 @@ void jw_key(jw *w, const char *key) {
         w->error = true;
         return;
     }
-    if (w->items[w->depth - 1]) fputc(',', w->f);
-    if (w->pretty) newline_indent(w, w->depth);
+    stage o;
+    st_init(&o, w);
+    if (w->items[w->depth - 1]) st_ch(&o, ',');
+    if (w->pretty) newline_indent(&o, w->depth);
     w->items[w->depth - 1] = true;
-    write_string(w, key ? key : "", key ? strlen(key) : 0);
-    puts_(w, w->pretty ? ": " : ":");
+    write_string(&o, key ? key : "", key ? strlen(key) : 0);
+    if (w->pretty) st_add(&o, ": ", 2);
+    else st_ch(&o, ':');
+    st_flush(&o);
     w->want_value = true;
 }
 
-static void scalar(jw *w, const char *text) {
-    if (!before_value(w)) return;
-    puts_(w, text);
+static void scalar_n(jw *w, const char *text, size_t n) {
+    stage o;
+    st_init(&o, w);
+    if (!before_value(w, &o)) return;
+    st_add(&o, text, n);
+    st_flush(&o);
     after_value(w);
 }
+
+static void scalar(jw *w, const char *text) { scalar_n(w, text, strlen(text)); }
 
 void jw_strn(jw *w, const char *s, size_t len) {
     if (!s) {
         jw_null(w);
         return;
     }
-    if (!before_value(w)) return;
-    write_string(w, s, len);
+    stage o;
+    st_init(&o, w);
+    if (!before_value(w, &o)) return;
+    write_string(&o, s, len);
+    st_flush(&o);
     after_value(w);
 }
 
 void jw_str(jw *w, const char *s) { jw_strn(w, s, s ? strlen(s) : 0); }
 
+/* Decimal digits of v, right-aligned so that they end at `end`; returns where they start. */
+static char *utoa_end(char *end, uint64_t v) {
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                                   "31323334353637383940414243444546474849505152535455565758596061"
+                                   "62636465666768697071727374757677787980818283848586878889909192"
+                                   "93949596979899";
+    char *p = end;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--p = pairs[d + 1];
+        *--p = pairs[d];
+    }
+    if (v >= 10) {
+        unsigned d = (unsigned)v * 2;
+        *--p = pairs[d + 1];
+        *--p = pairs[d];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
 void jw_int(jw *w, int64_t v) {
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRId64, v);
-    scalar(w, buf);
+    char buf[24], *end = buf + sizeof buf;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = utoa_end(end, u);
+    if (v < 0) *--p = '-';
+    scalar_n(w, p, (size_t)(end - p));
 }
 
 void jw_uint(jw *w, uint64_t v) {
-    char buf[24];
-    snprintf(buf, sizeof buf, "%" PRIu64, v);
-    scalar(w, buf);
+    char buf[24], *end = buf + sizeof buf;
+    char *p = utoa_end(end, v);
+    scalar_n(w, p, (size_t)(end - p));
 }
 
 /* printf's decimal point follows LC_NUMERIC; JSON needs '.'. Any byte that is not a digit, sign
@@ -204,18 +382,17 @@ size_t jw_c_number(char *s) {
 size_t jw_dtoa(char buf[JW_DTOA_MAX], double v) {
     buf[0] = '\0';
     if (!isfinite(v)) return 0;
-    if (v == (double)(int64_t)v && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
-        /* Integral values (cycles, ns, counts) are most of what etprof writes: print them
-         * directly; %.15g would give the same digits at many times the cost. */
-        char tmp[24];
-        int64_t x = (int64_t)v;
-        uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-        size_t n = 0, k = 0;
-        do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
-        if (x < 0) buf[k++] = '-';
-        while (n) buf[k++] = tmp[--n];
-        buf[k] = '\0';
-        return k;
+    /* Whole numbers below 10^15 (durations in ns, cycles, counts): %.15g prints every digit and
+     * no exponent, and the digits read back exactly, so this is what the loop below would give. */
+    if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+        char tmp[24], *end = tmp + sizeof tmp;
+        int64_t i = (int64_t)v;
+        char *p = utoa_end(end, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
+        if (i < 0) *--p = '-';
+        size_t n = (size_t)(end - p);
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        return n;
     }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, JW_DTOA_MAX, "%.*g", prec, v);
@@ -226,8 +403,9 @@ size_t jw_dtoa(char buf[JW_DTOA_MAX], double v) {
 
 void jw_double(jw *w, double v) {
     char buf[JW_DTOA_MAX];
-    if (jw_dtoa(buf, v) == 0) jw_null(w);
-    else scalar(w, buf);
+    size_t n = jw_dtoa(buf, v);
+    if (n == 0) jw_null(w);
+    else scalar_n(w, buf, n);
 }
 
 void jw_bool(jw *w, bool v) { scalar(w, v ? "true" : "false"); }
@@ -237,12 +415,15 @@ void jw_raw(jw *w, const char *json) { scalar(w, json ? json : "null"); }
 void jw_hex(jw *w, const void *bytes, size_t n) {
     static const char digits[] = "0123456789abcdef";
     const unsigned char *b = bytes;
-    if (!before_value(w)) return;
-    fputc('"', w->f);
+    stage o;
+    st_init(&o, w);
+    if (!before_value(w, &o)) return;
+    st_ch(&o, '"');
     for (size_t i = 0; i < n; i++) {
-        fputc(digits[b[i] >> 4], w->f);
-        fputc(digits[b[i] & 15], w->f);
+        st_ch(&o, digits[b[i] >> 4]);
+        st_ch(&o, digits[b[i] & 15]);
     }
-    fputc('"', w->f);
+    st_ch(&o, '"');
+    st_flush(&o);
     after_value(w);
 }

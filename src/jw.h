@@ -34,12 +34,22 @@ typedef struct jw {
     int depth;
     char kind[JW_MAX_DEPTH]; /* '{' or '[' per open level */
     bool items[JW_MAX_DEPTH];/* the level already holds at least one member */
+    char *buf;               /* jw_set_buffer(): output held here until jw_flush() */
+    size_t cap, len;
 } jw;
 
 void jw_init(jw *w, FILE *f, bool pretty);
+/* Opt-in for hot paths (millions of values): the writer keeps its output in `buf` (`cap` bytes,
+ * owned by the caller, at least 1024) and writes it to the FILE when the buffer is full and at
+ * jw_flush() or jw_finish(). Until then the caller must not write to the FILE itself. Without
+ * it, every call hands its bytes to the FILE before returning. */
+void jw_set_buffer(jw *w, char *buf, size_t cap);
+/* Writes what the buffer holds to the FILE (no fflush). */
+void jw_flush(jw *w);
 /* Returns 0 when one complete, well-nested value was written without error; -1 otherwise (misuse,
- * unbalanced nesting, nothing written, ferror on the FILE). Writes nothing itself: no final
- * newline. Does not flush: call it after fflush() to see every write error. */
+ * unbalanced nesting, nothing written, ferror on the FILE). Writes nothing itself (no final
+ * newline) but what jw_set_buffer()'s buffer holds. Does not fflush the FILE: call it after
+ * fflush() to see every write error. */
 int jw_finish(jw *w);
 bool jw_ok(const jw *w);
 

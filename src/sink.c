@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #define STDOUT_NAME "<stdout>"
+/* Output buffer: large outputs (events, trace: hundreds of MB) then cost one write() per MiB
+ * instead of one per 4 KiB block. */
+#define SINK_BUF ((size_t)1 << 20)
 
 struct sink {
     FILE *f;
@@ -64,6 +67,8 @@ int sink_open(sink **out, const char *path, etp_error *err) {
     }
     if (!path || strcmp(path, "-") == 0) {
         s->f = stdout;
+        /* a terminal keeps its line buffering */
+        if (!isatty(STDOUT_FILENO)) setvbuf(stdout, NULL, _IOFBF, SINK_BUF);
         *out = s;
         return ETP_OK;
     }
@@ -89,6 +94,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
             io_error(err, path, "cannot open output", e);
             return ETP_E_IO;
         }
+        setvbuf(s->f, NULL, _IOFBF, SINK_BUF);
         *out = s;
         return ETP_OK;
     }
@@ -111,6 +117,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         io_error(err, path, "cannot open temporary output file", e);
         return ETP_E_IO;
     }
+    setvbuf(s->f, NULL, _IOFBF, SINK_BUF);
     *out = s;
     return ETP_OK;
 }

@@ -250,6 +250,156 @@ static void test_jw_doubles(void) {
     CHECK_EQ_I(bad_json, 0);
 }
 
+/* The escaping as jw.h documents it, written the slow way. */
+static size_t ref_escape(const unsigned char *s, size_t n, char *out) {
+    size_t o = 0;
+    out[o++] = '"';
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = 1;
+        if (c >= 0x80) {
+            len = jw_utf8_len(s + i, n - i);
+            if (len == 0) {
+                o += (size_t)sprintf(out + o, "\\ufffd");
+                len = 1;
+            } else {
+                memcpy(out + o, s + i, len);
+                o += len;
+            }
+        } else if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c == '\n') o += (size_t)sprintf(out + o, "\\n");
+        else if (c == '\t') o += (size_t)sprintf(out + o, "\\t");
+        else if (c == '\r') o += (size_t)sprintf(out + o, "\\r");
+        else if (c == '\b') o += (size_t)sprintf(out + o, "\\b");
+        else if (c == '\f') o += (size_t)sprintf(out + o, "\\f");
+        else if (c < 0x20) o += (size_t)sprintf(out + o, "\\u%04x", c);
+        else out[o++] = (char)c;
+        i += len;
+    }
+    out[o++] = '"';
+    out[o] = 0;
+    return o;
+}
+
+/* The fast paths: 8 bytes at a time through plain text, a special byte at every position of
+ * those 8, strings around the 256-byte fast-path limit; the integer and whole-double printers;
+ * and jw_set_buffer(), whose output must be byte for byte the unbuffered one, with a buffer
+ * small enough to spill in the middle of values. */
+static void test_jw_fast_paths(void) {
+    static const unsigned char specials[] = {'"', '\\', '\n', 0x01, 0x1f, 0x7f, 0x80, 0xc3, 0xe2, 0xff, 0};
+    unsigned char in[1100];
+    char want[8000];
+    int bad = 0, cases = 0;
+    uint64_t x = 0x243f6a8885a308d3u;
+    static const size_t lens[] = {0, 1, 7, 8, 9, 15, 16, 17, 40, 255, 256, 257, 258, 300, 1024};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t n = lens[li];
+        for (size_t pos = 0; pos <= (n < 20 ? n : 20); pos++) {
+            for (size_t k = 0; k < sizeof specials; k++) {
+                for (size_t i = 0; i < n; i++) in[i] = (unsigned char)('a' + i % 26);
+                if (pos < n) in[pos] = specials[k];
+                if (n > 100 && k % 2) { /* and a valid multibyte character near the end */
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    size_t at = n - 3 - (size_t)(x % 40);
+                    memcpy(in + at, "\xe2\x82\xac", 3);
+                }
+                ref_escape(in, n, want);
+                mem m;
+                mem_open(&m);
+                jw w;
+                jw_init(&w, m.f, false);
+                jw_strn(&w, (const char *)in, n);
+                if (jw_finish(&w) != 0 || strcmp(mem_str(&m), want) != 0) bad++;
+                cases++;
+                mem_close(&m);
+            }
+        }
+    }
+    CHECK(cases > 1000);
+    CHECK_EQ_I(bad, 0);
+
+    /* integers and whole doubles against printf */
+    static const int64_t ints[] = {0, 1, -1, 9, 10, 99, 100, -100, 12345678901234, INT64_MAX,
+                                   INT64_MIN, INT64_MIN + 1, 999999999999999, 1000000000000000};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        char expect[64];
+        mem m;
+        mem_open(&m);
+        jw w;
+        jw_init(&w, m.f, false);
+        jw_int(&w, ints[i]);
+        jw_finish(&w);
+        snprintf(expect, sizeof expect, "%" PRId64, ints[i]);
+        CHECK_EQ_S(mem_str(&m), expect);
+        mem_close(&m);
+        mem_open(&m);
+        jw_init(&w, m.f, false);
+        jw_uint(&w, (uint64_t)ints[i]);
+        jw_finish(&w);
+        snprintf(expect, sizeof expect, "%" PRIu64, (uint64_t)ints[i]);
+        CHECK_EQ_S(mem_str(&m), expect);
+        mem_close(&m);
+    }
+    int bad_d = 0;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v = (double)(int64_t)(x % 2000000000000000u) - 1e15; /* whole, around +-1e15 */
+        if (i % 3 == 0) v = (double)(int64_t)(x % 100000);
+        char got[JW_DTOA_MAX], ref[JW_DTOA_MAX];
+        jw_dtoa(got, v);
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(ref, sizeof ref, "%.*g", prec, v);
+            if (strtod(ref, NULL) == v) break;
+        }
+        if (strcmp(got, ref) != 0) bad_d++;
+    }
+    CHECK_EQ_I(bad_d, 0);
+    jw_double_is(999999999999999.0, "999999999999999");
+    jw_double_is(1e15, "1e+15");
+    jw_double_is(-1e15, "-1e+15");
+
+    /* buffered and unbuffered: the same bytes */
+    for (int pretty = 0; pretty < 2; pretty++) {
+        mem a, b;
+        mem_open(&a);
+        mem_open(&b);
+        char buf[1024];
+        jw wa, wb;
+        jw_init(&wa, a.f, pretty);
+        jw_init(&wb, b.f, pretty);
+        jw_set_buffer(&wb, buf, sizeof buf);
+        jw *ws[2] = {&wa, &wb};
+        for (int k = 0; k < 2; k++) {
+            jw *w = ws[k];
+            jw_obj_begin(w);
+            jw_key(w, "events");
+            jw_arr_begin(w);
+            for (int i = 0; i < 300; i++) {
+                jw_obj_begin(w);
+                jw_key(w, "index");
+                jw_uint(w, (uint64_t)i);
+                jw_key(w, "name");
+                jw_strn(w, (const char *)in, (size_t)(i * 7) % 1100);
+                jw_key(w, "value");
+                jw_double(w, i / 7.0);
+                jw_key(w, "meta");
+                jw_hex(w, in, (size_t)i % 700);
+                jw_obj_end(w);
+            }
+            jw_arr_end(w);
+            jw_obj_end(w);
+            CHECK_EQ_I(jw_finish(w), 0);
+        }
+        CHECK(strlen(mem_str(&a)) > 100000);
+        CHECK(strcmp(mem_str(&a), mem_str(&b)) == 0);
+        CHECK_JSON_PARSES(mem_str(&b));
+        mem_close(&a);
+        mem_close(&b);
+    }
+}
+
 static int jw_misuse(int what) {
     mem m;
     mem_open(&m);
@@ -990,6 +1140,7 @@ int main(void) {
     test_jw_layout();
     test_jw_escaping();
     test_jw_doubles();
+    test_jw_fast_paths();
     test_jw_misuse();
     test_out_formats();
     test_out_empty();

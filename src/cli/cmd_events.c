@@ -22,8 +22,12 @@ static int run_events(cli_args *a) {
     etp_error err = {0};
     jw w;
     out_table *t = NULL;
+    /* millions of events: the writers keep their output here and hand it to the FILE in large
+     * pieces (nothing else writes to it meanwhile) */
+    static char jbuf[1 << 16];
     if (a->fmt == OUT_JSON) {
         jw_init(&w, o.f, true);
+        jw_set_buffer(&w, jbuf, sizeof jbuf);
         jw_obj_begin(&w);
         jw_key(&w, "schema_version"); jw_int(&w, 1);
         jw_key(&w, "file"); jw_str(&w, path);
@@ -44,11 +48,13 @@ static int run_events(cli_args *a) {
             else if (a->fmt == OUT_JSONL) {
                 jw lw;
                 jw_init(&lw, o.f, false);
+                jw_set_buffer(&lw, jbuf, sizeof jbuf);
                 etp_event_json(&lw, in.dump, &v, &v.events[i], with_program);
                 if (jw_finish(&lw)) rc = EXIT_IO;
                 fputc('\n', o.f);
             } else etp_event_row(t, &v, &v.events[i]);
         }
+        if (a->fmt == OUT_JSON) jw_flush(&w);
         if (ferror(o.f)) rc = EXIT_IO;
         cli_progress(a, "events", b + 1, di->block_count);
     }
