@@ -1258,6 +1258,12 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
                         etp_trace_stats *st, etp_error *err) {
     etp_trace_opts defo;
     etp_trace_stats dst;
+    if (optrace && !(clock_ghz > 0 && clock_ghz < 1e6)) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "optrace: the HTP clock is unknown (give --runtrace, --qhas or "
+                      "--htp-clock-ghz)");
+        return ETP_E_USAGE;
+    }
     if (!o) {
         memset(&defo, 0, sizeof defo);
         defo.tick_ns = 1.0;
