@@ -519,6 +519,16 @@ def validate_htp(evs, c, expect, tracks, thread_names, htp_pids, allx):
     return len(xs)
 
 
+def htp_args(o):
+    """The etprof options of the HTP run."""
+    a = ["--optrace", o.optrace]
+    for flag, v in (("--runtrace", o.runtrace), ("--qhas", o.qhas),
+                    ("--htp-clock-ghz", o.htp_clock_ghz)):
+        if v:
+            a += [flag, v]
+    return a
+
+
 def htp_extra(o, c, base, expect):
     """--optrace without a known clock is refused; overlapping ops go to an overflow lane."""
     out = base + ".noclock.json"
@@ -535,6 +545,47 @@ def htp_extra(o, c, base, expect):
             % r.returncode)
     if os.path.exists(out):
         os.unlink(out)
+    # The HTP checks catch broken HTP slices (a validator self-test on this trace).
+    cmd = [o.etprof, "trace", o.dump, "-q", "-o", out] + htp_args(o)
+    if o.pte:
+        cmd += ["--pte", o.pte]
+    r = run(cmd)
+    if c.check(r.returncode == 0, "HTP self-test: exit %d" % r.returncode):
+        with open(out) as f:
+            text = f.read()
+        os.unlink(out)
+
+        def htp_x(evs):
+            pids = {e["pid"] for e in evs if e.get("name") == "process_name"
+                    and e["args"]["name"] == HTP_PROCESS}
+            return [e for e in evs if e.get("ph") == "X" and e.get("pid") in pids]
+
+        def m_cycles(evs):
+            htp_x(evs)[0]["args"]["cycles"] += 1
+
+        def m_overlap(evs):
+            xs = htp_x(evs)
+            a = xs[0]
+            b = next((x for x in xs[1:] if x["tid"] == a["tid"] and x["ts"] > a["ts"]), None)
+            if b is not None:  # a now ends inside b without containing it
+                a["dur"] = b["ts"] - a["ts"] + b["dur"] / 2 if b["dur"] > 0 else a["dur"] + 1
+            else:
+                a["args"]["cycles"] = -1
+
+        def m_time(evs):
+            del htp_x(evs)[-1]["args"]["synthetic_time"]
+
+        def m_counter(evs):
+            e = next(e for e in evs if e.get("ph") == "C" and e.get("cat") == "htp")
+            e["ph"] = "X"
+            e["dur"] = 0
+        for what, mutate in (("HTP cycles", m_cycles), ("HTP overlap", m_overlap),
+                             ("HTP synthetic_time", m_time), ("HTP counter as X", m_counter)):
+            doc = json.loads(text)
+            mutate(doc["traceEvents"])
+            b = Checker(what)
+            validate(doc, b, expect)
+            c.check(b.errors, "mutation not caught: " + what)
     if not o.htp_overlap:
         return
     # Generated optrace: on tid 256, B overlaps A without nesting -> B on "HMX (tid 256)
@@ -625,11 +676,7 @@ def main():
     htp_cmd = []
     if o.optrace:
         expect["optrace"] = o.optrace
-        htp_cmd = ["--optrace", o.optrace]
-        for flag, v in (("--runtrace", o.runtrace), ("--qhas", o.qhas),
-                        ("--htp-clock-ghz", o.htp_clock_ghz)):
-            if v:
-                htp_cmd += [flag, v]
+        htp_cmd = htp_args(o)
         if o.htp_clock_ghz:
             expect["clock_ghz"] = float(o.htp_clock_ghz)
         if o.check_qhas:
