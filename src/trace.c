@@ -13,19 +13,13 @@
  * Streaming: one block is laid out at a time and written before the next one is read.
  */
 #include "etprof.h"
+#include "trace_htp.h"
 #include "jw.h"
 #include "qnn.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Internal entry point used by `etprof trace --optrace` (src/cli/cmd_trace.c declares it too):
- * etp_trace_write plus one process "HTP (optrace)" drawn from a QNN optrace with a known HTP
- * clock (GHz > 0, clock_source names where it came from). `optrace` NULL = etp_trace_write. */
-int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
-                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
-                        etp_trace_stats *st, etp_error *err);
 
 /* Tracks of one run: tid = run_base + sub. */
 enum {

@@ -2,15 +2,11 @@
  * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/trace.c and
  * docs/trace.md. */
 #include "cli.h"
+#include "trace_htp.h"
 #include "cli_ana.h"
 #include "qnn.h"
 
 #include <string.h>
-
-/* Defined in src/trace.c (internal): etp_trace_write plus the "HTP (optrace)" process. */
-int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
-                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
-                        etp_trace_stats *st, etp_error *err);
 
 static void progress(void *ctx, uint64_t done, uint64_t total) {
     cli_progress((cli_args *)ctx, "trace", done, total);
