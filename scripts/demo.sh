@@ -8,6 +8,6 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build
 data=tests/data
 ./build/etprof summary "$data/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" \
-    --pte "$data/upstream/stories260k_hybrid_llama_qnn.pte" 2>/dev/null ||
-./build/etprof info "$data/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" \
     --pte "$data/upstream/stories260k_hybrid_llama_qnn.pte"
+echo
+echo "Next: build/etprof explain ... (same arguments) answers what these numbers mean."
