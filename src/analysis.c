@@ -32,8 +32,8 @@ typedef struct arena_chunk {
     char data[];
 } arena_chunk;
 
-/* The first sample arrays of the rows: carved from large chunks, instead of a malloc (and a
- * page fault every 4 KiB, costly on virtual machines) per row. */
+/* The first sample (and child-sum) arrays of the rows: carved from large chunks, instead of a
+ * malloc (and a page fault every 4 KiB, costly on virtual machines) per row. */
 #define POOL_CHUNK ((size_t)2 << 20)
 typedef struct pool_chunk {
     struct pool_chunk *next;
@@ -50,6 +50,7 @@ typedef struct row_acc {
     double *childsum; /* allocated when the first child value arrives (most rows have none) */
     uint32_t cap;
     bool pooled;       /* samples lie in the result's sample pool (not freed on their own) */
+    bool cs_pooled;    /* so does childsum */
     uint32_t last_run; /* run serial of the current sample, 0 = none yet */
     int32_t parent;    /* acc index, -2 = not seen with a parent yet */
     bool childsum_any;
@@ -486,8 +487,14 @@ static int push_sample(etp_ops_result *r, row_acc *a, uint32_t run, uint32_t roo
         }
         a->samples = s;
         if (a->childsum) {
-            double *c = realloc(a->childsum, cap * sizeof *c);
-            if (!c) return ETP_E_INTERNAL;
+            double *c;
+            if (a->cs_pooled) {
+                if (!(c = malloc(cap * sizeof *c))) return ETP_E_INTERNAL;
+                memcpy(c, a->childsum, a->pub.runs * sizeof *c);
+                a->cs_pooled = false;
+            } else if (!(c = realloc(a->childsum, cap * sizeof *c))) {
+                return ETP_E_INTERNAL;
+            }
             a->childsum = c;
         }
         a->cap = (uint32_t)cap;
@@ -573,8 +580,16 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         }
         double x = row_value(&ev[i]);
         if (isnan(x) || a->pub.unit != pa->pub.unit || pa->last_run != run) continue;
-        if (!pa->childsum && !(pa->childsum = calloc(pa->cap, sizeof *pa->childsum)))
-            return ETP_E_INTERNAL;
+        if (!pa->childsum) {
+            double *c = pool_alloc(r, pa->cap);
+            if (c) {
+                memset(c, 0, pa->cap * sizeof *c);
+                pa->cs_pooled = true;
+            } else if (!(c = calloc(pa->cap, sizeof *c))) {
+                return ETP_E_INTERNAL;
+            }
+            pa->childsum = c;
+        }
         pa->childsum[pa->pub.runs - 1] += x;
         pa->childsum_any = true;
     }
@@ -864,7 +879,7 @@ void etp_ops_free(etp_ops_result *r) {
     if (!r) return;
     for (size_t i = 0; i < r->nacc; i++) {
         if (!r->acc[i].pooled) free(r->acc[i].samples);
-        free(r->acc[i].childsum);
+        if (!r->acc[i].cs_pooled) free(r->acc[i].childsum);
     }
     for (size_t i = 0; i < r->nmethods; i++) {
         free(r->methods[i].parts);
