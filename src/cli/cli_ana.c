@@ -4,6 +4,7 @@
 #include "qnn_report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool bad_count(cli_args *a, opt_id id, long *out) {
@@ -87,6 +88,22 @@ int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
         return cli_exit_for(rc);
     }
     return EXIT_OK;
+}
+
+int cli_ana_output(cli_args *a, cli_ana *c, size_t n, uint32_t **scratch, cli_out *o) {
+    *scratch = malloc((n ? n : 1) * sizeof **scratch);
+    if (!*scratch) {
+        cli_errorf("%s: out of memory", c->cmd);
+        cli_ana_close(c);
+        return EXIT_INTERNAL;
+    }
+    int rc = cli_out_open(a, o);
+    if (rc) {
+        free(*scratch);
+        *scratch = NULL;
+        cli_ana_close(c);
+    }
+    return rc;
 }
 
 void cli_ana_close(cli_ana *c) {

@@ -26,5 +26,8 @@ int cli_ana_init(cli_args *a, const char *cmd, long top_default, double clock_gh
 int cli_ana_clock(cli_args *a, const char *cmd, double *clock, const char **source);
 /* Opens FILE (+ --pte) and computes the rows (--block, --skip-first, progress). */
 int cli_ana_compute(cli_args *a, const char *path, cli_ana *c);
+/* Allocates `n` uint32_t of scratch (at least one) and opens the output (-o, atomically). On
+ * failure prints why, releases the computation too and returns the exit code. */
+int cli_ana_output(cli_args *a, cli_ana *c, size_t n, uint32_t **scratch, cli_out *o);
 void cli_ana_close(cli_ana *c);
 #endif

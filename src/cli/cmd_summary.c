@@ -467,21 +467,9 @@ static int run_summary(cli_args *a) {
     if ((rc = cli_ana_compute(a, path, &ca))) return rc;
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
-    size_t nrows = etp_ops_row_count(r);
-    uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
+    uint32_t *idx;
     cli_out o;
-    if (!idx) {
-        cli_errorf("out of memory");
-        etp_ops_free(r);
-        cli_close_inputs(&in);
-        return EXIT_INTERNAL;
-    }
-    if ((rc = cli_out_open(a, &o))) {
-        free(idx);
-        etp_ops_free(r);
-        cli_close_inputs(&in);
-        return rc;
-    }
+    if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL};
     if (a->fmt == OUT_JSON) rc = write_json(&c, o.f, path);
     else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_report(&c, &o, path);

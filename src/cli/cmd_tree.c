@@ -300,20 +300,9 @@ static int run_tree(cli_args *a) {
     etp_ops_result *r = ca.r;
     size_t nrows = etp_ops_row_count(r);
     /* children buffers nest: depth <= nrows, total use <= 2 * nrows */
-    uint32_t *buf = malloc((2 * nrows + 2) * sizeof *buf);
+    uint32_t *buf;
     cli_out o;
-    if (!buf) {
-        cli_errorf("out of memory");
-        etp_ops_free(r);
-        cli_close_inputs(&in);
-        return EXIT_INTERNAL;
-    }
-    if ((rc = cli_out_open(a, &o))) {
-        free(buf);
-        etp_ops_free(r);
-        cli_close_inputs(&in);
-        return rc;
-    }
+    if ((rc = cli_ana_output(a, &ca, 2 * nrows + 2, &buf, &o))) return rc;
     tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
                   .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD, .wall = est};
     size_t nroots;
