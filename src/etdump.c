@@ -347,8 +347,8 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
         uint32_t e = b->events_vec + 4 + 4 * i;
         uint64_t target = (uint64_t)e + fb_u32(v->buf + e);
 #if defined(__GNUC__)
-        if (i + 8 < b->n_events) { /* the event 8 ahead: its tables and strings follow it */
-            uint64_t ahead = (uint64_t)e + 32 + fb_u32(v->buf + e + 32);
+        if (i + 16 < b->n_events) { /* the event 8 ahead: its tables and strings follow it */
+            uint64_t ahead = (uint64_t)e + 64 + fb_u32(v->buf + e + 64);
             if (ahead + 128 <= v->size) {
                 __builtin_prefetch(v->buf + ahead);
                 __builtin_prefetch(v->buf + ahead + 64);
@@ -626,6 +626,13 @@ uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_e
     const uint8_t *buf = d->buf;
     const block *b = &d->blocks[bi];
     uint32_t t = fb_vec_table(buf, b->events_vec, i);
+#if defined(__GNUC__)
+    if (i + 16 < b->n_events) { /* an event ahead (verified: inside the buffer) */
+        uint32_t ahead = fb_vec_table(buf, b->events_vec, i + 16);
+        __builtin_prefetch(buf + ahead);
+        __builtin_prefetch(buf + ahead + 64);
+    }
+#endif
     uint16_t eo[3];
     table_offsets(buf, t, 3, eo);
     etp_event_type type = eo[0]   ? ETP_EVENT_PROFILE

@@ -8,6 +8,7 @@
  */
 #include "etprof.h"
 #include "etdump_int.h"
+#include "model_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +75,7 @@ struct etp_model {
     uint32_t blk_lo, blk_hi;
     bool have_blk;
     release_state rs;
+    bool no_units;      /* etp__model_skip_units() */
 };
 
 static const char *const kind_names[ETP_KIND_COUNT_] = {
@@ -689,7 +691,13 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             else if (e->instr_kind == ETP_INSTR_DELEGATE) e->kind = ETP_KIND_DELEGATE_INTERNAL;
             else e->kind = ETP_KIND_OTHER;
         }
+        if (m->no_units) {
+            e->value = NAN;
+            continue;
+        }
         decide_unit(m, e, qnn_backend);
     }
     return ETP_OK;
 }
+
+void etp__model_skip_units(etp_model *m, bool skip) { m->no_units = skip; }

@@ -1,5 +1,6 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
+#include "model_int.h"
 #include "sniff.h"
 
 #include <stdlib.h>
@@ -67,6 +68,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
     int rc = cli_open_inputs_blob(a, blob, &in);
     if (rc) return rc;
+    etp__model_skip_units(in.model, true); /* info shows kinds, methods and backends only */
     const etp_dump_info *di = etp_dump_get_info(in.dump);
     block_sum *bs = calloc(di->block_count ? di->block_count : 1, sizeof *bs);
     if (!bs) {

@@ -1,0 +1,12 @@
+/* model_int.h - model internals for the command (internal, not part of the API). */
+#ifndef ETPROF_MODEL_INT_H
+#define ETPROF_MODEL_INT_H
+
+#include "etprof.h"
+
+/* For a caller that reads only the events, their kinds, pairing and instructions (etprof info):
+ * etp_model_block() then leaves every event's unit, value, flags and QNN class unset
+ * (ETP_UNIT_NONE, NaN, 0, ETP_QNN_NONE) instead of deciding them. */
+void etp__model_skip_units(etp_model *m, bool skip);
+
+#endif
