@@ -457,11 +457,14 @@ static int tree_parents(etp_ops_result *r, const etp_block_view *v) {
     return ETP_OK;
 }
 
-/* Room for the first samples of a row created in a block of n events: most rows recur in every
- * run, so they start with room for many runs (no regrowth on a dump of a few hundred runs), within
- * a budget per block that keeps blocks of many distinct rows cheap. */
-#define SAMPLE_BUDGET ((uint64_t)8 << 20) /* bytes of first capacity per block */
-static uint32_t first_cap(uint32_t n) {
+/* Room for the first samples of a row created in the first run of its method, a block of n
+ * events: such rows usually recur in every run, so they start with room for many runs (or all
+ * the runs still to come), within a budget for that run (more at once would add to the peak
+ * resident set while the file is still mapped); a row that first shows up in a later run
+ * starts small. Either way the room then doubles as needed. */
+#define SAMPLE_BUDGET ((uint64_t)8 << 20) /* bytes of first capacity in a method's first run */
+static uint32_t first_cap(uint32_t n, bool first_run) {
+    if (!first_run) return 4;
     uint64_t c = SAMPLE_BUDGET / sizeof(double) / (n ? n : 1);
     return c < 4 ? 4 : c > 4096 ? 4096 : (uint32_t)c;
 }
@@ -549,7 +552,7 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         m->hint_cap = v->n;
     }
     const etp_mevent *ev = v->events;
-    uint32_t cap0 = first_cap(v->n);
+    uint32_t cap0 = first_cap(v->n, m->runs == 1);
     for (uint32_t i = 0; i < v->n; i++) {
         const etp_mevent *e = &ev[i];
         r->row_of[i] = -1;

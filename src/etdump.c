@@ -347,7 +347,7 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
         uint32_t e = b->events_vec + 4 + 4 * i;
         uint64_t target = (uint64_t)e + fb_u32(v->buf + e);
 #if defined(__GNUC__)
-        if (i + 16 < b->n_events) { /* the event 8 ahead: its tables and strings follow it */
+        if (i + 16 < b->n_events) { /* the event 16 ahead: its tables and strings follow it */
             uint64_t ahead = (uint64_t)e + 64 + fb_u32(v->buf + e + 64);
             if (ahead + 128 <= v->size) {
                 __builtin_prefetch(v->buf + ahead);
