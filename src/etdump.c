@@ -19,6 +19,8 @@
 #include "fb.h"
 #include "sniff.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,8 @@ typedef struct block {
     uint32_t alloc_vec, n_alloc;
 } block;
 
+typedef struct async_verify async_verify;
+
 struct etp_dump {
     const uint8_t *buf;
     uint32_t size;
@@ -39,6 +43,7 @@ struct etp_dump {
     block *blocks;
     void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
     size_t map_size;
+    async_verify *av; /* etp__dump_open_async(): the blocks being verified, NULL when done */
 };
 
 /* ---- verification ---- */
@@ -367,13 +372,165 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     return ETP_OK;
 }
 
+static int open_impl(etp_dump **out, const etp_blob *blob,
+                     void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                     bool async, etp_error *err);
+
+/* Verifies every block in order (v: the verifier state after the root, its path at
+ * "run_data"). `av`, when set, is told after each block and can stop the loop. */
+static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
+                         void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                         async_verify *av);
+
+/* ---- verification in the background (etp__dump_open_async) ---- */
+
+#define ASYNC_MIN ((uint32_t)4 << 20) /* smaller buffers are verified before the open returns */
+
+struct async_verify {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    _Atomic uint32_t verified; /* blocks verified so far */
+    atomic_bool stop;          /* etp_dump_close() before the end */
+    bool done;                 /* the thread has finished (under mu) */
+    int rc;                    /* its result, once done */
+    etp_error err;             /* its error, once done */
+    fbv v;                     /* the verifier state, owned by the thread */
+    uint32_t rd_vec;
+    etp_dump *d;
+};
+
+static void async_block_done(async_verify *av, uint32_t n) {
+    pthread_mutex_lock(&av->mu);
+    atomic_store_explicit(&av->verified, n, memory_order_release);
+    pthread_cond_broadcast(&av->cv);
+    pthread_mutex_unlock(&av->mu);
+}
+
+static void *async_main(void *arg) {
+    async_verify *av = arg;
+    int rc = verify_blocks(av->d, &av->v, av->rd_vec, NULL, NULL, av);
+    pthread_mutex_lock(&av->mu);
+    av->rc = rc;
+    av->done = true;
+    pthread_cond_broadcast(&av->cv);
+    pthread_mutex_unlock(&av->mu);
+    return NULL;
+}
+
+static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec) {
+    async_verify *av = calloc(1, sizeof *av);
+    if (!av) return false;
+    av->v = *v;
+    av->v.err = &av->err;
+    av->rd_vec = rd_vec;
+    av->d = d;
+    atomic_init(&av->verified, 0);
+    atomic_init(&av->stop, false);
+    if (pthread_mutex_init(&av->mu, NULL) != 0) {
+        free(av);
+        return false;
+    }
+    if (pthread_cond_init(&av->cv, NULL) != 0) {
+        pthread_mutex_destroy(&av->mu);
+        free(av);
+        return false;
+    }
+    d->av = av;
+    if (pthread_create(&av->th, NULL, async_main, av) != 0) {
+        pthread_cond_destroy(&av->cv);
+        pthread_mutex_destroy(&av->mu);
+        free(av);
+        d->av = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* Joins the thread and frees its state: verification is over (or abandoned, `stop`). */
+static void async_end(etp_dump *d) {
+    async_verify *av = d->av;
+    pthread_join(av->th, NULL);
+    pthread_cond_destroy(&av->cv);
+    pthread_mutex_destroy(&av->mu);
+    free(av);
+    d->av = NULL;
+}
+
+int etp__dump_wait(const etp_dump *dc, uint32_t blocks, etp_error *err) {
+    async_verify *av = dc->av;
+    if (!av) return ETP_OK;
+    if (blocks > dc->info.block_count) blocks = dc->info.block_count;
+    if (atomic_load_explicit(&av->verified, memory_order_acquire) >= blocks) return ETP_OK;
+    pthread_mutex_lock(&av->mu);
+    while (!av->done && atomic_load_explicit(&av->verified, memory_order_acquire) < blocks)
+        pthread_cond_wait(&av->cv, &av->mu);
+    int rc = ETP_OK;
+    if (atomic_load_explicit(&av->verified, memory_order_acquire) < blocks) {
+        rc = av->rc ? av->rc : ETP_E_INTERNAL;
+        if (err) *err = av->err;
+    }
+    pthread_mutex_unlock(&av->mu);
+    return rc;
+}
+
+int etp__dump_wait_all(etp_dump *d, etp_error *err) {
+    if (!d->av) return ETP_OK;
+    int rc = etp__dump_wait(d, d->info.block_count, err);
+    async_end(d);
+    return rc;
+}
+
 int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
-    return etp__dump_open_progress(out, blob, NULL, NULL, err);
+    return open_impl(out, blob, NULL, NULL, false, err);
 }
 
 int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
                             void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                             etp_error *err) {
+    return open_impl(out, blob, progress, ctx, false, err);
+}
+
+int etp__dump_open_async(etp_dump **out, const etp_blob *blob, etp_error *err) {
+    return open_impl(out, blob, NULL, NULL, true, err);
+}
+
+static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
+                         void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                         async_verify *av) {
+    uint32_t n_blocks = d->info.block_count;
+    fast_ctx *fc = calloc(1, sizeof *fc);
+    if (!fc) {
+        etp_error_set(v->err, ETP_E_INTERNAL, v->file, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+#ifdef MADV_POPULATE_READ
+    /* Verification reads the whole file: map its pages in one call rather than one page fault
+     * per few pages (Linux 5.14+; elsewhere this fails and the faults happen as before). */
+    if (d->map_base) madvise(d->map_base, d->map_size, MADV_POPULATE_READ);
+#endif
+    int rc = ETP_OK;
+    for (uint32_t i = 0; i < n_blocks; i++) {
+        uint32_t e;
+        if (av && atomic_load_explicit(&av->stop, memory_order_relaxed)) {
+            rc = ETP_E_INTERNAL; /* nobody is waiting for this */
+            break;
+        }
+        fbv_push_index(v, i);
+        if ((rc = fbv_vec_elem(v, rd_vec, i, &e)) ||
+            (rc = verify_block(v, e, &d->blocks[i], &d->info, fc)))
+            break;
+        if (progress) progress(ctx, i + 1, n_blocks);
+        if (av) async_block_done(av, i + 1);
+        fbv_pop(v);
+    }
+    free(fc);
+    return rc;
+}
+
+static int open_impl(etp_dump **out, const etp_blob *blob,
+                     void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                     bool async, etp_error *err) {
     *out = NULL;
     const uint8_t *data = blob->data;
     size_t size = blob->size;
@@ -453,25 +610,11 @@ int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
     d->info.block_count = n_blocks;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
-    fast_ctx *fc = calloc(1, sizeof *fc);
-    if (!fc) goto oom;
-#ifdef MADV_POPULATE_READ
-    /* Verification reads the whole file: map its pages in one call rather than one page fault
-     * per few pages (Linux 5.14+; elsewhere this fails and the faults happen as before). */
-    if (d->map_base) madvise(d->map_base, d->map_size, MADV_POPULATE_READ);
-#endif
-    for (uint32_t i = 0; i < n_blocks; i++) {
-        uint32_t e;
-        fbv_push_index(&v, i);
-        if ((rc = fbv_vec_elem(&v, rd_vec, i, &e)) ||
-            (rc = verify_block(&v, e, &d->blocks[i], &d->info, fc))) {
-            free(fc);
-            goto fail;
-        }
-        if (progress) progress(ctx, i + 1, n_blocks);
-        fbv_pop(&v);
+    if (async && n_blocks >= 2 && d->size >= ASYNC_MIN && start_async(d, &v, rd_vec)) {
+        *out = d;
+        return ETP_OK;
     }
-    free(fc);
+    if ((rc = verify_blocks(d, &v, rd_vec, progress, ctx, NULL))) goto fail;
     *out = d;
     return ETP_OK;
 oom:
@@ -484,6 +627,10 @@ fail:
 
 void etp_dump_close(etp_dump *d) {
     if (!d) return;
+    if (d->av) {
+        atomic_store(&d->av->stop, true);
+        async_end(d);
+    }
     free(d->blocks);
     free(d);
 }

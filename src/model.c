@@ -557,11 +557,13 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
 
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);
+    int rc = etp__dump_wait(m->dump, block + 1, err); /* etp__dump_open_async() */
+    if (rc) return rc;
     bv->block = block;
     bv->method_event = -1;
     etp_dump_block(m->dump, block, &bv->info);
     uint32_t n = bv->info.event_count;
-    int rc = reserve(m, n, err);
+    rc = reserve(m, n, err);
     if (rc) return rc;
     /* The previous block is done with: give its pages of the mapped file back (a pass over the
      * blocks in order then holds little more than the block it is on). */

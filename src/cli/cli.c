@@ -114,7 +114,9 @@ int cli_model_opts(cli_args *a, etp_model_opts *mo) {
     return EXIT_OK;
 }
 
-int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
+static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background);
+
+static int open_path(cli_args *a, const char *path, cli_inputs *in, bool background) {
     etp_error err = {0};
     etp_blob blob;
     int rc = etp_blob_open(&blob, path, &err);
@@ -123,7 +125,15 @@ int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
         cli_error(&err);
         return cli_exit_for(rc);
     }
-    return cli_open_inputs_blob(a, &blob, in);
+    return open_inputs(a, &blob, in, background);
+}
+
+int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
+    return open_path(a, path, in, false);
+}
+
+int cli_open_inputs_bg(cli_args *a, const char *path, cli_inputs *in) {
+    return open_path(a, path, in, true);
 }
 
 static void verify_progress(void *ctx, uint64_t done, uint64_t total) {
@@ -131,33 +141,49 @@ static void verify_progress(void *ctx, uint64_t done, uint64_t total) {
 }
 
 int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in) {
+    return open_inputs(a, blob, in, false);
+}
+
+int cli_open_inputs_blob_bg(cli_args *a, etp_blob *blob, cli_inputs *in) {
+    return open_inputs(a, blob, in, true);
+}
+
+/* With `background`, the dump's blocks are verified by a second thread while the command runs
+ * (etp__dump_open_async); any error of the inputs is still the one a full verification first
+ * would have reported: the dump's, when it has one. */
+static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background) {
     etp_error err = {0};
     memset(in, 0, sizeof *in);
     in->dump_blob = *blob;
     memset(blob, 0, sizeof *blob);
-    /* verifying a large file takes a while: a progress line on a terminal */
-    int rc = etp__dump_open_progress(&in->dump, &in->dump_blob, verify_progress, a, &err);
-    cli_progress_end(a);
+    /* the tick options are checked (and their errors printed) before the model opens: then the
+     * dump must have been verified first, as it always was */
+    if (a->set[OPT_TICK_NS] || a->set[OPT_TICK_HZ] || a->set[OPT_TICKS]) background = false;
+    int rc;
+    if (background) {
+        rc = etp__dump_open_async(&in->dump, &in->dump_blob, &err);
+    } else {
+        /* verifying a large file takes a while: a progress line on a terminal */
+        rc = etp__dump_open_progress(&in->dump, &in->dump_blob, verify_progress, a, &err);
+        cli_progress_end(a);
+    }
     if (!rc && a->set[OPT_PTE]) {
         rc = etp_blob_open(&in->pte_blob, a->val[OPT_PTE], &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
     }
-    if (rc) {
-        cli_error(&err);
-        cli_close_inputs(in);
-        return cli_exit_for(rc);
-    }
     etp_model_opts mo;
-    int x = cli_model_opts(a, &mo);
+    int x = rc ? EXIT_OK : cli_model_opts(a, &mo);
     if (x) {
         cli_close_inputs(in);
         return x;
     }
-    rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
+    if (!rc) rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
     if (rc) {
-        cli_error(&err);
+        etp_error derr = {0};
+        int drc = in->dump ? etp__dump_wait_all(in->dump, &derr) : ETP_OK;
+        cli_error(drc ? &derr : &err); /* the dump's own error comes first */
         cli_close_inputs(in);
-        return cli_exit_for(rc);
+        return cli_exit_for(drc ? drc : rc);
     }
     return EXIT_OK;
 }

@@ -86,8 +86,14 @@ typedef struct cli_inputs {
 /* Opens the ETDump `path`, the --pte program if given, and the model (with --method, --tick-*).
  * On failure prints the error and returns the exit code (non-zero). */
 int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in);
+/* Same, for a command that reads the dump only through etp_ops_compute()/etp_model_block():
+ * the dump's blocks are verified in the background while it runs (a verification error then
+ * comes from those calls); it calls etp__dump_wait_all() before using anything else of the
+ * dump. */
+int cli_open_inputs_bg(cli_args *a, const char *path, cli_inputs *in);
 /* Same, from a blob the caller already opened (ownership passes to `in`, even on failure). */
 int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in);
+int cli_open_inputs_blob_bg(cli_args *a, etp_blob *blob, cli_inputs *in);
 void cli_close_inputs(cli_inputs *in);
 int cli_model_opts(cli_args *a, etp_model_opts *mo);
 

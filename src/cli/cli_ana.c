@@ -1,5 +1,6 @@
 /* cli_ana.c - options, clock and computation shared by the analysis commands. */
 #include "cli_ana.h"
+#include "etdump_int.h"
 
 #include "qnn_report.h"
 
@@ -71,7 +72,8 @@ static void progress(void *ctx, uint64_t done, uint64_t total) {
 }
 
 int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
-    int rc = cli_open_inputs(a, path, &c->in);
+    /* the blocks are verified by a second thread while the first one analyses them */
+    int rc = cli_open_inputs_bg(a, path, &c->in);
     if (rc) return rc;
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
@@ -81,6 +83,7 @@ int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
     oo.progress_ctx = c;
     etp_error err = {0};
     rc = etp_ops_compute(c->in.model, &oo, &c->r, &err);
+    if (!rc) rc = etp__dump_wait_all(c->in.dump, &err);
     cli_progress_end(a);
     if (rc) {
         cli_error(&err);

@@ -1,5 +1,6 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
+#include "etdump_int.h"
 #include "model_int.h"
 #include "sniff.h"
 
@@ -66,7 +67,8 @@ static bool same_block(const block_sum *a, const block_sum *b) {
 
 static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
-    int rc = cli_open_inputs_blob(a, blob, &in);
+    /* the blocks are verified by a second thread while this one classifies them */
+    int rc = cli_open_inputs_blob_bg(a, blob, &in);
     if (rc) return rc;
     etp__model_skip_units(in.model, true); /* info shows kinds, methods and backends only */
     const etp_dump_info *di = etp_dump_get_info(in.dump);
@@ -108,6 +110,12 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         cli_progress(a, "info", b + 1, di->block_count);
     }
     cli_progress_end(a);
+    if ((rc = etp__dump_wait_all(in.dump, &err))) { /* the counts are complete from here */
+        cli_error(&err);
+        free_block_sums(bs, di->block_count);
+        cli_close_inputs(&in);
+        return cli_exit_for(rc);
+    }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
         free_block_sums(bs, di->block_count);
