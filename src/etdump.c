@@ -384,7 +384,7 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
 
 /* ---- verification in the background (etp__dump_open_async) ---- */
 
-#define ASYNC_MIN ((uint32_t)4 << 20) /* smaller buffers are verified before the open returns */
+uint32_t etp__async_min = (uint32_t)4 << 20; /* smaller buffers: verified before the open returns */
 
 struct async_verify {
     pthread_t th;
@@ -610,7 +610,7 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
     d->info.block_count = n_blocks;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
-    if (async && n_blocks >= 2 && d->size >= ASYNC_MIN && start_async(d, &v, rd_vec)) {
+    if (async && n_blocks >= 2 && d->size >= etp__async_min && start_async(d, &v, rd_vec)) {
         *out = d;
         return ETP_OK;
     }

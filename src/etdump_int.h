@@ -22,6 +22,9 @@ int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
  * use other accessors nor the counts of etp_dump_get_info() (block_count is valid). Small
  * files are verified before it returns. */
 int etp__dump_open_async(etp_dump **out, const etp_blob *blob, etp_error *err);
+/* Buffers smaller than this are verified before etp__dump_open_async() returns (4 MiB; tests
+ * lower it). */
+extern uint32_t etp__async_min;
 /* Waits until the first `blocks` blocks are verified: ETP_OK, or the verification error. No-op
  * for a dump opened otherwise. */
 int etp__dump_wait(const etp_dump *d, uint32_t blocks, etp_error *err);

@@ -514,10 +514,36 @@ static void check_fast_verifier(void) {
             etp__verify_fast = false;
             int r2 = etp_dump_open(&d2, &b, &e2);
             etp__verify_fast = true;
+            /* and verified in the background, read block by block through the model: the same
+             * verdict, the same error, from the block that has it */
+            etp__async_min = 0;
+            etp_dump *d3 = NULL;
+            etp_model *m3 = NULL;
+            etp_error e3 = {0};
+            int r3 = etp__dump_open_async(&d3, &b, &e3);
+            if (!r3 && !(r3 = etp_model_open(&m3, d3, NULL, NULL, &e3))) {
+                uint32_t nb = etp_dump_get_info(d3)->block_count;
+                for (uint32_t bi = 0; bi < nb && !r3; bi++) {
+                    etp_block_view bv;
+                    r3 = etp_model_block(m3, bi, &bv, &e3);
+                }
+                if (!r3) r3 = etp__dump_wait_all(d3, &e3);
+            }
+            char m3s[1200];
+            etp_error_format(&e3, m3s, sizeof m3s);
+            if (r3 == 0 && d3 && r1 == 0) {
+                const etp_dump_info *a = etp_dump_get_info(d1), *c = etp_dump_get_info(d3);
+                if (a->profile_count != c->profile_count || a->debug_count != c->debug_count ||
+                    a->event_count != c->event_count)
+                    r3 = -99;
+            }
+            etp_model_close(m3);
+            etp_dump_close(d3);
+            etp__async_min = (uint32_t)4 << 20;
             char m1[1200], m2[1200];
             etp_error_format(&e1, m1, sizeof m1);
             etp_error_format(&e2, m2, sizeof m2);
-            bool same = r1 == r2 && strcmp(m1, m2) == 0;
+            bool same = r1 == r2 && strcmp(m1, m2) == 0 && r3 == r1 && (r1 == 0 || strcmp(m3s, m1) == 0);
             if (same && r1 == 0) {
                 const etp_dump_info *a = etp_dump_get_info(d1), *c = etp_dump_get_info(d2);
                 same = a->event_count == c->event_count && a->profile_count == c->profile_count &&
