@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = etp_dump_open(&d, &blob, &err);
     if (rc) {
         FZ_ASSERT(d == NULL, "etp_dump_open failed but returned a dump");
-        fz_check_rejection("etp_dump_open", rc, &err, blob.name, size);
+        fz_check_rejection("etp_dump_open", rc, &err, blob.name, size, false);
         return 0;
     }
     etprof_fuzz_accepted++;

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = etp_program_open(&p, &blob, &err);
     if (rc) {
         FZ_ASSERT(p == NULL, "etp_program_open failed but returned a program");
-        fz_check_rejection("etp_program_open", rc, &err, blob.name, size);
+        fz_check_rejection("etp_program_open", rc, &err, blob.name, size, false);
         return 0;
     }
     etprof_fuzz_accepted++;

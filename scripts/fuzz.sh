@@ -66,6 +66,15 @@ dict_pte() {
         '"EthosUBackend"' '"aten::add"' '"out"' '"\x00\x00\x00\x00"' '"\xff\xff\xff\xff"' \
         '"\x01\x00\x00\x00"' '"\x04\x00"' '"\x08\x00"' '"\x01"' '"\x02"' '"\x05"'
 }
+dict_qnn() {
+    printf '%s\n' '"artifact_type"' '"QHAS"' '"OP_TRACE"' '"RUN_TRACE"' '"header"' '"version"' \
+        '"data"' '"traceEvents"' '"ph"' '"X"' '"M"' '"C"' '"ts"' '"dur"' '"pid"' '"tid"' '"args"' \
+        '"name"' '"ID"' '"QNN Op Name"' '"Flags"' '"htp_overall_summary"' '"htp_op_instances"' \
+        '"qnn_op_instances_nodes"' '"dominant_path_htp_0"' '"cycles"' '"op_id"' '"0x"' \
+        '"HMX"' '"HVX"' '"Execute Stat"' '"Init Stats"' '"NetRun:"' '"(cycles)"' '"(us)"' \
+        '"OpId_"' '"Msg Timestamp,"' '"EXECUTE"' '"SUB-EVENT"' '"DSP:before_context_created"' \
+        '"DSP:after_context_freed"' '"Graph Execute"' '"QNN DSP Execute"' '"null"' '"true"'
+}
 
 status=0
 summary=()

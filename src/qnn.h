@@ -194,6 +194,10 @@ typedef struct etp_qnn_qhas {
 } etp_qnn_qhas;
 
 int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err);
+/* The same from `len` bytes at `data` (copied), named `name` in errors. Every reader has such a
+ * _mem twin (used by the fuzz targets and by callers that already hold the file). */
+int etp_qnn_read_qhas_mem(const char *name, const void *data, size_t len, etp_qnn_qhas **out,
+                          etp_error *err);
 void etp_qnn_qhas_free(etp_qnn_qhas *q);
 
 /* ---------------------------------------------------------------------------------------------
@@ -278,6 +282,8 @@ typedef struct etp_qnn_trace {
 } etp_qnn_trace;
 
 int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err);
+int etp_qnn_read_optrace_mem(const char *name, const void *data, size_t len, etp_qnn_trace **out,
+                             etp_error *err);
 void etp_qnn_trace_free(etp_qnn_trace *t);
 /* The thread name of (pid, tid), or NULL. */
 const char *etp_qnn_trace_thread_name(const etp_qnn_trace *t, int64_t pid, int64_t tid);
@@ -328,6 +334,8 @@ typedef struct etp_qnn_runtrace {
 } etp_qnn_runtrace;
 
 int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *err);
+int etp_qnn_read_runtrace_mem(const char *name, const void *data, size_t len,
+                              etp_qnn_runtrace **out, etp_error *err);
 void etp_qnn_runtrace_free(etp_qnn_runtrace *r);
 /* Phase `kind` of execute `exec`, or NULL. */
 const etp_qnn_rt_phase *etp_qnn_runtrace_phase(const etp_qnn_runtrace *r, uint32_t exec,
@@ -344,6 +352,8 @@ typedef struct etp_qnn_heap {
 } etp_qnn_heap;
 
 int etp_qnn_read_heap(const char *path, etp_qnn_heap **out, etp_error *err);
+int etp_qnn_read_heap_mem(const char *name, const void *data, size_t len, etp_qnn_heap **out,
+                          etp_error *err);
 void etp_qnn_heap_free(etp_qnn_heap *h);
 
 /* ---------------------------------------------------------------------------------------------
@@ -414,6 +424,9 @@ int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *
 int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err);
 /* Chooses CSV when the first non-empty line is the CSV preamble or header, else text. */
 int etp_qnn_read_viewer(const char *path, etp_qnn_viewer **out, etp_error *err);
+/* format: 0 = choose as etp_qnn_read_viewer does, else an etp_qnn_viewer_format. */
+int etp_qnn_read_viewer_mem(const char *name, const void *data, size_t len, int format,
+                            etp_qnn_viewer **out, etp_error *err);
 void etp_qnn_viewer_free(etp_qnn_viewer *v);
 /* The event of `block` whose identifier is `identifier`, or NULL. */
 const etp_qnn_stat_event *etp_qnn_stat_find(const etp_qnn_stat_block *block,
@@ -585,6 +598,16 @@ int etp_qnn_viewer_nodes(const etp_qnn_stat_block *block, etp_qnn_etdump_node **
  * files -> ETP_E_IO. */
 int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err);
 
+/* Where a reader's bytes come from: the file `name` (data NULL), or `len` bytes at `data`. */
+typedef struct etp_qnn_src {
+    const char *name;
+    const void *data;
+    size_t len;
+} etp_qnn_src;
+
+/* etp_qnn_slurp of the file, or a NUL-terminated heap copy of the memory. */
+int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err);
+
 /* JSON location context: `path` grows and shrinks as the reader descends ("a.b[3].c"; a key
  * that is empty or holds '.', '[', ']' or '"' is written ["key"]). */
 typedef struct etp_qnn_jctx {
@@ -607,9 +630,9 @@ int etp_qnn_jfail(etp_qnn_jctx *c, const char *key, const char *fmt, ...)
 int etp_qnn_jnomem(etp_qnn_jctx *c);
 const char *etp_qnn_json_type_name(const json_t *v);
 
-/* Loads `path`, checks that it is a JSON object whose header.artifact_type equals `artifact`,
+/* Loads `src`, checks that it is a JSON object whose header.artifact_type equals `artifact`,
  * reads header.version into *version. */
-int etp_qnn_json_open(const char *path, const char *artifact, json_t **root,
+int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **root,
                       etp_qnn_version *version, etp_error *err);
 
 /* Typed member getters: `required` missing -> error; present with the wrong type -> error;

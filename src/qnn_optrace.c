@@ -348,7 +348,8 @@ static int read_events(trace_reader *r, json_t *root) {
     return ETP_OK;
 }
 
-int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err) {
+static int read_optrace(const etp_qnn_src *src, etp_qnn_trace **out, etp_error *err) {
+    const char *path = src->name;
     *out = NULL;
     trace_reader r;
     memset(&r, 0, sizeof r);
@@ -361,7 +362,7 @@ int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err) 
     }
     r.t = t;
     json_t *root;
-    int rc = etp_qnn_json_open(path, "OP_TRACE", &root, &t->version, err);
+    int rc = etp_qnn_json_open(src, "OP_TRACE", &root, &t->version, err);
     if (rc == ETP_OK) {
         rc = read_events(&r, root);
         json_decref(root);
@@ -378,6 +379,17 @@ int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err) 
     }
     *out = t;
     return ETP_OK;
+}
+
+int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err) {
+    etp_qnn_src src = {path, NULL, 0};
+    return read_optrace(&src, out, err);
+}
+
+int etp_qnn_read_optrace_mem(const char *name, const void *data, size_t len, etp_qnn_trace **out,
+                        etp_error *err) {
+    etp_qnn_src src = {name, data ? data : "", len};
+    return read_optrace(&src, out, err);
 }
 
 void etp_qnn_trace_free(etp_qnn_trace *t) {

@@ -111,6 +111,20 @@ int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
     return rc;
 }
 
+int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err) {
+    if (!src->data) return etp_qnn_slurp(src->name, buf, len, err);
+    *buf = NULL;
+    *len = 0;
+    if (src->len >= SIZE_MAX / 2 || !(*buf = malloc(src->len + 1))) {
+        etp_error_set(err, ETP_E_INTERNAL, src->name, -1, "", "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    if (src->len) memcpy(*buf, src->data, src->len);
+    (*buf)[src->len] = '\0';
+    *len = src->len;
+    return ETP_OK;
+}
+
 /* =============================================================================================
  * JSON location context and getters
  * =========================================================================================== */
@@ -353,13 +367,14 @@ int etp_qnn_jget_arr(etp_qnn_jctx *c, const json_t *obj, const char *key, bool r
     return ETP_OK;
 }
 
-int etp_qnn_json_open(const char *path, const char *artifact, json_t **root,
+int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **root,
                       etp_qnn_version *version, etp_error *err) {
+    const char *path = src->name;
     char *buf;
     size_t len;
     *root = NULL;
     memset(version, 0, sizeof *version);
-    int rc = etp_qnn_slurp(path, &buf, &len, err);
+    int rc = etp_qnn_load(src, &buf, &len, err);
     if (rc) return rc;
     if (len == 0) {
         free(buf);
@@ -863,7 +878,8 @@ static int read_paths(qhas_reader *r, const json_t *data) {
     return ETP_OK;
 }
 
-int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err) {
+static int read_qhas(const etp_qnn_src *src, etp_qnn_qhas **out, etp_error *err) {
+    const char *path = src->name;
     *out = NULL;
     qhas_reader r;
     memset(&r, 0, sizeof r);
@@ -874,7 +890,7 @@ int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err) {
         return ETP_E_INTERNAL;
     }
     r.q = q;
-    int rc = etp_qnn_json_open(path, "QHAS", &q->root, &q->version, err);
+    int rc = etp_qnn_json_open(src, "QHAS", &q->root, &q->version, err);
     if (rc) goto fail;
     json_t *data;
     void *items;
@@ -910,6 +926,17 @@ int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err) {
 fail:
     etp_qnn_qhas_free(q);
     return rc;
+}
+
+int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err) {
+    etp_qnn_src src = {path, NULL, 0};
+    return read_qhas(&src, out, err);
+}
+
+int etp_qnn_read_qhas_mem(const char *name, const void *data, size_t len, etp_qnn_qhas **out,
+                          etp_error *err) {
+    etp_qnn_src src = {name, data ? data : "", len};
+    return read_qhas(&src, out, err);
 }
 
 void etp_qnn_qhas_free(etp_qnn_qhas *q) {

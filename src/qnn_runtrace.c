@@ -139,7 +139,8 @@ static int read_events(rt_reader *rd, json_t *root) {
     return ETP_OK;
 }
 
-int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *err) {
+static int read_runtrace(const etp_qnn_src *src, etp_qnn_runtrace **out, etp_error *err) {
+    const char *path = src->name;
     *out = NULL;
     rt_reader rd;
     memset(&rd, 0, sizeof rd);
@@ -152,7 +153,7 @@ int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *e
     }
     rd.r = r;
     json_t *root;
-    int rc = etp_qnn_json_open(path, "RUN_TRACE", &root, &r->version, err);
+    int rc = etp_qnn_json_open(src, "RUN_TRACE", &root, &r->version, err);
     if (rc == ETP_OK) {
         rc = read_events(&rd, root);
         json_decref(root);
@@ -163,6 +164,17 @@ int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *e
     }
     *out = r;
     return ETP_OK;
+}
+
+int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *err) {
+    etp_qnn_src src = {path, NULL, 0};
+    return read_runtrace(&src, out, err);
+}
+
+int etp_qnn_read_runtrace_mem(const char *name, const void *data, size_t len, etp_qnn_runtrace **out,
+                        etp_error *err) {
+    etp_qnn_src src = {name, data ? data : "", len};
+    return read_runtrace(&src, out, err);
 }
 
 void etp_qnn_runtrace_free(etp_qnn_runtrace *r) {

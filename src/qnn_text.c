@@ -166,11 +166,12 @@ static int64_t to_i64(double v) {
  * Heap profiling file
  * =========================================================================================== */
 
-int etp_qnn_read_heap(const char *path, etp_qnn_heap **out, etp_error *err) {
+static int read_heap(const etp_qnn_src *src, etp_qnn_heap **out, etp_error *err) {
+    const char *path = src->name;
     char *buf;
     size_t len;
     *out = NULL;
-    int rc = etp_qnn_slurp(path, &buf, &len, err);
+    int rc = etp_qnn_load(src, &buf, &len, err);
     if (rc) return rc;
     text_in in = {.file = path, .buf = buf, .len = len, .err = err};
     etp_qnn_heap h;
@@ -246,6 +247,17 @@ int etp_qnn_read_heap(const char *path, etp_qnn_heap **out, etp_error *err) {
 done:
     free(buf);
     return rc;
+}
+
+int etp_qnn_read_heap(const char *path, etp_qnn_heap **out, etp_error *err) {
+    etp_qnn_src src = {path, NULL, 0};
+    return read_heap(&src, out, err);
+}
+
+int etp_qnn_read_heap_mem(const char *name, const void *data, size_t len, etp_qnn_heap **out,
+                          etp_error *err) {
+    etp_qnn_src src = {name, data ? data : "", len};
+    return read_heap(&src, out, err);
 }
 
 void etp_qnn_heap_free(etp_qnn_heap *h) { free(h); }
@@ -796,11 +808,17 @@ static bool looks_like_csv(const char *buf, size_t len) {
 }
 
 /* format: 0 = detect, else ETP_QNN_VIEWER_* */
-static int read_viewer(const char *path, int format, etp_qnn_viewer **out, etp_error *err) {
+static int read_viewer(const etp_qnn_src *src, int format, etp_qnn_viewer **out,
+                       etp_error *err) {
+    const char *path = src->name;
     char *buf;
     size_t len;
     *out = NULL;
-    int rc = etp_qnn_slurp(path, &buf, &len, err);
+    if (format != 0 && format != ETP_QNN_VIEWER_TEXT && format != ETP_QNN_VIEWER_CSV) {
+        etp_error_set(err, ETP_E_USAGE, path, -1, "", "unknown viewer format %d", format);
+        return ETP_E_USAGE;
+    }
+    int rc = etp_qnn_load(src, &buf, &len, err);
     if (rc) return rc;
     text_in in = {.file = path, .buf = buf, .len = len, .err = err};
     etp_qnn_viewer *v = NULL;
@@ -829,13 +847,22 @@ done:
 }
 
 int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *err) {
-    return read_viewer(path, ETP_QNN_VIEWER_TEXT, out, err);
+    etp_qnn_src src = {path, NULL, 0};
+    return read_viewer(&src, ETP_QNN_VIEWER_TEXT, out, err);
 }
 
 int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err) {
-    return read_viewer(path, ETP_QNN_VIEWER_CSV, out, err);
+    etp_qnn_src src = {path, NULL, 0};
+    return read_viewer(&src, ETP_QNN_VIEWER_CSV, out, err);
 }
 
 int etp_qnn_read_viewer(const char *path, etp_qnn_viewer **out, etp_error *err) {
-    return read_viewer(path, 0, out, err);
+    etp_qnn_src src = {path, NULL, 0};
+    return read_viewer(&src, 0, out, err);
+}
+
+int etp_qnn_read_viewer_mem(const char *name, const void *data, size_t len, int format,
+                            etp_qnn_viewer **out, etp_error *err) {
+    etp_qnn_src src = {name, data ? data : "", len};
+    return read_viewer(&src, format, out, err);
 }

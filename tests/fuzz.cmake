@@ -4,7 +4,8 @@
 #                        is a located ETP_E_INPUT error (checked inside the target)
 #  fuzz_mutate_*         the same contract for every truncation (every prefix length, and every
 #                        prefix with its size prefix corrected), every inverted byte and every
-#                        clobbered 32-bit word of three corpus files (plus add.pte)
+#                        clobbered 32-bit word of three corpus files (plus add.pte), and of the
+#                        QNN sample files (one of each kind the qnn target reads)
 if(NOT ETPROF_FUZZ) # with ETPROF_FUZZ=ON the top-level CMakeLists.txt adds fuzz/ itself
   add_subdirectory(${CMAKE_SOURCE_DIR}/fuzz ${CMAKE_BINARY_DIR}/fuzz)
 endif()
@@ -14,4 +15,9 @@ add_test(NAME fuzz_mutate_etdump
 add_test(NAME fuzz_mutate_pte
          COMMAND fuzz_pte_replay --mutate ${ETPROF_TEST_DATA}/upstream/bundled_program.bpte
                  ${ETPROF_TEST_DATA}/upstream/add.pte)
-set_tests_properties(fuzz_mutate_etdump fuzz_mutate_pte PROPERTIES TIMEOUT 600)
+set(qnn_fx ${ETPROF_TEST_DATA}/qnn-fixtures)
+add_test(NAME fuzz_mutate_qnn
+         COMMAND fuzz_qnn_replay --mutate ${qnn_fx}/qhas_small.json ${qnn_fx}/optrace_small.json
+                 ${qnn_fx}/runtrace_small.json ${qnn_fx}/heap_ok.txt ${qnn_fx}/viewer_small.txt
+                 ${qnn_fx}/viewer_small.csv)
+set_tests_properties(fuzz_mutate_etdump fuzz_mutate_pte fuzz_mutate_qnn PROPERTIES TIMEOUT 600)
