@@ -11,7 +11,9 @@
  *  - after a successful open, every string an accessor returns lies inside the input and is
  *    NUL-terminated, every vector lies inside the input;
  *  - the model's events are consistent (index, parent, kind, unit in range);
- *  - every JSON document written is well-nested (jw_finish) and parses (jansson).
+ *  - every JSON document written is well-nested (jw_finish) and parses (jansson);
+ *  - the analyses are consistent (rows, hierarchy, selection), a dump diffed against itself shows
+ *    no change, the trace parses as JSON and the report is one whole HTML document.
  */
 #ifndef ETPROF_FUZZ_COMMON_H
 #define ETPROF_FUZZ_COMMON_H
@@ -199,10 +201,8 @@ static inline void fz_walk_dump(const fz_input *in, const etp_dump *d) {
 
 /* ---- the model and the writers ----
  *
- * TODO(writers): the event-to-JSON rendering lives in src/cli/cmd_events.c (CLI-only). The copy
- * below follows it with library calls (jw, out); when event rendering and the analyses (ops,
- * summary, tree...) move into the library, call those here instead, so the fuzzers cover exactly
- * what users run. */
+ * Events are written by the same library calls `etprof events` makes (src/event_json.c, jw,
+ * out); the analyses and the trace/report writers follow in fz_pipeline below. */
 
 /* Events are written by the library's own writers (src/event_json.c), as `etprof events` does. */
 
@@ -344,6 +344,144 @@ static inline void fz_models(const fz_input *din, const etp_dump *d, bool withou
             fz_model(din, d, &pins[k], progs[k], &o, (out_format)(fmt_rot++ % 6), FZ_WRITE_NONE);
         }
     }
+}
+
+/* ---- the analyses and the library's writers ----
+ *
+ * The pipeline behind ops/tree/summary/explain/diff/trace/report: etp_ops_compute, every row,
+ * method and QNN partition walked and checked against the hierarchy, a selection with a sort key
+ * chosen by `seed`, the dump diffed against itself (nothing may differ), and the Perfetto trace
+ * (must parse as JSON) and the HTML report written into memory. */
+
+static const char *const fz_sort_keys[] = {NULL,   "order", "name", "p50",   "total", "share",
+                                           "count", "unit",  "kind", "placement", "operator", "max"};
+
+static inline void fz_check_ops(const etp_ops_result *r, unsigned seed) {
+    size_t nrows = etp_ops_row_count(r), nm = etp_ops_method_count(r);
+    FZ_ASSERT(etp_ops_runs_kept(r) <= etp_ops_blocks_read(r), "kept %u of %u blocks",
+              etp_ops_runs_kept(r), etp_ops_blocks_read(r));
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        FZ_ASSERT(row != NULL && row->name != NULL, "row %zu missing or unnamed", i);
+        FZ_ASSERT(row->method < nm, "row %zu: method %u of %zu", i, row->method, nm);
+        FZ_ASSERT(row->parent < (int32_t)i, "row %zu: parent %d does not precede it", i, row->parent);
+        FZ_ASSERT(row->parent < 0 ? row->depth == 0
+                                  : row->depth == etp_ops_row_get(r, (size_t)row->parent)->depth + 1,
+                  "row %zu: depth %u disagrees with its parent", i, row->depth);
+        FZ_ASSERT(row->runs == row->stats.n, "row %zu: %u runs, stats over %zu", i, row->runs,
+                  (size_t)row->stats.n);
+        FZ_ASSERT(row->runs == 0 || row->samples != NULL, "row %zu: runs without samples", i);
+        for (uint32_t k = 0; k < row->runs; k++) fz_sink_ ^= (uint32_t)row->samples[k];
+        FZ_ASSERT(etp_ops_row_kind_name(row) != NULL, "row %zu: no kind name", i);
+        size_t nc = 0;
+        const uint32_t *ch = etp_ops_children(r, i, &nc);
+        for (size_t k = 0; k < nc; k++)
+            FZ_ASSERT(ch[k] < nrows && etp_ops_row_get(r, ch[k])->parent == (int32_t)i,
+                      "row %zu: child %u does not name it as parent", i, ch[k]);
+    }
+    for (size_t m = 0; m < nm; m++) {
+        const etp_ops_method *me = etp_ops_method_get(r, m);
+        FZ_ASSERT(me->exec_row < (int32_t)nrows, "method %zu: exec row %d of %zu", m, me->exec_row,
+                  nrows);
+        FZ_ASSERT(me->n_parts == 0 || me->parts, "method %zu: parts without storage", m);
+        for (uint32_t k = 0; k < me->n_parts; k++)
+            FZ_ASSERT(me->parts[k].placement != NULL, "method %zu part %u unnamed", m, k);
+        for (uint32_t k = 0; k < me->n_cpu_ops; k++)
+            FZ_ASSERT(me->cpu_ops[k].op != NULL, "method %zu cpu op %u unnamed", m, k);
+    }
+    for (size_t q = 0; q < etp_ops_qnn_count(r); q++) {
+        const etp_ops_qnn *qn = etp_ops_qnn_get(r, q);
+        FZ_ASSERT(qn->delegate_row < nrows && qn->method < nm, "QNN partition %zu out of range", q);
+        for (int k = 0; k < ETP_QT_COUNT_; k++)
+            FZ_ASSERT(qn->top[k] < (int32_t)nrows, "QNN partition %zu top %d row %d", q, k,
+                      qn->top[k]);
+        FZ_ASSERT(qn->node_rows_named <= qn->node_rows && qn->runs_sum_mismatch <= qn->runs_checked,
+                  "QNN partition %zu: counts disagree", q);
+    }
+    uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
+    FZ_ASSERT(idx != NULL, "out of memory");
+    etp_ops_filter f;
+    etp_ops_filter_init(&f);
+    f.sort = fz_sort_keys[seed % (sizeof fz_sort_keys / sizeof fz_sort_keys[0])];
+    f.all = seed & 1;
+    f.top = seed % 7;
+    size_t n = 0;
+    etp_error err = {0};
+    int rc = etp_ops_select(r, &f, idx, &n, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_ops_select(sort %s) failed: %s", f.sort ? f.sort : "-", err.msg);
+    FZ_ASSERT(n <= nrows && (f.top == 0 || n <= f.top), "selected %zu of %zu rows (top %zu)", n,
+              nrows, f.top);
+    for (size_t k = 0; k < n; k++) FZ_ASSERT(idx[k] < nrows, "selected row %u of %zu", idx[k], nrows);
+    free(idx);
+}
+
+static inline void fz_self_diff(const etp_ops_result *r) {
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    o.fail_pct = 0;
+    etp_diff_result *d = NULL;
+    etp_error err = {0};
+    int rc = etp_diff_compute(r, r, &o, &d, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_diff_compute(self) failed: %s", err.msg);
+    const etp_diff_summary *s = etp_diff_get_summary(d);
+    FZ_ASSERT(s->added == 0 && s->removed == 0 && s->slower == 0 && s->faster == 0 &&
+                  s->methods_regressed == 0 && s->methods_slower == 0 && s->to_cpu == 0 &&
+                  s->to_delegate == 0 && s->partition_changes == 0,
+              "a dump differs from itself: +%u -%u slower %u faster %u regressed %u moves %u/%u/%u",
+              s->added, s->removed, s->slower, s->faster, s->methods_regressed, s->to_cpu,
+              s->to_delegate, s->partition_changes);
+    FZ_ASSERT(etp_diff_method_count(d) == etp_ops_method_count(r), "diff has %zu methods of %zu",
+              etp_diff_method_count(d), etp_ops_method_count(r));
+    etp_diff_free(d);
+}
+
+/* Runs the analyses of `d` (with `prog` when not NULL) and the trace and report writers. */
+static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsigned seed) {
+    etp_error err = {0};
+    etp_model *m = NULL;
+    etp_model_opts mo;
+    etp_model_opts_init(&mo);
+    if (seed & 2) mo.tick_ns = 0;
+    int rc = etp_model_open(&m, d, prog, &mo, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_model_open failed: %s", err.msg);
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.skip_first = (seed >> 2) % 2;
+    etp_ops_result *r = NULL;
+    rc = etp_ops_compute(m, &oo, &r, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_ops_compute failed: %s", err.msg);
+    fz_check_ops(r, seed);
+    fz_self_diff(r);
+    etp_ops_free(r);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    FZ_ASSERT(f != NULL, "open_memstream failed");
+    etp_trace_opts to = {.source = "fuzz", .tick_ns = mo.tick_ns};
+    rc = etp_trace_write(m, f, &to, NULL, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_trace_write failed: %s", err.msg);
+    fclose(f);
+    fz_check_json(buf, len, "trace");
+    free(buf);
+
+    buf = NULL;
+    len = 0;
+    f = open_memstream(&buf, &len);
+    FZ_ASSERT(f != NULL, "open_memstream failed");
+    etp_report_opts ro;
+    etp_report_opts_init(&ro);
+    ro.source = "fuzz";
+    ro.tick_ns = mo.tick_ns;
+    ro.skip_first = oo.skip_first;
+    rc = etp_report_write(m, f, &ro, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_report_write failed: %s", err.msg);
+    fclose(f);
+    FZ_ASSERT(len > 15 && memcmp(buf, "<!DOCTYPE html>", 15) == 0, "the report is not HTML");
+    FZ_ASSERT(strstr(buf, "</html>") != NULL, "the report is cut short");
+    FZ_ASSERT(strlen(buf) == len, "the report holds a NUL byte");
+    free(buf);
+    etp_model_close(m);
 }
 
 /* ---- the program side ---- */

@@ -48,6 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_input in = {data, size};
     fz_walk_dump(&in, d);
     fz_models(&in, d, true, prog_in, prog, nprog, (unsigned)size);
+    /* The analyses and writers: without a program, and with one chosen by the input's size. */
+    fz_pipeline(d, NULL, (unsigned)size);
+    if (nprog) fz_pipeline(d, prog[size % nprog], (unsigned)size + 1);
     etp_dump_close(d);
     return 0;
 }

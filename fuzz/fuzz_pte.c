@@ -49,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_walk_program(&in, p);
     for (size_t k = 0; k < ndump; k++)
         fz_models(&dump_in[k], dump[k], false, &in, &p, 1, (unsigned)(size + k));
+    /* The analyses and writers with the fuzzed program, over one fixed dump chosen by the size. */
+    if (ndump) fz_pipeline(dump[size % ndump], p, (unsigned)size);
     etp_program_close(p);
     return 0;
 }
