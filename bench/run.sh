@@ -9,6 +9,10 @@
 #   BENCH_RUNS=N           timed runs per measurement (default 5, at least; hyperfine adds runs
 #                          for fast commands), after one warm-up run that also measures peak RSS
 #   BENCH_BASELINE_RUNS=N  timed runs of the slow flatc+json baseline (default 3)
+#   BENCH_BASELINE_RUNS_BIG=N  the same for files above 100 MB (default 1: one run takes minutes,
+#                          and its spread is small next to the ratios reported)
+#   BENCH_JSONL_RUNS=N     timed runs of `etprof events --format jsonl` (default 1: it writes
+#                          about 10x the file)
 #   BENCH_STYLES="qnn cpu mixed"   subset of styles
 #   BENCH_BASELINE_MAX=B   skip the flatc+json baseline above B bytes (default 600000000:
 #                          its JSON is ~4x the file and json.load needs ~3x that in RAM)
@@ -29,10 +33,12 @@ BIG=${BENCH_BIG:-0}
 STYLES=${BENCH_STYLES:-"qnn cpu mixed"}
 BASELINE_MAX=${BENCH_BASELINE_MAX:-600000000}
 BASELINE_RUNS=${BENCH_BASELINE_RUNS:-3}
+BASELINE_RUNS_BIG=${BENCH_BASELINE_RUNS_BIG:-1}
+JSONL_RUNS=${BENCH_JSONL_RUNS:-1}
 RESULTS=${BENCH_RESULTS:-$ROOT/bench/RESULTS.md}
 SEED=1
 CMDLINE="$0 $*"
-for v in BENCH_BIG BENCH_RUNS BENCH_BASELINE_RUNS BENCH_STYLES BENCH_BASELINE_MAX ETPROF ETPROF_GEN; do
+for v in BENCH_BIG BENCH_RUNS BENCH_BASELINE_RUNS BENCH_BASELINE_RUNS_BIG BENCH_JSONL_RUNS BENCH_STYLES BENCH_BASELINE_MAX ETPROF ETPROF_GEN; do
   if [ -n "${!v:-}" ]; then CMDLINE="$v=${!v} $CMDLINE"; fi
 done
 
@@ -160,7 +166,9 @@ for f in "${FILES[@]}"; do
   elif [ "$size" -gt "$BASELINE_MAX" ]; then
     ROWS+=("$f|flatc+json.load (Inspector baseline)|skip: above BENCH_BASELINE_MAX||")
   else
-    measure "$f" "flatc+json.load (Inspector baseline)" "$BASELINE_RUNS" 1 sh "$TMP/baseline.sh" "$f"
+    bruns=$BASELINE_RUNS
+    [ "$size" -gt 100000000 ] && bruns=$BASELINE_RUNS_BIG
+    measure "$f" "flatc+json.load (Inspector baseline)" "$bruns" 1 sh "$TMP/baseline.sh" "$f"
   fi
   if [ -z "$ETPROF" ] || [ ! -x "$ETPROF" ]; then
     ROWS+=("$f|etprof|skip: etprof not built||")
@@ -188,6 +196,11 @@ for f in "${FILES[@]}"; do
     fi
     measure "$f" "$label" "$RUNS" 0 "$ETPROF" "${args[@]}"
   done
+  # Every event as JSON Lines: the streaming writer over the whole file, the same work as the
+  # baseline's flatc -> JSON step (and, for the 2G file, the memory bound without materialising).
+  args=(events "$f" --pte "$pte" --format jsonl -o /dev/null)
+  label="etprof ${args[*]}"
+  measure "$f" "${label//$OUT\//}" "$JSONL_RUNS" 1 "$ETPROF" "${args[@]}"
 done
 
 # ---- report --------------------------------------------------------------------------------
@@ -201,7 +214,7 @@ mem=$(awk '/^MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null
   echo "- machine: $(nproc) CPUs, ${cpu_model:-unknown CPU}, ${mem:-? RAM}, $(uname -sr)"
   echo "- load average (1/5/15 min): $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') at end; other work on the machine inflates and scatters the timings"
   echo "- git: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-  echo "- tools: $( [ -n "$ETPROF" ] && [ -x "$ETPROF" ] && "$ETPROF" --version 2>/dev/null | head -1 || echo 'etprof n/a'); $(flatc --version 2>/dev/null || echo 'flatc n/a'); $(python3 --version 2>&1); timing: $( [ "$HAVE_HYPERFINE" = 1 ] && hyperfine --version || echo 'date +%s.%N loop'), median of at least $RUNS runs ($BASELINE_RUNS for the baseline) after 1 warm-up; peak RSS: $( [ "$HAVE_TIME" = 1 ] && echo '/usr/bin/time -f %M' || echo 'n/a')"
+  echo "- tools: $( [ -n "$ETPROF" ] && [ -x "$ETPROF" ] && "$ETPROF" --version 2>/dev/null | head -1 || echo 'etprof n/a'); $(flatc --version 2>/dev/null || echo 'flatc n/a'); $(python3 --version 2>&1); timing: $( [ "$HAVE_HYPERFINE" = 1 ] && hyperfine --version || echo 'date +%s.%N loop'), median of at least $RUNS runs (baseline: $BASELINE_RUNS, above 100 MB $BASELINE_RUNS_BIG; events --format jsonl: $JSONL_RUNS) after 1 warm-up; peak RSS: $( [ "$HAVE_TIME" = 1 ] && echo '/usr/bin/time -f %M' || echo 'n/a')"
   echo "- files: \`etprof-gen --style S --size SIZE --seed $SEED --pte P -o F\` in bench/out; warm page cache"
   echo
   echo "| file | size | tool / command | median s | GB/s | events/s | peak RSS MiB | speed-up vs flatc+json |"
@@ -231,6 +244,22 @@ mem=$(awk '/^MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null
   echo
   echo "GB/s = file bytes / 10^9 / median seconds; events/s = ETDump events (from etprof-gen's"
   echo "stats line) / median seconds; speed-up = baseline median / this median."
+  echo
+  # The memory bound of the issue: peak RSS <= file size + 64 MiB for every etprof row.
+  over=0 checked=0
+  for r in "${ROWS[@]}"; do
+    IFS='|' read -r rf rl rm rr _ <<<"$r"
+    [ "${rl#etprof }" != "$rl" ] && [[ "$rr" =~ ^[0-9.]+$ ]] || continue
+    checked=$((checked + 1))
+    size=$(stat -c %s "$rf")
+    if awk -v r="$rr" -v s="$size" 'BEGIN{exit !(r > s/1048576 + 64)}'; then
+      over=$((over + 1))
+      echo "- memory bound exceeded: \`$rl\` peak RSS $rr MiB for a $(awk -v s="$size" 'BEGIN{printf "%.1f", s/1048576}') MiB file"
+    fi
+  done
+  if [ "$checked" -gt 0 ] && [ "$over" = 0 ]; then
+    echo "Memory bound (peak RSS <= file size + 64 MiB): met by all $checked etprof rows."
+  fi
 } >"$TMP/results.md"
 cat "$TMP/results.md"
 cp "$TMP/results.md" "$RESULTS"
