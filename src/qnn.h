@@ -608,6 +608,19 @@ typedef struct etp_qnn_src {
 /* etp_qnn_slurp of the file, or a NUL-terminated heap copy of the memory. */
 int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err);
 
+/* Defines the public pair etp_qnn_read_<kind>(path, ...) and etp_qnn_read_<kind>_mem(name, data,
+ * len, ...) over `static int fn(const etp_qnn_src *, type **, etp_error *)`. */
+#define ETP_QNN_READER_ENTRIES(kind, type, fn)                                                    \
+    int etp_qnn_read_##kind(const char *path, type **out, etp_error *err) {                       \
+        etp_qnn_src src = {path, NULL, 0};                                                        \
+        return fn(&src, out, err);                                                                \
+    }                                                                                             \
+    int etp_qnn_read_##kind##_mem(const char *name, const void *data, size_t len, type **out,     \
+                                  etp_error *err) {                                               \
+        etp_qnn_src src = {name, data ? data : "", len};                                          \
+        return fn(&src, out, err);                                                                \
+    }
+
 /* JSON location context: `path` grows and shrinks as the reader descends ("a.b[3].c"; a key
  * that is empty or holds '.', '[', ']' or '"' is written ["key"]). */
 typedef struct etp_qnn_jctx {

@@ -381,16 +381,7 @@ static int read_optrace(const etp_qnn_src *src, etp_qnn_trace **out, etp_error *
     return ETP_OK;
 }
 
-int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err) {
-    etp_qnn_src src = {path, NULL, 0};
-    return read_optrace(&src, out, err);
-}
-
-int etp_qnn_read_optrace_mem(const char *name, const void *data, size_t len, etp_qnn_trace **out,
-                        etp_error *err) {
-    etp_qnn_src src = {name, data ? data : "", len};
-    return read_optrace(&src, out, err);
-}
+ETP_QNN_READER_ENTRIES(optrace, etp_qnn_trace, read_optrace)
 
 void etp_qnn_trace_free(etp_qnn_trace *t) {
     if (!t) return;

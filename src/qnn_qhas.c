@@ -928,16 +928,7 @@ fail:
     return rc;
 }
 
-int etp_qnn_read_qhas(const char *path, etp_qnn_qhas **out, etp_error *err) {
-    etp_qnn_src src = {path, NULL, 0};
-    return read_qhas(&src, out, err);
-}
-
-int etp_qnn_read_qhas_mem(const char *name, const void *data, size_t len, etp_qnn_qhas **out,
-                          etp_error *err) {
-    etp_qnn_src src = {name, data ? data : "", len};
-    return read_qhas(&src, out, err);
-}
+ETP_QNN_READER_ENTRIES(qhas, etp_qnn_qhas, read_qhas)
 
 void etp_qnn_qhas_free(etp_qnn_qhas *q) {
     if (!q) return;

@@ -166,16 +166,7 @@ static int read_runtrace(const etp_qnn_src *src, etp_qnn_runtrace **out, etp_err
     return ETP_OK;
 }
 
-int etp_qnn_read_runtrace(const char *path, etp_qnn_runtrace **out, etp_error *err) {
-    etp_qnn_src src = {path, NULL, 0};
-    return read_runtrace(&src, out, err);
-}
-
-int etp_qnn_read_runtrace_mem(const char *name, const void *data, size_t len, etp_qnn_runtrace **out,
-                        etp_error *err) {
-    etp_qnn_src src = {name, data ? data : "", len};
-    return read_runtrace(&src, out, err);
-}
+ETP_QNN_READER_ENTRIES(runtrace, etp_qnn_runtrace, read_runtrace)
 
 void etp_qnn_runtrace_free(etp_qnn_runtrace *r) {
     if (!r) return;

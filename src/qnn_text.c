@@ -249,16 +249,7 @@ done:
     return rc;
 }
 
-int etp_qnn_read_heap(const char *path, etp_qnn_heap **out, etp_error *err) {
-    etp_qnn_src src = {path, NULL, 0};
-    return read_heap(&src, out, err);
-}
-
-int etp_qnn_read_heap_mem(const char *name, const void *data, size_t len, etp_qnn_heap **out,
-                          etp_error *err) {
-    etp_qnn_src src = {name, data ? data : "", len};
-    return read_heap(&src, out, err);
-}
+ETP_QNN_READER_ENTRIES(heap, etp_qnn_heap, read_heap)
 
 void etp_qnn_heap_free(etp_qnn_heap *h) { free(h); }
 
