@@ -14,6 +14,7 @@
 #include "etprof.h"
 #include "jw.h"
 #include "qnn.h"
+#include "qnn_report.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -65,16 +66,10 @@ typedef struct rep {
     etp_qnn_runtrace *rt;
     etp_qnn_heap *heap;
     etp_qnn_derived *der;
-    /* join of the derived per-op rows with one QNN partition's HTP node rows */
-    int32_t join_q;             /* index of the etp_ops_qnn joined, -1 when none */
-    etp_qnn_join *join;
-    uint32_t n_nodes;
-    etp_qnn_etdump_node *nodes; /* ETDump side of the join */
-    uint32_t *node_row;         /* ops row of each node */
-    int32_t *row_drow;          /* per ops row: derived row, -1 */
-    double *drow_etd;           /* per derived row: ETDump p50 cycles of its node, NaN */
-    uint32_t join_cycles_equal; /* trusted pairs whose ETDump p50 equals the QNN-side cycles */
-    uint32_t join_trusted;      /* pairs with the same name (or an unnamed node matched by OpId) */
+    /* join of the derived per-op rows with one QNN partition's HTP node rows (qnn_report.h);
+     * NULL when there is nothing to join */
+    etp_qnn_etd_join *join;
+    int32_t *row_drow;          /* per ops row: derived row of its trusted pair, -1 */
 } rep;
 
 /* ---------------------------------------------------------------------------------------------
@@ -1348,8 +1343,8 @@ static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
     qsort(idx, n, sizeof *idx, cmp_total_desc);
     size_t shown = n < R->top_nodes ? n : R->top_nodes;
     const etp_ops_row *excl = row_at(R, q->top[ETP_QT_EXCL_WAIT]);
-    bool joined = R->row_drow != NULL && R->join_trusted > 0 && R->join_q >= 0 &&
-                  etp_ops_qnn_get(r, (size_t)R->join_q) == q;
+    bool joined = R->row_drow != NULL && R->join->matched > 0 && R->join->qnn >= 0 &&
+                  etp_ops_qnn_get(r, (size_t)R->join->qnn) == q;
     P(R, "<h3>HTP nodes by cycles (%s%zu of %zu)</h3>\n", shown < n ? "top " : "all ", shown, n);
     S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
     S(R, "<table class=\"sortable\" id=\"htp-nodes\"><thead><tr>");
@@ -1508,91 +1503,24 @@ static const char *src_name(etp_qnn_source s) {
     }
 }
 
-/* The join of the derived per-op rows with the QNN partition that matches best. */
+/* The join of the derived per-op rows with the QNN partition that matches best (the one the
+ * qnn, ops and tree commands use), and its trusted pairs per ops row. */
 static int build_join(rep *R, etp_error *err) {
     const etp_ops_result *r = R->r;
-    size_t nrows = etp_ops_row_count(r), nq = etp_ops_qnn_count(r);
-    R->join_q = -1;
-    if (!R->der || R->der->n_rows == 0 || nq == 0) return ETP_OK;
-    etp_qnn_etdump_node *nodes = malloc((nrows ? nrows : 1) * sizeof *nodes);
-    uint32_t *node_row = malloc((nrows ? nrows : 1) * sizeof *node_row);
-    if (!nodes || !node_row) {
-        free(nodes);
-        free(node_row);
-        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
-        return ETP_E_INTERNAL;
-    }
-    uint32_t best_pairs = 0;
-    for (size_t qi = 0; qi < nq; qi++) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(r, qi);
-        const etp_ops_row *dc = etp_ops_row_get(r, q->delegate_row);
-        uint32_t n = 0;
-        for (size_t i = 0; i < nrows; i++) {
-            const etp_ops_row *row = etp_ops_row_get(r, i);
-            if (!row->htp_node || row->method != q->method || row->chain != dc->chain ||
-                row->instr != dc->instr)
-                continue;
-            etp_qnn_node_name nn;
-            if (etp_qnn_parse_node_name(row->name, &nn) == ETP_QNN_NODE_NONE) continue;
-            nodes[n] = (etp_qnn_etdump_node){.name = nn.name, .name_len = nn.name_len,
-                                             .op_id = nn.op_id,
-                                             .cycles = isfinite(row->stats.p50)
-                                                           ? (int64_t)llround(row->stats.p50)
-                                                           : 0};
-            node_row[n++] = (uint32_t)i;
-        }
-        etp_qnn_join *j = NULL;
-        int rc = etp_qnn_join_nodes(nodes, n, R->der->rows, R->der->n_rows, &j, err);
-        if (rc) {
-            free(nodes);
-            free(node_row);
-            return rc;
-        }
-        if (R->join_q < 0 || j->n_pairs > best_pairs) {
-            etp_qnn_join_free(R->join);
-            R->join = j;
-            R->join_q = (int32_t)qi;
-            best_pairs = j->n_pairs;
-            free(R->nodes);
-            free(R->node_row);
-            R->nodes = malloc((n ? n : 1) * sizeof *R->nodes);
-            R->node_row = malloc((n ? n : 1) * sizeof *R->node_row);
-            if (!R->nodes || !R->node_row) {
-                free(nodes);
-                free(node_row);
-                etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
-                return ETP_E_INTERNAL;
-            }
-            memcpy(R->nodes, nodes, n * sizeof *nodes);
-            memcpy(R->node_row, node_row, n * sizeof *node_row);
-            R->n_nodes = n;
-        } else {
-            etp_qnn_join_free(j);
-        }
-    }
-    free(nodes);
-    free(node_row);
-    R->row_drow = malloc((nrows ? nrows : 1) * sizeof *R->row_drow);
-    R->drow_etd = malloc(R->der->n_rows * sizeof *R->drow_etd);
-    if (!R->row_drow || !R->drow_etd) {
+    size_t nrows = etp_ops_row_count(r);
+    if (!R->der || R->der->n_rows == 0 || etp_ops_qnn_count(r) == 0) return ETP_OK;
+    int rc = etp_qnn_join_etdump(r, R->der, &R->join, err);
+    if (rc) return rc;
+    if (!(R->row_drow = malloc((nrows ? nrows : 1) * sizeof *R->row_drow))) {
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
     for (size_t i = 0; i < nrows; i++) R->row_drow[i] = -1;
-    for (uint32_t i = 0; i < R->der->n_rows; i++) R->drow_etd[i] = NAN;
-    for (uint32_t k = 0; k < R->join->n_pairs; k++) {
-        const etp_qnn_join_pair *p = &R->join->pairs[k];
-        uint32_t orow = R->node_row[p->node];
-        /* an OpId match under another name is a coincidence of two graphs: not shown as the
-         * node's data (counted in the join paragraph) */
-        if (!p->same_name && R->nodes[p->node].name) continue;
-        R->join_trusted++;
-        R->row_drow[orow] = (int32_t)p->row;
-        R->drow_etd[p->row] = etp_ops_row_get(r, orow)->stats.p50;
-        if (isfinite(R->drow_etd[p->row]) &&
-            llround(R->drow_etd[p->row]) == R->der->rows[p->row].cycles)
-            R->join_cycles_equal++;
-    }
+    /* an OpId match under another name is a coincidence of two graphs: not shown as the node's
+     * data (counted in the join paragraph) */
+    for (uint32_t k = 0; k < R->join->n_pairs; k++)
+        if (R->join->pairs[k].trusted)
+            R->row_drow[R->join->pairs[k].ops_row] = (int32_t)R->join->pairs[k].qnn_row;
     return ETP_OK;
 }
 
@@ -1853,7 +1781,7 @@ static void write_deep(rep *R) {
                 }
                 ord[j] = v;
             }
-            bool joined = R->join && R->join_trusted > 0;
+            bool joined = R->join && R->join->matched > 0;
             P(R, "<h3>Per QNN op (%s%u of %u, by cycles)</h3>\n", shown < n ? "top " : "all ", shown, n);
             S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
             S(R, "<table class=\"sortable\" id=\"qnn-ops\"><thead><tr>");
@@ -1894,7 +1822,7 @@ static void write_deep(rep *R) {
                     else td_num(R, NAN, DASH);
                 }
                 if (joined) {
-                    double e = R->drow_etd ? R->drow_etd[ord[k]] : NAN;
+                    double e = R->join->row_etdump ? R->join->row_etdump[ord[k]] : NAN;
                     td_num(R, e, isfinite(e) ? num(R, e, e == floor(e) ? 0 : 1) : DASH);
                 }
                 S(R, "</tr>");
@@ -1911,26 +1839,25 @@ static void write_deep(rep *R) {
     /* the join */
     if (etp_ops_qnn_count(R->r) == 0) {
         S(R, "<p class=\"note\">The ETDump has no QNN node events: nothing to join.</p>\n");
-    } else if (R->join) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(R->r, (size_t)R->join_q);
+    } else if (R->join && R->join->qnn >= 0) {
+        const etp_qnn_etd_join *J = R->join;
+        const etp_ops_qnn *q = etp_ops_qnn_get(R->r, (size_t)J->qnn);
         uint32_t by_id = 0;
-        for (uint32_t k = 0; k < R->join->n_pairs; k++) by_id += R->join->pairs[k].by_id;
-        uint32_t odd = R->join->n_pairs - R->join_trusted;
+        for (uint32_t k = 0; k < J->n_pairs; k++) by_id += J->pairs[k].by_id;
         P(R, "<h3>Join with the ETDump's HTP nodes</h3><p id=\"qnn-join\">Partition: method ");
         E(R, method_name(etp_ops_method_get(R->r, q->method)));
         P(R, ", instruction %d. <b>%u</b> of %u ETDump node(s) matched a QNN op (%u by OpId, %u by "
              "name only); %u ETDump node(s) have no QNN op in the files; %u QNN op(s) have no "
              "ETDump node.",
-          etp_ops_row_get(R->r, q->delegate_row)->instr, R->join->n_pairs, R->n_nodes, by_id,
-          R->join->n_pairs - by_id, R->join->n_node_only, R->join->n_row_only);
-        if (odd)
+          etp_ops_row_get(R->r, q->delegate_row)->instr, J->n_pairs, J->n_nodes, by_id,
+          J->n_pairs - by_id, J->n_etdump_only, J->n_qnn_only);
+        if (J->conflicts)
             P(R, " %u match(es) are on OpId alone with a different name: the QNN files probably "
                  "describe another graph; those are not used.",
-              odd);
-        if (R->join_trusted)
-            P(R, " Cycles agree exactly for %u of %u matched op(s)%s.", R->join_cycles_equal,
-              R->join_trusted,
-              R->join_cycles_equal == R->join_trusted
+              J->conflicts);
+        if (J->matched)
+            P(R, " Cycles agree exactly for %u of %u matched op(s)%s.", J->cycles_equal, J->matched,
+              J->cycles_equal == J->matched
                   ? " (one run, measured twice)"
                   : ": the files probably come from another run (optrace/QHAS are made by a "
                     "separate qnn-net-run): compare shares rather than cycles");
@@ -2124,11 +2051,8 @@ void etp_report_opts_init(etp_report_opts *o) {
 }
 
 static void rep_free(rep *R) {
-    etp_qnn_join_free(R->join);
-    free(R->nodes);
-    free(R->node_row);
+    etp_qnn_etd_join_free(R->join);
     free(R->row_drow);
-    free(R->drow_etd);
     etp_qnn_derived_free(R->der);
     etp_qnn_qhas_free(R->qhas);
     etp_qnn_trace_free(R->trace);
@@ -2160,7 +2084,6 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     memset(&R, 0, sizeof R);
     R.f = f;
     R.o = opts;
-    R.join_q = -1;
     R.top_ops = opts->top_ops ? opts->top_ops : DEF_TOP_OPS;
     R.top_nodes = opts->top_nodes ? opts->top_nodes : DEF_TOP_NODES;
     if (ana_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
