@@ -220,11 +220,35 @@ static void time_unit(cmd *c, uint64_t *s) {
     }
 }
 
+/* A fixed program, sometimes with one of its methods forced (a method it lacks is a usage
+ * error). */
 static void maybe_pte(cmd *c, uint64_t *s) {
     switch (pick(s, 3)) {
-    case 0: arg(c, "--pte"); arg(c, fx_path[FX_PROG]); break;
-    case 1: arg(c, "--pte"); arg(c, fx_path[FX_ADD]); break;
+    case 0:
+        arg(c, "--pte");
+        arg(c, fx_path[FX_PROG]);
+        if (pick(s, 4) == 0) {
+            arg(c, "--method");
+            arg(c, pick(s, 2) ? "kv_forward" : "prefill_forward");
+        }
+        break;
+    case 1:
+        arg(c, "--pte");
+        arg(c, fx_path[FX_ADD]);
+        if (pick(s, 4) == 0) {
+            arg(c, "--method");
+            arg(c, "forward");
+        }
+        break;
     default: break;
+    }
+}
+
+/* --block: the usual name, or one no block has. */
+static void maybe_block(cmd *c, uint64_t *s) {
+    if (pick(s, 6) == 0) {
+        arg(c, "--block");
+        arg(c, pick(s, 3) ? "Execute" : "Default");
     }
 }
 
@@ -300,6 +324,7 @@ static void j_ops(cmd *c, const char *in, uint64_t *s) {
     }
     if (pick(s, 6) == 0) arg_num(c, "--htp-clock-ghz", 1.5);
     time_unit(c, s);
+    maybe_block(c, s);
     maybe_pte(c, s);
     ticks(c, s);
 }
@@ -317,6 +342,7 @@ static void j_tree(cmd *c, const char *in, uint64_t *s) {
     maybe(c, s, 3, "--skip-first", 0, 3);
     if (pick(s, 4) == 0) arg_num(c, "--htp-clock-ghz", 1);
     time_unit(c, s);
+    maybe_block(c, s);
     maybe_pte(c, s);
     ticks(c, s);
 }
@@ -328,6 +354,7 @@ static void j_summary(cmd *c, const char *in, uint64_t *s) {
     maybe(c, s, 2, "--top", 0, 4);
     maybe(c, s, 3, "--skip-first", 0, 3);
     time_unit(c, s);
+    maybe_block(c, s);
     maybe_pte(c, s);
     ticks(c, s);
 }
@@ -380,6 +407,7 @@ static void j_report(cmd *c, const char *in, uint64_t *s) {
             arg(c, fx_path[qnn_fx[k]]);
         }
     time_unit(c, s);
+    maybe_block(c, s);
     maybe_pte(c, s);
     ticks(c, s);
 }
@@ -395,6 +423,7 @@ static void j_diff_self(cmd *c, const char *in, uint64_t *s) {
     maybe(c, s, 3, "--skip-first", 0, 3);
     if (pick(s, 3) == 0) arg(c, "--all");
     time_unit(c, s);
+    maybe_block(c, s);
     maybe_pte(c, s);
     ticks(c, s);
 }
@@ -433,6 +462,7 @@ static void j_qnn_dump(cmd *c, const char *in, uint64_t *s) {
     qnn_sort(c, s);
     maybe(c, s, 3, "--top", 0, 4);
     maybe(c, s, 3, "--skip-first", 0, 3);
+    maybe_block(c, s);
     maybe_pte(c, s);
 }
 

@@ -76,6 +76,11 @@ dict_qnn() {
         '"DSP:after_context_freed"' '"Graph Execute"' '"QNN DSP Execute"' '"null"' '"true"'
 }
 
+# The command runs every input as an ETDump, a program and a QNN file: all of the above.
+dict_cli() {
+    { dict_etdump; dict_pte; dict_qnn; } | sort -u
+}
+
 status=0
 summary=()
 for t in "${targets[@]}"; do
