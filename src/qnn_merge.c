@@ -265,7 +265,9 @@ static int summary_from_qhas(etp_qnn_summary *s, const etp_qnn_qhas *q) {
         s->threads[s->n_threads++] =
             (etp_qnn_thread_busy){res->tid, res->type, res->cycles_used, {0, false}};
     }
-    qsort(s->threads, s->n_threads, sizeof *s->threads, cmp_busy);
+    /* no resources: s->threads is NULL, and qsort() with a NULL base is undefined even for 0
+     * elements (a QHAS overall summary without "resources" met UBSan's nonnull check) */
+    if (s->n_threads) qsort(s->threads, s->n_threads, sizeof *s->threads, cmp_busy);
     unit_totals(s);
     return ETP_OK;
 }
@@ -341,7 +343,8 @@ static int summary_from_trace(etp_qnn_summary *s, const etp_qnn_trace *t) {
             if (va->points[i].value > peak) peak = va->points[i].value;
         if (peak >= -9.2e18 && peak <= 9.2e18) s->peak_vtcm_bytes = (etp_qnn_i64){(int64_t)peak, true};
     }
-    qsort(s->threads, s->n_threads, sizeof *s->threads, cmp_busy);
+    /* no op with a QNN op name: s->threads is NULL (qsort() with it is undefined) */
+    if (s->n_threads) qsort(s->threads, s->n_threads, sizeof *s->threads, cmp_busy);
     unit_totals(s);
     return ETP_OK;
 }
