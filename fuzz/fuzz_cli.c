@@ -7,7 +7,8 @@
  * files.
  *
  * Once, a private directory is made (mkdtemp under $TMPDIR or /tmp, removed at exit) holding fixed
- * files compiled into the target: a QNN ETDump, two programs and QNN sample files. Per input, the
+ * files compiled into the target: two QNN ETDumps (one with HTP node events, with a QHAS and a
+ * program that go with it), two more programs and QNN sample files. Per input, the
  * bytes are written there as one file (named .etdp or .pte by the input's hash) and a set of
  * commands runs with it in every role: as the ETDump (info, events, ops, tree, summary, explain,
  * trace, report, diff against itself and against the fixed dump, qnn joined to fixed QNN files),
@@ -37,6 +38,8 @@
  * where it was, so sanitizer reports remain visible. */
 #include "fuzz_common.h"
 #include "cli.h" /* EXIT_* */
+#include "etdump_int.h" /* etp__async_min */
+#include "sniff.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -49,17 +52,24 @@ extern const unsigned char *const etprof_fuzz_qnn_data[];
 extern const size_t etprof_fuzz_qnn_size[];
 extern const char *const etprof_fuzz_qnn_name[];
 extern const size_t etprof_fuzz_qnn_count;
+extern const unsigned char *const etprof_fuzz_cli_data[];
+extern const size_t etprof_fuzz_cli_size[];
+extern const char *const etprof_fuzz_cli_name[];
+extern const size_t etprof_fuzz_cli_count;
 
 /* ---- the private directory and the fixed files ---- */
 
 #define PATH_CAP 1024
 
 static char dir[256]; /* $TMPDIR (at most 200 bytes, else /tmp) + /etprof-fuzz-cli.XXXXXX */
-/* The fixed files, by role. */
-enum { FX_DUMP, FX_PROG, FX_ADD, FX_QHAS, FX_OPTRACE, FX_RUNTRACE, FX_HEAP, FX_COUNT_ };
+/* The fixed files, by role. The GEN_ ones belong together: an ETDump with HTP node events, a
+ * QHAS that joins with it in every way a join can go, and its program. */
+enum { FX_DUMP, FX_PROG, FX_ADD, FX_QHAS, FX_OPTRACE, FX_RUNTRACE, FX_HEAP, FX_GEN_DUMP,
+       FX_GEN_QHAS, FX_GEN_PROG, FX_COUNT_ };
 static const char *const fx_name[FX_COUNT_] = {
     "synth_qnn_mixed_small_3x.etdp", "stories260k_qnn_program_only.pte", "add.pte",
-    "qhas_small.json", "optrace_small.json", "runtrace_small.json", "heap_ok.txt"};
+    "qhas_small.json", "optrace_small.json", "runtrace_small.json", "heap_ok.txt",
+    "gen_qnn_llm_36n_1x.etdp", "gen_qnn_llm_36n_qhas.json", "gen_qnn_llm_36n.pte"};
 static char fx_path[FX_COUNT_][PATH_CAP];
 static char out_path[PATH_CAP];
 /* The input's two possible names: info reads a damaged file named .pte as a program. */
@@ -91,14 +101,14 @@ static void write_file(const char *path, const void *data, size_t size) {
 
 static const unsigned char *fixture(const char *name, size_t *len) {
     const unsigned char *const *data[] = {etprof_fuzz_dump_data, etprof_fuzz_program_data,
-                                          etprof_fuzz_qnn_data};
+                                          etprof_fuzz_qnn_data, etprof_fuzz_cli_data};
     const size_t *sizes[] = {etprof_fuzz_dump_size, etprof_fuzz_program_size,
-                             etprof_fuzz_qnn_size};
+                             etprof_fuzz_qnn_size, etprof_fuzz_cli_size};
     const char *const *names[] = {etprof_fuzz_dump_name, etprof_fuzz_program_name,
-                                  etprof_fuzz_qnn_name};
+                                  etprof_fuzz_qnn_name, etprof_fuzz_cli_name};
     const size_t counts[] = {etprof_fuzz_dump_count, etprof_fuzz_program_count,
-                             etprof_fuzz_qnn_count};
-    for (int s = 0; s < 3; s++)
+                             etprof_fuzz_qnn_count, etprof_fuzz_cli_count};
+    for (int s = 0; s < 4; s++)
         for (size_t i = 0; i < counts[s]; i++)
             if (strcmp(names[s][i], name) == 0) {
                 *len = sizes[s][i];
@@ -223,7 +233,7 @@ static void time_unit(cmd *c, uint64_t *s) {
 /* A fixed program, sometimes with one of its methods forced (a method it lacks is a usage
  * error). */
 static void maybe_pte(cmd *c, uint64_t *s) {
-    switch (pick(s, 3)) {
+    switch (pick(s, 4)) {
     case 0:
         arg(c, "--pte");
         arg(c, fx_path[FX_PROG]);
@@ -240,8 +250,22 @@ static void maybe_pte(cmd *c, uint64_t *s) {
             arg(c, "forward");
         }
         break;
+    case 2:
+        arg(c, "--pte");
+        arg(c, fx_path[FX_GEN_PROG]);
+        if (pick(s, 4) == 0) {
+            arg(c, "--method");
+            arg(c, "kv_forward");
+        }
+        break;
     default: break;
     }
+}
+
+/* The fixed ETDump next to a fuzzed QNN file or program: the mixed one (QNN values without
+ * node events) or the one with HTP nodes that the GEN QHAS joins with. */
+static const char *fixed_dump(uint64_t *s) {
+    return fx_path[pick(s, 2) ? FX_DUMP : FX_GEN_DUMP];
 }
 
 /* --block: the usual name, or one no block has. */
@@ -277,16 +301,32 @@ static void qnn_sort(cmd *c, uint64_t *s) {
 static const char *const qnn_opt[] = {"--qhas", "--optrace", "--runtrace", "--heap"};
 static const int qnn_fx[] = {FX_QHAS, FX_OPTRACE, FX_RUNTRACE, FX_HEAP};
 
+/* The HTP clock of ops and tree: none, given, or from a fixed QHAS or runtrace. */
+static void clock_source(cmd *c, uint64_t *s) {
+    switch (pick(s, 8)) {
+    case 0: arg_num(c, "--htp-clock-ghz", 1.5); break;
+    case 1: arg(c, "--qhas"); arg(c, fx_path[FX_QHAS]); break;
+    case 2: arg(c, "--qhas"); arg(c, fx_path[FX_GEN_QHAS]); break;
+    case 3: arg(c, "--runtrace"); arg(c, fx_path[FX_RUNTRACE]); break;
+    default: break;
+    }
+}
+
 /* ---- the commands, by the input's role ---- */
 
 typedef void (*job_fn)(cmd *c, const char *in, uint64_t *s);
 
 /* The input as the ETDump. */
 
+/* Set per input: info reads the input as a program (and refuses --pte, a usage error) when it
+ * is one, or when its kind is unknown and its name ends in .pte; as cmd_info.c decides. */
+static bool info_reads_program;
+
 static void j_info(cmd *c, const char *in, uint64_t *s) {
     begin(c, "info", in);
     arg(c, in);
     fmt(c, s);
+    if (!info_reads_program) maybe_pte(c, s);
     ticks(c, s);
 }
 
@@ -322,7 +362,7 @@ static void j_ops(cmd *c, const char *in, uint64_t *s) {
         arg(c, "--placement");
         arg(c, pick(s, 2) ? "cpu" : "QnnBackend");
     }
-    if (pick(s, 6) == 0) arg_num(c, "--htp-clock-ghz", 1.5);
+    clock_source(c, s);
     time_unit(c, s);
     maybe_block(c, s);
     maybe_pte(c, s);
@@ -340,7 +380,7 @@ static void j_tree(cmd *c, const char *in, uint64_t *s) {
     }
     maybe(c, s, 2, "--top", 0, 4);
     maybe(c, s, 3, "--skip-first", 0, 3);
-    if (pick(s, 4) == 0) arg_num(c, "--htp-clock-ghz", 1);
+    clock_source(c, s);
     time_unit(c, s);
     maybe_block(c, s);
     maybe_pte(c, s);
@@ -431,8 +471,9 @@ static void j_diff_self(cmd *c, const char *in, uint64_t *s) {
 static void j_diff_fixed(cmd *c, const char *in, uint64_t *s) {
     begin(c, "diff", in);
     bool base = pick(s, 2); /* the input as BASE or as NEW */
-    arg(c, base ? in : fx_path[FX_DUMP]);
-    arg(c, base ? fx_path[FX_DUMP] : in);
+    const char *fixed = fixed_dump(s);
+    arg(c, base ? in : fixed);
+    arg(c, base ? fixed : in);
     fmt(c, s);
     maybe(c, s, 3, "--threshold", 0, 10);
     maybe(c, s, 3, "--top", 0, 4);
@@ -453,7 +494,7 @@ static void j_qnn_dump(cmd *c, const char *in, uint64_t *s) {
     arg(c, in);
     fmt(c, s);
     arg(c, "--qhas");
-    arg(c, fx_path[FX_QHAS]);
+    arg(c, fx_path[pick(s, 2) ? FX_QHAS : FX_GEN_QHAS]);
     for (int k = 1; k < 4; k++)
         if (pick(s, 2) == 0) {
             arg(c, qnn_opt[k]);
@@ -488,7 +529,7 @@ static void j_qnn_alone(cmd *c, const char *in, uint64_t *s) {
 
 static void j_qnn_join(cmd *c, const char *in, uint64_t *s) {
     begin(c, "qnn", in);
-    arg(c, fx_path[FX_DUMP]);
+    arg(c, fixed_dump(s));
     if (pick(s, 2)) {
         arg(c, "--qhas");
         arg(c, in);
@@ -514,7 +555,7 @@ static void j_qnn_join(cmd *c, const char *in, uint64_t *s) {
 static void j_ana_clock(cmd *c, const char *in, uint64_t *s) {
     bool ops = pick(s, 2);
     begin(c, ops ? "ops" : "tree", in);
-    arg(c, fx_path[FX_DUMP]);
+    arg(c, fixed_dump(s));
     arg(c, pick(s, 2) ? "--qhas" : "--runtrace");
     arg(c, in);
     fmt(c, s);
@@ -525,7 +566,7 @@ static void j_ana_clock(cmd *c, const char *in, uint64_t *s) {
 
 static void j_trace_optrace(cmd *c, const char *in, uint64_t *s) {
     begin(c, "trace", in);
-    arg(c, fx_path[FX_DUMP]);
+    arg(c, fixed_dump(s));
     arg(c, "--optrace");
     arg(c, in);
     c->kind = K_JSON;
@@ -540,7 +581,7 @@ static void j_trace_optrace(cmd *c, const char *in, uint64_t *s) {
 static void j_qnn_slot(cmd *c, const char *in, uint64_t *s) {
     bool report = pick(s, 2);
     begin(c, report ? "report" : "explain", in);
-    arg(c, fx_path[FX_DUMP]);
+    arg(c, fixed_dump(s));
     unsigned slot = pick(s, 4);
     for (unsigned k = 0; k < 4; k++) {
         if (k == slot) {
@@ -568,7 +609,7 @@ static void j_program(cmd *c, const char *in, uint64_t *s) {
     static const char *const cmds[] = {"ops", "summary", "tree", "events", "info"};
     const char *name = cmds[pick(s, 5)];
     begin(c, name, in);
-    arg(c, fx_path[FX_DUMP]);
+    arg(c, fixed_dump(s));
     arg(c, "--pte");
     arg(c, in);
     fmt(c, s);
@@ -713,8 +754,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
     for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 0x100000001b3u;
     uint64_t s = h;
-    const char *in = in_path[next(&s) & 1];
+    int named_pte = (int)(next(&s) & 1);
+    const char *in = in_path[named_pte];
     write_file(in, data, size);
+    etp_file_kind kind = etp_sniff_kind(data, size);
+    info_reads_program = kind == ETP_FILE_PROGRAM || kind == ETP_FILE_BUNDLED ||
+                         (kind == ETP_FILE_UNKNOWN && named_pte);
+    /* Half the inputs have ETDumps of two blocks or more verified in a second thread while the
+     * analysis commands and info run (normally only from 4 MiB on): then a damaged block is
+     * reported by the analysis, not by the open. */
+    static uint32_t async_min_default;
+    static bool saved;
+    if (!saved) async_min_default = etp__async_min, saved = true;
+    etp__async_min = next(&s) & 1 ? 0 : async_min_default;
     unsigned again = pick(&s, NJOBS);
     for (size_t j = 0; j < NJOBS; j++) {
         cmd c;
