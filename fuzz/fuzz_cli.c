@@ -8,17 +8,20 @@
  *
  * Once, a private directory is made (mkdtemp under $TMPDIR or /tmp, removed at exit) holding fixed
  * files compiled into the target: two QNN ETDumps (one with HTP node events, with a QHAS and a
- * program that go with it), two more programs and QNN sample files. Per input, the
- * bytes are written there as one file (named .etdp or .pte by the input's hash) and a set of
- * commands runs with it in every role: as the ETDump (info, events, ops, tree, summary, explain,
- * trace, report, diff against itself and against the fixed dump, qnn joined to fixed QNN files),
- * as a QNN file next to the fixed ETDump (qnn --qhas/--optrace/--runtrace/--heap, ops/tree with
- * it as the clock source, trace --optrace, explain, report, the viewer readers) and as the
- * program (--pte). The output format and options (--sort, --top, --skip-first, --stat, tick
+ * program that go with it), two more programs and QNN sample files. Per input, the bytes are
+ * written there as one file (named .etdp or .pte by the input's hash) and commands run with it in
+ * every role: as the ETDump (info, events, ops, tree, summary, explain, trace, report, diff
+ * against itself and against a fixed dump, qnn joined to fixed QNN files), as a QNN file next to a
+ * fixed ETDump (qnn --qhas/--optrace/--runtrace/--heap, ops/tree with it as the clock source,
+ * trace --optrace, explain, report, the viewer readers) and as the program (--pte). The commands
+ * of the role the input's first bytes suggest always run, the others one time in four (about 10
+ * commands per input). The output format and options (--sort, --top, --skip-first, --stat, tick
  * options, -q ...) rotate with a generator seeded by the input's hash, never by global state, so
- * a crash replays from the input alone. Only combinations every command accepts are built (trace
- * takes no --format but json, report none, qnn needs --qhas or --optrace, report's --top starts
- * at 1...), so a usage error is a failure too.
+ * a crash replays from the input alone; so does whether ETDumps are verified in a second thread
+ * (etp__async_min). Only combinations every command accepts are built (trace takes no --format
+ * but json, report none, qnn needs --qhas or --optrace, report's --top starts at 1, info refuses
+ * --pte for a program...), so a usage error is a failure too. FUZZ_CLI_VERBOSE=1 prints each
+ * command line with its exit code and time.
  *
  * The contract checked for each run (abort() when broken):
  *  - the exit code is 0 or 1 (input rejected); 2 (usage), 3 (I/O), 4 (internal) and 5
@@ -44,6 +47,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int etprof_cli_main(int argc, char **argv);
@@ -615,12 +619,32 @@ static void j_program(cmd *c, const char *in, uint64_t *s) {
     fmt(c, s);
 }
 
-static const job_fn jobs[] = {
-    j_info,      j_events,    j_ops,      j_tree,          j_summary,   j_explain,
-    j_trace,     j_report,    j_diff_self, j_diff_fixed,   j_qnn_dump,  j_qnn_alone,
-    j_qnn_join,  j_ana_clock, j_trace_optrace, j_qnn_slot, j_viewer,    j_program,
+/* Which role each job gives the input; R_ANY: info reads ETDumps and programs alike. */
+enum role { R_ANY, R_DUMP, R_QNN, R_PROG };
+
+static const struct job {
+    job_fn fn;
+    enum role role;
+} jobs[] = {
+    {j_info, R_ANY},        {j_events, R_DUMP},         {j_ops, R_DUMP},
+    {j_tree, R_DUMP},       {j_summary, R_DUMP},        {j_explain, R_DUMP},
+    {j_trace, R_DUMP},      {j_report, R_DUMP},         {j_diff_self, R_DUMP},
+    {j_diff_fixed, R_DUMP}, {j_qnn_dump, R_DUMP},       {j_qnn_alone, R_QNN},
+    {j_qnn_join, R_QNN},    {j_ana_clock, R_QNN},       {j_trace_optrace, R_QNN},
+    {j_qnn_slot, R_QNN},    {j_viewer, R_QNN},          {j_program, R_PROG},
 };
 #define NJOBS (sizeof jobs / sizeof jobs[0])
+
+/* The role the input's first bytes suggest: an ETDump, a program, or else a QNN file (JSON, or
+ * the heap and viewer text files). */
+static enum role role_of(etp_file_kind k) {
+    switch (k) {
+    case ETP_FILE_ETDUMP: return R_DUMP;
+    case ETP_FILE_PROGRAM:
+    case ETP_FILE_BUNDLED: return R_PROG;
+    default: return R_QNN;
+    }
+}
 
 /* ---- running one command and checking what it did ---- */
 
@@ -767,19 +791,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static bool saved;
     if (!saved) async_min_default = etp__async_min, saved = true;
     etp__async_min = next(&s) & 1 ? 0 : async_min_default;
+    /* The jobs of the input's role always run; each of the others one time in four (so every
+     * command still meets every kind of input), which keeps an input at about 10 commands. */
+    enum role role = role_of(kind);
     unsigned again = pick(&s, NJOBS);
     for (size_t j = 0; j < NJOBS; j++) {
+        bool other = jobs[j].role != R_ANY && jobs[j].role != role;
+        if (pick(&s, 4) != 0 && other && j != again) continue;
         cmd c;
-        jobs[j](&c, in, &s);
+        jobs[j].fn(&c, in, &s);
         if (pick(&s, 4) == 0) arg(&c, "-q");
         arg(&c, "-o");
         arg(&c, out_path);
         result r;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         run(&c, &r);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (verbose) {
             char line[2048];
             describe(&c, line, sizeof line);
-            fprintf(stderr, "fuzz_cli: exit %d: %s\n", r.rc, line);
+            fprintf(stderr, "fuzz_cli: exit %d in %.3f ms: %s\n", r.rc,
+                    (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+                    line);
         }
         check(&c, &r);
         if (j == again) {
