@@ -78,16 +78,11 @@ static size_t text_width(const char *s, size_t n) {
 
 enum { SAN_PLAIN, SAN_MD, SAN_CSV_QUOTED, SAN_CSV };
 
-/* Appends s[0..n) to the arena as valid UTF-8 (each invalid byte becomes U+FFFD) in which control
- * characters (C0, DEL, C1) are spaces, except TAB, CR and LF in the csv modes. SAN_MD escapes '|',
- * SAN_CSV_QUOTED doubles '"'. */
-static void sanitize(out_table *t, const char *str, size_t n, int mode) {
+/* Writes s[0..n) to `o` (room for 3 * n bytes) as valid UTF-8 (each invalid byte becomes U+FFFD)
+ * in which control characters (C0, DEL, C1) are spaces, except TAB, CR and LF in the csv modes.
+ * SAN_MD escapes '|', SAN_CSV_QUOTED doubles '"'. Returns the end. */
+static char *sanitize_to(char *o, const char *str, size_t n, int mode) {
     const unsigned char *s = (const unsigned char *)str;
-    if (n > (SIZE_MAX - 16) / 3 || !reserve(t, &t->arena, 3 * n)) {
-        t->oom = true;
-        return;
-    }
-    char *o = t->arena.p + t->arena.len;
     bool csv = mode == SAN_CSV || mode == SAN_CSV_QUOTED;
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
@@ -113,7 +108,25 @@ static void sanitize(out_table *t, const char *str, size_t n, int mode) {
         *o++ = (char)c;
         i++;
     }
+    return o;
+}
+
+/* Appends s[0..n) to the arena, sanitized (sanitize_to). */
+static void sanitize(out_table *t, const char *str, size_t n, int mode) {
+    if (n > (SIZE_MAX - 16) / 3 || !reserve(t, &t->arena, 3 * n)) {
+        t->oom = true;
+        return;
+    }
+    char *o = sanitize_to(t->arena.p + t->arena.len, str, n, mode);
     t->arena.len = (size_t)(o - t->arena.p);
+}
+
+char *out_text_dup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    char *c = n < (SIZE_MAX - 1) / 3 ? malloc(3 * n + 1) : NULL;
+    if (c) *sanitize_to(c, s, n, SAN_PLAIN) = 0;
+    return c;
 }
 
 /* Text of a float cell in the text formats. */

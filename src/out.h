@@ -54,6 +54,12 @@ out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols);
 
 /* Largest line width of the `table` format (0 = unlimited, the default); see the docs. */
 void out_table_set_max_width(out_table *t, int cols);
+/* A copy of `s` as the table, md and tsv formats show strings (docs/output-formats.md): valid
+ * UTF-8 (each invalid byte becomes U+FFFD) with control characters (C0, DEL, C1) as spaces. For
+ * names from the input that a command prints in its own text (headings, explanations, notes)
+ * rather than in table cells. NULL when `s` is NULL or out of memory; free() it. */
+char *out_text_dup(const char *s);
+
 /* A note shown after the rows (table, md, json); copied. */
 void out_table_note(out_table *t, const char *text);
 

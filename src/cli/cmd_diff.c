@@ -168,8 +168,15 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
     }
 }
 
-static void emit_line(void *ctx, const char *text) { fprintf(ctx, "%s\n", text); }
-static void emit_note_line(void *ctx, const char *text) { fprintf(ctx, "note: %s\n", text); }
+/* The table format's own lines: they name methods, operators and backends from the input, so
+ * they are written as table cells are (valid UTF-8, control characters as spaces). */
+static void emit_prefixed(FILE *f, const char *prefix, const char *text) {
+    char *t = out_text_dup(text);
+    fprintf(f, "%s%s\n", prefix, t ? t : "(out of memory)");
+    free(t);
+}
+static void emit_line(void *ctx, const char *text) { emit_prefixed(ctx, "", text); }
+static void emit_note_line(void *ctx, const char *text) { emit_prefixed(ctx, "note: ", text); }
 static void emit_note(void *ctx, const char *text) { out_table_note(ctx, text); }
 static void emit_json(void *ctx, const char *text) { jw_str(ctx, text); }
 

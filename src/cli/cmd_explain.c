@@ -1054,10 +1054,22 @@ static int run_explain(cli_args *a) {
                     in.prog ? "" : " (no --pte)");
             for (size_t i = 0; i < c->n; i++) {
                 const finding *x = &c->f[i];
-                fprintf(f, "\n%s%s%s%s%s\n", md ? "## " : "", x->question,
-                        x->method ? " [" : "", x->method ? x->method : "", x->method ? "]" : "");
-                if (md) fprintf(f, "\n%s\n", x->answer);
-                else wrap(f, x->answer, 96, "  ");
+                /* the method and the answer hold names from the input: written as the table
+                 * format writes strings (valid UTF-8, control characters as spaces) */
+                char *meth = out_text_dup(x->method), *ans = out_text_dup(x->answer);
+                if ((x->method && !meth) || !ans) {
+                    free(meth);
+                    free(ans);
+                    cli_errorf("out of memory");
+                    rc = EXIT_INTERNAL;
+                    break;
+                }
+                fprintf(f, "\n%s%s%s%s%s\n", md ? "## " : "", x->question, meth ? " [" : "",
+                        meth ? meth : "", meth ? "]" : "");
+                if (md) fprintf(f, "\n%s\n", ans);
+                else wrap(f, ans, 96, "  ");
+                free(meth);
+                free(ans);
             }
         }
         if (ferror(f) && !rc) rc = EXIT_IO;

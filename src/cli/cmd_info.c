@@ -210,13 +210,21 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             fprintf(f, "\n");
             if (a->set[OPT_PTE]) {
                 fprintf(f, "program    %s\nmethods   ", a->val[OPT_PTE]);
-                for (uint32_t i = 0; i < nmethods; i++)
-                    fprintf(f, " %s (%llu runs)", methods[i].name, (unsigned long long)methods[i].n);
+                /* method and backend names come from the program: written as table cells are
+                 * (valid UTF-8, control characters as spaces) */
+                for (uint32_t i = 0; i < nmethods; i++) {
+                    char *n = out_text_dup(methods[i].name);
+                    fprintf(f, " %s (%llu runs)", n ? n : "?", (unsigned long long)methods[i].n);
+                    free(n);
+                }
                 if (!nmethods) fprintf(f, " none resolved");
                 fprintf(f, "\nbackends  ");
-                for (uint32_t i = 0; i < nbackends; i++)
-                    fprintf(f, " %s (%llu delegate calls)", backends[i].name,
+                for (uint32_t i = 0; i < nbackends; i++) {
+                    char *n = out_text_dup(backends[i].name);
+                    fprintf(f, " %s (%llu delegate calls)", n ? n : "?",
                             (unsigned long long)backends[i].n);
+                    free(n);
+                }
                 if (!nbackends) fprintf(f, " none (no DELEGATE_CALL)");
                 fprintf(f, "\n");
             } else {

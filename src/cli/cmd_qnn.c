@@ -684,9 +684,12 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
     const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(c->r, (size_t)j->qnn) : NULL;
     fprintf(f, "\n%sjoin with %s", md ? "## " : "", c->etdump);
     if (q) {
-        const char *mn = etp_ops_method_get(c->r, q->method)->name;
+        /* the method's name comes from the program: written as table cells are (valid UTF-8,
+         * control characters as spaces) */
+        char *mn = out_text_dup(etp_ops_method_get(c->r, q->method)->name);
         fprintf(f, " (method %s, instruction %d)", mn ? mn : "unknown",
                 etp_ops_row_get(c->r, q->delegate_row)->instr);
+        free(mn);
     }
     fprintf(f, ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by name "
                "only); %u ETDump node(s) have no QNN op; %u QNN op(s) have no ETDump node; %u "

@@ -288,20 +288,27 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
     fprintf(f, "\n%smethods  ", md ? "- " : "");
     for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
-        fprintf(f, " %s (%u runs%s)", m->name ? m->name : "(unknown)", m->runs,
+        /* method names come from the program: written as table cells are (valid UTF-8, control
+         * characters as spaces) */
+        char *mn = out_text_dup(m->name);
+        if (m->name && !mn) return EXIT_INTERNAL;
+        fprintf(f, " %s (%u runs%s)", mn ? mn : "(unknown)", m->runs,
                 m->skipped ? ", after --skip-first" : "");
+        free(mn);
     }
     if (etp_ops_method_count(r) == 0) fprintf(f, " none (no run was kept)");
     fprintf(f, "\n");
     int rc = EXIT_OK;
     for (uint32_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
-        const char *mn = m->name ? m->name : "(method unknown)";
+        char *mn = out_text_dup(m->name); /* as above */
+        if (m->name && !mn) return EXIT_INTERNAL;
         const char *un = NULL;
         double p50 = ana_conv(d, m->unit, m->latency.p50, &un);
         double p90 = ana_conv(d, m->unit, m->latency.p90, &un);
-        fprintf(f, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s", h, mn,
-                d->precision, p50, un, d->precision, p90, un);
+        fprintf(f, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s", h,
+                mn ? mn : "(method unknown)", d->precision, p50, un, d->precision, p90, un);
+        free(mn);
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs > 1) {
             double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un);
             fprintf(f, "; first run %.*f %s", d->precision, first, un);
