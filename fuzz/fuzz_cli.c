@@ -29,7 +29,10 @@
  *    itself) are failures;
  *  - nothing is written to standard output (-o is always given);
  *  - exit 0: the output file exists; json parses (jansson), each jsonl line parses, the trace is
- *    JSON, the report is one whole HTML document;
+ *    JSON, the report is one whole HTML document; every output is valid UTF-8 and ends with a
+ *    newline, table/md/csv/tsv output holds no control characters but LF (and TAB in tsv, TAB and
+ *    quoted CR in csv), csv and tsv lines all have the header's number of fields
+ *    (docs/output-formats.md);
  *  - exit 1: no output file, and standard error holds exactly one line, "etprof: PATH: ...",
  *    naming the input;
  *  - no temporary output file (out.XXXXXX.tmp) is left behind;
@@ -179,6 +182,7 @@ typedef struct cmd {
     char num[8][24]; /* storage for numeric option values */
     int nnum;
     enum kind kind; /* what a successful output must be */
+    out_format fmt; /* K_TEXT: table (the default), csv, tsv or md */
     const char *input;
 } cmd;
 
@@ -209,6 +213,7 @@ static void fmt(cmd *c, uint64_t *s) {
     if (!x) return;
     arg(c, "--format");
     arg(c, x);
+    FZ_ASSERT(out_format_parse(x, &c->fmt) == 0, "bad format %s", x);
     c->kind = strcmp(x, "json") == 0 ? K_JSON : strcmp(x, "jsonl") == 0 ? K_JSONL : K_TEXT;
 }
 
@@ -713,6 +718,66 @@ static void run(cmd *c, result *r) {
     unlink(out_path);
 }
 
+/* The length of the well-formed UTF-8 sequence at p (at most n bytes), 0 when there is none:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. *cp gets the code point. */
+static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp) {
+    if (p[0] < 0x80) return *cp = p[0], 1;
+    size_t len = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+               : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : 0;
+    if (!len || len > n) return 0;
+    uint32_t v = p[0] & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        v = v << 6 | (p[i] & 0x3F);
+    }
+    if ((len == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
+        (len == 4 && (v < 0x10000 || v > 0x10FFFF)))
+        return 0;
+    return *cp = v, len;
+}
+
+/* docs/output-formats.md, for every output: text is valid UTF-8 and every line ends with LF.
+ * The text formats: no control characters (C0, DEL, C1) but LF, and the field separator TAB
+ * (tsv) or TAB and CR inside quotes (csv); tsv and csv lines all have the header's number of
+ * fields. */
+static void check_text(const cmd *c, const result *r, const char *line) {
+    const unsigned char *p = (const unsigned char *)r->out;
+    size_t n = r->out_len;
+    FZ_ASSERT(n == 0 || p[n - 1] == '\n', "`%s`: the output does not end with a newline", line);
+    bool text = c->kind == K_TEXT;
+    size_t fields = 1, want = 0, lineno = 1; /* csv/tsv: fields of this line, of the header */
+    bool quoted = false;                       /* csv: inside a quoted field */
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = utf8_seq(p + i, n - i, &cp);
+        FZ_ASSERT(len > 0, "`%s`: byte %zu of the output (line %zu) is not valid UTF-8 (0x%02x)",
+                  line, i, lineno, p[i]);
+        bool ctl = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+        if (text && ctl && cp != '\n') {
+            bool ok = (c->fmt == OUT_TSV && cp == '\t') ||
+                      (c->fmt == OUT_CSV && (cp == '\t' || (quoted && cp == '\r')));
+            FZ_ASSERT(ok, "`%s`: control character U+%04X at byte %zu (line %zu) of the %s output",
+                      line, (unsigned)cp, i, lineno, out_format_name(c->fmt));
+        }
+        if (text && c->fmt == OUT_TSV && cp == '\t') fields++;
+        if (text && c->fmt == OUT_CSV) {
+            if (cp == '"') quoted = !quoted; /* a doubled quote toggles twice */
+            else if (cp == ',' && !quoted) fields++;
+        }
+        if (cp == '\n' && !(text && c->fmt == OUT_CSV && quoted)) {
+            if (text && (c->fmt == OUT_TSV || c->fmt == OUT_CSV)) {
+                if (!want) want = fields;
+                FZ_ASSERT(fields == want, "`%s`: line %zu of the %s output has %zu fields, the "
+                          "header %zu", line, lineno, out_format_name(c->fmt), fields, want);
+            }
+            fields = 1;
+            lineno++;
+        }
+        i += len;
+    }
+    FZ_ASSERT(!quoted, "`%s`: the csv output ends inside a quoted field", line);
+}
+
 static void check(const cmd *c, const result *r) {
     char line[2048];
     describe(c, line, sizeof line);
@@ -735,6 +800,7 @@ static void check(const cmd *c, const result *r) {
     }
     etprof_fuzz_accepted++;
     FZ_ASSERT(r->out != NULL, "`%s` exited 0 without writing %s", line, out_path);
+    check_text(c, r, line);
     switch (c->kind) {
     case K_TEXT: break;
     case K_JSON: fz_check_json(r->out, r->out_len, line); break;
