@@ -29,7 +29,8 @@
  *    itself) are failures;
  *  - nothing is written to standard output (-o is always given);
  *  - exit 0: the output file exists; json parses (jansson), each jsonl line parses, the trace is
- *    JSON, the report is one whole HTML document; every output is valid UTF-8 and ends with a
+ *    JSON, the report is one whole HTML document (no control characters, no script but its own
+ *    two, a data block that parses: docs/report.md); every output is valid UTF-8 and ends with a
  *    newline, table/md/csv/tsv output holds no control characters but LF (and TAB in tsv, TAB and
  *    quoted CR in csv), csv and tsv lines all have the header's number of fields
  *    (docs/output-formats.md);
@@ -778,6 +779,34 @@ static void check_text(const cmd *c, const result *r, const char *line) {
     FZ_ASSERT(!quoted, "`%s`: the csv output ends inside a quoted field", line);
 }
 
+/* docs/report.md: C0 control characters from the inputs become U+FFFD, everything from an input is
+ * HTML-escaped (so the two scripts the report writes are the only ones), and the data block is
+ * JSON. */
+static size_t count(const char *s, const char *what) {
+    size_t n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what)) n++;
+    return n;
+}
+
+static void check_html(const result *r, const char *line) {
+    for (size_t i = 0; i < r->out_len; i++) {
+        unsigned char ch = (unsigned char)r->out[i];
+        FZ_ASSERT(ch >= 0x20 || ch == '\n' || ch == '\t' || ch == '\r',
+                  "`%s`: control character 0x%02x at byte %zu of the report", line, ch, i);
+    }
+    FZ_ASSERT(strlen(r->out) == r->out_len, "`%s`: the report holds a NUL byte", line);
+    FZ_ASSERT(count(r->out, "<script") == 2 && count(r->out, "</script") == 2,
+              "`%s`: the report has %zu <script and %zu </script (2 expected)", line,
+              count(r->out, "<script"), count(r->out, "</script"));
+    static const char open[] = "<script type=\"application/json\" id=\"etprof-data\">";
+    const char *data = strstr(r->out, open);
+    FZ_ASSERT(data != NULL, "`%s`: the report has no data block", line);
+    data += sizeof open - 1;
+    const char *end = strstr(data, "</script>");
+    FZ_ASSERT(end != NULL, "`%s`: the data block is not closed", line);
+    fz_check_json(data, (size_t)(end - data), line);
+}
+
 static void check(const cmd *c, const result *r) {
     char line[2048];
     describe(c, line, sizeof line);
@@ -816,6 +845,7 @@ static void check(const cmd *c, const result *r) {
         FZ_ASSERT(r->out_len >= 15 && memcmp(r->out, "<!DOCTYPE html>", 15) == 0,
                   "`%s`: the report does not start with <!DOCTYPE html>", line);
         FZ_ASSERT(strstr(r->out, "</html>") != NULL, "`%s`: the report is cut short", line);
+        check_html(r, line);
         break;
     }
 }
