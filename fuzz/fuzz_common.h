@@ -371,7 +371,11 @@ static inline void fz_check_ops(const etp_ops_result *r, unsigned seed) {
         FZ_ASSERT(row->runs == row->stats.n, "row %zu: %u runs, stats over %zu", i, row->runs,
                   (size_t)row->stats.n);
         FZ_ASSERT(row->runs == 0 || row->samples != NULL, "row %zu: runs without samples", i);
-        for (uint32_t k = 0; k < row->runs; k++) fz_sink_ ^= (uint32_t)row->samples[k];
+        for (uint32_t k = 0; k < row->runs; k++) { /* the bits: a sample may be any double */
+            uint64_t bits;
+            memcpy(&bits, &row->samples[k], sizeof bits);
+            fz_sink_ ^= (uint32_t)bits;
+        }
         FZ_ASSERT(etp_ops_row_kind_name(row) != NULL, "row %zu: no kind name", i);
         size_t nc = 0;
         const uint32_t *ch = etp_ops_children(r, i, &nc);
