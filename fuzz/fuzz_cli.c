@@ -56,14 +56,6 @@
 
 int etprof_cli_main(int argc, char **argv);
 
-extern const unsigned char *const etprof_fuzz_qnn_data[];
-extern const size_t etprof_fuzz_qnn_size[];
-extern const char *const etprof_fuzz_qnn_name[];
-extern const size_t etprof_fuzz_qnn_count;
-extern const unsigned char *const etprof_fuzz_cli_data[];
-extern const size_t etprof_fuzz_cli_size[];
-extern const char *const etprof_fuzz_cli_name[];
-extern const size_t etprof_fuzz_cli_count;
 
 /* ---- the private directory and the fixed files ---- */
 

@@ -46,6 +46,15 @@ extern const unsigned char *const etprof_fuzz_dump_data[];
 extern const size_t etprof_fuzz_dump_size[];
 extern const char *const etprof_fuzz_dump_name[];
 extern const size_t etprof_fuzz_dump_count;
+/* QNN sample files (the qnn and cli targets) and the cli target's other fixed files. */
+extern const unsigned char *const etprof_fuzz_qnn_data[];
+extern const size_t etprof_fuzz_qnn_size[];
+extern const char *const etprof_fuzz_qnn_name[];
+extern const size_t etprof_fuzz_qnn_count;
+extern const unsigned char *const etprof_fuzz_cli_data[];
+extern const size_t etprof_fuzz_cli_size[];
+extern const char *const etprof_fuzz_cli_name[];
+extern const size_t etprof_fuzz_cli_count;
 
 /* Folds every byte the target looks at, so reads cannot be optimised away. */
 static volatile uint32_t fz_sink_;

@@ -13,10 +13,6 @@
 #include "qnn_report.h"
 #include "trace_htp.h"
 
-extern const unsigned char *const etprof_fuzz_qnn_data[];
-extern const size_t etprof_fuzz_qnn_size[];
-extern const char *const etprof_fuzz_qnn_name[];
-extern const size_t etprof_fuzz_qnn_count;
 
 static const char NAME[] = "fuzz.qnn";
 
