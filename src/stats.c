@@ -97,6 +97,16 @@ static inline double key_value(uint64_t k) {
 
 /* The common case: every sample a whole number in [0, 2^32) (cycles, counts, ns under 4.3 s):
  * 32-bit keys, 4 passes at most. Returns false, having done nothing, for any other sample. */
+/* A digit's 256 counts become the positions where each digit's keys start (exclusive sums). */
+static inline void counts_to_starts(uint32_t c[256]) {
+    uint32_t sum = 0;
+    for (unsigned d = 0; d < 256; d++) {
+        uint32_t x = c[d];
+        c[d] = sum;
+        sum += x;
+    }
+}
+
 static bool radix_sort_u32(double *v, size_t n) {
     uint32_t stack[RADIX_STACK], *a = stack;
     for (size_t i = 0; i < n; i++)
@@ -119,12 +129,7 @@ static bool radix_sort_u32(double *v, size_t n) {
     for (unsigned b = 0; b < 4; b++) {
         uint32_t *c = cnt[b];
         if (c[(k[0] >> (8 * b)) & 255] == n) continue; /* every key has this byte */
-        uint32_t sum = 0;
-        for (unsigned d = 0; d < 256; d++) {
-            uint32_t x = c[d];
-            c[d] = sum;
-            sum += x;
-        }
+        counts_to_starts(c);
         for (size_t i = 0; i < n; i++) t[c[(k[i] >> (8 * b)) & 255]++] = k[i];
         uint32_t *sw = k;
         k = t;
@@ -152,12 +157,7 @@ static bool radix_sort(double *v, size_t n) {
     for (unsigned b = 0; b < 8; b++) {
         uint32_t *c = cnt[b];
         if (c[(k[0] >> (8 * b)) & 255] == n) continue; /* every key has this byte */
-        uint32_t sum = 0;
-        for (unsigned d = 0; d < 256; d++) {
-            uint32_t x = c[d];
-            c[d] = sum;
-            sum += x;
-        }
+        counts_to_starts(c);
         for (size_t i = 0; i < n; i++) t[c[(k[i] >> (8 * b)) & 255]++] = k[i];
         uint64_t *s = k;
         k = t;
