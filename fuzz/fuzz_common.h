@@ -233,8 +233,22 @@ static inline void fz_check_mevent(const fz_input *din, const fz_input *pin, con
         FZ_ASSERT(!e->op_name && !e->backend && e->instr_kind == ETP_INSTR_NONE,
                   "event %u linked to an instruction without a program", i);
     }
-    if (e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.name.ptr)
+    if (e->flags & ETP_MF_ESCAPED) {
+        /* a name holding NULs: an escaped copy, at least as long as the name in the file */
+        const etp_str *src = e->ev.type == ETP_EVENT_PROFILE
+                                 ? (e->ev.profile.name.ptr ? &e->ev.profile.name
+                                                           : &e->ev.profile.delegate_debug_id_str)
+                                 : (e->ev.debug.name.ptr ? &e->ev.debug.name
+                                                         : &e->ev.debug.delegate_debug_id_str);
+        FZ_ASSERT(e->label && src->ptr && memchr(src->ptr, 0, src->len) &&
+                      strlen(e->label) > src->len,
+                  "event %u: escaped label does not stand for a name with a NUL", i);
+    } else if (e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.name.ptr) {
         fz_cstr_in(din, e->label, "mevent.label");
+    }
+    if (e->qnn_name_len)
+        FZ_ASSERT(e->label && e->qnn_name_len < strlen(e->label),
+                  "event %u: QNN name length %u past its label", i, e->qnn_name_len);
     (void)etp_unit_is_time(e->unit);
     fz_sink_ ^= (uint32_t)etp_unit_to_ns(e->unit, isnan(e->value) ? 0.0 : 1.0);
 }

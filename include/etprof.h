@@ -361,6 +361,8 @@ typedef enum etp_qnn_class {
 #define ETP_MF_QTIMER 0x10       /* labelled "(us)" but 19.2 MHz ticks: converted to us */
 #define ETP_MF_NOT_WALL 0x20     /* a value with no start/end timestamps (start 0 by convention) */
 #define ETP_MF_AGGREGATE 0x40    /* thread-aggregate cycles (QNN HTP nodes), not wall time */
+#define ETP_MF_ESCAPED 0x8000    /* the name in the file holds NUL bytes: `label` is an escaped
+                                    copy (NUL as \0, backslash as \\), see docs/verifier.md */
 
 typedef struct etp_mevent {
     etp_event ev;          /* the decoded event */
@@ -369,7 +371,8 @@ typedef struct etp_mevent {
     int32_t parent;        /* index (in this block) of the enclosing wrapper, -1 for none */
     int32_t chain;         /* chain index (debug events normalised: (u64)-1 -> -1) */
     int32_t instr;         /* instruction id, -1 for none */
-    const char *label;     /* display identity: name, delegate id string, or the int id */
+    const char *label;     /* display identity: name, delegate id string, or the int id; a C
+                              string without NULs (ETP_MF_ESCAPED), valid until the next block */
     etp_instr_kind instr_kind; /* from the program, ETP_INSTR_NONE without one */
     const char *op_name;       /* kernel instructions: operator name, e.g. "aten::add" */
     const char *op_overload;   /* e.g. "out" */

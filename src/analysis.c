@@ -55,6 +55,7 @@ typedef struct row_acc {
     int32_t parent;    /* acc index, -2 = not seen with a parent yet */
     bool childsum_any;
     bool op_from_child;
+    bool escaped;      /* the label is an escaped copy (ETP_MF_ESCAPED): part of the row's key */
 } row_acc;
 
 typedef struct method_acc {
@@ -300,13 +301,15 @@ static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_m
 /* Finds or creates the row of event `e`; -1 when out of memory. */
 static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e) {
     const char *label = e->label ? e->label : "";
-    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label);
+    bool esc = (e->flags & ETP_MF_ESCAPED) != 0;
+    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc;
     if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
     size_t slot = (size_t)h & (r->hcap - 1);
     for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
         row_acc *a = &r->acc[r->htab[slot] - 1];
         if (a->hash == h && a->pub.method == method && a->pub.chain == e->chain &&
-            a->pub.instr == e->instr && a->pub.kind == e->kind && strcmp(a->pub.name, label) == 0)
+            a->pub.instr == e->instr && a->pub.kind == e->kind && a->escaped == esc &&
+            strcmp(a->pub.name, label) == 0)
             return (int32_t)(r->htab[slot] - 1);
     }
     if (r->nacc == r->acc_cap) {
@@ -321,6 +324,7 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
     row_acc *a = &r->acc[r->nacc];
     memset(a, 0, sizeof *a);
     a->hash = h;
+    a->escaped = esc;
     row_init(r, a, method, e, name);
     r->htab[slot] = (uint32_t)r->nacc + 1;
     return (int32_t)r->nacc++;
@@ -333,6 +337,7 @@ static int32_t row_find_hinted(etp_ops_result *r, method_acc *m, uint32_t method
     if (i < m->hint_cap && m->hint[i] >= 0) {
         const row_acc *a = &r->acc[m->hint[i]];
         if (a->pub.kind == e->kind && a->pub.chain == e->chain && a->pub.instr == e->instr &&
+            a->escaped == ((e->flags & ETP_MF_ESCAPED) != 0) &&
             strcmp(a->pub.name, e->label ? e->label : "") == 0)
             return m->hint[i];
     }

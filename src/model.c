@@ -63,6 +63,7 @@ struct etp_model {
     uint32_t nused;
     char *arena;
     size_t arena_cap, arena_len;
+    struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
     struct {
         uint64_t sig;
         int plan;
@@ -162,6 +163,8 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     return ETP_OK;
 }
 
+static void esc_free(etp_model *m);
+
 void etp_model_close(etp_model *m) {
     if (!m) return;
     free(m->ev);
@@ -171,6 +174,7 @@ void etp_model_close(etp_model *m) {
     free(m->hused);
     free(m->arena);
     free(m->icache);
+    esc_free(m);
     free(m);
 }
 
@@ -345,6 +349,48 @@ etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32
     return ETP_QNN_NONE;
 }
 
+/* A string from the file may hold NUL bytes (FlatBuffers strings carry their length; the
+ * verifier only checks the terminating NUL). The model's labels are C strings, so a label with a
+ * NUL inside is given as an escaped copy: NUL as `\0` and, in such labels only, a backslash as
+ * `\\`; the event gets ETP_MF_ESCAPED so that rows keyed by label stay apart from a label whose
+ * own bytes read the same. Every length taken of a label afterwards is strlen() of that copy:
+ * lengths measured in the file are never applied to it. The copies live until the next block. */
+struct esc_str {
+    struct esc_str *next;
+    char s[];
+};
+
+static void esc_free(etp_model *m) {
+    for (struct esc_str *e = m->esc, *n; e; e = n) {
+        n = e->next;
+        free(e);
+    }
+    m->esc = NULL;
+}
+
+static const char *esc_label(etp_model *m, etp_str s, uint32_t *flags) {
+    if (!s.ptr || !memchr(s.ptr, 0, s.len)) return s.ptr;
+    size_t extra = 0;
+    for (uint32_t i = 0; i < s.len; i++) extra += s.ptr[i] == 0 || s.ptr[i] == '\\';
+    struct esc_str *e = malloc(sizeof *e + (size_t)s.len + extra + 1);
+    if (!e) return "?"; /* out of memory: a placeholder rather than the cut name */
+    char *o = e->s;
+    for (uint32_t i = 0; i < s.len; i++) {
+        char c = s.ptr[i];
+        if (c == 0 || c == '\\') {
+            *o++ = '\\';
+            *o++ = c ? '\\' : '0';
+        } else {
+            *o++ = c;
+        }
+    }
+    *o = 0;
+    e->next = m->esc;
+    m->esc = e;
+    *flags |= ETP_MF_ESCAPED;
+    return e->s;
+}
+
 static const char *int_label(etp_model *m, int32_t id) {
     char *p = m->arena + m->arena_len;
     int w = snprintf(p, 12, "%d", id);
@@ -500,8 +546,9 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
     if (s == 11223344 && t == 11223344) e->flags |= ETP_MF_MINIMAL_PAL;
     bool delegate_value = !p->name.ptr; /* logged by a delegate with its own value/unit */
     if (delegate_value && p->delegate_debug_id_str.ptr) {
-        const char *n = p->delegate_debug_id_str.ptr;
-        size_t len = p->delegate_debug_id_str.len;
+        /* the label is this string (escaped when it holds a NUL): classify what is shown */
+        const char *n = e->label;
+        size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
         e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
         if (e->qnn != ETP_QNN_NONE || qnn_backend || s == 0) {
             e->flags |= ETP_MF_NOT_WALL;
@@ -569,6 +616,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
      * blocks in order then holds little more than the block it is on). */
     if (m->have_blk) release_block(m->dump, &m->rs, m->blk_lo, m->blk_hi);
     m->have_blk = false;
+    esc_free(m); /* the previous block's escaped labels */
     etp_mevent *ev = m->ev;
     uint32_t lo = UINT32_MAX, hi = 0;
     /* Pass 1: decode and give each event its base kind. Every field of an event is assigned
@@ -597,8 +645,9 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             const etp_profile_event *p = &e->ev.profile;
             e->chain = p->chain_index;
             e->instr = p->instruction_id;
-            if (p->name.ptr) e->label = p->name.ptr;
-            else if (p->delegate_debug_id_str.ptr) e->label = p->delegate_debug_id_str.ptr;
+            if (p->name.ptr) e->label = esc_label(m, p->name, &e->flags);
+            else if (p->delegate_debug_id_str.ptr)
+                e->label = esc_label(m, p->delegate_debug_id_str, &e->flags);
             else if (p->delegate_debug_id_int != -1) e->label = int_label(m, p->delegate_debug_id_int);
             if (e->kind == ETP_KIND_FRAMEWORK && bv->method_event < 0 &&
                 is_name(p->name, "Method::execute"))
@@ -610,8 +659,9 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             e->chain = d->chain_index == UINT64_MAX ? -1 : (int32_t)d->chain_index;
             if (d->chain_index > INT32_MAX && d->chain_index != UINT64_MAX) e->chain = -1;
             e->instr = d->instruction_id;
-            if (d->name.ptr) e->label = d->name.ptr;
-            else if (d->delegate_debug_id_str.ptr) e->label = d->delegate_debug_id_str.ptr;
+            if (d->name.ptr) e->label = esc_label(m, d->name, &e->flags);
+            else if (d->delegate_debug_id_str.ptr)
+                e->label = esc_label(m, d->delegate_debug_id_str, &e->flags);
             else if (d->delegate_debug_id_int != -1) e->label = int_label(m, d->delegate_debug_id_int);
             break;
         }
