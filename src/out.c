@@ -9,6 +9,7 @@
 #include "etprof.h"
 
 #define MIN_SHRINK_WIDTH 12
+#define NAME_KEEP_WIDTH 28 /* string columns keep this much before numeric columns go */
 #define ABSENT ((size_t)-1) /* length prefix of an absent cell in the arena */
 
 typedef struct {
@@ -32,6 +33,8 @@ struct out_table {
     buf arena;
     buf notes; /* NUL-terminated copies */
     size_t *widths;
+    bool *hidden; /* table: columns left out to fit max_width */
+    int *drop;    /* table: rank of each column for leaving out, 0 = never */
 };
 
 /* --------------------------------------------------------------------------------------------
@@ -328,7 +331,12 @@ static out_table *table_alloc(out_format fmt, FILE *f, const out_col *cols, size
     t->w = &t->own;
     if (fmt == OUT_TABLE || fmt == OUT_MD) {
         t->widths = calloc(ncols ? ncols : 1, sizeof *t->widths);
-        if (!t->widths) {
+        t->hidden = calloc(ncols ? ncols : 1, sizeof *t->hidden);
+        t->drop = calloc(ncols ? ncols : 1, sizeof *t->drop);
+        if (!t->widths || !t->hidden || !t->drop) {
+            free(t->widths);
+            free(t->hidden);
+            free(t->drop);
             free(t);
             return NULL;
         }
@@ -380,6 +388,18 @@ out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols) {
 
 void out_table_set_max_width(out_table *t, int cols) { t->max_width = cols > 0 ? cols : 0; }
 
+void out_table_set_droppable(out_table *t, const char *const *key_ranks) {
+    if (!t->drop) return;
+    for (; key_ranks && *key_ranks; key_ranks++) {
+        const char *colon = strrchr(*key_ranks, ':');
+        if (!colon) continue;
+        size_t kl = (size_t)(colon - *key_ranks);
+        for (size_t c = 0; c < t->ncols; c++)
+            if (strlen(t->cols[c].key) == kl && memcmp(t->cols[c].key, *key_ranks, kl) == 0)
+                t->drop[c] = atoi(colon + 1);
+    }
+}
+
 void out_table_note(out_table *t, const char *text) {
     if (!text) return;
     append(t, &t->notes, text, strlen(text) + 1);
@@ -399,14 +419,23 @@ static bool next_cell(const out_table *t, size_t *pos, const char **s, size_t *n
     return true;
 }
 
-/* Shrinks the widest string columns (never below MIN_SHRINK_WIDTH) until the lines fit. */
-static void shrink_to(out_table *t, size_t max) {
-    size_t total = 2 * (t->ncols - 1);
-    for (size_t c = 0; c < t->ncols; c++) total += t->widths[c];
+static size_t line_width(const out_table *t) {
+    size_t total = 0, shown = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!t->hidden[c]) {
+            total += t->widths[c];
+            shown++;
+        }
+    return total + (shown ? 2 * (shown - 1) : 0);
+}
+
+/* Shrinks the widest string columns, never below `floor`, until the lines fit `max`; returns
+ * the width left. */
+static size_t shrink_strings(out_table *t, size_t max, size_t total, size_t floor) {
     while (total > max) {
-        size_t widest = t->ncols, second = MIN_SHRINK_WIDTH;
+        size_t widest = t->ncols, second = floor;
         for (size_t c = 0; c < t->ncols; c++) {
-            if (t->cols[c].type != OUT_STR || t->widths[c] <= MIN_SHRINK_WIDTH) continue;
+            if (t->hidden[c] || t->cols[c].type != OUT_STR || t->widths[c] <= floor) continue;
             if (widest == t->ncols || t->widths[c] > t->widths[widest]) {
                 if (widest != t->ncols && t->widths[widest] > second) second = t->widths[widest];
                 widest = c;
@@ -414,13 +443,46 @@ static void shrink_to(out_table *t, size_t max) {
                 second = t->widths[c];
             }
         }
-        if (widest == t->ncols) return; /* nothing left to shrink */
+        if (widest == t->ncols) break; /* nothing left to shrink */
         size_t cut = t->widths[widest] - second;
         if (cut == 0) cut = 1; /* a tie: take one from the leftmost, the next round the other */
         if (cut > total - max) cut = total - max;
         t->widths[widest] -= cut;
         total -= cut;
     }
+    return total;
+}
+
+/* Fits the lines into `max` columns: string columns are shortened down to NAME_KEEP_WIDTH
+ * first, then the columns marked droppable are left out (highest rank first, the rightmost of a
+ * tie), and only then are string columns cut further (never below MIN_SHRINK_WIDTH). A note
+ * names the columns left out. */
+static void shrink_to(out_table *t, size_t max) {
+    size_t total = shrink_strings(t, max, line_width(t), NAME_KEEP_WIDTH);
+    char left_out[256] = "";
+    size_t lo = 0;
+    while (total > max) {
+        size_t pick = t->ncols;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (!t->hidden[c] && t->drop[c] > 0 &&
+                (pick == t->ncols || t->drop[c] >= t->drop[pick]))
+                pick = c;
+        if (pick == t->ncols) break;
+        t->hidden[pick] = true;
+        total = line_width(t);
+        const char *h = t->cols[pick].header ? t->cols[pick].header : t->cols[pick].key;
+        int w = snprintf(left_out + lo, sizeof left_out - lo, "%s%s", lo ? ", " : "", h);
+        if (w > 0 && (size_t)w < sizeof left_out - lo) lo += (size_t)w;
+    }
+    if (lo) {
+        char note[400];
+        snprintf(note, sizeof note,
+                 "columns left out to fit %zu terminal columns: %s (a wider terminal, COLUMNS=N, "
+                 "or --format csv/json shows every column)",
+                 max, left_out);
+        out_table_note(t, note);
+    }
+    shrink_strings(t, max, total, MIN_SHRINK_WIDTH);
 }
 
 /* Writes one cell padded to `width` (cut with a '~' when longer). */
@@ -445,31 +507,76 @@ static void render(out_table *t) {
     size_t pos = 0, k = 0, n;
     const char *s;
     if (t->ncols == 0) return;
-    for (size_t c = 0; c < t->ncols; c++) t->widths[c] = md ? 3 : 1;
+    for (size_t c = 0; c < t->ncols; c++) {
+        t->widths[c] = md ? 3 : 1;
+        t->hidden[c] = false;
+    }
     while (next_cell(t, &pos, &s, &n)) {
         size_t w = s ? text_width(s, n) : 1, c = k++ % t->ncols;
         if (w > t->widths[c]) t->widths[c] = w;
     }
     if (!md && t->max_width > 0 && t->ncols > 0) shrink_to(t, (size_t)t->max_width);
+    size_t last_shown = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!t->hidden[c]) last_shown = c;
 
     pos = 0;
     k = 0;
+    bool first = true;
     while (next_cell(t, &pos, &s, &n)) {
         size_t c = k++ % t->ncols;
-        bool last = c + 1 == t->ncols, right = is_numeric(t->cols[c].type);
-        fputs(md ? (c ? " | " : "| ") : (c ? "  " : ""), t->f);
-        put_padded(t->f, s ? s : "-", s ? n : 1, t->widths[c], right, last && !md);
-        if (!last) continue;
+        bool last = c == last_shown, right = is_numeric(t->cols[c].type);
+        if (!t->hidden[c]) {
+            fputs(md ? (!first ? " | " : "| ") : (!first ? "  " : ""), t->f);
+            put_padded(t->f, s ? s : "-", s ? n : 1, t->widths[c], right, last && !md);
+            first = false;
+        }
+        if (c + 1 != t->ncols) continue;
         fputs(md ? " |\n" : "\n", t->f);
+        first = true;
         if (k != t->ncols) continue;
         /* after the header: the rule */
         for (size_t r = 0; r < t->ncols; r++) {
+            if (t->hidden[r]) continue;
             bool rr = is_numeric(t->cols[r].type);
-            fputs(md ? (r ? " | " : "| ") : (r ? "  " : ""), t->f);
+            fputs(md ? (!first ? " | " : "| ") : (!first ? "  " : ""), t->f);
             put_n(t->f, '-', t->widths[r] - (md && rr));
             if (md && rr) fputc(':', t->f);
+            first = false;
         }
         fputs(md ? " |\n" : "\n", t->f);
+        first = true;
+    }
+}
+
+/* Writes a note's line; in the table format with a width, wrapped at spaces to that width, the
+ * continuation lines indented by `indent` (a word longer than the width stays whole). */
+static void put_wrapped(out_table *t, const char *s, size_t n, size_t indent) {
+    size_t max = t->fmt == OUT_TABLE && t->max_width > 0 ? (size_t)t->max_width : 0;
+    if (!max || max <= indent + 20 || indent + text_width(s, n) <= max) {
+        fwrite(s, 1, n, t->f);
+        fputc('\n', t->f);
+        return;
+    }
+    size_t room = max - indent;
+    while (n) {
+        size_t cut = n, cp = 0, last_space = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (((unsigned char)s[i] & 0xC0) == 0x80) continue;
+            if (cp == room) {
+                cut = last_space ? last_space : i;
+                break;
+            }
+            if (s[i] == ' ') last_space = i;
+            cp++;
+        }
+        if (cut == n || cp < room) cut = n;
+        fwrite(s, 1, cut, t->f);
+        fputc('\n', t->f);
+        while (cut < n && s[cut] == ' ') cut++;
+        s += cut;
+        n -= cut;
+        if (n) put_n(t->f, ' ', indent);
     }
 }
 
@@ -487,8 +594,7 @@ static void render_notes(out_table *t) {
             sanitize(t, line, ln, SAN_PLAIN);
             if (t->oom) return;
             fputs(md ? "> " : "note: ", t->f);
-            fwrite(t->arena.p, 1, t->arena.len, t->f);
-            fputc('\n', t->f);
+            put_wrapped(t, t->arena.p, t->arena.len, md ? 2 : 6);
             line += ln + 1;
         }
         at += len + 1;
@@ -539,6 +645,7 @@ void out_table_free(out_table *t) {
     free(t->arena.p);
     free(t->notes.p);
     free(t->widths);
+    free(t->hidden);
     free(t);
 }
 

@@ -54,6 +54,10 @@ out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols);
 
 /* Largest line width of the `table` format (0 = unlimited, the default); see the docs. */
 void out_table_set_max_width(out_table *t, int cols);
+/* Table format past that width: columns named here ("key:rank" pairs, e.g. {"p10:9", "min:8",
+ * NULL}) are left out, the highest rank first, before string columns are shortened; a note says
+ * which were left out. Unknown keys are ignored. */
+void out_table_set_droppable(out_table *t, const char *const *key_ranks);
 /* A copy of `s` as the table, md and tsv formats show strings (docs/output-formats.md): valid
  * UTF-8 (each invalid byte becomes U+FFFD) with control characters (C0, DEL, C1) as spaces. For
  * names from the input that a command prints in its own text (headings, explanations, notes)

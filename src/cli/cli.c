@@ -208,7 +208,13 @@ int cli_out_open(cli_args *a, cli_out *o) {
     }
     o->f = sink_file(o->s);
     o->tty = !path && isatty(STDOUT_FILENO);
-    if (o->tty) {
+    /* Table width on standard output: COLUMNS when set (as ls does), else the terminal's. */
+    const char *cols = path ? NULL : getenv("COLUMNS");
+    char *end = NULL;
+    long cw = cols && *cols ? strtol(cols, &end, 10) : 0;
+    if (end && !*end && cw >= 20 && cw <= 100000) {
+        o->width = (int)cw;
+    } else if (o->tty) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) o->width = ws.ws_col;
     }

@@ -89,6 +89,11 @@ static int run_ops(cli_args *a) {
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
     cols[NCOLS - 3].precision = cols[NCOLS - 2].precision = d.precision;
     out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
+    /* a narrow terminal loses these first (out_table_set_droppable) */
+    static const char *const droppable[] = {"p10:10", "p90:9",  "min:8",  "max:7",
+                                            "avg:6",  "kind:5", "count:4", "instruction_id:3",
+                                            "wall_est_p50:2", NULL};
+    if (t) out_table_set_droppable(t, droppable);
     if (!t) {
         cli_errorf("out of memory");
         free(idx);

@@ -361,6 +361,10 @@ static int run_tree(cli_args *a) {
         cols[7].precision = cols[8].precision = d.precision;
         cols[NCOLS - 2].precision = d.precision;
         out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
+        static const char *const droppable[] = {"role:8", "depth:7", "instruction_id:6",
+                                                "kind:5", "count:4", "share_of_parent:3", "meaning:2",
+                                                NULL};
+        if (t) out_table_set_droppable(t, droppable);
         if (!t) {
             free(buf);
             etp_ops_free(r);

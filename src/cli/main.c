@@ -72,95 +72,228 @@ static const cli_optdef *find_short(char c) {
     return NULL;
 }
 
+/* Edit distance of a and b[0..bn) (insertions, deletions, substitutions, adjacent swaps), capped
+ * at 3: names are short, and only near misses are worth a suggestion. */
+static unsigned edit_distance(const char *a, const char *b, size_t bn) {
+    size_t an = strlen(a);
+    if (an > 40 || bn > 40) return 3;
+    unsigned d[42][42];
+    for (size_t i = 0; i <= an; i++) d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= bn; j++) d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= an; i++)
+        for (size_t j = 1; j <= bn; j++) {
+            unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[an][bn] < 3 ? d[an][bn] : 3;
+}
+
+/* The closest command to `name`, or NULL when none is near (distance <= 2, or a prefix). */
+static const cli_cmd *near_command(const char *name) {
+    const cli_cmd *best = NULL;
+    unsigned bd = 3;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < NCMD; i++) {
+        if (!commands[i]) continue;
+        unsigned dd = edit_distance(commands[i]->name, name, n);
+        if (n >= 2 && strncmp(commands[i]->name, name, n) == 0 && dd > 1) dd = 1;
+        if (dd < bd) {
+            bd = dd;
+            best = commands[i];
+        }
+    }
+    return bd <= 2 ? best : NULL;
+}
+
+/* The closest option of command `c` to "--name" (name[0..len)), or NULL. */
+static const cli_optdef *near_option(const cli_cmd *c, const char *name, size_t len) {
+    const cli_optdef *best = NULL;
+    unsigned bd = 3;
+    for (int id = 1; id < OPT_COUNT_; id++) {
+        const cli_optdef *d = cli_opt((opt_id)id);
+        if (!d || !accepts(c, d->id)) continue;
+        unsigned dd = edit_distance(d->name, name, len);
+        if (len >= 3 && strncmp(d->name, name, len) == 0 && dd > 1) dd = 1;
+        if (dd < bd) {
+            bd = dd;
+            best = d;
+        }
+    }
+    return bd <= 2 ? best : NULL;
+}
+
+static int unknown_option(const cli_cmd *c, const char *s, const char *name, size_t len) {
+    const cli_optdef *d = len ? near_option(c, name, len) : NULL;
+    if (d)
+        cli_errorf("%s: unknown option %.*s: did you mean --%s? (see 'etprof %s --help')", c->name,
+                   (int)(len + 2), s, d->name, c->name);
+    else
+        cli_errorf("%s: unknown option %s (see 'etprof %s --help')", c->name, s, c->name);
+    return EXIT_USAGE;
+}
+
+/* Records option d (with value val, or the next argument when it takes one and val is NULL). */
+static int take_option(const cli_cmd *c, const cli_optdef *d, const char *val, int argc,
+                       char **argv, int *i, cli_args *a) {
+    if (!accepts(c, d->id)) {
+        cli_errorf("%s: option --%s does not apply to this command", c->name, d->name);
+        return EXIT_USAGE;
+    }
+    if (d->arg && !val) {
+        if (*i + 1 >= argc) {
+            cli_errorf("%s: option --%s needs a value (%s)", c->name, d->name, d->arg);
+            return EXIT_USAGE;
+        }
+        val = argv[++*i];
+    } else if (!d->arg && val) {
+        cli_errorf("%s: option --%s takes no value", c->name, d->name);
+        return EXIT_USAGE;
+    }
+    a->set[d->id] = true;
+    a->val[d->id] = val;
+    return EXIT_OK;
+}
+
+/* Options and arguments of command c, in any order: "--name value", "--name=value", "-x value",
+ * "-xvalue", bundled flags ("-qf json"), and "--" ending the options ("-" alone is an argument:
+ * standard input). */
 static int parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
     bool only_pos = false;
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
-        const cli_optdef *d = NULL;
-        const char *val = NULL;
+        int rc;
         if (!only_pos && strcmp(s, "--") == 0) {
             only_pos = true;
             continue;
         }
-        if (!only_pos && s[0] == '-' && s[1] == '-' && s[2]) {
+        if (!only_pos && s[0] == '-' && s[1] == '-') {
             const char *eq = strchr(s + 2, '=');
             size_t len = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
-            d = find_long(s + 2, len);
-            if (!d) {
-                cli_errorf("%s: unknown option %s (see 'etprof %s --help')", c->name, s, c->name);
-                return EXIT_USAGE;
-            }
-            if (eq) val = eq + 1;
-        } else if (!only_pos && s[0] == '-' && s[1] && !s[2]) {
-            d = find_short(s[1]);
-            if (!d) {
-                cli_errorf("%s: unknown option %s (see 'etprof %s --help')", c->name, s, c->name);
-                return EXIT_USAGE;
-            }
-        }
-        if (!d) {
-            if (a->npos >= CLI_MAX_POS || a->npos >= c->max_pos) {
-                cli_errorf("%s: unexpected argument \"%s\" (usage: etprof %s %s)", c->name, s,
-                           c->name, c->usage);
-                return EXIT_USAGE;
-            }
-            a->pos[a->npos++] = s;
+            const cli_optdef *d = find_long(s + 2, len);
+            if (!d) return unknown_option(c, s, s + 2, len);
+            if ((rc = take_option(c, d, eq ? eq + 1 : NULL, argc, argv, &i, a))) return rc;
             continue;
         }
-        if (!accepts(c, d->id)) {
-            cli_errorf("%s: option --%s does not apply to this command", c->name, d->name);
-            return EXIT_USAGE;
-        }
-        if (d->arg && !val) {
-            if (i + 1 >= argc) {
-                cli_errorf("%s: option --%s needs a value (%s)", c->name, d->name, d->arg);
-                return EXIT_USAGE;
+        if (!only_pos && s[0] == '-' && s[1]) {
+            for (const char *p = s + 1; *p; p++) {
+                const cli_optdef *d = find_short(*p);
+                if (!d) {
+                    char opt[3] = {'-', *p, 0};
+                    return unknown_option(c, opt, NULL, 0);
+                }
+                const char *val = d->arg && p[1] ? p + 1 : NULL; /* "-ofile" */
+                if ((rc = take_option(c, d, val, argc, argv, &i, a))) return rc;
+                if (d->arg) break;
             }
-            val = argv[++i];
-        } else if (!d->arg && val) {
-            cli_errorf("%s: option --%s takes no value", c->name, d->name);
+            continue;
+        }
+        if (a->npos >= CLI_MAX_POS || a->npos >= c->max_pos) {
+            cli_errorf("%s: unexpected argument \"%s\" (usage: etprof %s %s)", c->name, s, c->name,
+                       c->usage);
             return EXIT_USAGE;
         }
-        a->set[d->id] = true;
-        a->val[d->id] = val;
+        a->pos[a->npos++] = s;
     }
     return EXIT_OK;
 }
 
+static const cli_cmd *find_command(const char *name) {
+    for (size_t i = 0; i < NCMD; i++)
+        if (commands[i] && strcmp(commands[i]->name, name) == 0) return commands[i];
+    return NULL;
+}
+
+/* How many arguments option `s` standing before the command takes: 1 (itself), 2 (with its
+ * value), or 0 when it is no known option. Any option may stand there (the command then says
+ * whether it applies); the global ones are those every command takes. */
+static int global_arg_count(const char *s) {
+    const cli_optdef *d = NULL;
+    bool inline_val = false;
+    if (s[0] == '-' && s[1] == '-' && s[2]) {
+        const char *eq = strchr(s + 2, '=');
+        d = find_long(s + 2, eq ? (size_t)(eq - s - 2) : strlen(s + 2));
+        inline_val = eq != NULL;
+    } else if (s[0] == '-' && s[1] && s[1] != '-') {
+        for (const char *p = s + 1; *p; p++) {
+            d = find_short(*p);
+            if (!d) return 0;
+            if (d->arg) {
+                inline_val = p[1] != 0;
+                break;
+            }
+        }
+    }
+    if (!d) return 0;
+    return d->arg && !inline_val ? 2 : 1;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
+    /* Global options may stand before the command: "etprof --format csv ops F". They are
+     * moved after it (before its own arguments, so that a "--" there still ends options). */
+    int g = 1;
+    while (g < argc) {
+        if (strcmp(argv[g], "--version") == 0 || strcmp(argv[g], "--help") == 0 ||
+            strcmp(argv[g], "-h") == 0)
+            break;
+        int k = global_arg_count(argv[g]);
+        if (!k) break;
+        g += k;
+    }
+    if (g >= argc) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    const char *name = argv[1];
+    const char *name = argv[g];
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("etprof %s (JSON schema_version 1)\n", ETPROF_VERSION);
         return EXIT_OK;
     }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-        if (argc > 2)
-            for (size_t i = 0; i < NCMD; i++)
-                if (commands[i] && strcmp(commands[i]->name, argv[2]) == 0) {
-                    cmd_help(commands[i], stdout);
-                    return EXIT_OK;
-                }
-        usage(stdout);
+        const cli_cmd *hc = g + 1 < argc ? find_command(argv[g + 1]) : NULL;
+        if (hc) cmd_help(hc, stdout);
+        else usage(stdout);
         return EXIT_OK;
     }
-    const cli_cmd *c = NULL;
-    for (size_t i = 0; i < NCMD; i++)
-        if (commands[i] && strcmp(commands[i]->name, name) == 0) c = commands[i];
+    const cli_cmd *c = find_command(name);
     if (!c) {
-        cli_errorf("unknown command \"%s\" (see 'etprof --help')", name);
+        /* "etprof run.etdp ops": the file before the command */
+        const cli_cmd *after = NULL;
+        for (int i = g + 1; i < argc && !after; i++) after = find_command(argv[i]);
+        const cli_cmd *near = near_command(name);
+        if (name[0] == '-')
+            cli_errorf("unknown option %s before the command (see 'etprof --help')", name);
+        else if (after)
+            cli_errorf("unknown command \"%s\": the command comes first, e.g. 'etprof %s %s ...'",
+                       name, after->name, name);
+        else if (near)
+            cli_errorf("unknown command \"%s\": did you mean '%s'? (see 'etprof --help')", name,
+                       near->name);
+        else
+            cli_errorf("unknown command \"%s\" (see 'etprof --help')", name);
         return EXIT_USAGE;
     }
+    /* the command's arguments: the global options given before it, then the rest */
+    int nargs = (g - 1) + (argc - g - 1);
+    char **args = malloc(((size_t)nargs + 1) * sizeof *args);
+    if (!args) {
+        cli_errorf("out of memory");
+        return EXIT_INTERNAL;
+    }
+    for (int i = 1; i < g; i++) args[i - 1] = argv[i];
+    for (int i = g + 1; i < argc; i++) args[(g - 1) + (i - g - 1)] = argv[i];
+    args[nargs] = NULL;
     cli_args a;
     memset(&a, 0, sizeof a);
-    int rc = parse(c, argc - 2, argv + 2, &a);
-    if (rc) return rc;
+    int rc = parse(c, nargs, args, &a);
+    if (rc) goto done;
     if (a.set[OPT_HELP]) {
         cmd_help(c, stdout);
-        return EXIT_OK;
+        rc = EXIT_OK;
+        goto done;
     }
     a.quiet = a.set[OPT_QUIET];
     a.fmt = OUT_TABLE;
@@ -168,13 +301,18 @@ int main(int argc, char **argv) {
         if (out_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
             cli_errorf("%s: unknown format \"%s\" (table, csv, tsv, json, jsonl, md)", c->name,
                        a.val[OPT_FORMAT]);
-            return EXIT_USAGE;
+            rc = EXIT_USAGE;
+            goto done;
         }
         a.fmt_set = true;
     }
     if (a.npos < c->min_pos) {
         cli_errorf("%s: missing argument (usage: etprof %s %s)", c->name, c->name, c->usage);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto done;
     }
-    return c->run(&a);
+    rc = c->run(&a);
+done:
+    free(args);
+    return rc;
 }
