@@ -585,9 +585,11 @@ const char *etp_ops_row_kind_name(const etp_ops_row *row);
 typedef struct etp_ops_filter {
     int32_t method;        /* method index, -1 for any */
     const char *placement; /* "cpu", "framework", "delegate" or a backend id (case-insensitive) */
-    const char *kind;      /* an etp_kind name or "htp_node"; "delegate_internal" includes HTP
-                              nodes. OPERATOR_CALL rows are left out unless `all` is set or
-                              kind is "operator_call". */
+    const char *kind;      /* an etp_kind name, "htp_node" or "operator" (the operator rows of
+                              etp_ops_top()); "delegate_internal" includes HTP nodes.
+                              OPERATOR_CALL rows are left out unless `all` is set or kind is
+                              "operator_call" (or "operator" and they are the method's operator
+                              rows). */
     bool all;
     const char *sort;      /* NULL or "order": hierarchy order; else a column: method,
                               instruction_id, name, count, min, p10, p50, p90, avg, max, total,
@@ -602,6 +604,49 @@ void etp_ops_filter_init(etp_ops_filter *f);
  * key or kind. */
 int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *idx, size_t *n,
                    etp_error *err);
+/* Statistics over the runs of row `i` of its per-run sum of its children of the same unit (what
+ * `excl` subtracts), over the same runs as `stats` (0 in a run where no child had a value). For
+ * a DELEGATE_CALL: the time its backend logged at the outermost level. ETP_OK; ETP_E_USAGE for
+ * no such row, ETP_E_INTERNAL when out of memory (then every field is NaN). */
+int etp_ops_children_stats(const etp_ops_result *r, size_t i, etp_stats *out);
+
+/* ---- Shared figures ---- */
+/* Figures that several commands show (summary, ops, tree, explain, report, qnn): each is computed
+ * here, once, so that every view shows the same value (docs/json-contract.md, "Shared figures").
+ *
+ * The top operators of a method (summary top_ops, report "Top operators", explain
+ * top_operators, `ops --kind operator --sort total`): the rows that each are one unit of the
+ * method's work and never overlap one another:
+ *   - DELEGATE_CALL rows (one per delegate partition), and
+ *   - CPU kernel rows (`native_call_<op>`), or the OPERATOR_CALL rows in a method that has no
+ *     kernel rows (kernel profiling off);
+ * with a host time unit (ns or ticks) and a total. Ordered by total over the runs kept (the
+ * method's time unit), largest first; equal totals keep hierarchy order (deterministic). Their
+ * shares (of the Method::execute total) add up to at most 100%. HTP nodes and other events a
+ * backend logged inside a DELEGATE_CALL are part of it and never top operators.
+ * Fills idx[] (room for etp_ops_row_count() entries) with at most `top` rows (0: all) of method
+ * `method` (-1: every method) and returns the count. */
+size_t etp_ops_top(const etp_ops_result *r, int32_t method, size_t top, uint32_t *idx);
+
+/* A DELEGATE_CALL split into the backend's time and the rest ("DELEGATE_CALL minus QNN (execute)
+ * time" for QNN). Every figure is a statistic over the runs of the per-run value, never a
+ * difference of two statistics: overhead.p50 is the median of the per-run differences (what the
+ * tree shows as the DELEGATE_CALL's exclusive time), not p50(DELEGATE_CALL) - p50(backend). For
+ * avg and total the two readings agree (both are linear). */
+typedef struct etp_ops_delegate_time {
+    uint32_t row;        /* the DELEGATE_CALL row */
+    uint32_t runs;       /* runs with a value (= delegate.n) */
+    bool has_backend;    /* the backend logged time inside it (else backend is 0 in every run) */
+    etp_stats delegate;  /* DELEGATE_CALL per run (= the row's stats) */
+    etp_stats backend;   /* per run: the backend's outermost timed events inside it, summed (for
+                            QNN: QNN (execute) time) = etp_ops_children_stats() */
+    etp_stats overhead;  /* per run: delegate minus backend (= the row's excl) */
+} etp_ops_delegate_time;
+
+/* ETP_OK; ETP_E_USAGE when row `i` is not a DELEGATE_CALL row with a time unit; ETP_E_INTERNAL
+ * when out of memory. */
+int etp_ops_delegate_time_get(const etp_ops_result *r, size_t i, etp_ops_delegate_time *out);
+/* ---- end of Shared figures ---- */
 /* ---- end of Analyses ---- */
 
 /* ---- Diff ---- */

@@ -1046,13 +1046,14 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
         f = &d;
     }
     etp_kind want = ETP_KIND_NONE;
-    bool want_htp = false;
+    bool want_htp = false, want_op = false;
     if (f->kind) {
         if (strcmp(f->kind, "htp_node") == 0) want_htp = true;
+        else if (strcmp(f->kind, "operator") == 0) want_op = true;
         else if ((want = etp_kind_parse(f->kind)) == ETP_KIND_NONE) {
             etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
                           "unknown kind \"%s\" (framework, operator_call, kernel, delegate_call, "
-                          "delegate_internal, htp_node, instruction, other)",
+                          "delegate_internal, htp_node, operator, instruction, other)",
                           f->kind);
             return ETP_E_USAGE;
         }
@@ -1077,18 +1078,29 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
     }
     size_t m = 0;
     sel_key *keys = malloc((r->nacc ? r->nacc : 1) * sizeof *keys);
-    if (!keys) {
+    /* the operator rows (etp_ops_top): a method's CPU rows are its kernels when it has any */
+    bool *kernels = want_op ? calloc(r->nmethods ? r->nmethods : 1, sizeof *kernels) : NULL;
+    if (!keys || (want_op && !kernels)) {
+        free(keys);
+        free(kernels);
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
+    for (size_t i = 0; want_op && i < r->nacc; i++)
+        if (r->rows[i].kind == ETP_KIND_KERNEL) kernels[r->rows[i].method] = true;
     for (size_t i = 0; i < r->nacc; i++) {
         const etp_ops_row *row = &r->rows[i];
         if (f->method >= 0 && row->method != (uint32_t)f->method) continue;
         if (f->placement && strcasecmp(f->placement, row->placement) != 0) continue;
         if (want_htp && !row->htp_node) continue;
         if (want != ETP_KIND_NONE && row->kind != want) continue;
-        if (row->kind == ETP_KIND_OPERATOR_CALL && !f->all && want != ETP_KIND_OPERATOR_CALL)
+        if (want_op) {
+            bool op = row->kind == ETP_KIND_DELEGATE_CALL ||
+                      row->kind == (kernels[row->method] ? ETP_KIND_KERNEL : ETP_KIND_OPERATOR_CALL);
+            if (!op || !is_time_unit(row->unit) || isnan(row->stats.total)) continue;
+        } else if (row->kind == ETP_KIND_OPERATOR_CALL && !f->all && want != ETP_KIND_OPERATOR_CALL) {
             continue;
+        }
         sel_key k = {.idx = (uint32_t)i, .cls = unit_class(row->unit), .num = NAN};
         if (how == S_NUM) {
             if (!strcmp(key, "count")) k.num = (double)row->count, k.cls = 0;
@@ -1113,5 +1125,19 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
     for (size_t i = 0; i < m; i++) idx[i] = keys[i].idx;
     *n = m;
     free(keys);
+    free(kernels);
+    return ETP_OK;
+}
+
+int etp_ops_children_stats(const etp_ops_result *r, size_t i, etp_stats *out) {
+    etp_stats_compute(NULL, 0, out);
+    if (i >= r->nacc) return ETP_E_USAGE;
+    const row_acc *a = &r->acc[r->acc_of[i]];
+    uint32_t n = a->pub.runs;
+    double *tmp = n ? malloc(n * sizeof *tmp) : NULL;
+    if (n && !tmp) return ETP_E_INTERNAL;
+    for (uint32_t k = 0; k < n; k++) tmp[k] = a->childsum_any ? a->childsum[k] : 0;
+    etp_stats_compute(tmp, n, out);
+    free(tmp);
     return ETP_OK;
 }

@@ -96,4 +96,22 @@ static inline void ana_unit_notes(const ana_disp *d, uint32_t flags, uint32_t un
         emit(ctx, "some timestamps are 11223344: the minimal PAL has no clock, times are 0");
 }
 
+/* The shared figures (etprof.h "Shared figures") in JSON, written alike by every command that
+ * shows them (src/figures.c; docs/json-contract.md). */
+struct jw;
+struct etp_qnn_etd_join;
+struct etp_qnn_unit_counts;
+/* A top operator: {name, instruction_id, operator, placement, kind, count, p50, avg, total,
+ * share, unit}. */
+void ana_json_top_op(struct jw *w, const ana_disp *d, const etp_ops_row *row);
+/* The DELEGATE_CALLs of a method: [{instruction_id, backend, runs, unit, delegate_call,
+ * backend_time, overhead}], each figure {p50, avg, total} (null without backend time). */
+void ana_json_delegates(struct jw *w, const ana_disp *d, const etp_ops_result *r, uint32_t method);
+/* {etdump_nodes, matched, matched_by_op_id, matched_by_name_only, etdump_only, qnn_only,
+ * conflicts, cycles_equal, cycles_different, verdict} (counts). */
+void ana_json_qnn_join(struct jw *w, const struct etp_qnn_etd_join *j);
+/* {qnn_ops, htp_ops, ops_using_hmx, ops_using_hvx, ops_using_dma, ops_using_both, ops_dma_only,
+ * ops_using_none}. */
+void ana_json_unit_counts(struct jw *w, const struct etp_qnn_unit_counts *u);
+
 #endif /* ETPROF_ANALYSIS_H */

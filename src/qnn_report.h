@@ -88,6 +88,28 @@ void etp_qnn_etd_join_free(etp_qnn_etd_join *j);
 const char *etp_qnn_etd_agreement(const etp_qnn_etd_join *j);
 
 /* ---------------------------------------------------------------------------------------------
+ * Shared figures of the derived rows (src/figures.c): one definition for qnn, explain, report
+ * ------------------------------------------------------------------------------------------- */
+
+/* How many QNN ops use each HTP unit: an op uses a unit when any of its HTP ops does (QHAS
+ * htp_op_instances flags, or optrace Flags; dma = dma, dma_set or dma_wait). */
+typedef struct etp_qnn_unit_counts {
+    uint32_t qnn_ops;          /* derived rows */
+    uint32_t htp_ops;          /* HTP ops over all rows */
+    uint32_t hmx, hvx, dma;    /* ops using HMX / HVX / DMA (an op may count in several) */
+    uint32_t hmx_and_hvx;      /* ops using both HMX and HVX */
+    uint32_t dma_only;         /* ops using DMA and neither HMX nor HVX */
+    uint32_t none;             /* ops using none of the three */
+} etp_qnn_unit_counts;
+
+/* Counts over `d`'s rows; all zero when `d` is NULL. */
+void etp_qnn_unit_counts_get(const etp_qnn_derived *d, etp_qnn_unit_counts *out);
+/* The rows of `d` by cycles, largest first; equal cycles keep row order (the order of "top QNN
+ * ops" in explain and report). Fills idx[] (room for d->n_rows entries) with at most `top` rows
+ * (0: all) and *n with their count. ETP_OK, or ETP_E_INTERNAL when out of memory. */
+int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
  * Per-node wall-time estimate
  * ------------------------------------------------------------------------------------------- */
 

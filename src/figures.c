@@ -1,0 +1,168 @@
+/* figures.c - the figures several commands show, each computed once (etprof.h "Shared
+ * figures", qnn_report.h): the top operators of a method, a DELEGATE_CALL split into backend
+ * time and the rest, the QNN ops per HTP unit, the QNN ops by cycles. docs/json-contract.md
+ * lists where each one appears. */
+#include "analysis.h"
+#include "jw.h"
+#include "qnn_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t etp_ops_top(const etp_ops_result *r, int32_t method, size_t top, uint32_t *idx) {
+    etp_ops_filter f;
+    etp_ops_filter_init(&f);
+    f.method = method;
+    f.kind = "operator";
+    f.sort = "total";
+    f.top = top;
+    size_t n = 0;
+    etp_error err = {0};
+    if (etp_ops_select(r, &f, idx, &n, &err)) return 0; /* out of memory: nothing to show */
+    return n;
+}
+
+int etp_ops_delegate_time_get(const etp_ops_result *r, size_t i, etp_ops_delegate_time *out) {
+    memset(out, 0, sizeof *out);
+    etp_stats_compute(NULL, 0, &out->delegate);
+    out->backend = out->overhead = out->delegate;
+    if (i >= etp_ops_row_count(r)) return ETP_E_USAGE;
+    const etp_ops_row *row = etp_ops_row_get(r, i);
+    if (row->kind != ETP_KIND_DELEGATE_CALL ||
+        (row->unit != ETP_UNIT_NS && row->unit != ETP_UNIT_TICKS))
+        return ETP_E_USAGE;
+    out->row = (uint32_t)i;
+    out->runs = row->runs;
+    out->has_backend = row->has_children_same_unit;
+    out->delegate = row->stats;
+    out->overhead = row->excl;
+    return etp_ops_children_stats(r, i, &out->backend);
+}
+
+void etp_qnn_unit_counts_get(const etp_qnn_derived *d, etp_qnn_unit_counts *out) {
+    memset(out, 0, sizeof *out);
+    if (!d) return;
+    out->qnn_ops = d->n_rows;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        const etp_qnn_op_row *o = &d->rows[i];
+        out->htp_ops += o->htp_ops;
+        out->hmx += o->hmx;
+        out->hvx += o->hvx;
+        out->dma += o->dma;
+        out->hmx_and_hvx += o->hmx && o->hvx;
+        out->dma_only += o->dma && !o->hmx && !o->hvx;
+        out->none += !o->hmx && !o->hvx && !o->dma;
+    }
+}
+
+typedef struct cyc_key {
+    int64_t cycles;
+    uint32_t idx;
+} cyc_key;
+
+static int cmp_cycles(const void *x, const void *y) {
+    const cyc_key *a = x, *b = y;
+    if (a->cycles != b->cycles) return a->cycles > b->cycles ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx, uint32_t *n) {
+    uint32_t m = d ? d->n_rows : 0;
+    *n = 0;
+    if (!m) return ETP_OK;
+    cyc_key *k = malloc(m * sizeof *k);
+    if (!k) return ETP_E_INTERNAL;
+    for (uint32_t i = 0; i < m; i++) k[i] = (cyc_key){d->rows[i].cycles, i};
+    qsort(k, m, sizeof *k, cmp_cycles);
+    if (top && top < m) m = top;
+    for (uint32_t i = 0; i < m; i++) idx[i] = k[i].idx;
+    free(k);
+    *n = m;
+    return ETP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The same figures in JSON, written the same way by every command (analysis.h)
+ * ------------------------------------------------------------------------------------------- */
+
+static void json_stat3(jw *w, const ana_disp *d, etp_unit u, const etp_stats *s) {
+    const char *un;
+    jw_obj_begin(w);
+    jw_key(w, "p50"); jw_double(w, ana_conv(d, u, s->p50, &un));
+    jw_key(w, "avg"); jw_double(w, ana_conv(d, u, s->avg, &un));
+    jw_key(w, "total"); jw_double(w, ana_conv(d, u, s->total, &un));
+    jw_obj_end(w);
+}
+
+void ana_json_top_op(jw *w, const ana_disp *d, const etp_ops_row *row) {
+    const char *un;
+    jw_obj_begin(w);
+    jw_key(w, "name"); jw_str(w, row->name);
+    jw_key(w, "instruction_id");
+    if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
+    else jw_null(w);
+    jw_key(w, "operator"); jw_str(w, row->op);
+    jw_key(w, "placement"); jw_str(w, row->placement);
+    jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
+    jw_key(w, "count"); jw_uint(w, row->count);
+    jw_key(w, "p50"); jw_double(w, ana_conv(d, row->unit, row->stats.p50, &un));
+    jw_key(w, "avg"); jw_double(w, ana_conv(d, row->unit, row->stats.avg, &un));
+    jw_key(w, "total"); jw_double(w, ana_conv(d, row->unit, row->stats.total, &un));
+    jw_key(w, "share"); jw_double(w, row->share);
+    jw_key(w, "unit"); jw_str(w, un);
+    jw_obj_end(w);
+}
+
+void ana_json_delegates(jw *w, const ana_disp *d, const etp_ops_result *r, uint32_t method) {
+    jw_arr_begin(w);
+    for (size_t i = 0; i < etp_ops_row_count(r); i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        etp_ops_delegate_time t;
+        if (row->method != method || etp_ops_delegate_time_get(r, i, &t) != ETP_OK) continue;
+        const char *un;
+        ana_conv(d, row->unit, 0, &un);
+        jw_obj_begin(w);
+        jw_key(w, "instruction_id"); jw_int(w, row->instr);
+        jw_key(w, "backend"); jw_str(w, row->placement);
+        jw_key(w, "runs"); jw_uint(w, t.runs);
+        jw_key(w, "unit"); jw_str(w, un);
+        jw_key(w, "delegate_call"); json_stat3(w, d, row->unit, &t.delegate);
+        jw_key(w, "backend_time");
+        if (t.has_backend) json_stat3(w, d, row->unit, &t.backend);
+        else jw_null(w);
+        jw_key(w, "overhead");
+        if (t.has_backend) json_stat3(w, d, row->unit, &t.overhead);
+        else jw_null(w);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+void ana_json_qnn_join(jw *w, const etp_qnn_etd_join *j) {
+    jw_obj_begin(w);
+    jw_key(w, "etdump_nodes"); jw_uint(w, j->n_nodes);
+    jw_key(w, "matched"); jw_uint(w, j->matched);
+    jw_key(w, "matched_by_op_id"); jw_uint(w, j->matched_by_id);
+    jw_key(w, "matched_by_name_only"); jw_uint(w, j->matched_by_name);
+    jw_key(w, "etdump_only"); jw_uint(w, j->n_etdump_only);
+    jw_key(w, "qnn_only"); jw_uint(w, j->n_qnn_only);
+    jw_key(w, "conflicts"); jw_uint(w, j->conflicts);
+    jw_key(w, "cycles_equal"); jw_uint(w, j->cycles_equal);
+    jw_key(w, "cycles_different"); jw_uint(w, j->cycles_different);
+    jw_key(w, "verdict"); jw_str(w, etp_qnn_etd_agreement(j));
+    jw_obj_end(w);
+}
+
+void ana_json_unit_counts(jw *w, const etp_qnn_unit_counts *u) {
+    jw_obj_begin(w);
+    jw_key(w, "qnn_ops"); jw_uint(w, u->qnn_ops);
+    jw_key(w, "htp_ops"); jw_uint(w, u->htp_ops);
+    jw_key(w, "ops_using_hmx"); jw_uint(w, u->hmx);
+    jw_key(w, "ops_using_hvx"); jw_uint(w, u->hvx);
+    jw_key(w, "ops_using_dma"); jw_uint(w, u->dma);
+    jw_key(w, "ops_using_both"); jw_uint(w, u->hmx_and_hvx);
+    jw_key(w, "ops_dma_only"); jw_uint(w, u->dma_only);
+    jw_key(w, "ops_using_none"); jw_uint(w, u->none);
+    jw_obj_end(w);
+}
