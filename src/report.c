@@ -1084,31 +1084,19 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
 
 static void write_top_ops(rep *R, uint32_t *idx) {
     const etp_ops_result *r = R->r;
-    size_t nrows = etp_ops_row_count(r), nm = etp_ops_method_count(r), n = 0, ni = 0;
-    bool *kernels = calloc(nm ? nm : 1, sizeof *kernels);
+    size_t nrows = etp_ops_row_count(r), ni = 0;
     uint32_t *inner = malloc((nrows ? nrows : 1) * sizeof *inner);
-    if (!kernels || !inner) {
-        free(kernels);
-        free(inner);
-        return;
-    }
-    for (size_t i = 0; i < nrows; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        if (row->kind == ETP_KIND_KERNEL) kernels[row->method] = true;
-    }
+    if (!inner) return;
+    /* the top operators: one definition for every view (etp_ops_top) */
+    size_t n = etp_ops_top(r, -1, 0, idx);
     for (size_t i = 0; i < nrows; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         if (!is_time(row->unit) || row->htp_node || isnan(row->stats.total)) continue;
-        if (row->kind == ETP_KIND_KERNEL || row->kind == ETP_KIND_DELEGATE_CALL ||
-            (row->kind == ETP_KIND_OPERATOR_CALL && !kernels[row->method]))
-            idx[n++] = (uint32_t)i;
-        else if (row->kind == ETP_KIND_DELEGATE_INTERNAL && row->qnn == ETP_QNN_NONE &&
-                 !has_time_children(r, i))
+        if (row->kind == ETP_KIND_DELEGATE_INTERNAL && row->qnn == ETP_QNN_NONE &&
+            !has_time_children(r, i))
             inner[ni++] = (uint32_t)i;
     }
-    free(kernels);
     g_sort_r = r;
-    qsort(idx, n, sizeof *idx, cmp_total_desc);
     qsort(inner, ni, sizeof *inner, cmp_total_desc);
     S(R, "<section id=\"top-ops\"><h2>Top operators</h2>\n");
     if (n == 0) {
@@ -1467,13 +1455,16 @@ static void write_qnn(rep *R, uint32_t *idx) {
         }
         S(R, "</tbody></table></div>");
         const etp_ops_row *qe = row_at(R, q->top[ETP_QT_QNN_EXECUTE]);
-        if (qe && qe->unit == dc->unit) {
-            double ov = dc->stats.p50 - qe->stats.p50;
-            P(R, "<p class=\"note\">DELEGATE_CALL minus QNN (execute) time = %s %s at p50: "
+        etp_ops_delegate_time dt;
+        if (qe && qe->unit == dc->unit &&
+            etp_ops_delegate_time_get(r, q->delegate_row, &dt) == ETP_OK && dt.has_backend) {
+            P(R, "<p class=\"note\" id=\"qnn-overhead-%zu\">DELEGATE_CALL minus QNN (execute) "
+                 "time = <span data-v=\"%s\">%s</span> %s (p50 of the per-run difference): "
                  "ExecuTorch-side cost of the call, including the QNN profiler's own event "
                  "collection. VTCM acquire and power-up are shown as %% of Accelerator (execute) "
                  "time (us).</p>",
-              fv(R, dc->unit, ov), du(R, dc->unit));
+              qi, num(R, dv(R, dc->unit, dt.overhead.p50), 6), fv(R, dc->unit, dt.overhead.p50),
+              du(R, dc->unit));
         }
         P(R, "<p>%u HTP node row(s) (%u named <code>&lt;qnn op&gt;:OpId_N</code>, of which %u "
              "<code>aten_*</code>): all ran on the NPU. ",
@@ -1768,19 +1759,9 @@ static void write_deep(rep *R) {
     /* per-op table */
     if (d->n_rows) {
         uint32_t n = d->n_rows, shown = n < R->top_nodes ? n : R->top_nodes;
-        uint32_t *ord = malloc(n * sizeof *ord);
-        if (ord) {
-            for (uint32_t i = 0; i < n; i++) ord[i] = i;
-            /* by cycles, largest first (insertion sort on a copy: stable) */
-            for (uint32_t i = 1; i < n; i++) {
-                uint32_t v = ord[i];
-                uint32_t j = i;
-                while (j > 0 && d->rows[ord[j - 1]].cycles < d->rows[v].cycles) {
-                    ord[j] = ord[j - 1];
-                    j--;
-                }
-                ord[j] = v;
-            }
+        uint32_t *ord = malloc(n * sizeof *ord), nord = 0;
+        /* by cycles, largest first (the order explain uses too) */
+        if (ord && etp_qnn_rows_by_cycles(d, 0, ord, &nord) == ETP_OK && nord == n) {
             bool joined = R->join && R->join->matched > 0;
             P(R, "<h3>Per QNN op (%s%u of %u, by cycles)</h3>\n", shown < n ? "top " : "all ", shown, n);
             S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
@@ -1833,8 +1814,8 @@ static void write_deep(rep *R) {
             S(R, "<p class=\"note\">HMX / HVX / DMA: yes when any HTP op of the QNN op uses the "
                  "unit (QHAS htp_op_instances flags, or optrace Flags). Cycles are thread-aggregate "
                  "busy cycles.</p>\n");
-            free(ord);
         }
+        free(ord);
     }
     /* the join */
     if (etp_ops_qnn_count(R->r) == 0) {
@@ -1842,18 +1823,17 @@ static void write_deep(rep *R) {
     } else if (R->join && R->join->qnn >= 0) {
         const etp_qnn_etd_join *J = R->join;
         const etp_ops_qnn *q = etp_ops_qnn_get(R->r, (size_t)J->qnn);
-        uint32_t by_id = 0;
-        for (uint32_t k = 0; k < J->n_pairs; k++) by_id += J->pairs[k].by_id;
         P(R, "<h3>Join with the ETDump's HTP nodes</h3><p id=\"qnn-join\">Partition: method ");
         E(R, method_name(etp_ops_method_get(R->r, q->method)));
-        P(R, ", instruction %d. <b>%u</b> of %u ETDump node(s) matched a QNN op (%u by OpId, %u by "
-             "name only); %u ETDump node(s) have no QNN op in the files; %u QNN op(s) have no "
-             "ETDump node.",
-          etp_ops_row_get(R->r, q->delegate_row)->instr, J->n_pairs, J->n_nodes, by_id,
-          J->n_pairs - by_id, J->n_etdump_only, J->n_qnn_only);
+        P(R, ", instruction %d. <b>%u</b> of %u ETDump node(s) matched a QNN op (%u by OpId and "
+             "name, %u by name only); %u ETDump node(s) have no QNN op in the files; %u QNN op(s) "
+             "have no ETDump node; %u OpId conflict(s).",
+          etp_ops_row_get(R->r, q->delegate_row)->instr, J->matched, J->n_nodes, J->matched_by_id,
+          J->matched_by_name, J->n_etdump_only, J->n_qnn_only, J->conflicts);
         if (J->conflicts)
-            P(R, " %u match(es) are on OpId alone with a different name: the QNN files probably "
-                 "describe another graph; those are not used.",
+            P(R, " An OpId conflict is a node whose OpId is a QNN op's under another name: the "
+                 "QNN files probably describe another graph; those %u are not matched and not "
+                 "used.",
               J->conflicts);
         if (J->matched)
             P(R, " Cycles agree exactly for %u of %u matched op(s)%s.", J->cycles_equal, J->matched,
@@ -1960,7 +1940,7 @@ static void write_notes(rep *R, bool has_qnn_events) {
 /* The data the charts were drawn from, as JSON in a non-executed script element. '<', '>' and
  * '&' only occur inside JSON strings, where \u escapes are equivalent: replaced so that no input
  * string can close the element. */
-static void write_data(rep *R) {
+static void write_data(rep *R, uint32_t *idx) {
     char *buf = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&buf, &len);
@@ -1986,8 +1966,8 @@ static void write_data(rep *R) {
         jw_key(&w, "unit"); jw_str(&w, du(R, m->unit));
         jw_key(&w, "latency");
         jw_obj_begin(&w);
-        const char *st[] = {"min", "p10", "p50", "p90", "avg", "max"};
-        for (int i = 0; i < 6; i++) {
+        const char *st[] = {"min", "p10", "p50", "p90", "avg", "max", "total"};
+        for (int i = 0; i < 7; i++) {
             double v = NAN;
             etp_stats_pick(&m->latency, st[i], &v);
             jw_key(&w, st[i]);
@@ -2019,9 +1999,28 @@ static void write_data(rep *R) {
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
+        /* the shared figures (etprof.h), as summary writes them */
+        jw_key(&w, "delegates");
+        ana_json_delegates(&w, &R->d, r, (uint32_t)mi);
+        jw_key(&w, "top_ops");
+        jw_arr_begin(&w);
+        size_t nt = etp_ops_top(r, (int32_t)mi, R->top_ops, idx);
+        for (size_t k = 0; k < nt; k++) ana_json_top_op(&w, &R->d, etp_ops_row_get(r, idx[k]));
+        jw_arr_end(&w);
         jw_obj_end(&w);
     }
     jw_arr_end(&w);
+    jw_key(&w, "qnn_join");
+    if (R->join && R->join->qnn >= 0) ana_json_qnn_join(&w, R->join);
+    else jw_null(&w);
+    jw_key(&w, "qnn_units");
+    if (R->der) {
+        etp_qnn_unit_counts uc;
+        etp_qnn_unit_counts_get(R->der, &uc);
+        ana_json_unit_counts(&w, &uc);
+    } else {
+        jw_null(&w);
+    }
     jw_obj_end(&w);
     fflush(mf);
     bool ok = jw_finish(&w) == 0;
@@ -2149,7 +2148,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     S(&R, "</main>\n<footer>etprof " ETPROF_VERSION " &middot; ");
     E(&R, opts->source ? opts->source : "");
     S(&R, "</footer>\n");
-    write_data(&R);
+    write_data(&R, idx);
     S(&R, "<script>");
     S(&R, JS);
     S(&R, "</script>\n</body>\n</html>\n");

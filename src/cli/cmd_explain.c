@@ -41,6 +41,7 @@ static void sb_printf(sbuf *s, const char *fmt, ...) {
 }
 
 #define MAX_FINDINGS 32
+#define EXPLAIN_TOP_OPS 5 /* top operators named per method */
 
 typedef struct finding {
     const char *id;
@@ -229,13 +230,17 @@ static void q_same_thing(ex_ctx *c, uint32_t mi) {
     }
     if (!first) sb_printf(&c->ans, "; the last one is the NPU's compute wall time. ");
     const etp_ops_row *qe = row_at(c, q->top[ETP_QT_QNN_EXECUTE]);
-    if (dc && qe && dc->unit == qe->unit) {
-        sb_printf(&c->ans, "DELEGATE_CALL minus QNN (execute) time (p50 per run) = ");
-        say_t(c, dc->unit, dc->excl.p50);
+    etp_ops_delegate_time dt;
+    if (dc && qe && dc->unit == qe->unit &&
+        etp_ops_delegate_time_get(c->r, q->delegate_row, &dt) == ETP_OK && dt.has_backend) {
+        sb_printf(&c->ans, "DELEGATE_CALL minus QNN (execute) time (p50 of the per-run "
+                           "difference) = ");
+        say_t(c, dc->unit, dt.overhead.p50);
         sb_printf(&c->ans, " is ExecuTorch and profiling overhead around QnnGraph_execute "
                            "(including walking the profile events after every execute). ");
-        fact_num(c, "delegate_overhead", tv(c, dc->unit, dc->excl.p50));
-        if (dc->excl.p50 < 0)
+        fact_num(c, "delegate_overhead", tv(c, dc->unit, dt.overhead.p50));
+        fact_num(c, "delegate_backend_time", tv(c, dc->unit, dt.backend.p50));
+        if (dt.overhead.p50 < 0)
             sb_printf(&c->ans, "That is negative: QNN (execute) time exceeds the DELEGATE_CALL "
                                "that contains it, so these values are inconsistent (synthetic, or "
                                "logged in another unit than their label says). ");
@@ -349,6 +354,32 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
         sb_printf(&c->ans, "The QNN partition logged no HTP node rows (profile level basic?), so "
                            "per-node NPU work is not in this file. ");
     }
+    /* the top operators, as summary, report and `ops --kind operator` rank them */
+    size_t nrows = etp_ops_row_count(c->r);
+    uint32_t *top = malloc((nrows ? nrows : 1) * sizeof *top);
+    size_t nt = top ? etp_ops_top(c->r, (int32_t)mi, EXPLAIN_TOP_OPS, top) : 0;
+    if (!top) c->oom = true;
+    jw_key(&c->w, "top_operators");
+    jw_arr_begin(&c->w);
+    for (size_t k = 0; k < nt; k++) ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, top[k]));
+    jw_arr_end(&c->w);
+    if (nt) {
+        sb_printf(&c->ans, "Largest operators by total time (CPU kernels and delegate partitions, "
+                           "which do not overlap): ");
+        for (size_t k = 0; k < nt; k++) {
+            const etp_ops_row *row = etp_ops_row_get(c->r, top[k]);
+            sb_printf(&c->ans, "%s%s", k ? ", " : "",
+                      row->kind == ETP_KIND_DELEGATE_CALL ? "DELEGATE_CALL" : row->op ? row->op : row->name);
+            if (row->kind == ETP_KIND_DELEGATE_CALL) sb_printf(&c->ans, " [%s]", row->placement);
+            sb_printf(&c->ans, " (instruction %d, ", row->instr);
+            say_t(c, row->unit, row->stats.total);
+            sb_printf(&c->ans, " total");
+            if (isfinite(row->share)) sb_printf(&c->ans, ", %.1f%% of Method::execute", row->share);
+            sb_printf(&c->ans, ")");
+        }
+        sb_printf(&c->ans, ". ");
+    }
+    free(top);
     if (!c->has_prog)
         sb_printf(&c->ans, "Without --pte the backend of each DELEGATE_CALL is unknown (shown as "
                            "\"delegate\") and CPU operators are named from their native_call_ events "
@@ -541,28 +572,22 @@ static void q_hmx_hvx(ex_ctx *c) {
         return;
     }
     const etp_qnn_summary *s = &d->summary;
-    uint32_t hmx = 0, hvx = 0, both = 0, dma_only = 0, none = 0;
-    for (uint32_t i = 0; i < d->n_rows; i++) {
-        const etp_qnn_op_row *r = &d->rows[i];
-        hmx += r->hmx;
-        hvx += r->hvx;
-        both += r->hmx && r->hvx;
-        dma_only += !r->hmx && !r->hvx && r->dma;
-        none += !r->hmx && !r->hvx && !r->dma;
-    }
+    etp_qnn_unit_counts uc;
+    etp_qnn_unit_counts_get(d, &uc);
     char fb[1200];
     sb_printf(&c->ans, "From %s (per-op unit flags of the %s): of %u QNN ops, %u use HMX, %u use "
-                       "HVX (%u both), %u only move data (DMA), %u use none of the three. ",
+                       "HVX (%u both), %u use DMA (%u only move data), %u use none of the three. ",
               files_given(c, fb, sizeof fb),
               d->rows_source == ETP_QNN_SRC_QHAS ? "QHAS htp_op_instances" : "optrace Flags",
-              d->n_rows, hmx, hvx, both, dma_only, none);
+              uc.qnn_ops, uc.hmx, uc.hvx, uc.hmx_and_hvx, uc.dma, uc.dma_only, uc.none);
     fact_str(c, "rows_source", d->rows_source == ETP_QNN_SRC_QHAS ? "qhas" : "optrace");
-    fact_uint(c, "qnn_ops", d->n_rows);
-    fact_uint(c, "ops_using_hmx", hmx);
-    fact_uint(c, "ops_using_hvx", hvx);
-    fact_uint(c, "ops_using_both", both);
-    fact_uint(c, "ops_dma_only", dma_only);
-    fact_uint(c, "ops_using_none", none);
+    fact_uint(c, "qnn_ops", uc.qnn_ops);
+    fact_uint(c, "ops_using_hmx", uc.hmx);
+    fact_uint(c, "ops_using_hvx", uc.hvx);
+    fact_uint(c, "ops_using_dma", uc.dma);
+    fact_uint(c, "ops_using_both", uc.hmx_and_hvx);
+    fact_uint(c, "ops_dma_only", uc.dma_only);
+    fact_uint(c, "ops_using_none", uc.none);
     if (s->hmx_busy_cycles.has)
         sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
                            "timeline). ",
@@ -579,18 +604,8 @@ static void q_hmx_hvx(ex_ctx *c) {
     fact_f64(c, "hvx_busy_share", s->hvx_busy_share);
     fact_uint(c, "hvx_threads", s->hvx_threads);
     /* the largest ops */
-    uint32_t top[5], nt = 0;
-    for (uint32_t i = 0; i < d->n_rows; i++) {
-        uint32_t k;
-        if (nt < 5) k = nt++;
-        else if (d->rows[i].cycles > d->rows[top[4]].cycles) k = 4;
-        else continue;
-        while (k > 0 && d->rows[top[k - 1]].cycles < d->rows[i].cycles) {
-            top[k] = top[k - 1];
-            k--;
-        }
-        top[k] = i;
-    }
+    uint32_t *top = malloc(d->n_rows * sizeof *top), nt = 0;
+    if (!top || etp_qnn_rows_by_cycles(d, 5, top, &nt) != ETP_OK) c->oom = true;
     sb_printf(&c->ans, "Largest ops by cycles (busy cycles of their HTP ops on whatever unit ran "
                        "them; an op's unit cycles can overlap): ");
     jw_key(&c->w, "top_ops");
@@ -649,18 +664,10 @@ static void q_hmx_hvx(ex_ctx *c) {
                                                "made by a separate qnn-net-run), so compare shares, "
                                                "not cycles");
         jw_key(&c->w, "join");
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "etdump_nodes"); jw_uint(&c->w, j->n_nodes);
-        jw_key(&c->w, "matched"); jw_uint(&c->w, j->matched);
-        jw_key(&c->w, "etdump_only"); jw_uint(&c->w, j->n_etdump_only);
-        jw_key(&c->w, "qnn_only"); jw_uint(&c->w, j->n_qnn_only);
-        jw_key(&c->w, "conflicts"); jw_uint(&c->w, j->conflicts);
-        jw_key(&c->w, "cycles_equal"); jw_uint(&c->w, j->cycles_equal);
-        jw_key(&c->w, "cycles_different"); jw_uint(&c->w, j->cycles_different);
-        jw_key(&c->w, "verdict"); jw_str(&c->w, v);
-        jw_obj_end(&c->w);
+        ana_json_qnn_join(&c->w, j);
     }
     sb_printf(&c->ans, "etprof qnn with the same files lists every op.");
+    free(top);
     end(c);
 }
 

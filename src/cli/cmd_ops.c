@@ -51,9 +51,10 @@ static int run_ops(cli_args *a) {
     f.all = a->set[OPT_ALL];
     f.sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : NULL;
     f.top = (size_t)top;
-    if (f.kind && strcmp(f.kind, "htp_node") != 0 && etp_kind_parse(f.kind) == ETP_KIND_NONE) {
+    if (f.kind && strcmp(f.kind, "htp_node") != 0 && strcmp(f.kind, "operator") != 0 &&
+        etp_kind_parse(f.kind) == ETP_KIND_NONE) {
         cli_errorf("ops: --kind: unknown kind \"%s\" (framework, operator_call, kernel, "
-                   "delegate_call, delegate_internal, htp_node, instruction, other)",
+                   "delegate_call, delegate_internal, htp_node, operator, instruction, other)",
                    f.kind);
         return EXIT_USAGE;
     }
@@ -207,7 +208,9 @@ const cli_cmd cmd_ops = {
             "is the number of occurrences. Time rows are shown in --time-unit (default us);\n"
             "cycles, counts and bytes keep their own unit. OPERATOR_CALL wrappers are hidden\n"
             "unless --all. --kind: framework, operator_call, kernel, delegate_call,\n"
-            "delegate_internal, htp_node, instruction, other. --sort: order (default), total,\n"
+            "delegate_internal, htp_node, instruction, other, or operator: the top-operator\n"
+            "rows of summary and report (CPU kernels and DELEGATE_CALLs; `--kind operator\n"
+            "--sort total --top N` is their top N). --sort: order (default), total,\n"
             "avg, p50, ..., share, count, name, operator, placement, kind, unit, method,\n"
             "instruction_id; numbers sort largest first, grouped by unit. With an HTP clock\n"
             "(--htp-clock-ghz, else measured by --runtrace F, else from --qhas F) cycles rows are\n"

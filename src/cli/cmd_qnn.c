@@ -327,18 +327,16 @@ static void json_summary(const qctx *c, jw *w) {
     j_i64(w, "heap_before_bytes", s->heap_before_bytes);
     j_i64(w, "heap_after_bytes", s->heap_after_bytes);
     j_i64(w, "heap_delta_bytes", s->heap_delta_bytes);
-    uint32_t nh = 0, nv = 0, nd = 0, htp = 0;
-    for (uint32_t i = 0; i < d->n_rows; i++) {
-        nh += d->rows[i].hmx;
-        nv += d->rows[i].hvx;
-        nd += d->rows[i].dma;
-        htp += d->rows[i].htp_ops;
-    }
-    jw_key(w, "qnn_ops"); jw_uint(w, d->n_rows);
-    jw_key(w, "htp_ops"); jw_uint(w, htp);
-    jw_key(w, "ops_using_hmx"); jw_uint(w, nh);
-    jw_key(w, "ops_using_hvx"); jw_uint(w, nv);
-    jw_key(w, "ops_using_dma"); jw_uint(w, nd);
+    etp_qnn_unit_counts uc;
+    etp_qnn_unit_counts_get(d, &uc);
+    jw_key(w, "qnn_ops"); jw_uint(w, uc.qnn_ops);
+    jw_key(w, "htp_ops"); jw_uint(w, uc.htp_ops);
+    jw_key(w, "ops_using_hmx"); jw_uint(w, uc.hmx);
+    jw_key(w, "ops_using_hvx"); jw_uint(w, uc.hvx);
+    jw_key(w, "ops_using_dma"); jw_uint(w, uc.dma);
+    jw_key(w, "ops_using_both"); jw_uint(w, uc.hmx_and_hvx);
+    jw_key(w, "ops_dma_only"); jw_uint(w, uc.dma_only);
+    jw_key(w, "ops_using_none"); jw_uint(w, uc.none);
     jw_key(w, "total_cycles"); jw_int(w, d->total_cycles);
     jw_obj_end(w);
 }
@@ -639,16 +637,12 @@ static int write_summary_table(qctx *c, cli_out *o) {
     s_i64(t, "DSP heap before", s->heap_before_bytes, "bytes", "DSP:before_context_created");
     s_i64(t, "DSP heap after", s->heap_after_bytes, "bytes", "DSP:after_context_freed");
     s_i64(t, "DSP heap delta", s->heap_delta_bytes, "bytes", "after - before");
-    uint32_t nh = 0, nv = 0, nd = 0;
-    for (uint32_t i = 0; i < d->n_rows; i++) {
-        nh += d->rows[i].hmx;
-        nv += d->rows[i].hvx;
-        nd += d->rows[i].dma;
-    }
-    s_row(t, "QNN ops", true, true, d->n_rows, 0, "count", NULL);
-    s_row(t, "QNN ops using HMX", true, true, nh, 0, "count", NULL);
-    s_row(t, "QNN ops using HVX", true, true, nv, 0, "count", NULL);
-    s_row(t, "QNN ops using DMA", true, true, nd, 0, "count", NULL);
+    etp_qnn_unit_counts uc;
+    etp_qnn_unit_counts_get(d, &uc);
+    s_row(t, "QNN ops", true, true, uc.qnn_ops, 0, "count", NULL);
+    s_row(t, "QNN ops using HMX", true, true, uc.hmx, 0, "count", NULL);
+    s_row(t, "QNN ops using HVX", true, true, uc.hvx, 0, "count", NULL);
+    s_row(t, "QNN ops using DMA", true, true, uc.dma, 0, "count", NULL);
     out_table_note(t, "cycles are HTP processor cycles; per-op and per-thread cycles are busy "
                       "cycles (work), the timeline is wall span; - = not in the files given");
     int rc = out_table_finish(t);

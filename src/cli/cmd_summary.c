@@ -21,34 +21,9 @@ static const char *place_kind(etp_place p) {
     return p == ETP_PLACE_DELEGATE ? "delegate" : p == ETP_PLACE_CPU ? "cpu" : "framework";
 }
 
-/* Top operators of method `mi` by total time: CPU kernels (OPERATOR_CALL when the file has no
- * kernel events) and delegate partitions. Returns the count written to idx. */
+/* The top operators of method `mi` (etp_ops_top: one definition for every view). */
 static size_t top_ops(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
-    size_t nrows = etp_ops_row_count(c->r), n = 0;
-    bool kernels = false;
-    for (size_t i = 0; i < nrows; i++) {
-        const etp_ops_row *row = etp_ops_row_get(c->r, i);
-        if (row->method == mi && row->kind == ETP_KIND_KERNEL) kernels = true;
-    }
-    for (size_t i = 0; i < nrows; i++) {
-        const etp_ops_row *row = etp_ops_row_get(c->r, i);
-        if (row->method != mi || isnan(row->stats.total)) continue;
-        if (row->kind == ETP_KIND_DELEGATE_CALL ||
-            row->kind == (kernels ? ETP_KIND_KERNEL : ETP_KIND_OPERATOR_CALL))
-            idx[n++] = (uint32_t)i;
-    }
-    /* by total, largest first; ties in hierarchy order (insertion sort: stable) */
-    for (size_t x = 1; x < n; x++) {
-        uint32_t v = idx[x];
-        double tv = etp_ops_row_get(c->r, v)->stats.total;
-        size_t y = x;
-        while (y > 0 && etp_ops_row_get(c->r, idx[y - 1])->stats.total < tv) {
-            idx[y] = idx[y - 1];
-            y--;
-        }
-        idx[y] = v;
-    }
-    return n < c->top ? n : c->top;
+    return etp_ops_top(c->r, (int32_t)mi, c->top, idx);
 }
 
 static size_t top_nodes(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
@@ -66,24 +41,7 @@ static size_t top_nodes(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void json_row(jw *w, const sum_ctx *c, const etp_ops_row *row) {
-    const char *un;
-    jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, row->name);
-    jw_key(w, "instruction_id");
-    if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
-    else jw_null(w);
-    jw_key(w, "operator"); jw_str(w, row->op);
-    jw_key(w, "placement"); jw_str(w, row->placement);
-    jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
-    jw_key(w, "count"); jw_uint(w, row->count);
-    jw_key(w, "p50"); jw_double(w, ana_conv(c->d, row->unit, row->stats.p50, &un));
-    jw_key(w, "avg"); jw_double(w, ana_conv(c->d, row->unit, row->stats.avg, &un));
-    jw_key(w, "total"); jw_double(w, ana_conv(c->d, row->unit, row->stats.total, &un));
-    jw_key(w, "share"); jw_double(w, row->share);
-    jw_key(w, "unit"); jw_str(w, un);
-    jw_obj_end(w);
-}
+static void json_row(jw *w, const sum_ctx *c, const etp_ops_row *row) { ana_json_top_op(w, c->d, row); }
 
 static int write_json(const sum_ctx *c, FILE *f, const char *path) {
     const etp_ops_result *r = c->r;
@@ -113,6 +71,7 @@ static int write_json(const sum_ctx *c, FILE *f, const char *path) {
         jw_key(&w, "p90"); jw_double(&w, ana_conv(d, m->unit, m->latency.p90, &un));
         jw_key(&w, "avg"); jw_double(&w, ana_conv(d, m->unit, m->latency.avg, &un));
         jw_key(&w, "max"); jw_double(&w, ana_conv(d, m->unit, m->latency.max, &un));
+        jw_key(&w, "total"); jw_double(&w, ana_conv(d, m->unit, m->latency.total, &un));
         jw_key(&w, "first_run");
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs)
             jw_double(&w, ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un));
@@ -138,6 +97,8 @@ static int write_json(const sum_ctx *c, FILE *f, const char *path) {
         }
         jw_arr_end(&w);
         jw_key(&w, "delegate_partitions"); jw_uint(&w, m->delegate_partitions);
+        jw_key(&w, "delegates");
+        ana_json_delegates(&w, d, r, mi);
         jw_key(&w, "cpu_operators");
         jw_arr_begin(&w);
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
