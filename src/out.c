@@ -646,6 +646,7 @@ void out_table_free(out_table *t) {
     free(t->notes.p);
     free(t->widths);
     free(t->hidden);
+    free(t->drop);
     free(t);
 }
 
