@@ -12,6 +12,7 @@ typedef enum etp_file_kind {
     ETP_FILE_ZIP,            /* an ETRecord is a ZIP */
     ETP_FILE_JSON,
     ETP_FILE_EMPTY,
+    ETP_FILE_PTD,            /* FTxx at byte 4 (FH01 at byte 8): ExecuTorch named data */
 } etp_file_kind;
 
 etp_file_kind etp_sniff_kind(const uint8_t *data, size_t size);

@@ -387,6 +387,25 @@ def cases():
     yield ('valid_add.pte', bytes(pte), None, None, None)
     yield (None, None, 1, 'events valid_add.pte',
            E + 'valid_add.pte: offset 8: ' + nf + '; this looks like an ExecuTorch program (.pte)')
+    # A .ptd (FlatTensor named data) built by hand from its documented header (ExecuTorch
+    # docs/source/ptd-file-format.md): root offset, "FT01", the 40-byte "FH01" extended header
+    # (flatbuffer offset and size, segment base offset and size), then an empty root table.
+    ptd = bytearray(56)
+    put32(ptd, 0, 52)                    # root table at 52
+    ptd[4:8] = b'FT01'
+    ptd[8:12] = b'FH01'
+    put32(ptd, 12, 40)                   # extended header size
+    struct.pack_into('<QQQQ', ptd, 16, 48, 8, 56, 0)
+    put16(ptd, 48, 4)                    # vtable: 4 bytes, table 4 bytes, no fields
+    put16(ptd, 50, 4)
+    put32(ptd, 52, 4)                    # soffset to the vtable at 48
+    ptd_what = ('an ExecuTorch data file (.ptd, FlatTensor named data such as weights kept '
+                'outside the program; it holds no profiling events)')
+    yield ('named_data.ptd', bytes(ptd), 1, 'summary named_data.ptd',
+           E + 'named_data.ptd: offset 8: ' + nf + '; this looks like ' + ptd_what)
+    yield (None, None, 1, 'info valid_all_kinds.etdp --pte named_data.ptd',
+           E + 'named_data.ptd: offset 4: not an ExecuTorch program: no identifier ET12 (or '
+           'BP08) at byte 4; this looks like ' + ptd_what)
     yield (None, None, 1, 'info valid_all_kinds.etdp --pte valid_all_kinds.etdp',
            E + 'valid_all_kinds.etdp: offset 4: not an ExecuTorch program: no identifier ET12 (or '
            'BP08) at byte 4; this looks like an ETDump (.etdp)')
