@@ -383,6 +383,10 @@ typedef struct etp_mevent {
     etp_qnn_class qnn;
     int64_t qnn_op_id;     /* OpId_<n> of QNN node events, -1 otherwise */
     uint32_t qnn_name_len; /* length of the QNN op name before ":OpId_" (0 if none) */
+    const char *ev_name;   /* an event with both a name and a delegate debug id (Python-written
+                              dumps): its name, while `label` is the id (int id if set, else the
+                              string) as the Inspector names it, and kind is delegate_internal;
+                              NULL otherwise */
 } etp_mevent;
 
 typedef struct etp_model_opts {
@@ -398,7 +402,11 @@ typedef struct etp_block_view {
     int plan;              /* resolved execution plan, -1 when unknown */
     const char *method;    /* its name, or NULL */
     uint32_t candidates;   /* how many plans matched (>1 = ambiguous, first one taken) */
-    bool is_execute;       /* has a Method::execute event or is named "Execute" */
+    bool is_execute;       /* a run: has a Method::execute event, is named "Execute", or is not
+                              a load block (Method::init, Program::load_method) and holds
+                              instruction-level profile events (chain and instruction >= 0) */
+    bool run_by_events;    /* a run although not named "Execute" (apps and Python writers name
+                              blocks freely): counted from its events */
     int32_t method_event;  /* index of Method::execute in the block, -1 if none */
     uint32_t n;
     const etp_mevent *events;
@@ -487,7 +495,25 @@ typedef struct etp_ops_row {
     int32_t parent;       /* the enclosing row in the hierarchy, -1 for a root */
     uint32_t depth;       /* 0 for roots */
     const double *samples;/* the per-run sums in run order (`runs` values) */
+    const char *event_name;  /* delegate rows named by their id (etp_mevent.ev_name): the events'
+                                own name; NULL otherwise */
+    uint64_t bad_time_count; /* occurrences with start > end that are not a 32-bit wrap: no
+                                duration, left out of the statistics (ETP_MF_BAD_TIME) */
+    uint64_t wrapped_count;  /* occurrences read as a 32-bit counter wrap (ETP_MF_WRAPPED) */
 } etp_ops_row;
+
+/* The blocks of the dump grouped by (name, what became of them), in order of first appearance. */
+typedef struct etp_ops_block_group {
+    const char *name;     /* the block name ("" when absent) */
+    uint32_t blocks;      /* blocks in the group */
+    uint64_t events;      /* their events */
+    bool kept;            /* counted as runs */
+    bool by_events;       /* kept although not named "Execute": their events look like runs */
+    const char *reason;   /* "run", "load" (Method::init / Program::load_method), "no_events",
+                             "not_a_run" (no instruction-level profile event, no
+                             Method::execute), "block_filter" (--block names another block) */
+} etp_ops_block_group;
+
 
 /* A part of a method's time: one backend's DELEGATE_CALLs, the CPU kernels, or the framework. */
 typedef struct etp_ops_part {
@@ -578,6 +604,8 @@ const etp_ops_qnn *etp_ops_qnn_get(const etp_ops_result *r, size_t i);
 /* Blocks read / kept (after --block and skip_first). */
 uint32_t etp_ops_blocks_read(const etp_ops_result *r);
 uint32_t etp_ops_runs_kept(const etp_ops_result *r);
+/* The block groups (*n of them); the array lives as long as the result. */
+const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t *n);
 /* "htp_node" for HTP node rows, else etp_kind_name(row->kind). */
 const char *etp_ops_row_kind_name(const etp_ops_row *row);
 

@@ -90,6 +90,8 @@ struct etp_ops_result {
     uint32_t scratch_cap;
     int32_t (*groups)[ETP_QT_COUNT_];
     uint32_t groups_cap;
+    etp_ops_block_group *bgroups;
+    size_t nbgroups, bgroups_cap;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -298,18 +300,26 @@ static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_m
     }
 }
 
+/* Rows of delegate events named by their id keep their own name in the key (the Inspector's
+ * event signature holds both). */
+static bool same_ev_name(const row_acc *a, const etp_mevent *e) {
+    const char *x = a->pub.event_name, *y = e->ev_name;
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
 /* Finds or creates the row of event `e`; -1 when out of memory. */
 static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e) {
     const char *label = e->label ? e->label : "";
     bool esc = (e->flags & ETP_MF_ESCAPED) != 0;
-    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc;
+    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc ^
+                 (e->ev_name ? hash_key(0, 0, 0, 0, e->ev_name) : 0);
     if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
     size_t slot = (size_t)h & (r->hcap - 1);
     for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
         row_acc *a = &r->acc[r->htab[slot] - 1];
         if (a->hash == h && a->pub.method == method && a->pub.chain == e->chain &&
             a->pub.instr == e->instr && a->pub.kind == e->kind && a->escaped == esc &&
-            strcmp(a->pub.name, label) == 0)
+            strcmp(a->pub.name, label) == 0 && same_ev_name(a, e))
             return (int32_t)(r->htab[slot] - 1);
     }
     if (r->nacc == r->acc_cap) {
@@ -326,6 +336,10 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
     a->hash = h;
     a->escaped = esc;
     row_init(r, a, method, e, name);
+    if (e->ev_name) {
+        if (!(a->pub.event_name = arena_strn(r, e->ev_name, strlen(e->ev_name)))) return -1;
+        a->pub.op = a->pub.event_name;
+    }
     r->htab[slot] = (uint32_t)r->nacc + 1;
     return (int32_t)r->nacc++;
 }
@@ -337,7 +351,7 @@ static int32_t row_find_hinted(etp_ops_result *r, method_acc *m, uint32_t method
     if (i < m->hint_cap && m->hint[i] >= 0) {
         const row_acc *a = &r->acc[m->hint[i]];
         if (a->pub.kind == e->kind && a->pub.chain == e->chain && a->pub.instr == e->instr &&
-            a->escaped == ((e->flags & ETP_MF_ESCAPED) != 0) &&
+            a->escaped == ((e->flags & ETP_MF_ESCAPED) != 0) && same_ev_name(a, e) &&
             strcmp(a->pub.name, e->label ? e->label : "") == 0)
             return m->hint[i];
     }
@@ -533,10 +547,54 @@ static int32_t method_find(etp_ops_result *r, const char *name) {
     return (int32_t)r->nmethods++;
 }
 
+/* Counts block `v` in its group (etp_ops_block_groups). */
+static int note_block(etp_ops_result *r, const etp_block_view *v, bool keep, bool filtered) {
+    const char *name = v->info.name.ptr ? v->info.name.ptr : "";
+    const char *reason = "run";
+    if (!keep) {
+        reason = filtered ? "block_filter" : !v->n ? "no_events" : "not_a_run";
+        for (uint32_t i = 0; i < v->n && !filtered; i++)
+            if (v->events[i].kind == ETP_KIND_FRAMEWORK &&
+                v->events[i].label && (strcmp(v->events[i].label, "Method::init") == 0 ||
+                                       strcmp(v->events[i].label, "Program::load_method") == 0)) {
+                reason = "load";
+                break;
+            }
+    }
+    bool by_events = keep && !filtered && v->run_by_events && strcmp(reason, "run") == 0;
+    for (size_t i = 0; i < r->nbgroups; i++) {
+        etp_ops_block_group *g = &r->bgroups[i];
+        if (g->kept == keep && g->by_events == by_events && strcmp(g->reason, reason) == 0 &&
+            strcmp(g->name, name) == 0) {
+            g->blocks++;
+            g->events += v->n;
+            return ETP_OK;
+        }
+    }
+    if (r->nbgroups == r->bgroups_cap) {
+        size_t cap = r->bgroups_cap ? r->bgroups_cap * 2 : 4;
+        etp_ops_block_group *n = realloc(r->bgroups, cap * sizeof *n);
+        if (!n) return ETP_E_INTERNAL;
+        r->bgroups = n;
+        r->bgroups_cap = cap;
+    }
+    const char *nm = arena_strn(r, name, strlen(name));
+    if (!nm) return ETP_E_INTERNAL;
+    r->bgroups[r->nbgroups++] =
+        (etp_ops_block_group){nm, 1, v->n, keep, by_events, reason};
+    return ETP_OK;
+}
+
+const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t *n) {
+    *n = r->nbgroups;
+    return r->bgroups;
+}
+
 static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v,
                      uint32_t room) {
     bool keep = o->block ? (v->info.name.ptr && strcmp(v->info.name.ptr, o->block) == 0)
                          : v->is_execute;
+    if (note_block(r, v, keep, o->block != NULL)) return ETP_E_INTERNAL;
     if (!keep) return ETP_OK;
     r->blocks_read++;
     int32_t mi = method_find(r, v->method);
@@ -569,6 +627,8 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         if (!a->first_seen) a->first_seen = ((uint64_t)run << 32) | i;
         a->pub.count++;
         a->pub.flags |= e->flags;
+        if (e->flags & ETP_MF_BAD_TIME) a->pub.bad_time_count++;
+        if (e->flags & ETP_MF_WRAPPED) a->pub.wrapped_count++;
         if ((int32_t)i == v->method_event && m->exec_row < 0) m->exec_row = ri;
         double x = row_value(e);
         if (isnan(x)) continue;
@@ -894,6 +954,7 @@ void etp_ops_free(etp_ops_result *r) {
         free(r->methods[i].cpu_ops);
         free(r->methods[i].hint);
     }
+    free(r->bgroups);
     while (r->arena) {
         arena_chunk *n = r->arena->next;
         free(r->arena);

@@ -114,4 +114,14 @@ void ana_json_qnn_join(struct jw *w, const struct etp_qnn_etd_join *j);
  * ops_using_none}. */
 void ana_json_unit_counts(struct jw *w, const struct etp_qnn_unit_counts *u);
 
+/* Notes on data the analyses count but leave out or reinterpret: blocks counted as runs from
+ * their events, blocks not counted (and the option that includes them), events that end before
+ * they start, delegate events named by their id. Each note goes to emit(). */
+void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
+                       void *ctx);
+/* The same as JSON: {blocks: [{name, blocks, events, counted_as_runs, by_events, reason,
+ * include_with}], bad_time_rows: [{name, instruction_id, kind, count, bad_time_count}],
+ * bad_time_events, wrapped_events, named_delegate_rows}. */
+void ana_json_quality(struct jw *w, const etp_ops_result *r);
+
 #endif /* ETPROF_ANALYSIS_H */

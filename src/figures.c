@@ -166,3 +166,119 @@ void ana_json_unit_counts(jw *w, const etp_qnn_unit_counts *u) {
     jw_key(w, "ops_using_none"); jw_uint(w, u->none);
     jw_obj_end(w);
 }
+
+/* ---- Data the analyses leave out or reinterpret (docs/analyses.md, "Data quality") ---- */
+
+void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
+                       void *ctx) {
+    char b[700];
+    size_t ng;
+    const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i].by_events) {
+            snprintf(b, sizeof b,
+                     "%u block(s) named \"%.200s\" counted as runs: their events look like an "
+                     "execution (instruction-level events or Method::execute), although the "
+                     "runtime names its run blocks \"Execute\"",
+                     g[i].blocks, g[i].name);
+            emit(ctx, b);
+        } else if (!g[i].kept && (strcmp(g[i].reason, "not_a_run") == 0 ||
+                                  strcmp(g[i].reason, "no_events") == 0)) {
+            snprintf(b, sizeof b,
+                     "%u block(s) named \"%.200s\" (%llu events) not counted as runs: %s; "
+                     "--block \"%.200s\" analyses them",
+                     g[i].blocks, g[i].name, (unsigned long long)g[i].events,
+                     strcmp(g[i].reason, "no_events") == 0
+                         ? "no events"
+                         : "no Method::execute and no instruction-level profile event",
+                     g[i].name);
+            emit(ctx, b);
+        }
+    }
+    uint64_t bad = 0, named = 0;
+    size_t nbad = 0, nr = etp_ops_row_count(r);
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        bad += row->bad_time_count;
+        nbad += row->bad_time_count != 0;
+        named += row->event_name != NULL;
+    }
+    if (bad) {
+        int w = snprintf(b, sizeof b,
+                         "%llu event(s) in %zu row(s) end before they start and are no 32-bit "
+                         "counter wrap: no duration, left out of the statistics and sums "
+                         "(bad_time_count per row):",
+                         (unsigned long long)bad, nbad);
+        size_t shown = 0;
+        for (size_t i = 0; i < nr && w > 0 && (size_t)w < sizeof b - 120 && shown < 5; i++) {
+            const etp_ops_row *row = etp_ops_row_get(r, i);
+            if (!row->bad_time_count) continue;
+            w += snprintf(b + w, sizeof b - (size_t)w, "%s %.60s (instruction %d) %llu",
+                          shown ? "," : "", row->name, row->instr,
+                          (unsigned long long)row->bad_time_count);
+            shown++;
+        }
+        if (shown < nbad && w > 0 && (size_t)w < sizeof b - 8)
+            snprintf(b + w, sizeof b - (size_t)w, ", ...");
+        emit(ctx, b);
+    }
+    if (named) {
+        snprintf(b, sizeof b,
+                 "%llu row(s) are events with both a name and a delegate debug id (not written "
+                 "by the runtime; Python writers do): delegate-internal, named by the id as the "
+                 "Inspector does, their own name in the operator column (event_name)",
+                 (unsigned long long)named);
+        emit(ctx, b);
+    }
+}
+
+void ana_json_quality(jw *w, const etp_ops_result *r) {
+    size_t ng;
+    const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
+    jw_obj_begin(w);
+    jw_key(w, "blocks");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < ng; i++) {
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, g[i].name);
+        jw_key(w, "blocks"); jw_uint(w, g[i].blocks);
+        jw_key(w, "events"); jw_uint(w, g[i].events);
+        jw_key(w, "counted_as_runs"); jw_bool(w, g[i].kept);
+        jw_key(w, "by_events"); jw_bool(w, g[i].by_events);
+        jw_key(w, "reason"); jw_str(w, g[i].reason);
+        jw_key(w, "include_with");
+        if (g[i].kept) jw_null(w);
+        else {
+            char opt[300];
+            snprintf(opt, sizeof opt, "--block %s", g[i].name);
+            jw_str(w, opt);
+        }
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    uint64_t bad = 0, wrapped = 0, named = 0;
+    size_t nr = etp_ops_row_count(r);
+    jw_key(w, "bad_time_rows");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        bad += row->bad_time_count;
+        wrapped += row->wrapped_count;
+        named += row->event_name != NULL;
+        if (!row->bad_time_count) continue;
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, row->name);
+        jw_key(w, "instruction_id");
+        if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
+        else jw_null(w);
+        jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
+        jw_key(w, "count"); jw_uint(w, row->count);
+        jw_key(w, "bad_time_count"); jw_uint(w, row->bad_time_count);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "bad_time_events"); jw_uint(w, bad);
+    jw_key(w, "wrapped_events"); jw_uint(w, wrapped);
+    jw_key(w, "named_delegate_rows"); jw_uint(w, named);
+    jw_obj_end(w);
+}

@@ -399,6 +399,41 @@ static const char *int_label(etp_model *m, int32_t id) {
     return p;
 }
 
+static bool runtime_name(etp_str n) {
+    return is_name(n, "OPERATOR_CALL") || is_name(n, "DELEGATE_CALL") ||
+           is_name(n, "Method::execute") || is_name(n, "Method::init") ||
+           is_name(n, "Program::load_method") || is_name(n, "Method::step") ||
+           is_name(n, "JF_CALL") || is_name(n, "MOVE_CALL") || is_name(n, "FREE_CALL");
+}
+
+/* A profile event with both a name and a delegate debug id (ETDumpGen never writes one; Python
+ * writers do): the Inspector treats it as delegated and names it by its id. The runtime's own
+ * scope names keep their meaning. */
+static bool named_delegate(const etp_profile_event *p) {
+    return p->name.ptr && (p->delegate_debug_id_int != -1 || p->delegate_debug_id_str.ptr) &&
+           !runtime_name(p->name);
+}
+
+/* Is the block a run? See etp_block_view.is_execute. */
+static void decide_run(etp_block_view *bv, const etp_mevent *ev, uint32_t n) {
+    bool named = is_name(bv->info.name, "Execute");
+    bv->is_execute = bv->method_event >= 0 || named;
+    bv->run_by_events = false;
+    if (!bv->is_execute) {
+        bool load = false, instr = false;
+        for (uint32_t i = 0; i < n; i++) {
+            const etp_mevent *e = &ev[i];
+            if (e->ev.type != ETP_EVENT_PROFILE) continue;
+            if (is_name(e->ev.profile.name, "Method::init") ||
+                is_name(e->ev.profile.name, "Program::load_method"))
+                load = true;
+            if (e->chain >= 0 && e->instr >= 0) instr = true;
+        }
+        bv->is_execute = instr && !load;
+    }
+    bv->run_by_events = bv->is_execute && !named;
+}
+
 static etp_kind base_kind(const etp_event *ev) {
     switch (ev->type) {
     case ETP_EVENT_ALLOCATION: return ETP_KIND_ALLOCATION;
@@ -411,6 +446,7 @@ static etp_kind base_kind(const etp_event *ev) {
     default: return ETP_KIND_OTHER;
     }
     const etp_profile_event *p = &ev->profile;
+    if (named_delegate(p)) return ETP_KIND_DELEGATE_INTERNAL;
     if (!p->name.ptr)
         return (p->delegate_debug_id_int != -1 || p->delegate_debug_id_str.ptr)
                    ? ETP_KIND_DELEGATE_INTERNAL
@@ -544,8 +580,10 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
         raw = NAN;
     }
     if (s == 11223344 && t == 11223344) e->flags |= ETP_MF_MINIMAL_PAL;
-    bool delegate_value = !p->name.ptr; /* logged by a delegate with its own value/unit */
-    if (delegate_value && p->delegate_debug_id_str.ptr) {
+    /* logged by a delegate with its own value/unit (a named one too: named_delegate()) */
+    bool delegate_value = !p->name.ptr || e->ev_name;
+    bool str_label = p->delegate_debug_id_str.ptr && (!p->name.ptr || p->delegate_debug_id_int == -1);
+    if (delegate_value && str_label) {
         /* the label is this string (escaped when it holds a NUL): classify what is shown */
         const char *n = e->label;
         size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
@@ -640,12 +678,18 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         e->qnn = ETP_QNN_NONE;
         e->qnn_op_id = -1;
         e->qnn_name_len = 0;
+        e->ev_name = NULL;
         switch (e->ev.type) {
         case ETP_EVENT_PROFILE: {
             const etp_profile_event *p = &e->ev.profile;
             e->chain = p->chain_index;
             e->instr = p->instruction_id;
-            if (p->name.ptr) e->label = esc_label(m, p->name, &e->flags);
+            if (e->kind == ETP_KIND_DELEGATE_INTERNAL && p->name.ptr) {
+                e->ev_name = esc_label(m, p->name, &e->flags);
+                e->label = p->delegate_debug_id_int != -1
+                               ? int_label(m, p->delegate_debug_id_int)
+                               : esc_label(m, p->delegate_debug_id_str, &e->flags);
+            } else if (p->name.ptr) e->label = esc_label(m, p->name, &e->flags);
             else if (p->delegate_debug_id_str.ptr)
                 e->label = esc_label(m, p->delegate_debug_id_str, &e->flags);
             else if (p->delegate_debug_id_int != -1) e->label = int_label(m, p->delegate_debug_id_int);
@@ -712,7 +756,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             e->parent = bv->method_event;
         }
     }
-    bv->is_execute = bv->method_event >= 0 || is_name(bv->info.name, "Execute");
+    decide_run(bv, ev, n);
     bv->n = n;
     bv->events = ev;
     /* Which method ran, and what each instruction is. */

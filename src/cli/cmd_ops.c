@@ -30,6 +30,13 @@ static const out_col ops_cols[] = {
 };
 #define NCOLS (sizeof ops_cols / sizeof ops_cols[0])
 #define NWALL 3 /* the wall-estimate columns at the end */
+/* in the machine formats only (json, csv, tsv, jsonl): the text table says it in its notes */
+static const out_col quality_cols[] = {
+    {"bad_time_count", "bad time", OUT_UINT, 0},
+    {"wrapped_count", "wrapped", OUT_UINT, 0},
+    {"event_name", "event name", OUT_STR, 0},
+};
+#define NQUAL (sizeof quality_cols / sizeof quality_cols[0])
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
@@ -85,11 +92,17 @@ static int run_ops(cli_args *a) {
         cli_close_inputs(&in);
         return rc;
     }
-    out_col cols[NCOLS];
-    memcpy(cols, ops_cols, sizeof cols);
+    out_col cols[NCOLS + NQUAL];
+    memcpy(cols, ops_cols, sizeof ops_cols);
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
     cols[NCOLS - 3].precision = cols[NCOLS - 2].precision = d.precision;
-    out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
+    size_t ncols = est ? NCOLS : NCOLS - NWALL;
+    bool qual = a->fmt != OUT_TABLE && a->fmt != OUT_MD;
+    if (qual) {
+        memcpy(cols + ncols, quality_cols, sizeof quality_cols);
+        ncols += NQUAL;
+    }
+    out_table *t = cli_table(a, &o, cols, ncols);
     /* a narrow terminal loses these first (out_table_set_droppable) */
     static const char *const droppable[] = {"p10:10", "p90:9",  "min:8",  "max:7",
                                             "avg:6",  "kind:5", "count:4", "instruction_id:3",
@@ -133,12 +146,17 @@ static int run_ops(cli_args *a) {
             out_cell_float(t, row->stats.total * wf / d.unit_ns);
             out_cell_str(t, isnan(wf) ? NULL : d.est_unit);
         }
+        if (qual) {
+            out_cell_uint(t, row->bad_time_count);
+            out_cell_uint(t, row->wrapped_count);
+            out_cell_str(t, row->event_name);
+        }
         out_row_end(t);
     }
     if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
         char b[256];
         snprintf(b, sizeof b,
-                 "%u runs (one per Execute block) of %zu method(s); statistics are over "
+                 "%u runs (one per run block) of %zu method(s); statistics are over "
                  "per-run sums, count = occurrences; share%% = %% of the method's "
                  "Method::execute total",
                  etp_ops_runs_kept(r), etp_ops_method_count(r));
@@ -182,6 +200,7 @@ static int run_ops(cli_args *a) {
         if (!in.prog)
             out_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
+        ana_quality_notes(r, note_cb, t);
     }
     rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
     out_table_free(t);

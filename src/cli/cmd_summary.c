@@ -7,6 +7,12 @@
 #include <string.h>
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
+static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
+static void text_note_cb(void *ctx, const char *text) {
+    char *t = out_text_dup(text); /* block names come from the file */
+    fprintf(ctx, "note: %s\n", t ? t : text);
+    free(t);
+}
 
 typedef struct sum_ctx {
     cli_args *a;
@@ -138,7 +144,10 @@ static int write_json(const sum_ctx *c, FILE *f, const char *path) {
                "DELEGATE_CALLs and OPERATOR_CALLs");
     if (!c->has_prog)
         jw_str(&w, "no --pte: methods, backends and operator namespaces are unknown");
+    ana_quality_notes(r, json_note_cb, &w);
     jw_arr_end(&w);
+    jw_key(&w, "data_quality");
+    ana_json_quality(&w, r);
     jw_obj_end(&w);
     fflush(f);
     int rc = jw_finish(&w);
@@ -245,7 +254,7 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
     else
         fprintf(f, "%sprogram   not given (--pte P names the methods, operators and backends)\n",
                 md ? "- " : "");
-    fprintf(f, "%sruns      %u (Execute blocks)", md ? "- " : "", etp_ops_runs_kept(r));
+    fprintf(f, "%sruns      %u (run blocks)", md ? "- " : "", etp_ops_runs_kept(r));
     fprintf(f, "\n%smethods  ", md ? "- " : "");
     for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
@@ -419,7 +428,9 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             out_table_free(t);
         }
     }
-    fprintf(f, "\nmore: etprof ops (every row), etprof tree (hierarchy and overhead), etprof "
+    fputc('\n', f);
+    ana_quality_notes(r, text_note_cb, f);
+    fprintf(f, "more: etprof ops (every row), etprof tree (hierarchy and overhead), etprof "
                "explain (what the numbers mean)\n");
     if (ferror(f) && !rc) rc = EXIT_IO;
     return rc;
