@@ -1918,6 +1918,7 @@ static void write_notes(rep *R, bool has_qnn_events) {
     ana_disp d0 = R->d;
     d0.htp_ghz = 0;
     ana_unit_notes(&d0, R->flags, R->units, note_li, R);
+    ana_quality_notes(R->r, note_li, R);
     if (!R->o->program)
         S(R, "<li>No program (.pte) was given: methods, operator names (aten::\xE2\x80\xA6) and "
              "backend ids are unknown; <code>--pte P</code> adds them.</li>");
@@ -1954,6 +1955,8 @@ static void write_data(rep *R, uint32_t *idx) {
     jw_key(&w, "program"); jw_str(&w, R->o->program);
     jw_key(&w, "time_unit"); jw_str(&w, R->d.time_unit);
     jw_key(&w, "runs"); jw_uint(&w, etp_ops_runs_kept(r));
+    jw_key(&w, "data_quality");
+    ana_json_quality(&w, r);
     jw_key(&w, "methods");
     jw_arr_begin(&w);
     for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {

@@ -931,6 +931,24 @@ static void wrap(FILE *f, const char *s, size_t width, const char *indent) {
     }
 }
 
+static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
+
+typedef struct text_ctx {
+    FILE *f;
+    bool md, started;
+} text_ctx;
+
+/* The data-quality notes after the answers (names from the file written as table cells are). */
+static void text_note_cb(void *ctx, const char *text) {
+    text_ctx *t = ctx;
+    if (!t->started) fprintf(t->f, "\n%sData quality\n", t->md ? "## " : "");
+    t->started = true;
+    char *s = out_text_dup(text);
+    if (t->md) fprintf(t->f, "\n- %s\n", s ? s : text);
+    else wrap(t->f, s ? s : text, 96, "  ");
+    free(s);
+}
+
 static void json_finding(jw *w, const finding *x) {
     jw_obj_begin(w);
     jw_key(w, "id"); jw_str(w, x->id);
@@ -1023,6 +1041,12 @@ static int run_explain(cli_args *a) {
             jw_arr_begin(&w);
             for (size_t i = 0; i < c->n; i++) json_finding(&w, &c->f[i]);
             jw_arr_end(&w);
+            jw_key(&w, "notes");
+            jw_arr_begin(&w);
+            ana_quality_notes(r, json_note_cb, &w);
+            jw_arr_end(&w);
+            jw_key(&w, "data_quality");
+            ana_json_quality(&w, r);
             jw_obj_end(&w);
             fflush(f);
             if (jw_finish(&w)) rc = EXIT_IO;
@@ -1078,6 +1102,8 @@ static int run_explain(cli_args *a) {
                 free(meth);
                 free(ans);
             }
+            text_ctx tc = {f, md, false};
+            if (!rc) ana_quality_notes(r, text_note_cb, &tc);
         }
         if (ferror(f) && !rc) rc = EXIT_IO;
         if (rc == EXIT_IO) cli_errorf("explain: write failed");

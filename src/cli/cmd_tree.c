@@ -403,6 +403,7 @@ static int run_tree(cli_args *a) {
             } else {
                 ana_unit_notes(&d, c.flags, c.units, note_cb, t);
             }
+            ana_quality_notes(r, note_cb, t);
             if (est && c.wall_rows)
                 out_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
                                   "x its partition's Accelerator (execute excluding wait) time / "
