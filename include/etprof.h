@@ -500,6 +500,13 @@ typedef struct etp_ops_row {
     uint64_t bad_time_count; /* occurrences with start > end that are not a 32-bit wrap: no
                                 duration, left out of the statistics (ETP_MF_BAD_TIME) */
     uint64_t wrapped_count;  /* occurrences read as a 32-bit counter wrap (ETP_MF_WRAPPED) */
+    /* Impossible nesting: occurrences of a time longer than the event that encloses it (its
+     * tree parent, same time unit). A wrong tick rate, a unit other than the label's, or clocks
+     * that do not match; the row's share and its parent's exclusive time are not meaningful. */
+    uint64_t nest_over_count;
+    double nest_over_max_ratio;  /* largest value / enclosing value; NaN when none */
+    bool nest_over_backend;      /* the value is a backend-reported duration (no timestamps) and
+                                    its container host-timed: tick rate, unit or clock */
 } etp_ops_row;
 
 /* The blocks of the dump grouped by (name, what became of them), in order of first appearance. */

@@ -275,6 +275,7 @@ static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_m
     p->unit = e->unit == ETP_UNIT_US ? ETP_UNIT_NS : e->unit;
     p->parent = -1;
     p->share = NAN;
+    p->nest_over_max_ratio = NAN;
     a->parent = -2;
     etp_place place = ETP_PLACE_FRAMEWORK;
     switch (e->kind) {
@@ -547,6 +548,20 @@ static int32_t method_find(etp_ops_result *r, const char *name) {
     return (int32_t)r->nmethods++;
 }
 
+/* Impossible nesting (etp_ops_row.nest_over_*): event `e` (value x, its row `a`) longer than
+ * the event `pe` that encloses it, both times of one unit. */
+static void check_nesting(row_acc *a, const etp_mevent *e, const etp_mevent *pe, double x) {
+    if (!is_time_unit(a->pub.unit)) return;
+    double px = row_value(pe);
+    if (isnan(px) || px < 0 || !(x > px * (1 + 1e-9))) return;
+    double ratio = px > 0 ? x / px : INFINITY;
+    if (a->pub.nest_over_count == 0 || ratio > a->pub.nest_over_max_ratio)
+        a->pub.nest_over_max_ratio = ratio;
+    a->pub.nest_over_count++;
+    if ((e->flags & ETP_MF_NOT_WALL) && !(pe->flags & ETP_MF_NOT_WALL))
+        a->pub.nest_over_backend = true;
+}
+
 /* Counts block `v` in its group (etp_ops_block_groups). */
 static int note_block(etp_ops_result *r, const etp_block_view *v, bool keep, bool filtered) {
     const char *name = v->info.name.ptr ? v->info.name.ptr : "";
@@ -648,6 +663,7 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         }
         double x = row_value(&ev[i]);
         if (isnan(x) || a->pub.unit != pa->pub.unit || pa->last_run != run) continue;
+        check_nesting(a, &ev[i], &ev[p], x);
         if (!pa->childsum) {
             double *c = pool_alloc(r, pa->cap);
             if (c) {

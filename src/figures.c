@@ -222,6 +222,24 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
             snprintf(b + w, sizeof b - (size_t)w, ", ...");
         emit(ctx, b);
     }
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!row->nest_over_count) continue;
+        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
+        snprintf(b, sizeof b,
+                 "impossible nesting: %.100s (instruction %d) is up to %.1fx (%.0f%%) the %.100s "
+                 "that encloses it, in %llu of %llu occurrence(s): %s; its share and the "
+                 "enclosing exclusive time are not meaningful",
+                 row->name, row->instr, row->nest_over_max_ratio,
+                 100.0 * row->nest_over_max_ratio, pr ? pr->name : "event",
+                 (unsigned long long)row->nest_over_count, (unsigned long long)row->count,
+                 row->nest_over_backend
+                     ? "a backend-reported duration longer than its host-timed container: a "
+                       "wrong host tick rate (--tick-ns, --tick-hz), a value in another unit "
+                       "than its label, or clocks that do not match"
+                     : "times from clocks or units that do not match");
+        emit(ctx, b);
+    }
     if (named) {
         snprintf(b, sizeof b,
                  "%llu row(s) are events with both a name and a delegate debug id (not written "
@@ -274,6 +292,26 @@ void ana_json_quality(jw *w, const etp_ops_result *r) {
         jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
         jw_key(w, "count"); jw_uint(w, row->count);
         jw_key(w, "bad_time_count"); jw_uint(w, row->bad_time_count);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "impossible_nesting");
+    jw_arr_begin(w);
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!row->nest_over_count) continue;
+        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
+        jw_obj_begin(w);
+        jw_key(w, "name"); jw_str(w, row->name);
+        jw_key(w, "instruction_id");
+        if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
+        else jw_null(w);
+        jw_key(w, "parent"); jw_str(w, pr ? pr->name : NULL);
+        jw_key(w, "events"); jw_uint(w, row->nest_over_count);
+        jw_key(w, "count"); jw_uint(w, row->count);
+        jw_key(w, "max_ratio"); jw_double(w, row->nest_over_max_ratio);
+        jw_key(w, "suspect");
+        jw_str(w, row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
         jw_obj_end(w);
     }
     jw_arr_end(w);

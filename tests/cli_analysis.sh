@@ -68,7 +68,7 @@ check "same_cols ${tables[*]}" "CSV/TSV column counts"
 
 # ---- ops JSON: exact row keys, and values that match the table ----
 "$ETPROF" ops "$QNN10" --pte "$QPTE" -f json >"$TMP/ops.json"
-keys='["avg","count","instruction_id","kind","max","method","min","name","operator","p10","p50","p90","placement","share","total","unit"]'
+keys='["avg","bad_time_count","count","event_name","instruction_id","kind","max","method","min","name","operator","p10","p50","p90","placement","share","total","unit","wrapped_count"]'
 check "jq -e --argjson k '$keys' '[.rows[] | keys == \$k] | all' '$TMP/ops.json' >/dev/null" "ops row keys"
 check "jq -e '[.rows[] | select(.kind == \"htp_node\")] | length == 1518' '$TMP/ops.json' >/dev/null" "1518 HTP node rows"
 check "jq -e '[.rows[] | select(.kind == \"htp_node\") | .unit == \"cycles\" and .placement == \"QnnBackend\"] | all' '$TMP/ops.json' >/dev/null" "node rows in cycles on QnnBackend"
@@ -81,7 +81,7 @@ check "jq -e --slurpfile us '$TMP/ops.json' '(.rows[0].total * 1000 - \$us[0].ro
 check "jq -e '[.rows[] | select(.kind == \"htp_node\") | .unit] | unique == [\"est_us\"]' '$TMP/ops_est.json' >/dev/null" "--htp-clock-ghz labels estimates"
 # CSV: the same columns as the JSON keys, one line per row plus the header
 "$ETPROF" ops "$QNN10" --pte "$QPTE" -f csv >"$TMP/ops.csv"
-check "[ \"\$(head -1 '$TMP/ops.csv')\" = 'method,instruction_id,name,count,min,p10,p50,p90,avg,max,total,share,unit,placement,kind,operator' ]" "ops CSV header"
+check "[ \"\$(head -1 '$TMP/ops.csv')\" = 'method,instruction_id,name,count,min,p10,p50,p90,avg,max,total,share,unit,placement,kind,operator,bad_time_count,wrapped_count,event_name' ]" "ops CSV header"
 check "[ \$(wc -l <'$TMP/ops.csv') -eq \$((\$(jq '.rows | length' '$TMP/ops.json') + 1)) ]" "ops CSV rows"
 # filters
 n=$("$ETPROF" ops "$ETHOS" --pte "$EPTE" -f jsonl --placement cpu | wc -l)

@@ -139,13 +139,25 @@ def decode(args, dump):
     for b in sorted(blocks):
         es = blocks[b]
         prof = [e for e in es if e["type"] == "profile"]
-        if any(e["name"] == "Method::execute" for e in prof) or es[0]["block_name"] == "Execute":
+        # a run (docs/analyses.md): Method::execute, named Execute, or not a load block and
+        # holding profile events of an instruction (chain and instruction id >= 0)
+        load = any(e["name"] in ("Method::init", "Program::load_method") for e in prof)
+        instr = any(e["chain_index"] >= 0 and e["instruction_id"] >= 0 for e in prof)
+        if (any(e["name"] == "Method::execute" for e in prof) or es[0]["block_name"] == "Execute"
+                or (instr and not load)):
             runs.append(prof)
     return runs
 
 
 def dur(e):
-    return e["end_time"] - e["start_time"]
+    """end - start; a 32-bit wrap when start > end and both fit in 32 bits; else no duration
+    (0 in the sums, as docs/analyses.md says such events are left out)."""
+    s, t = e["start_time"], e["end_time"]
+    if s <= t:
+        return t - s
+    if s < 2 ** 32 and t < 2 ** 32:
+        return 2 ** 32 - s + t
+    return 0
 
 
 def independent(runs):

@@ -288,7 +288,7 @@ check "jqt '$TMP/ops.json' '((([.rows[] | select(.kind == \"htp_node\") | .wall_
 check "jqt '$TMP/ops.json' '[.rows[] | select(.unit == \"us\") | .wall_est_p50] | all(. == null)'" "ops: no wall estimate on time rows"
 check "jqt '$TMP/ops.json' '[.notes[] | select(test(\"est_us: an ESTIMATE, cycles / 1.918 GHz \\\\(QHAS timeline_cycles\"))] | length == 1'" "ops: the note names the clock's source"
 "$ETPROF" ops "$QNN1" --pte "$QPTE" --runtrace "$RT" -f csv >"$TMP/ops.csv"
-check "head -1 '$TMP/ops.csv' | grep -q ',wall_est_p50,wall_est_total,wall_est_unit\$'" "ops CSV: the wall estimate columns"
+check "head -1 '$TMP/ops.csv' | grep -q ',wall_est_p50,wall_est_total,wall_est_unit,bad_time_count,wrapped_count,event_name\$'" "ops CSV: the wall estimate columns"
 "$ETPROF" ops "$QNN1" --pte "$QPTE" -f csv >"$TMP/ops0.csv"
 check "! head -1 '$TMP/ops0.csv' | grep -q wall_est" "ops without a clock: no estimate columns"
 "$ETPROF" ops "$QNN1" --qhas "$F/qhas_wrong_artifact.json" >/dev/null 2>"$TMP/err"

@@ -21,6 +21,7 @@ typedef struct tree_ctx {
     size_t wall_rows; /* rows that got one */
 } tree_ctx;
 
+static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
 static double stat_of(const tree_ctx *c, const etp_stats *s) {
@@ -350,7 +351,10 @@ static int run_tree(cli_args *a) {
                        "(execute) time (cycles) (totals over the runs): the NPU compute wall time "
                        "apportioned by cycle share");
         }
+        ana_quality_notes(r, json_note_cb, &w);
         jw_arr_end(&w);
+        jw_key(&w, "data_quality");
+        ana_json_quality(&w, r);
         jw_obj_end(&w);
         fflush(o.f);
         rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;

@@ -256,11 +256,11 @@ def check_entry(rep, entry, data_dir, schema, flatc):
                   instruction_pattern(events), entry["instruction_pattern"])
 
 
-def check_all_kinds(rep, data_dir, schema, flatc):
-    """flatc-built/all_kinds.etdp vs its source JSON, both through flatc and our schema."""
-    where = "flatc-built/all_kinds.etdp"
-    etdp = os.path.join(data_dir, "flatc-built", "all_kinds.etdp")
-    src = os.path.join(data_dir, "flatc-built", "all_kinds.json")
+def check_all_kinds(rep, data_dir, schema, flatc, stem="all_kinds", types=None):
+    """flatc-built/STEM.etdp vs its source JSON, both through flatc and our schema."""
+    where = "flatc-built/%s.etdp" % stem
+    etdp = os.path.join(data_dir, "flatc-built", stem + ".etdp")
+    src = os.path.join(data_dir, "flatc-built", stem + ".json")
     if not (os.path.exists(etdp) and os.path.exists(src)):
         rep.check(where, "all_kinds.etdp and all_kinds.json present", False, True)
         return
@@ -273,7 +273,7 @@ def check_all_kinds(rep, data_dir, schema, flatc):
             rep.check(where, "flatc rebuilds all_kinds.json", proc.stderr.decode(errors="replace"),
                       "")
             return
-        rebuilt = os.path.join(tmp, "all_kinds.etdp")
+        rebuilt = os.path.join(tmp, stem + ".etdp")
         from_file, _ = flatc_events.load_flatc_json(etdp, schema, flatc)
         from_src, _ = flatc_events.load_flatc_json(rebuilt, schema, flatc)
     finally:
@@ -282,7 +282,7 @@ def check_all_kinds(rep, data_dir, schema, flatc):
               from_src)
     events = flatc_events.flatten(from_file, where)["events"]
     rep.check(where, "event types", dict(collections.Counter(e["type"] for e in events)),
-              {"allocation": 1, "profile": 5, "debug": 6})
+              types or {"allocation": 1, "profile": 5, "debug": 6})
 
 
 def main(argv):
@@ -322,6 +322,12 @@ def main(argv):
         check_all_kinds(rep, args.data, args.schema, args.flatc)
         covered.add("flatc-built/all_kinds.etdp")
         print("%s flatc-built/all_kinds.etdp (vs all_kinds.json)"
+              % ("PASS" if rep.failures == before else "FAIL"))
+        # the data-quality dump (tests/test_data_quality.py): 2 + 6 + 6 + 1 profile events
+        before = rep.failures
+        check_all_kinds(rep, args.data, args.schema, args.flatc, "odd_blocks", {"profile": 15})
+        covered.add("flatc-built/odd_blocks.etdp")
+        print("%s flatc-built/odd_blocks.etdp (vs odd_blocks.json)"
               % ("PASS" if rep.failures == before else "FAIL"))
     except (flatc_events.HarnessError, OSError) as e:
         print("check_flatc_vs_manifest: error: %s" % e, file=sys.stderr)
