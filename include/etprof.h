@@ -392,6 +392,11 @@ typedef struct etp_mevent {
 typedef struct etp_model_opts {
     const char *method;   /* --method: force this execution plan for every Execute block */
     double tick_ns;       /* ns per host tick; 0 = ticks of unknown rate. Default 1 (Linux) */
+    const char *dump_name; /* the dump's file name, for errors (NULL: none) */
+    /* --ignore-program-mismatch: a block whose events the program cannot explain (docs/cli.md
+     * "Program check") is left unresolved and counted (etp_model_mismatch) instead of making
+     * etp_model_block() fail with ETP_E_INPUT. */
+    bool ignore_program_mismatch;
 } etp_model_opts;
 
 typedef struct etp_model etp_model;
@@ -407,6 +412,7 @@ typedef struct etp_block_view {
                               instruction-level profile events (chain and instruction >= 0) */
     bool run_by_events;    /* a run although not named "Execute" (apps and Python writers name
                               blocks freely): counted from its events */
+    bool program_mismatch; /* the program cannot explain this block's events (ignored) */
     int32_t method_event;  /* index of Method::execute in the block, -1 if none */
     uint32_t n;
     const etp_mevent *events;
@@ -421,6 +427,9 @@ void etp_model_close(etp_model *m);
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *view, etp_error *err);
 const etp_dump *etp_model_dump(const etp_model *m);
 const etp_program *etp_model_program(const etp_model *m);
+/* Program check (with opts.ignore_program_mismatch): how many blocks decoded so far the program
+ * could not explain, and the located one-line reason for the first of them ("" when none). */
+uint32_t etp_model_mismatch(const etp_model *m, const char **first);
 /* Parses a QNN event name; returns its class and fills op id / op-name length. */
 etp_qnn_class etp_qnn_classify(const char *name, size_t len, int64_t *op_id, uint32_t *name_len);
 

@@ -77,6 +77,8 @@ struct etp_model {
     bool have_blk;
     release_state rs;
     bool no_units;      /* etp__model_skip_units() */
+    uint32_t mismatch_blocks;  /* blocks the program could not explain (ignored) */
+    char mismatch_first[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 8];
 };
 
 static const char *const kind_names[ETP_KIND_COUNT_] = {
@@ -180,6 +182,11 @@ void etp_model_close(etp_model *m) {
 
 const etp_dump *etp_model_dump(const etp_model *m) { return m->dump; }
 const etp_program *etp_model_program(const etp_model *m) { return m->prog; }
+
+uint32_t etp_model_mismatch(const etp_model *m, const char **first) {
+    if (first) *first = m->mismatch_first;
+    return m->mismatch_blocks;
+}
 
 static int reserve(etp_model *m, uint32_t n, etp_error *err) {
     if (n > m->cap) {
@@ -559,6 +566,187 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     m->cache[slot].used = true;
 }
 
+/* ---- Program check: are the block's events what plan `plan` would have logged? ---- */
+
+/* The instruction kind an event of this kind stands for, ETP_INSTR_NONE when it says nothing. */
+static etp_instr_kind event_wants(const etp_mevent *e) {
+    if (e->chain < 0 || e->instr < 0) return ETP_INSTR_NONE;
+    switch (e->kind) {
+    case ETP_KIND_OPERATOR_CALL:
+    case ETP_KIND_DELEGATE_CALL:
+    case ETP_KIND_INSTRUCTION: return wrapper_instr(e->kind, e->ev.profile.name);
+    case ETP_KIND_KERNEL: return ETP_INSTR_KERNEL;
+    case ETP_KIND_DELEGATE_INTERNAL: return ETP_INSTR_DELEGATE;
+    default: return ETP_INSTR_NONE;
+    }
+}
+
+static const char *instr_word(etp_instr_kind k) {
+    switch (k) {
+    case ETP_INSTR_KERNEL: return "KernelCall";
+    case ETP_INSTR_DELEGATE: return "DelegateCall";
+    case ETP_INSTR_MOVE: return "MoveCall";
+    case ETP_INSTR_JUMP_FALSE: return "JumpFalseCall";
+    case ETP_INSTR_FREE: return "FreeCall";
+    default: return "instruction";
+    }
+}
+
+/* A kernel scope "native_call_<op>[.<overload>]" must name the KernelCall's operator: <op> is the
+ * operator name after its namespace ("aten::add" -> "add"). Other names are not checked. */
+static bool kernel_name_ok(const etp_mevent *e, const instr_ent *ins) {
+    static const char pre[] = "native_call_";
+    const char *l = e->label;
+    if (e->kind != ETP_KIND_KERNEL || !l || strncmp(l, pre, sizeof pre - 1) != 0 || !ins->op_name)
+        return true;
+    l += sizeof pre - 1;
+    const char *op = strrchr(ins->op_name, ':');
+    op = op ? op + 1 : ins->op_name;
+    size_t n = strlen(op);
+    if (strncmp(l, op, n) != 0) return false;
+    l += n;
+    if (!*l) return true;
+    if (*l != '.') return false;
+    return !ins->op_overload || !ins->op_overload[0] || strcmp(l + 1, ins->op_overload) == 0;
+}
+
+/* The first event of the block plan `plan` does not explain, or -1; `what` says what the
+ * program has there. */
+static int32_t first_mismatch(etp_model *m, int plan, const etp_block_view *bv, char *what,
+                              size_t cap) {
+    etp_plan_info pi;
+    etp_program_plan(m->prog, (uint32_t)plan, &pi);
+    for (uint32_t i = 0; i < bv->n; i++) {
+        const etp_mevent *e = &m->ev[i];
+        etp_instr_kind want = event_wants(e);
+        if (want == ETP_INSTR_NONE) continue;
+        const instr_ent *ins = instr_info(m, plan, e->chain, e->instr);
+        if (!ins->found) {
+            if ((uint32_t)e->chain >= pi.chain_count) {
+                snprintf(what, cap, "no chain %d (it has %u)", e->chain, pi.chain_count);
+            } else {
+                etp_chain_info ci;
+                etp_program_chain(m->prog, (uint32_t)plan, (uint32_t)e->chain, &ci);
+                snprintf(what, cap, "no instruction %d in chain %d (it has %u)", e->instr, e->chain,
+                         ci.instruction_count);
+            }
+            return (int32_t)i;
+        }
+        if (ins->kind != want) {
+            if (ins->kind == ETP_INSTR_KERNEL)
+                snprintf(what, cap, "a KernelCall of %s%s%s there", ins->op_name ? ins->op_name : "?",
+                         ins->op_overload && ins->op_overload[0] ? "." : "",
+                         ins->op_overload ? ins->op_overload : "");
+            else if (ins->kind == ETP_INSTR_DELEGATE)
+                snprintf(what, cap, "a DelegateCall (%s) there", ins->backend ? ins->backend : "?");
+            else snprintf(what, cap, "a %s there", instr_word(ins->kind));
+            return (int32_t)i;
+        }
+        if (!kernel_name_ok(e, ins)) {
+            snprintf(what, cap, "a KernelCall of %s%s%s there", ins->op_name,
+                     ins->op_overload && ins->op_overload[0] ? "." : "",
+                     ins->op_overload ? ins->op_overload : "");
+            return (int32_t)i;
+        }
+    }
+    return -1;
+}
+
+/* A whole run (Method::execute) with instruction-level profiling (wrapper events) logs a wrapper
+ * for every KernelCall and DelegateCall of chain 0 when the chain has no JumpFalseCall: a run that
+ * stops short of the chain's last one was made by a shorter program. Returns the Method::execute
+ * event, or -1. */
+static int32_t check_complete(etp_model *m, int plan, const etp_block_view *bv, char *what,
+                              size_t cap) {
+    int32_t max_w = -1;
+    bool wrappers = false;
+    for (uint32_t i = 0; i < bv->n; i++) {
+        const etp_mevent *e = &m->ev[i];
+        if (e->kind != ETP_KIND_OPERATOR_CALL && e->kind != ETP_KIND_DELEGATE_CALL) continue;
+        if (e->chain != 0) return -1; /* several chains: not checked */
+        wrappers = true;
+        if (e->instr > max_w) max_w = e->instr;
+    }
+    if (!wrappers) return -1;
+    etp_chain_info ci;
+    etp_plan_info pi;
+    etp_program_plan(m->prog, (uint32_t)plan, &pi);
+    if (pi.chain_count != 1) return -1;
+    etp_program_chain(m->prog, (uint32_t)plan, 0, &ci);
+    int32_t last = -1;
+    for (uint32_t k = 0; k < ci.instruction_count; k++) {
+        etp_instruction ins;
+        if (!etp_program_instruction(m->prog, (uint32_t)plan, 0, k, &ins)) return -1;
+        if (ins.kind == ETP_INSTR_JUMP_FALSE) return -1;
+        if (ins.kind == ETP_INSTR_KERNEL || ins.kind == ETP_INSTR_DELEGATE) last = (int32_t)k;
+    }
+    if (last <= max_w) return -1;
+    const instr_ent *ie = instr_info(m, plan, 0, last);
+    snprintf(what, cap, "%u instructions in chain 0, the last %s at %d never ran", ci.instruction_count,
+             ie->kind == ETP_INSTR_KERNEL ? "KernelCall" : "DelegateCall", last);
+    return bv->method_event;
+}
+
+/* Checks the block against the plan it was resolved to (or, when none fits, against the plan
+ * that explains the most of it) and fails with a located error on a mismatch, unless the
+ * options say to go on (the block is then left unresolved and counted). */
+static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
+    if (!m->prog) return ETP_OK;
+    bool any = false;
+    for (uint32_t i = 0; i < bv->n && !any; i++) any = event_wants(&m->ev[i]) != ETP_INSTR_NONE;
+    if (!any) return ETP_OK;
+    char what[160] = "";
+    int plan = bv->plan;
+    int32_t bad = -1;
+    if (plan >= 0) {
+        bad = first_mismatch(m, plan, bv, what, sizeof what);
+    } else {
+        /* no plan fits: name the one that goes furthest */
+        uint32_t np = etp_program_get_info(m->prog)->plan_count;
+        for (uint32_t p = 0; p < np; p++) {
+            char w[160];
+            int32_t b = first_mismatch(m, (int)p, bv, w, sizeof w);
+            if (b < 0) b = (int32_t)bv->n; /* cannot happen: resolve_plan would have taken it */
+            if (b > bad) {
+                bad = b;
+                plan = (int)p;
+                memcpy(what, w, sizeof what);
+            }
+        }
+        if (plan < 0) {
+            snprintf(what, sizeof what, "no method at all");
+            bad = 0;
+            while ((uint32_t)bad < bv->n && event_wants(&m->ev[bad]) == ETP_INSTR_NONE) bad++;
+        }
+    }
+    if (bad < 0 && plan >= 0 && bv->method_event >= 0) bad = check_complete(m, plan, bv, what, sizeof what);
+    if (bad < 0) return ETP_OK;
+    const etp_mevent *e = &m->ev[bad];
+    char path[64];
+    snprintf(path, sizeof path, "run_data[%u].events[%d]", bv->block, bad);
+    const char *mname = "?";
+    if (plan >= 0) {
+        etp_plan_info pi;
+        etp_program_plan(m->prog, (uint32_t)plan, &pi);
+        if (pi.name.ptr) mname = pi.name.ptr;
+    }
+    etp_error e2 = {0};
+    etp_error *out = m->opts.ignore_program_mismatch ? &e2 : err;
+    etp_error_set(out, ETP_E_INPUT, m->opts.dump_name, -1, path,
+                  "block %u event %d (%.48s, chain %d instruction %d): method %.40s of the program "
+                  "has %s: not the program of this dump (check --pte%s, or "
+                  "--ignore-program-mismatch)",
+                  bv->block, bad, e->label ? e->label : etp_kind_name(e->kind), e->chain, e->instr,
+                  mname, what, m->forced_plan >= 0 ? " and --method" : "");
+    if (!m->opts.ignore_program_mismatch) return ETP_E_INPUT;
+    if (m->mismatch_blocks++ == 0)
+        etp_error_format(&e2, m->mismatch_first, sizeof m->mismatch_first);
+    bv->program_mismatch = true;
+    bv->plan = -1;
+    bv->candidates = 0;
+    return ETP_OK;
+}
+
 static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
     e->unit = ETP_UNIT_NONE;
     e->value = NAN;
@@ -761,6 +949,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     bv->events = ev;
     /* Which method ran, and what each instruction is. */
     resolve_plan(m, bv);
+    rc = check_program(m, bv, err);
+    if (rc) return rc;
     if (bv->plan >= 0) {
         etp_plan_info pi;
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);

@@ -17,6 +17,8 @@ static const cli_optdef optdefs[] = {
     {OPT_QUIET, "quiet", 'q', NULL, "no progress indicator, no notes on standard error"},
     {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
+    {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
+     "go on when --pte cannot explain the dump's events (those runs stay unresolved; warns)"},
     {OPT_TICK_NS, "tick-ns", 0, "RATIO", "nanoseconds per host tick (default 1, Linux/Android)"},
     {OPT_TICK_HZ, "tick-hz", 0, "HZ", "host tick rate, e.g. a bare-metal cycle counter clock"},
     {OPT_TICKS, "ticks", 0, NULL, "host ticks have an unknown rate: report them as ticks"},
@@ -89,6 +91,7 @@ bool cli_get_long(cli_args *a, opt_id id, long *out) {
 int cli_model_opts(cli_args *a, etp_model_opts *mo) {
     etp_model_opts_init(mo);
     mo->method = a->set[OPT_METHOD] ? a->val[OPT_METHOD] : NULL;
+    mo->ignore_program_mismatch = a->set[OPT_IGNORE_MISMATCH];
     int n = a->set[OPT_TICK_NS] + a->set[OPT_TICK_HZ] + a->set[OPT_TICKS];
     if (n > 1) {
         cli_errorf("--tick-ns, --tick-hz and --ticks exclude each other");
@@ -177,6 +180,7 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         cli_close_inputs(in);
         return x;
     }
+    mo.dump_name = in->dump_blob.name;
     if (!rc) rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
     if (rc) {
         etp_error derr = {0};
@@ -189,6 +193,13 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
 }
 
 void cli_close_inputs(cli_inputs *in) {
+    const char *first = NULL;
+    uint32_t nm = in->model ? etp_model_mismatch(in->model, &first) : 0;
+    if (nm)
+        fprintf(stderr,
+                "etprof: warning: --ignore-program-mismatch: %u block(s) do not fit the program and "
+                "were left unresolved; first: %s\n",
+                nm, first);
     etp_model_close(in->model);
     etp_dump_close(in->dump);
     etp_program_close(in->prog);

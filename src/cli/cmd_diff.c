@@ -798,7 +798,7 @@ done:
 }
 
 static const opt_id diff_opts[] = {OPT_PTE,        OPT_PTE_NEW,   OPT_THRESHOLD,
-                                   OPT_FAIL_ON_REGRESSION, OPT_METHOD, OPT_TICK_NS,
+                                   OPT_FAIL_ON_REGRESSION, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,
                                    OPT_TICK_HZ,    OPT_TICKS,     OPT_BLOCK,
                                    OPT_SKIP_FIRST, OPT_ALL,       OPT_TOP,
                                    OPT_TIME_UNIT,  OPT_NONE};

@@ -73,7 +73,7 @@ static int run_events(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
-static const opt_id events_opts[] = {OPT_PTE, OPT_METHOD, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
+static const opt_id events_opts[] = {OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
 
 const cli_cmd cmd_events = {
     .name = "events",

@@ -1121,7 +1121,7 @@ static int run_explain(cli_args *a) {
     return rc;
 }
 
-static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_TICK_NS,   OPT_TICK_HZ,
+static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_IGNORE_MISMATCH,     OPT_TICK_NS,   OPT_TICK_HZ,
                                       OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_QHAS,
                                       OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_HTP_CLOCK_GHZ,
                                       OPT_NONE};

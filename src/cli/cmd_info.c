@@ -456,7 +456,7 @@ static int run_info(cli_args *a) {
     return info_dump(a, path, &blob);
 }
 
-static const opt_id info_opts[] = {OPT_PTE, OPT_METHOD, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
+static const opt_id info_opts[] = {OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS, OPT_TICK_HZ, OPT_TICKS, 0};
 
 const cli_cmd cmd_info = {
     .name = "info",

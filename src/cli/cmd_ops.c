@@ -211,7 +211,7 @@ static int run_ops(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
-static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_TICK_NS,   OPT_TICK_HZ,
+static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_IGNORE_MISMATCH,   OPT_TICK_NS,   OPT_TICK_HZ,
                                   OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
                                   OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
                                   OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,

@@ -1234,6 +1234,7 @@ fail_err:
 
 static const opt_id qnn_opts[] = {OPT_QHAS,        OPT_OPTRACE,  OPT_RUNTRACE,  OPT_HEAP,
                                   OPT_PROFILE_LOG, OPT_PROFILE_CSV, OPT_PTE,    OPT_METHOD,
+                                  OPT_IGNORE_MISMATCH,
                                   OPT_TICK_NS,     OPT_TICK_HZ,  OPT_TICKS,     OPT_BLOCK,
                                   OPT_SKIP_FIRST,  OPT_HTP_CLOCK_GHZ, OPT_SORT, OPT_TOP,
                                   OPT_NONE};

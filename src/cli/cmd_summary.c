@@ -460,7 +460,7 @@ static int run_summary(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
-static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_TICK_NS,    OPT_TICK_HZ,
+static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,    OPT_TICK_HZ,
                                       OPT_TICKS, OPT_BLOCK,  OPT_SKIP_FIRST, OPT_TOP,
                                       OPT_TIME_UNIT, OPT_NONE};
 

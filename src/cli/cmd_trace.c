@@ -91,7 +91,7 @@ static int run_trace(cli_args *a) {
     return rc;
 }
 
-static const opt_id trace_opts[] = {OPT_PTE,     OPT_METHOD,   OPT_TICK_NS,       OPT_TICK_HZ,
+static const opt_id trace_opts[] = {OPT_PTE,     OPT_METHOD,   OPT_IGNORE_MISMATCH,   OPT_TICK_NS,       OPT_TICK_HZ,
                                     OPT_TICKS,   OPT_OPTRACE,  OPT_RUNTRACE,      OPT_QHAS,
                                     OPT_HTP_CLOCK_GHZ, 0};
 
