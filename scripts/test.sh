@@ -4,7 +4,9 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)
 #   3. the readers under valgrind
 #   4. each libFuzzer target for FUZZ_SECONDS (default 60; 0 skips)
-# Stages 2-4 can be skipped with ETPROF_QUICK=1 (for a fast local loop).
+#   5. the fresh-machine check (scripts/check-fresh.sh): demo.sh and this script on a bare
+#      Debian 12 root; needs root, skips with a message otherwise; ETPROF_FRESH=0 skips it
+# Stages 2-5 can be skipped with ETPROF_QUICK=1 (for a fast local loop).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
@@ -31,6 +33,10 @@ fi
 if [ -x scripts/fuzz.sh ] && [ "${FUZZ_SECONDS:-60}" != 0 ]; then
     echo "== fuzzing (${FUZZ_SECONDS:-60} s per target)"
     scripts/fuzz.sh
+fi
+if [ -x scripts/check-fresh.sh ] && [ "${ETPROF_FRESH:-1}" != 0 ]; then
+    echo "== fresh machine (README commands on a bare Debian 12 root)"
+    scripts/check-fresh.sh
 fi
 echo "== all stages passed"
 echo "etprof: $ntests passed, 0 failed"
