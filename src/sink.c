@@ -2,6 +2,7 @@
 #include "sink.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -21,6 +22,52 @@ struct sink {
     char *path; /* NULL for stdout */
     char *tmp;  /* NULL when writing directly (stdout, or a device/FIFO such as /dev/null) */
 };
+
+/* Temporary files to remove when SIGINT, SIGTERM or SIGHUP ends the process (issue 16.4). The
+ * handler only reads this table and calls unlink() (async-signal-safe), then re-raises the
+ * signal with its default action so the exit status still tells the shell which signal it was. */
+#define SINK_MAX_LIVE 8
+static char *volatile live_tmp[SINK_MAX_LIVE];
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_signal(int sig) {
+    for (int i = 0; i < SINK_MAX_LIVE; i++) {
+        char *t = live_tmp[i];
+        if (t) unlink(t);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track_tmp(char *tmp) {
+    static bool installed;
+    if (!installed) {
+        installed = true;
+        for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+            struct sigaction old;
+            /* a signal the caller ignores (nohup) stays ignored */
+            if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                continue;
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_signal;
+            sigemptyset(&sa.sa_mask);
+            for (size_t j = 0; j < sizeof cleanup_signals / sizeof cleanup_signals[0]; j++)
+                sigaddset(&sa.sa_mask, cleanup_signals[j]);
+            sigaction(cleanup_signals[i], &sa, NULL);
+        }
+    }
+    for (int i = 0; i < SINK_MAX_LIVE; i++)
+        if (!live_tmp[i]) {
+            live_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void untrack_tmp(const char *tmp) {
+    for (int i = 0; i < SINK_MAX_LIVE; i++)
+        if (live_tmp[i] == tmp) live_tmp[i] = NULL;
+}
 
 static void io_error(etp_error *err, const char *file, const char *what, int errnum) {
     char reason[128];
@@ -98,7 +145,19 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         *out = s;
         return ETP_OK;
     }
+    bool replacing = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        sigaddset(&block, cleanup_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old); /* no window between creating and registering it */
     int fd = create_tmp(s->tmp, path, s);
+    int cerr = errno;
+    if (fd >= 0) track_tmp(s->tmp);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    errno = cerr;
+    /* replacing a file keeps its permission bits (a 0600 file stays 0600) */
+    if (fd >= 0 && replacing) (void)fchmod(fd, st.st_mode & 07777);
     if (fd < 0) {
         io_error(err, path, "cannot create temporary output file", errno);
         free(s->tmp);
@@ -111,6 +170,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         int e = errno;
         close(fd);
         unlink(s->tmp);
+        untrack_tmp(s->tmp);
         free(s->tmp);
         s->tmp = NULL;
         sink_abort(s);
@@ -125,6 +185,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
 FILE *sink_file(sink *s) { return s->f; }
 
 static void sink_free(sink *s) {
+    if (s->tmp) untrack_tmp(s->tmp);
     free(s->path);
     free(s->tmp);
     free(s);

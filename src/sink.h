@@ -7,12 +7,12 @@
  * stdout: no temporary file, commit only flushes (stdout is not closed).
  *
  * Every sink_open() that succeeded must be followed by exactly one sink_commit() or
- * sink_abort(): callers call sink_abort() on every error path (there is no atexit or signal
- * cleanup). Both free the sink. After a failed commit the temporary file is removed too, and the
+ * sink_abort(): callers call sink_abort() on every error path. SIGINT, SIGTERM and SIGHUP
+ * (unless ignored) remove every live temporary file and then end the process with the signal. Both free the sink. After a failed commit the temporary file is removed too, and the
  * target is untouched.
  *
- * The new file is created with mode 0666 minus the umask (like fopen "w"); the mode of a file it
- * replaces is not carried over. A symbolic link at the target is replaced, not followed.
+ * The new file is created with mode 0666 minus the umask (like fopen "w"); when it replaces a
+ * regular file, that file's permission bits are carried over. A symbolic link at the target is replaced, not followed.
  */
 #ifndef ETPROF_SINK_H
 #define ETPROF_SINK_H
