@@ -400,6 +400,13 @@ typedef struct etp_qnn_stat_block {
     uint32_t n_events;      /* backend events (NETRUN rows excluded) */
     etp_qnn_stat_event *events;
     uint32_t line;
+    /* QNN 2.13-style text logs ("Execute Stats (Average):", "Graph 0 (model):", ...) */
+    const char *aggregate;  /* "Average", "Min", "Max", "Overall" for "Execute Stats (<X>):"
+                               blocks (kind ETP_QNN_STAT_OTHER, in stats[]); NULL otherwise */
+    const char *graph_name; /* "model" from a "Graph 0 (model):" line in the block; NULL if none */
+    etp_qnn_i64 graph_index;        /* the 0 of "Graph 0 (model):" */
+    bool total_inference;           /* the block holds a "Total Inference Time:" heading */
+    etp_qnn_f64 netrun_ips;         /* "NetRun IPS: 214.8888 inf/sec" (inferences per second) */
 } etp_qnn_stat_block;
 
 typedef enum etp_qnn_viewer_format { ETP_QNN_VIEWER_TEXT = 1, ETP_QNN_VIEWER_CSV = 2 } etp_qnn_viewer_format;

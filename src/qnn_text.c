@@ -486,6 +486,17 @@ static int parse_text(vbuild *b, text_in *in) {
         size_t dashes = 0;
         while (dashes < n && s[dashes] == '-') dashes++;
         if (dashes == n) continue;
+        if (dashes) { /* QNN 2.13 logs: "--- Init Stats:", "--- Graph 0 (model):" */
+            s += dashes;
+            n -= dashes;
+            trim(&s, &n);
+        }
+        if (starts_with(s, n, "Execute Stats (") && ends_with(s, n, "):") && n > 17) {
+            if ((rc = vblock(b, ETP_QNN_STAT_OTHER, s, n - 1, in->line))) return rc;
+            if (!(vcur(b)->aggregate = vintern(b, s + 15, n - 17))) return nomem(b->file, b->err);
+            recognised = true;
+            continue;
+        }
         if (starts_with(s, n, "Execute Stat ") && n > 13) {
             size_t i = 13;
             while (i < n && isdigit((unsigned char)s[i])) i++;
@@ -524,6 +535,34 @@ static int parse_text(vbuild *b, text_in *in) {
         double val;
         const char *unit;
         size_t un;
+        if (n == 21 && memcmp(s, "Total Inference Time:", 21) == 0) {
+            blk->total_inference = true;
+            continue;
+        }
+        if (starts_with(s, n, "Graph ") && ends_with(s, n, "):")) {
+            /* "Graph <N> (<name>):" */
+            size_t i = 6;
+            while (i < n && isdigit((unsigned char)s[i])) i++;
+            int64_t gi;
+            if (i == 6 || i + 3 > n || s[i] != ' ' || s[i + 1] != '(' ||
+                !parse_i64(s + 6, i - 6, &gi))
+                return line_fail(in, "cannot parse graph line (expected 'Graph <N> (<name>):')",
+                                 s, n);
+            blk->graph_index = (etp_qnn_i64){gi, true};
+            if (!(blk->graph_name = vintern(b, s + i + 2, n - i - 4))) return nomem(b->file, b->err);
+            continue;
+        }
+        if (starts_with(s, n, "NetRun IPS:")) {
+            const char *r = s + 11;
+            size_t rn = n - 11;
+            trim(&r, &rn);
+            if ((rc = value_unit(in, r, rn, &has, &val, &unit, &un))) return rc;
+            if (!has) return line_fail(in, "NetRun IPS has no value:", s, n);
+            if (!(un == 7 && memcmp(unit, "inf/sec", 7) == 0))
+                return line_fail(in, "NetRun IPS unit is not 'inf/sec':", s, n);
+            blk->netrun_ips = (etp_qnn_f64){val, true};
+            continue;
+        }
         if (starts_with(s, n, "NetRun:")) {
             const char *r = s + 7;
             size_t rn = n - 7;

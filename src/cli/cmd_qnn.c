@@ -1030,6 +1030,17 @@ static int run_viewer(cli_args *a) {
             jw_key(&w, "kind"); jw_str(&w, stat_kind_name(b->kind));
             jw_key(&w, "title"); jw_str(&w, b->title);
             j_i64(&w, "netrun_us", b->netrun_us);
+            jw_key(&w, "aggregate");
+            if (b->aggregate) jw_str(&w, b->aggregate);
+            else jw_null(&w);
+            jw_key(&w, "graph_name");
+            if (b->graph_name) jw_str(&w, b->graph_name);
+            else jw_null(&w);
+            j_i64(&w, "graph_index", b->graph_index);
+            jw_key(&w, "total_inference"); jw_bool(&w, b->total_inference);
+            jw_key(&w, "netrun_ips_inf_per_sec");
+            if (b->netrun_ips.has) jw_double(&w, b->netrun_ips.v);
+            else jw_null(&w);
             jw_key(&w, "events");
             jw_arr_begin(&w);
             for (uint32_t k = 0; k < b->n_events; k++) {
@@ -1080,6 +1091,28 @@ static int run_viewer(cli_args *a) {
                          s.node_sum == s.parent->value ? "equal" : "DIFFERENT (events dropped?)");
                 out_table_note(t, nb);
             }
+        }
+        for (uint32_t i = 0; t && report && i < v->n_stats; i++) {
+            const etp_qnn_stat_block *b = &v->stats[i];
+            if (!b->aggregate) continue;
+            char nb[400];
+            int k = snprintf(nb, sizeof nb, "viewer Execute Stats (%s)", b->aggregate);
+            if (b->graph_name && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ", graph %lld (%s)",
+                              (long long)b->graph_index.v, b->graph_name);
+            if (b->total_inference && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ", Total Inference Time");
+            if (b->netrun_us.has && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun %lld us",
+                              (long long)b->netrun_us.v);
+            for (uint32_t e = 0; e < b->n_events && k > 0 && (size_t)k < sizeof nb; e++)
+                if (strstr(b->events[e].identifier, "QNN (execute) time") && b->events[e].has_value)
+                    k += snprintf(nb + k, sizeof nb - (size_t)k, ", QNN (execute) time %g %s",
+                                  b->events[e].fvalue, b->events[e].unit_text);
+            if (b->netrun_ips.has && k > 0 && (size_t)k < sizeof nb)
+                snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun IPS %.4f inf/sec",
+                         b->netrun_ips.v);
+            out_table_note(t, nb);
         }
         if (t && report) {
             out_table_note(t, "node cycles are busy cycles summed over the HTP threads (work, "
