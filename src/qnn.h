@@ -422,10 +422,18 @@ typedef struct etp_qnn_viewer {
     etp_qnn_stat_block *executes; /* EXECUTE blocks in file order */
     uint32_t n_stats;
     etp_qnn_stat_block *stats;    /* every other block in file order */
+    /* Sections etprof does not know, skipped with their lines (text only): the heading as
+       written and its line number; the first ETP_QNN_VIEWER_SKIPPED_MAX are kept, n_skipped
+       counts all. */
+    uint32_t n_skipped;
+    const char *skipped[8];
+    uint32_t skipped_line[8];
     /* private */
     void *pool;
     etp_qnn_stat_event *event_pool;
 } etp_qnn_viewer;
+
+#define ETP_QNN_VIEWER_SKIPPED_MAX 8
 
 int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *err);
 int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err);
