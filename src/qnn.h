@@ -400,6 +400,13 @@ typedef struct etp_qnn_stat_block {
     uint32_t n_events;      /* backend events (NETRUN rows excluded) */
     etp_qnn_stat_event *events;
     uint32_t line;
+    /* QNN 2.13-style text logs ("Execute Stats (Average):", "Graph 0 (model):", ...) */
+    const char *aggregate;  /* "Average", "Min", "Max", "Overall" for "Execute Stats (<X>):"
+                               blocks (kind ETP_QNN_STAT_OTHER, in stats[]); NULL otherwise */
+    const char *graph_name; /* "model" from a "Graph 0 (model):" line in the block; NULL if none */
+    etp_qnn_i64 graph_index;        /* the 0 of "Graph 0 (model):" */
+    bool total_inference;           /* the block holds a "Total Inference Time:" heading */
+    etp_qnn_f64 netrun_ips;         /* "NetRun IPS: 214.8888 inf/sec" (inferences per second) */
 } etp_qnn_stat_block;
 
 typedef enum etp_qnn_viewer_format { ETP_QNN_VIEWER_TEXT = 1, ETP_QNN_VIEWER_CSV = 2 } etp_qnn_viewer_format;
@@ -415,10 +422,18 @@ typedef struct etp_qnn_viewer {
     etp_qnn_stat_block *executes; /* EXECUTE blocks in file order */
     uint32_t n_stats;
     etp_qnn_stat_block *stats;    /* every other block in file order */
+    /* Sections etprof does not know, skipped with their lines (text only): the heading as
+       written and its line number; the first ETP_QNN_VIEWER_SKIPPED_MAX are kept, n_skipped
+       counts all. */
+    uint32_t n_skipped;
+    const char *skipped[8];
+    uint32_t skipped_line[8];
     /* private */
     void *pool;
     etp_qnn_stat_event *event_pool;
 } etp_qnn_viewer;
+
+#define ETP_QNN_VIEWER_SKIPPED_MAX 8
 
 int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *err);
 int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err);

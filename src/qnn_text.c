@@ -264,6 +264,7 @@ typedef struct vbuild {
     uint32_t execs_cap, stats_cap, events_cap, n_events;
     bool cur_exec; /* current block: executes[n_executes-1] or stats[n_stats-1] */
     bool has_cur;
+    bool skipping; /* inside a section etprof does not know: its lines are skipped */
 } vbuild;
 
 static const char *vintern(vbuild *b, const char *s, size_t n) {
@@ -279,6 +280,7 @@ static etp_qnn_stat_block *vcur(vbuild *b) {
 static int vblock(vbuild *b, etp_qnn_stat_kind kind, const char *title, size_t tn, uint32_t line) {
     etp_qnn_viewer *v = b->v;
     bool ex = kind == ETP_QNN_STAT_EXECUTE;
+    b->skipping = false;
     etp_qnn_stat_block *blk;
     uint32_t index = 1;
     if (ex) {
@@ -473,6 +475,13 @@ static bool text_header(vbuild *b, const char *s, size_t n, bool *oom) {
     return starts_with(s, n, "Generated using:");
 }
 
+/* Whether a line holds the " : " that separates an event's identifier from its value. */
+static bool has_sep(const char *s, size_t n) {
+    for (size_t i = 0; i + 3 <= n; i++)
+        if (s[i] == ' ' && s[i + 1] == ':' && s[i + 2] == ' ') return true;
+    return ends_with(s, n, " :");
+}
+
 static int parse_text(vbuild *b, text_in *in) {
     text_line l;
     int rc;
@@ -486,6 +495,17 @@ static int parse_text(vbuild *b, text_in *in) {
         size_t dashes = 0;
         while (dashes < n && s[dashes] == '-') dashes++;
         if (dashes == n) continue;
+        if (dashes) { /* QNN 2.13 logs: "--- Init Stats:", "--- Graph 0 (model):" */
+            s += dashes;
+            n -= dashes;
+            trim(&s, &n);
+        }
+        if (starts_with(s, n, "Execute Stats (") && ends_with(s, n, "):") && n > 17) {
+            if ((rc = vblock(b, ETP_QNN_STAT_OTHER, s, n - 1, in->line))) return rc;
+            if (!(vcur(b)->aggregate = vintern(b, s + 15, n - 17))) return nomem(b->file, b->err);
+            recognised = true;
+            continue;
+        }
         if (starts_with(s, n, "Execute Stat ") && n > 13) {
             size_t i = 13;
             while (i < n && isdigit((unsigned char)s[i])) i++;
@@ -497,6 +517,7 @@ static int parse_text(vbuild *b, text_in *in) {
         }
         if (n == strlen("Execute Stats:") && memcmp(s, "Execute Stats:", n) == 0) {
             b->has_cur = false; /* container heading of the Execute Stat blocks */
+            b->skipping = false;
             recognised = true;
             continue;
         }
@@ -508,9 +529,27 @@ static int parse_text(vbuild *b, text_in *in) {
         if (ends_with(s, n, "Statistics:") ||
             (n == 40 && memcmp(s, "Printing All Data Received From Back End", 40) == 0)) {
             b->has_cur = false;
+            b->skipping = false;
             recognised = true;
             continue;
         }
+        if (!indented && ends_with(s, n, ":") && !starts_with(s, n, "Graph ") &&
+            !(n == 21 && memcmp(s, "Total Inference Time:", 21) == 0) && !has_sep(s, n) &&
+            (b->has_cur || b->skipping || b->v->n_executes || b->v->n_stats)) {
+            /* A section heading etprof does not know (a newer viewer's section): its lines are
+               skipped and the heading is reported, rather than the whole file rejected. */
+            etp_qnn_viewer *v = b->v;
+            if (v->n_skipped < ETP_QNN_VIEWER_SKIPPED_MAX) {
+                if (!(v->skipped[v->n_skipped] = vintern(b, s, n - 1)))
+                    return nomem(b->file, b->err);
+                v->skipped_line[v->n_skipped] = in->line;
+            }
+            v->n_skipped++;
+            b->has_cur = false;
+            b->skipping = true;
+            continue;
+        }
+        if (b->skipping) continue;
         etp_qnn_stat_block *blk = vcur(b);
         if (!blk) {
             bool oom;
@@ -524,6 +563,34 @@ static int parse_text(vbuild *b, text_in *in) {
         double val;
         const char *unit;
         size_t un;
+        if (n == 21 && memcmp(s, "Total Inference Time:", 21) == 0) {
+            blk->total_inference = true;
+            continue;
+        }
+        if (starts_with(s, n, "Graph ") && ends_with(s, n, "):")) {
+            /* "Graph <N> (<name>):" */
+            size_t i = 6;
+            while (i < n && isdigit((unsigned char)s[i])) i++;
+            int64_t gi;
+            if (i == 6 || i + 3 > n || s[i] != ' ' || s[i + 1] != '(' ||
+                !parse_i64(s + 6, i - 6, &gi))
+                return line_fail(in, "cannot parse graph line (expected 'Graph <N> (<name>):')",
+                                 s, n);
+            blk->graph_index = (etp_qnn_i64){gi, true};
+            if (!(blk->graph_name = vintern(b, s + i + 2, n - i - 4))) return nomem(b->file, b->err);
+            continue;
+        }
+        if (starts_with(s, n, "NetRun IPS:")) {
+            const char *r = s + 11;
+            size_t rn = n - 11;
+            trim(&r, &rn);
+            if ((rc = value_unit(in, r, rn, &has, &val, &unit, &un))) return rc;
+            if (!has) return line_fail(in, "NetRun IPS has no value:", s, n);
+            if (!(un == 7 && memcmp(unit, "inf/sec", 7) == 0))
+                return line_fail(in, "NetRun IPS unit is not 'inf/sec':", s, n);
+            blk->netrun_ips = (etp_qnn_f64){val, true};
+            continue;
+        }
         if (starts_with(s, n, "NetRun:")) {
             const char *r = s + 7;
             size_t rn = n - 7;

@@ -6,3 +6,5 @@ add_test(NAME qnn COMMAND test_qnn ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)
 # The real QAIRT samples have no licence: they are read in place, never copied. Exit 77 = skip.
 add_test(NAME qnn_real COMMAND test_qnn --real ${ETPROF_SHARED}/corpus/qnn)
 set_tests_properties(qnn_real PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME qnn_viewer_real COMMAND test_qnn --viewer-real ${ETPROF_SHARED}/corpus/external/qnn-viewer)
+set_tests_properties(qnn_viewer_real PROPERTIES SKIP_RETURN_CODE 77)

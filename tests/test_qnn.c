@@ -662,6 +662,115 @@ static void test_viewer(void) {
 #undef VIEW_BAD
 }
 
+
+/* QNN 2.13-style text log: "Execute Stats (Average|Min|Max|Overall):", "Graph N (name):",
+ * "--- " prefixes, "Total Inference Time:", "NetRun IPS". Values read from viewer_213.txt. */
+static const etp_qnn_stat_block *agg_block(const etp_qnn_viewer *v, const char *agg) {
+    for (uint32_t i = 0; i < v->n_stats; i++)
+        if (v->stats[i].aggregate && strcmp(v->stats[i].aggregate, agg) == 0) return &v->stats[i];
+    return NULL;
+}
+
+static void test_viewer_213(void) {
+    etp_qnn_viewer *v = NULL;
+    etp_error e;
+    memset(&e, 0, sizeof e);
+    int rc = etp_qnn_read_viewer_text(fx("viewer_213.txt"), &v, &e);
+    CHECK_MSG(rc == ETP_OK, "viewer_213.txt: %s", e.msg);
+    if (rc == ETP_OK) {
+        CHECK_EQ_U(v->n_executes, 0);
+        CHECK_EQ_U(v->n_stats, 6);
+        CHECK_EQ_I(v->stats[0].kind, ETP_QNN_STAT_INIT);
+        CHECK_EQ_I(v->stats[0].netrun_us.v, 100);
+        CHECK_EQ_I(v->stats[1].kind, ETP_QNN_STAT_FINALIZE);
+        CHECK(v->stats[1].graph_name && strcmp(v->stats[1].graph_name, "mobilenet") == 0);
+        CHECK(v->stats[1].graph_index.has && v->stats[1].graph_index.v == 3);
+        CHECK_EQ_I(v->stats[1].netrun_us.v, 250);
+        const etp_qnn_stat_block *avg = agg_block(v, "Average"), *mn = agg_block(v, "Min"),
+                                 *mx = agg_block(v, "Max"), *ov = agg_block(v, "Overall");
+        CHECK(avg && mn && mx && ov);
+        if (avg && mn && mx && ov) {
+            CHECK(avg->total_inference);
+            CHECK(!mn->total_inference);
+            CHECK(avg->graph_name && strcmp(avg->graph_name, "net_a") == 0);
+            CHECK_EQ_I(avg->graph_index.v, 1);
+            CHECK_EQ_I(avg->netrun_us.v, 1500);
+            CHECK_EQ_I(mn->netrun_us.v, 1200);
+            CHECK_EQ_I(mx->netrun_us.v, 1900);
+            CHECK_EQ_U(avg->n_events, 1);
+            CHECK_EQ_S(avg->events[0].identifier, "QNN (execute) time");
+            CHECK_EQ_I(avg->events[0].value, 1490);
+            CHECK_EQ_I(avg->events[0].unit, ETP_QNN_UNIT_US);
+            CHECK_EQ_I(mx->events[0].value, 1880);
+            CHECK(!avg->netrun_ips.has);
+            CHECK(ov->netrun_ips.has);
+            CHECK_NEAR(ov->netrun_ips.v, 666.5, 1e-9);
+            CHECK(ov->graph_name == NULL);
+        }
+        etp_qnn_viewer_free(v);
+    }
+    etp_qnn_viewer *b = (etp_qnn_viewer *)&e;
+    memset(&e, 0, sizeof e);
+    rc = etp_qnn_read_viewer_text(fx("viewer_bad_graph.txt"), &b, &e);
+    CHECK_FAIL(rc, b, e, ETP_E_INPUT, fx("viewer_bad_graph.txt"), "",
+               "line 8: cannot parse graph line (expected 'Graph <N> (<name>):') "
+               "'Graph three (mobilenet):'");
+    CHECK_EQ_I(e.offset, 144);
+}
+
+/* The real QNN 2.13 viewer logs of ../shared/corpus/external/qnn-viewer (values read by hand). */
+static int viewer_real(const char *dir) {
+    static const char *const files[] = {"csdn_blog__qnn-profile-viewer_basic_v2.13.txt",
+                                        "csdn_blog__qnn-profile-viewer_basic_v2.13.reconstructed.txt"};
+    char p[1200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, files[0]);
+    if (stat(p, &st) != 0) {
+        printf("SKIP: real qnn-profile-viewer logs not found at %s (set up "
+               "../shared/corpus/external/qnn-viewer)\n", dir);
+        return 77;
+    }
+    for (int f = 0; f < 2; f++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[f]);
+        etp_qnn_viewer *v = NULL;
+        etp_error e;
+        memset(&e, 0, sizeof e);
+        int rc = etp_qnn_read_viewer_text(p, &v, &e);
+        CHECK_MSG(rc == ETP_OK, "%s: %s", files[f], e.msg);
+        if (rc != ETP_OK) continue;
+        /* Init 331158, Compose 74748, Finalize (Graph 0 model) 256372, De-Init 15810,
+         * Execute Stats (Average) 2952 us, QNN (execute) 2949 us, Overall 214.8888 inf/sec */
+        CHECK_EQ_U(v->n_stats, 6);
+        if (v->n_stats == 6) {
+            CHECK_EQ_I(v->stats[0].kind, ETP_QNN_STAT_INIT);
+            CHECK_EQ_I(v->stats[0].netrun_us.v, 331158);
+            CHECK_EQ_I(v->stats[1].kind, ETP_QNN_STAT_COMPOSE);
+            CHECK_EQ_I(v->stats[1].netrun_us.v, 74748);
+            CHECK_EQ_I(v->stats[2].kind, ETP_QNN_STAT_FINALIZE);
+            CHECK_EQ_I(v->stats[2].netrun_us.v, 256372);
+            CHECK(v->stats[2].graph_name && strcmp(v->stats[2].graph_name, "model") == 0);
+            CHECK_EQ_I(v->stats[2].graph_index.v, 0);
+            CHECK_EQ_I(v->stats[3].kind, ETP_QNN_STAT_DEINIT);
+            CHECK_EQ_I(v->stats[3].netrun_us.v, 15810);
+            const etp_qnn_stat_block *avg = agg_block(v, "Average"), *ov = agg_block(v, "Overall");
+            CHECK(avg && ov);
+            if (avg && ov) {
+                CHECK(avg->total_inference);
+                CHECK(avg->graph_name && strcmp(avg->graph_name, "model") == 0);
+                CHECK_EQ_I(avg->netrun_us.v, 2952);
+                const etp_qnn_stat_event *q = etp_qnn_stat_find(avg, "QNN (execute) time");
+                CHECK(q && q->value == 2949 && q->unit == ETP_QNN_UNIT_US);
+                const etp_qnn_stat_event *h = etp_qnn_stat_find(avg, "Number of HVX threads used");
+                CHECK(h && h->value == 4 && h->unit == ETP_QNN_UNIT_COUNT);
+                CHECK(ov->netrun_ips.has);
+                CHECK_NEAR(ov->netrun_ips.v, 214.8888, 1e-9);
+            }
+        }
+        etp_qnn_viewer_free(v);
+    }
+    return check_done();
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Derived results on fixtures, node names, join
  * ------------------------------------------------------------------------------------------- */
@@ -1430,6 +1539,7 @@ int main(int argc, char **argv) {
         if (stat(p, &st) == 0) real_set(argv[2], "fc256_v8c8");
         return check_done();
     }
+    if (argc == 3 && strcmp(argv[1], "--viewer-real") == 0) return viewer_real(argv[2]);
     if (argc != 2) {
         fprintf(stderr, "usage: test_qnn <fixtures-dir> | test_qnn --real <corpus-qnn-dir>\n");
         return 2;
@@ -1442,6 +1552,7 @@ int main(int argc, char **argv) {
     test_runtrace_small();
     test_heap();
     test_viewer();
+    test_viewer_213();
     test_derive_fixtures();
     test_node_names();
     test_join();

@@ -130,6 +130,23 @@ if [ "$MODE" = real ]; then
             fi
         fi
     done
+    # real QNN 2.13 qnn-profile-viewer logs (../shared/corpus/external/qnn-viewer): values read
+    # by hand from the log text
+    VL=$SHARED/corpus/external/qnn-viewer/csdn_blog__qnn-profile-viewer_basic_v2.13.txt
+    if [ -f "$VL" ]; then
+        for vl in "$VL" "${VL%.txt}.reconstructed.txt"; do
+            [ -f "$vl" ] || continue
+            "$ETPROF" qnn --profile-log "$vl" -f json >"$TMP/v213.json" 2>"$TMP/err"
+            check "[ $? -eq 0 ]" "$vl: accepted: $(head -c 300 "$TMP/err")"
+            check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Average\")][0] | .graph_name == \"model\" and .graph_index == 0 and .total_inference and .netrun_us == 2952 and ([.events[] | select(.name == \"QNN (execute) time\")][0] | .value == 2949 and .unit == \"us\")'" "$vl: Execute Stats (Average) of graph 0 (model): NetRun 2952 us, QNN (execute) 2949 us"
+            check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 214.8888'" "$vl: NetRun IPS 214.8888 inf/sec"
+            check "jqt '$TMP/v213.json' '[.other_stats[] | select(.kind == \"init\")][0].netrun_us == 331158'" "$vl: Init NetRun 331158 us"
+            "$ETPROF" qnn --profile-log "$vl" >"$TMP/v213.table" 2>/dev/null
+            check "grep -qF 'NetRun IPS 214.8888 inf/sec' '$TMP/v213.table' && grep -qF 'graph 0 (model)' '$TMP/v213.table'" "$vl: table notes show the viewer's average and IPS"
+        done
+    else
+        echo "test_qnn_cli (real): $VL absent: the real qnn-profile-viewer log checks are skipped"
+    fi
     check "[ $sets -ge 1 ]" "at least one real sample set"
     echo "test_qnn_cli (real): $pass passed, $fail failed ($sets sample sets)"
     [ "$fail" -eq 0 ]
@@ -277,6 +294,20 @@ for v in viewer_small.txt viewer_small.csv; do
     done
     check "grep -q 'execute 1: 4 node(s) sum to 757 cycles' '$TMP/v.table'" "$v: table note on the sum"
 done
+
+# ---- QNN 2.13 viewer constructs: Graph lines, Execute Stats (Average/Min/Max/Overall), IPS ----
+"$ETPROF" qnn --profile-log "$F/viewer_213.txt" -f json >"$TMP/v213.json" 2>"$TMP/err"
+check "[ $? -eq 0 ]" "viewer_213.txt: $(head -c 200 "$TMP/err")"
+check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate) | [.aggregate, .graph_name, .netrun_us]] == [[\"Average\", \"net_a\", 1500], [\"Min\", \"net_a\", 1200], [\"Max\", \"net_a\", 1900], [\"Overall\", null, null]]'" "viewer_213.txt: the four Execute Stats kinds with graph and NetRun (us)"
+check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 666.5 and .skipped_section_count == 0'" "viewer_213.txt: NetRun IPS, nothing skipped"
+# an unknown section is skipped with a note; the known ones around it are kept
+"$ETPROF" qnn --profile-log "$F/viewer_unknown_section.txt" -f json >"$TMP/vu.json" 2>"$TMP/err"
+check "[ $? -eq 0 ]" "viewer_unknown_section.txt accepted: $(head -c 200 "$TMP/err")"
+check "jqt '$TMP/vu.json' '.skipped_sections == [{\"heading\": \"Power Rail Samples\", \"line\": 12}] and .skipped_section_count == 1 and ([.notes[] | select(contains(\"Power Rail Samples\"))] | length) == 1'" "unknown section named with its line in JSON"
+check "jqt '$TMP/vu.json' '[.other_stats[] | select(.aggregate == \"Average\")][0].netrun_us == 1500'" "the section after the unknown one is read"
+"$ETPROF" qnn --profile-log "$F/viewer_unknown_section.txt" >"$TMP/vu.table" 2>/dev/null
+check "grep -qF \"'Power Rail Samples' (line 12)\" '$TMP/vu.table'" "unknown section named in the table notes"
+rej --profile-log viewer_bad_graph.txt 'line 8: cannot parse graph line'
 
 # ---- ops and tree: the clock from the QNN files, estimates labelled, wall-time apportioned ----
 "$ETPROF" ops "$QNN1" --pte "$QPTE" --qhas "$SQ" -f json >"$TMP/ops.json" 2>"$TMP/err"

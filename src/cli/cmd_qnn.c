@@ -991,6 +991,17 @@ static const char *stat_kind_name(etp_qnn_stat_kind k) {
     }
 }
 
+/* The note naming the sections the reader skipped. */
+static void viewer_skip_note(const etp_qnn_viewer *v, char *nb, size_t cap) {
+    int k = snprintf(nb, cap, "%u section(s) etprof does not read were skipped:", v->n_skipped);
+    for (uint32_t i = 0; i < v->n_skipped && i < ETP_QNN_VIEWER_SKIPPED_MAX; i++)
+        if (k > 0 && (size_t)k < cap)
+            k += snprintf(nb + k, cap - (size_t)k, "%s '%s' (line %u)", i ? "," : "",
+                          v->skipped[i], v->skipped_line[i]);
+    if (v->n_skipped > ETP_QNN_VIEWER_SKIPPED_MAX && k > 0 && (size_t)k < cap)
+        snprintf(nb + k, cap - (size_t)k, ", ...");
+}
+
 static int run_viewer(cli_args *a) {
     bool csv = a->set[OPT_PROFILE_CSV];
     const char *path = csv ? a->val[OPT_PROFILE_CSV] : a->val[OPT_PROFILE_LOG];
@@ -1030,6 +1041,17 @@ static int run_viewer(cli_args *a) {
             jw_key(&w, "kind"); jw_str(&w, stat_kind_name(b->kind));
             jw_key(&w, "title"); jw_str(&w, b->title);
             j_i64(&w, "netrun_us", b->netrun_us);
+            jw_key(&w, "aggregate");
+            if (b->aggregate) jw_str(&w, b->aggregate);
+            else jw_null(&w);
+            jw_key(&w, "graph_name");
+            if (b->graph_name) jw_str(&w, b->graph_name);
+            else jw_null(&w);
+            j_i64(&w, "graph_index", b->graph_index);
+            jw_key(&w, "total_inference"); jw_bool(&w, b->total_inference);
+            jw_key(&w, "netrun_ips_inf_per_sec");
+            if (b->netrun_ips.has) jw_double(&w, b->netrun_ips.v);
+            else jw_null(&w);
             jw_key(&w, "events");
             jw_arr_begin(&w);
             for (uint32_t k = 0; k < b->n_events; k++) {
@@ -1046,8 +1068,23 @@ static int run_viewer(cli_args *a) {
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
+        jw_key(&w, "skipped_sections");
+        jw_arr_begin(&w);
+        for (uint32_t i = 0; i < v->n_skipped && i < ETP_QNN_VIEWER_SKIPPED_MAX; i++) {
+            jw_obj_begin(&w);
+            jw_key(&w, "heading"); jw_str(&w, v->skipped[i]);
+            jw_key(&w, "line"); jw_int(&w, v->skipped_line[i]);
+            jw_obj_end(&w);
+        }
+        jw_arr_end(&w);
+        jw_key(&w, "skipped_section_count"); jw_int(&w, v->n_skipped);
         jw_key(&w, "notes");
         jw_arr_begin(&w);
+        if (v->n_skipped) {
+            char nb[300];
+            viewer_skip_note(v, nb, sizeof nb);
+            jw_str(&w, nb);
+        }
         jw_str(&w, "node cycles are busy cycles summed over the HTP threads (work, not wall "
                    "time); share = % of the execute's Accelerator (execute) time (cycles)");
         jw_str(&w, "wall_est_us = share x the execute's Accelerator (execute excluding wait) "
@@ -1080,6 +1117,33 @@ static int run_viewer(cli_args *a) {
                          s.node_sum == s.parent->value ? "equal" : "DIFFERENT (events dropped?)");
                 out_table_note(t, nb);
             }
+        }
+        for (uint32_t i = 0; t && report && i < v->n_stats; i++) {
+            const etp_qnn_stat_block *b = &v->stats[i];
+            if (!b->aggregate) continue;
+            char nb[400];
+            int k = snprintf(nb, sizeof nb, "viewer Execute Stats (%s)", b->aggregate);
+            if (b->graph_name && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ", graph %lld (%s)",
+                              (long long)b->graph_index.v, b->graph_name);
+            if (b->total_inference && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ", Total Inference Time");
+            if (b->netrun_us.has && k > 0 && (size_t)k < sizeof nb)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun %lld us",
+                              (long long)b->netrun_us.v);
+            for (uint32_t e = 0; e < b->n_events && k > 0 && (size_t)k < sizeof nb; e++)
+                if (strstr(b->events[e].identifier, "QNN (execute) time") && b->events[e].has_value)
+                    k += snprintf(nb + k, sizeof nb - (size_t)k, ", QNN (execute) time %g %s",
+                                  b->events[e].fvalue, b->events[e].unit_text);
+            if (b->netrun_ips.has && k > 0 && (size_t)k < sizeof nb)
+                snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun IPS %.4f inf/sec",
+                         b->netrun_ips.v);
+            out_table_note(t, nb);
+        }
+        if (t && report && v->n_skipped) {
+            char nb[300];
+            viewer_skip_note(v, nb, sizeof nb);
+            out_table_note(t, nb);
         }
         if (t && report) {
             out_table_note(t, "node cycles are busy cycles summed over the HTP threads (work, "
