@@ -233,7 +233,17 @@ static inline void fz_check_mevent(const fz_input *din, const fz_input *pin, con
         FZ_ASSERT(!e->op_name && !e->backend && e->instr_kind == ETP_INSTR_NONE,
                   "event %u linked to an instruction without a program", i);
     }
-    if (e->flags & ETP_MF_ESCAPED) {
+    if (e->ev_name) {
+        /* a named delegate event (name + delegate debug id): labelled by its id, the name kept
+           in ev_name (issue 10.5) */
+        FZ_ASSERT(e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.name.ptr &&
+                      e->kind == ETP_KIND_DELEGATE_INTERNAL && e->label,
+                  "event %u: ev_name set on an event that is not a named delegate event", i);
+        if (!(e->flags & ETP_MF_ESCAPED)) {
+            fz_cstr_in(din, e->ev_name, "mevent.ev_name");
+            if (e->ev.profile.delegate_debug_id_int == -1) fz_cstr_in(din, e->label, "mevent.label");
+        }
+    } else if (e->flags & ETP_MF_ESCAPED) {
         /* a name holding NULs: an escaped copy, at least as long as the name in the file */
         const etp_str *src = e->ev.type == ETP_EVENT_PROFILE
                                  ? (e->ev.profile.name.ptr ? &e->ev.profile.name

@@ -15,6 +15,7 @@
  * end. The target aborts on a broken contract (fuzz/fuzz_common.h); if the process dies, the
  * driver names the input on stderr and saves its bytes as ./replay-crash.bin for the regression
  * corpus. Exit status: 0 when every input ran, 2 on a usage or I/O error. */
+#include "fb_mutate.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -171,6 +172,26 @@ static void mutate(const char *path, const uint8_t *data, size_t size) {
     free(m);
 }
 
+/* The FlatBuffer-aware mutations of fb_mutate.c, seeds 1..count, each on a fresh copy. */
+static void fb_mutations(const char *path, const uint8_t *data, size_t size, unsigned long count) {
+    uint8_t *m = malloc(size ? size : 1);
+    if (!m) exit(2);
+    unsigned long done = 0;
+    for (unsigned long s = 1; s <= count; s++) {
+        if (size) memcpy(m, data, size);
+        size_t n = etprof_fb_mutate(m, size, size, (uint32_t)s);
+        if (!n) continue;
+        snprintf(current, sizeof current, "%s with FlatBuffer mutation %lu (fb_mutate.c)", path, s);
+        run(m, n);
+        done++;
+    }
+    if (done == 0) {
+        fprintf(stderr, "replay: %s: no FlatBuffer structure found to mutate\n", path);
+        exit(2);
+    }
+    free(m);
+}
+
 /* ---- collecting files ---- */
 
 typedef struct list {
@@ -235,12 +256,19 @@ int main(int argc, char **argv) {
     install_crash_report();
     list plain = {0}, mut = {0};
     bool mutating = false;
+    unsigned long fb_count = 0; /* --fb-mutate N: the FILEs after --mutate get N FlatBuffer
+                                   mutations each instead of the byte-level ones */
     int bad = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-v") == 0) verbose = true;
         else if (strcmp(argv[i], "--mutate") == 0) mutating = true;
+        else if (strcmp(argv[i], "--fb-mutate") == 0 && i + 1 < argc) {
+            fb_count = strtoul(argv[++i], NULL, 10);
+            mutating = true;
+        }
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: %s [-v] PATH... [--mutate FILE...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-v] PATH... [--mutate FILE... | --fb-mutate N FILE...]\n",
+                    argv[0]);
             return 2;
         } else if (collect(mutating ? &mut : &plain, argv[i])) bad = 1;
     }
@@ -259,7 +287,8 @@ int main(int argc, char **argv) {
             return 2;
         }
         snprintf(current, sizeof current, "%s", path);
-        if (m) mutate(path, data, size);
+        if (m && fb_count) fb_mutations(path, data, size, fb_count);
+        else if (m) mutate(path, data, size);
         else run(data, size);
         free(data);
     }

@@ -3,7 +3,12 @@
 # -fsanitize=fuzzer,address,undefined, then runs each for FUZZ_SECONDS (default 60) seconds.
 # Fails on any crash, contract violation, leak, timeout or out-of-memory.
 #
-#   scripts/fuzz.sh [TARGET...]          default: every target listed in fuzz/CMakeLists.txt
+#   scripts/fuzz.sh [--long] [--update-corpus] [TARGET...]
+#                                        default: every target listed in fuzz/CMakeLists.txt
+#   --long           a campaign: FUZZ_SECONDS defaults to 900 per target, and --update-corpus
+#   --update-corpus  after fuzzing, merge what the run found into fuzz/corpus/TARGET, minimised
+#                    (libFuzzer -merge=1: only inputs that add coverage are copied; commit them,
+#                    so that the corpus accumulates and every later run starts from it)
 #
 # Environment:
 #   FUZZ_SECONDS    seconds per target (default 60)
@@ -19,6 +24,18 @@
 # ctest replays it on every machine from then on.
 set -euo pipefail
 
+long=0
+update=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --long) long=1; update=1; shift ;;
+    --update-corpus) update=1; shift ;;
+    --) shift; break ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+[ "$long" = 1 ] && : "${FUZZ_SECONDS:=900}"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 secs=${FUZZ_SECONDS:-60}
@@ -124,6 +141,14 @@ for t in "${targets[@]}"; do
         grep -E -A30 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|contract violated|Test unit written' \
             "$log" | head -80 >&2 || tail -40 "$log" >&2
         ls "$art" >&2
+    fi
+    if [ "$update" = 1 ] && [ $rc -eq 0 ]; then
+        before=$(ls "$root/fuzz/corpus/$t" | wc -l)
+        ASAN_OPTIONS=detect_leaks=0 "$bin" -merge=1 -timeout="$timeout" -rss_limit_mb="$rss" \
+            "$root/fuzz/corpus/$t" "$work" >"$build/merge-$t.log" 2>&1 ||
+            { echo "fuzz.sh: merging into fuzz/corpus/$t failed (log: $build/merge-$t.log)" >&2; status=1; }
+        after=$(ls "$root/fuzz/corpus/$t" | wc -l)
+        line="$line  corpus/$t: $before -> $after files"
     fi
     summary+=("$line")
 done

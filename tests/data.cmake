@@ -33,6 +33,16 @@ else()
 endif()
 set_tests_properties(flatc_vs_manifest PROPERTIES LABELS "data;flatc")
 
+# Our verifier against flatc's decoder on the fuzz corpus, the regressions and the golden errors:
+# a file flatc cannot decode is rejected by etprof too (etprof may be stricter). Issue 16.5.
+if(FLATC)
+  add_test(NAME verifier_vs_flatc
+           COMMAND ${PYTHON3} ${ETPROF_TEST_TOOLS}/verifier_vs_flatc.py $<TARGET_FILE:etprof_cli>
+                   ${FLATC} ${CMAKE_SOURCE_DIR}/schema ${CMAKE_SOURCE_DIR}/fuzz/corpus
+                   ${CMAKE_SOURCE_DIR}/fuzz/regressions ${CMAKE_SOURCE_DIR}/tests/golden_errors)
+  set_tests_properties(verifier_vs_flatc PROPERTIES LABELS "flatc" TIMEOUT 600)
+endif()
+
 # One differential test per corpus .etdp. The test name uses the file's stem, prefixed with its
 # folder only if two folders hold the same stem.
 file(GLOB_RECURSE ETPROF_CORPUS_ETDP CONFIGURE_DEPENDS ${ETPROF_TEST_DATA}/*.etdp)

@@ -21,3 +21,14 @@ add_test(NAME fuzz_mutate_qnn
                  ${qnn_fx}/runtrace_small.json ${qnn_fx}/heap_ok.txt ${qnn_fx}/viewer_small.txt
                  ${qnn_fx}/viewer_small.csv)
 set_tests_properties(fuzz_mutate_etdump fuzz_mutate_pte fuzz_mutate_qnn PROPERTIES TIMEOUT 600)
+# FlatBuffer-aware mutations (fuzz/fb_mutate.c: NULs in strings, string lengths, vector counts,
+# shared references and shared-table bombs, vtable entries), the same seeds on every machine, on
+# the all-kinds dump, a small QNN-shaped dump, a real dump and two programs. Issue 16.5.
+add_test(NAME fuzz_fbmutate_etdump
+         COMMAND fuzz_etdump_replay --fb-mutate 1500 ${ETPROF_TEST_DATA}/flatc-built/all_kinds.etdp
+                 ${ETPROF_TEST_DATA}/synthetic/synth_qnn_mixed_small_3x.etdp
+                 ${ETPROF_TEST_DATA}/real/add_pte_1x.etdp)
+add_test(NAME fuzz_fbmutate_pte
+         COMMAND fuzz_pte_replay --fb-mutate 1500 ${ETPROF_TEST_DATA}/upstream/add.pte
+                 ${ETPROF_TEST_DATA}/upstream/bundled_program.bpte)
+set_tests_properties(fuzz_fbmutate_etdump fuzz_fbmutate_pte PROPERTIES TIMEOUT 600)
