@@ -203,7 +203,7 @@ static void fmt_sig(char *b, size_t n, double v) {
 int etp_diff_gate_text(const etp_diff_gate *g, char *buf, size_t n) {
     char p[32], mp[32];
     fmt_sig(p, sizeof p, g->p);
-    fmt_sig(mp, sizeof mp, g->min_p);
+    snprintf(mp, sizeof mp, "%.3g", g->min_p);
     const char *pn = g->q_value ? "q" : "p";
     double thr = g->threshold_pct;
     switch (g->reason) {

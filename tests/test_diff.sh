@@ -182,7 +182,8 @@ ok
 
 # --- 4. placement change: Ethos-U, the residual adds fell back to the CPU ---------------------
 E=$DATA/ethosu-partial-delegation
-run 0 "$T/pl.json" diff "$E/mobilenet_v2_ethosu_single_1x.etdp" \
+# (1 run each, the method's p50 +41 %: the gate cannot judge it, exit 6; issue 10.7)
+run 6 "$T/pl.json" diff "$E/mobilenet_v2_ethosu_single_1x.etdp" \
   "$E/mobilenet_v2_ethosu_N_partial_1x.etdp" --pte "$E/pte/mobilenet_v2_ethosu.pte" \
   --pte-new "$E/pte/mobilenet_v2_ethosu_N.pte" --format json --fail-on-regression 1
 jcheck "$T/pl.json" '.placement_changes[0] | .change == "to_cpu" and .operator == "aten::add.out"
