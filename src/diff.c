@@ -212,7 +212,8 @@ int etp_diff_gate_text(const etp_diff_gate *g, char *buf, size_t n) {
             return snprintf(buf, n,
                             "p50 %+.2f%% > %g%%, significantly slower (%s=%s < %g, %u vs %u runs)",
                             g->p50_pct, thr, pn, p, g->alpha, g->runs_base, g->runs_new);
-        return snprintf(buf, n, "p50 %+.2f%% < -%g%%, significantly faster (%s=%s < %g, %u vs %u runs)",
+        return snprintf(buf, n,
+                        "p50 %+.2f%% < -%g%%, significantly faster (%s=%s < %g, %u vs %u runs)",
                         g->p50_pct, thr, pn, p, g->alpha, g->runs_base, g->runs_new);
     case ETP_DR_WITHIN:
         if (g->testable)
@@ -242,8 +243,10 @@ int etp_diff_gate_text(const etp_diff_gate *g, char *buf, size_t n) {
         return snprintf(buf, n,
                         "the p50 change is undefined (BASE p50 is 0, or BASE and NEW measure in "
                         "different units)");
-    case ETP_DR_NO_SAMPLES_BASE: return snprintf(buf, n, "no samples in BASE (%u in NEW)", g->runs_new);
-    case ETP_DR_NO_SAMPLES_NEW: return snprintf(buf, n, "no samples in NEW (%u in BASE)", g->runs_base);
+    case ETP_DR_NO_SAMPLES_BASE:
+        return snprintf(buf, n, "no samples in BASE (%u in NEW)", g->runs_new);
+    case ETP_DR_NO_SAMPLES_NEW:
+        return snprintf(buf, n, "no samples in NEW (%u in BASE)", g->runs_base);
     case ETP_DR_NO_SAMPLES: return snprintf(buf, n, "no samples on either side");
     case ETP_DR_ONE_SIDE: return snprintf(buf, n, "on one side only");
     }

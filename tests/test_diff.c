@@ -324,7 +324,8 @@ static void gate_overall(void) {
     etp_diff_gate_overall(b, names, 3, &r);
     CHECK_EQ_I(r.outcome, ETP_DIFF_REGRESSION);
     CHECK_EQ_I(r.first, 1);
-    CHECK(starts(r.reason, "encoder: p50 +41.00% > 5%, significantly slower (p=0.0001 < 0.05, 12 vs 12 runs)"));
+    CHECK(starts(r.reason,
+                 "encoder: p50 +41.00% > 5%, significantly slower (p=0.0001 < 0.05, 12 vs 12 runs)"));
 
     etp_diff_gate c2[] = {inc, pass, inc};
     etp_diff_gate_overall(c2, NULL, 3, &r);

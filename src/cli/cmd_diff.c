@@ -828,7 +828,8 @@ static int run_diff(cli_args *a) {
     rc = cli_out_close(&o, rc);
     if (!rc && c.fail_set && etp_diff_get_summary(d)->gate.outcome == ETP_DIFF_INCONCLUSIVE)
         cli_errorf("warning: diff: fail-on-regression %g%%: inconclusive%s: %s", c.fail_pct,
-                   c.allow_inconclusive ? " (allowed by --allow-inconclusive, exit 0)" : " (exit 6)",
+                   c.allow_inconclusive ? " (allowed by --allow-inconclusive, exit 0)"
+                                        : " (exit 6)",
                    etp_diff_get_summary(d)->gate.reason);
     if (!rc) rc = gate_exit(&c);
 done:
@@ -841,7 +842,8 @@ done:
 }
 
 static const opt_id diff_opts[] = {OPT_PTE,        OPT_PTE_NEW,   OPT_THRESHOLD,
-                                   OPT_FAIL_ON_REGRESSION, OPT_ALLOW_INCONCLUSIVE, OPT_METHOD, OPT_TICK_NS,
+                                   OPT_FAIL_ON_REGRESSION, OPT_ALLOW_INCONCLUSIVE,
+                                   OPT_METHOD,     OPT_TICK_NS,
                                    OPT_TICK_HZ,    OPT_TICKS,     OPT_BLOCK,
                                    OPT_SKIP_FIRST, OPT_ALL,       OPT_TOP,
                                    OPT_TIME_UNIT,  OPT_NONE};
