@@ -24,9 +24,11 @@
  * command line with its exit code and time.
  *
  * The contract checked for each run (abort() when broken):
- *  - the exit code is 0 or 1 (input rejected); 2 (usage), 3 (I/O), 4 (internal) and 5
+ *  - the exit code is 0 or 1 (input rejected); 2 (usage), 3 (I/O), 4 (internal), 5
  *    (regression: only diff F F --fail-on-regression 0 asks, and a dump does not regress against
- *    itself) are failures;
+ *    itself) and 6 (inconclusive: that diff also passes --allow-inconclusive, as a dump with no
+ *    Method::execute, or all of whose runs --skip-first drops, leaves the gate nothing to judge)
+ *    are failures;
  *  - nothing is written to standard output (-o is always given);
  *  - exit 0: the output file exists; json parses (jansson), each jsonl line parses, the trace is
  *    JSON, the report is one whole HTML document (no control characters, no script but its own
@@ -460,6 +462,7 @@ static void j_diff_self(cmd *c, const char *in, uint64_t *s) {
     arg(c, in);
     fmt(c, s);
     arg_num(c, "--fail-on-regression", 0); /* exit 5 would be a dump slower than itself */
+    arg(c, "--allow-inconclusive");        /* nothing to judge is exit 6 without it */
     maybe(c, s, 3, "--threshold", 0, 10);
     maybe(c, s, 3, "--top", 0, 4);
     maybe(c, s, 3, "--skip-first", 0, 3);

@@ -747,6 +747,86 @@ typedef struct etp_diff_opts {
 
 void etp_diff_opts_init(etp_diff_opts *o);
 
+/* The smallest two-sided p-value the Mann-Whitney U test of etp_mann_whitney_u() can give for
+ * samples of na and nb values, whatever they are: the larger of
+ *  - 2 / C(na + nb, na): under "no change" every split of the pooled ranks is equally likely, and
+ *    complete separation (all of one side above all of the other, in either direction) is 2 of
+ *    the C(na + nb, na) splits; a rank test cannot honestly claim less;
+ *  - the normal approximation at complete separation without ties:
+ *    erfc(((na nb / 2) - 0.5) / sqrt(na nb (na + nb + 1) / 12) / sqrt(2)).
+ * 1 when a side is empty. E.g. 1 vs 1: 1; 3 vs 3: 0.1 (2/20; approximation 0.081); 4 vs 4: 0.030
+ * (approximation 0.0304, 2/70 = 0.029). docs/diff.md, "Too few runs to judge". */
+double etp_mwu_min_p(uint32_t na, uint32_t nb);
+
+/* The smallest n for which n runs per side let the test reach p < alpha (etp_mwu_min_p(n, n) <
+ * alpha): 4 at alpha = 0.05, 6 at 0.01. 0 when alpha is not in (0, 1) or no n up to 1000 does. */
+uint32_t etp_mwu_runs_needed(double alpha);
+
+/* The CI gate (--fail-on-regression): its decision for one row and for the whole diff. */
+typedef enum etp_diff_outcome {
+    ETP_DIFF_PASS = 0,     /* no regression beyond the threshold */
+    ETP_DIFF_REGRESSION,   /* significantly slower, and the p50 grew by more than the threshold */
+    ETP_DIFF_IMPROVEMENT,  /* significantly faster, and the p50 fell by more than the threshold */
+    ETP_DIFF_INCONCLUSIVE, /* the p50 grew by more than the threshold (or its change is unknown),
+                              but the runs cannot reach confidence: neither a pass nor a failure */
+    ETP_DIFF_NOT_COMPARED, /* one side only (added, removed), or no samples on either side */
+} etp_diff_outcome;
+
+/* "pass", "regression", "improvement", "inconclusive", "not compared". */
+const char *etp_diff_outcome_name(etp_diff_outcome o);
+
+/* Why a row got its outcome. */
+typedef enum etp_diff_reason {
+    ETP_DR_SIGNIFICANT = 0, /* REGRESSION / IMPROVEMENT: significant, beyond the threshold */
+    ETP_DR_WITHIN,          /* PASS: the p50 did not grow by more than the threshold */
+    ETP_DR_NOISE,           /* PASS: it grew by more, but the test, able to reach confidence with
+                               these runs, found it not significant */
+    ETP_DR_TOO_FEW_RUNS,    /* INCONCLUSIVE: it grew by more, and the runs cannot reach p < alpha
+                               (etp_mwu_min_p() >= alpha, or fewer than min_runs on a side) */
+    ETP_DR_UNDEFINED,       /* INCONCLUSIVE: the p50 change is undefined (BASE p50 is 0, or the
+                               two sides measure in different units) */
+    ETP_DR_NO_SAMPLES_BASE, /* INCONCLUSIVE: samples in NEW, none in BASE */
+    ETP_DR_NO_SAMPLES_NEW,  /* INCONCLUSIVE: samples in BASE, none in NEW */
+    ETP_DR_NO_SAMPLES,      /* NOT_COMPARED: no samples on either side */
+    ETP_DR_ONE_SIDE,        /* NOT_COMPARED: the row or method exists on one side only */
+} etp_diff_reason;
+
+/* One row's gate decision (typed; etp_diff_gate_text() writes it as a sentence). */
+typedef struct etp_diff_gate {
+    etp_diff_outcome outcome;
+    etp_diff_reason reason;
+    double threshold_pct;  /* percent of the p50: fail_pct, or 0 when no gate is set */
+    double p50_pct;        /* the row's p50 change, percent (NaN when undefined) */
+    double p;              /* the significance value compared with alpha (q for operators, p for
+                              methods); NaN when not tested */
+    bool q_value;          /* p is a Benjamini-Hochberg q */
+    double alpha;
+    uint32_t runs_base, runs_new;
+    double min_p;          /* etp_mwu_min_p(runs_base, runs_new) */
+    uint32_t runs_needed;  /* per side for the test to be able to reach p < alpha (at least
+                              min_runs): max(min_runs, etp_mwu_runs_needed(alpha)) */
+    bool testable;         /* min_runs on each side, min_p < alpha, and the test was run */
+} etp_diff_gate;
+
+/* The row's decision as one line without a trailing newline ("p50 +41.00% > 5%, but 1 run in
+ * BASE and 1 in NEW cannot reach p < 0.05 ..."); returns what snprintf returns. */
+int etp_diff_gate_text(const etp_diff_gate *g, char *buf, size_t n);
+
+/* The decision over the gated rows (the methods' latencies). */
+typedef struct etp_diff_overall {
+    etp_diff_outcome outcome;
+    uint32_t regressions, improvements, inconclusive, passes, not_compared; /* rows of each */
+    uint32_t untested_passes; /* PASS rows that were not testable (judged on the change alone) */
+    int32_t first;            /* the first row with the deciding outcome; -1 when none */
+    char reason[512];         /* one line: why */
+} etp_diff_overall;
+
+/* REGRESSION when any row regressed; else INCONCLUSIVE when any row is inconclusive, or when no
+ * row was compared at all (nothing to judge); else IMPROVEMENT when any row improved; else PASS.
+ * names[i] (NULL: "(unnamed)") names row i in the reason; `names` may be NULL. */
+void etp_diff_gate_overall(const etp_diff_gate *rows, const char *const *names, size_t n,
+                           etp_diff_overall *out);
+
 /* Two samples compared. Values are in the rows' unit (ns for every time). */
 typedef struct etp_diff_cmp {
     uint32_t runs_base, runs_new; /* samples on each side */
@@ -759,7 +839,17 @@ typedef struct etp_diff_cmp {
     double q;         /* operators: Benjamini-Hochberg q over the matched rows; methods: = p */
     bool significant; /* q < alpha */
     etp_diff_verdict verdict;
+    etp_diff_gate gate; /* the CI gate's decision for this row (etp_diff_gate_row) */
 } etp_diff_cmp;
+
+/* The gate decision for one comparison. `both`: the row (method) exists on both sides; `q`: use
+ * c->q (operators) rather than c->p (methods). c->verdict must be set. Rules (docs/diff.md):
+ * one side only or no samples at all: NOT_COMPARED; a side without samples, or an undefined p50
+ * change: INCONCLUSIVE; p50 change > threshold: not testable -> INCONCLUSIVE, verdict slower ->
+ * REGRESSION, else PASS (noise); p50 change < -threshold, testable and verdict faster ->
+ * IMPROVEMENT; otherwise PASS. The threshold is o->fail_pct, or 0 when it is NaN. */
+void etp_diff_gate_row(const etp_diff_cmp *c, bool both, bool q, const etp_diff_opts *o,
+                       etp_diff_gate *out);
 
 typedef struct etp_diff_method {
     const char *name;     /* NULL when no program names it */
@@ -770,7 +860,7 @@ typedef struct etp_diff_method {
     double cpu_share_base, cpu_share_new;           /* percent of Method::execute, NaN if none */
     double delegate_share_base, delegate_share_new; /* all backends */
     uint32_t partitions_base, partitions_new;       /* DELEGATE_CALL instructions */
-    bool regressed;       /* slower with significance and p50_pct > fail_pct */
+    bool regressed;       /* fail_pct set and latency.gate.outcome == ETP_DIFF_REGRESSION */
 } etp_diff_method;
 
 typedef enum etp_diff_status { ETP_DS_MATCHED = 0, ETP_DS_ADDED, ETP_DS_REMOVED } etp_diff_status;
@@ -811,6 +901,8 @@ typedef struct etp_diff_summary {
     uint32_t matched, slower, faster, noise, no_change, too_few, added, removed, hidden;
     uint32_t to_cpu, to_delegate, partition_changes;
     bool by_name; /* some method's operators were matched by name */
+    uint32_t methods_inconclusive, methods_improved; /* latency.gate outcomes */
+    etp_diff_overall gate; /* the gate's decision over the methods' latencies (what CI reads) */
 } etp_diff_summary;
 
 typedef struct etp_diff_result etp_diff_result;
@@ -833,6 +925,9 @@ const etp_diff_placement *etp_diff_placement_get(const etp_diff_result *d, size_
 const etp_diff_summary *etp_diff_get_summary(const etp_diff_result *d);
 /* "to_cpu", "partitions", "to_delegate". */
 const char *etp_diff_move_name(etp_diff_move m);
+/* The methods' verdicts in one word: "mixed" (some slower, some faster), "slower", "faster",
+ * "noise", "too few runs" (every method), "no change". */
+const char *etp_diff_result_name(const etp_diff_result *d);
 /* ---- end of Diff ---- */
 
 /* ---- Trace ---- */

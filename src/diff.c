@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,210 @@ int etp_bh_adjust(const double *p, size_t n, double *q) {
     for (size_t k = 0; k < m; k++) q[s[k].i] = s[k].p;
     free(s);
     return ETP_OK;
+}
+
+double etp_mwu_min_p(uint32_t na, uint32_t nb) {
+    if (na == 0 || nb == 0) return 1;
+    double da = (double)na, db = (double)nb, n = da + db;
+    /* C(n, k), k the smaller side; stop once it is so large that 2 / C is 0 for any purpose */
+    uint32_t k = na < nb ? na : nb;
+    double c = 1;
+    for (uint32_t i = 1; i <= k && c < 1e300; i++) c = c * (n - (double)k + (double)i) / (double)i;
+    double exact = 2.0 / c;
+    if (exact > 1) exact = 1;
+    /* the approximation at complete separation, no ties: |U - mean| = na nb / 2 */
+    double sd = sqrt(da * db * (n + 1.0) / 12.0);
+    double z = (da * db / 2.0 - 0.5) / sd;
+    if (z < 0) z = 0;
+    double approx = erfc(z / sqrt(2.0));
+    if (approx > 1) approx = 1;
+    return exact > approx ? exact : approx;
+}
+
+uint32_t etp_mwu_runs_needed(double alpha) {
+    if (!(alpha > 0 && alpha < 1)) return 0;
+    for (uint32_t n = 1; n <= 1000; n++)
+        if (etp_mwu_min_p(n, n) < alpha) return n;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The gate
+ * ------------------------------------------------------------------------------------------- */
+
+const char *etp_diff_outcome_name(etp_diff_outcome o) {
+    switch (o) {
+    case ETP_DIFF_PASS: return "pass";
+    case ETP_DIFF_REGRESSION: return "regression";
+    case ETP_DIFF_IMPROVEMENT: return "improvement";
+    case ETP_DIFF_INCONCLUSIVE: return "inconclusive";
+    case ETP_DIFF_NOT_COMPARED: return "not compared";
+    }
+    return "?";
+}
+
+void etp_diff_gate_row(const etp_diff_cmp *c, bool both, bool q, const etp_diff_opts *o,
+                       etp_diff_gate *g) {
+    memset(g, 0, sizeof *g);
+    g->threshold_pct = isnan(o->fail_pct) ? 0 : o->fail_pct;
+    g->p50_pct = c->p50_pct;
+    g->p = q ? c->q : c->p;
+    g->q_value = q;
+    g->alpha = o->alpha;
+    g->runs_base = c->runs_base;
+    g->runs_new = c->runs_new;
+    g->min_p = etp_mwu_min_p(c->runs_base, c->runs_new);
+    uint32_t need = etp_mwu_runs_needed(o->alpha);
+    g->runs_needed = need > o->min_runs ? need : o->min_runs;
+    g->testable = c->runs_base >= o->min_runs && c->runs_new >= o->min_runs &&
+                  g->min_p < o->alpha && !isnan(g->p);
+    double thr = g->threshold_pct, pc = c->p50_pct;
+    if (!both) {
+        g->outcome = ETP_DIFF_NOT_COMPARED;
+        g->reason = ETP_DR_ONE_SIDE;
+    } else if (c->runs_base == 0 && c->runs_new == 0) {
+        g->outcome = ETP_DIFF_NOT_COMPARED;
+        g->reason = ETP_DR_NO_SAMPLES;
+    } else if (c->runs_base == 0 || c->runs_new == 0) {
+        g->outcome = ETP_DIFF_INCONCLUSIVE;
+        g->reason = c->runs_base == 0 ? ETP_DR_NO_SAMPLES_BASE : ETP_DR_NO_SAMPLES_NEW;
+    } else if (isnan(pc)) {
+        g->outcome = ETP_DIFF_INCONCLUSIVE;
+        g->reason = ETP_DR_UNDEFINED;
+    } else if (pc > thr) {
+        if (!g->testable) {
+            g->outcome = ETP_DIFF_INCONCLUSIVE;
+            g->reason = ETP_DR_TOO_FEW_RUNS;
+        } else if (c->verdict == ETP_DV_SLOWER) {
+            g->outcome = ETP_DIFF_REGRESSION;
+            g->reason = ETP_DR_SIGNIFICANT;
+        } else {
+            g->outcome = ETP_DIFF_PASS;
+            g->reason = ETP_DR_NOISE;
+        }
+    } else if (pc < -thr && g->testable && c->verdict == ETP_DV_FASTER) {
+        g->outcome = ETP_DIFF_IMPROVEMENT;
+        g->reason = ETP_DR_SIGNIFICANT;
+    } else {
+        g->outcome = ETP_DIFF_PASS;
+        g->reason = ETP_DR_WITHIN;
+    }
+}
+
+static void fmt_sig(char *b, size_t n, double v) {
+    if (isnan(v)) snprintf(b, n, "-");
+    else if (v < 1e-4) snprintf(b, n, "%.1e", v);
+    else snprintf(b, n, "%.4f", v);
+}
+
+int etp_diff_gate_text(const etp_diff_gate *g, char *buf, size_t n) {
+    char p[32], mp[32];
+    fmt_sig(p, sizeof p, g->p);
+    snprintf(mp, sizeof mp, "%.3g", g->min_p);
+    const char *pn = g->q_value ? "q" : "p";
+    double thr = g->threshold_pct;
+    switch (g->reason) {
+    case ETP_DR_SIGNIFICANT:
+        if (g->outcome == ETP_DIFF_REGRESSION)
+            return snprintf(buf, n,
+                            "p50 %+.2f%% > %g%%, significantly slower (%s=%s < %g, %u vs %u runs)",
+                            g->p50_pct, thr, pn, p, g->alpha, g->runs_base, g->runs_new);
+        return snprintf(buf, n,
+                        "p50 %+.2f%% < -%g%%, significantly faster (%s=%s < %g, %u vs %u runs)",
+                        g->p50_pct, thr, pn, p, g->alpha, g->runs_base, g->runs_new);
+    case ETP_DR_WITHIN:
+        if (g->testable)
+            return snprintf(buf, n, "p50 %+.2f%% does not exceed %g%% (%u vs %u runs)", g->p50_pct,
+                            thr, g->runs_base, g->runs_new);
+        return snprintf(buf, n,
+                        "p50 %+.2f%% does not exceed %g%%; %u vs %u runs are too few for the "
+                        "test, so this is judged on the change alone",
+                        g->p50_pct, thr, g->runs_base, g->runs_new);
+    case ETP_DR_NOISE:
+        return snprintf(buf, n,
+                        "p50 %+.2f%% > %g%%, but not significantly slower (%s=%s, %u vs %u runs): "
+                        "the test cannot tell it from run-to-run noise",
+                        g->p50_pct, thr, pn, p, g->runs_base, g->runs_new);
+    case ETP_DR_TOO_FEW_RUNS:
+        if (g->min_p < g->alpha && !isnan(g->p))
+            return snprintf(buf, n,
+                            "p50 %+.2f%% > %g%%, but %u run(s) in BASE and %u in NEW: fewer than "
+                            "the %u per side a verdict needs (min_runs)",
+                            g->p50_pct, thr, g->runs_base, g->runs_new, g->runs_needed);
+        return snprintf(buf, n,
+                        "p50 %+.2f%% > %g%%, but %u run(s) in BASE and %u in NEW: the "
+                        "Mann-Whitney U test cannot reach p < %g with so few (smallest possible "
+                        "p: %s); it needs at least %u runs per side",
+                        g->p50_pct, thr, g->runs_base, g->runs_new, g->alpha, mp, g->runs_needed);
+    case ETP_DR_UNDEFINED:
+        return snprintf(buf, n,
+                        "the p50 change is undefined (BASE p50 is 0, or BASE and NEW measure in "
+                        "different units)");
+    case ETP_DR_NO_SAMPLES_BASE:
+        return snprintf(buf, n, "no samples in BASE (%u in NEW)", g->runs_new);
+    case ETP_DR_NO_SAMPLES_NEW:
+        return snprintf(buf, n, "no samples in NEW (%u in BASE)", g->runs_base);
+    case ETP_DR_NO_SAMPLES: return snprintf(buf, n, "no samples on either side");
+    case ETP_DR_ONE_SIDE: return snprintf(buf, n, "on one side only");
+    }
+    return snprintf(buf, n, "?");
+}
+
+void etp_diff_gate_overall(const etp_diff_gate *rows, const char *const *names, size_t n,
+                           etp_diff_overall *out) {
+    memset(out, 0, sizeof *out);
+    out->first = -1;
+    int32_t first[5] = {-1, -1, -1, -1, -1};
+    double thr = 0;
+    for (size_t i = 0; i < n; i++) {
+        const etp_diff_gate *g = &rows[i];
+        thr = g->threshold_pct;
+        switch (g->outcome) {
+        case ETP_DIFF_PASS:
+            out->passes++;
+            out->untested_passes += !g->testable;
+            break;
+        case ETP_DIFF_REGRESSION: out->regressions++; break;
+        case ETP_DIFF_IMPROVEMENT: out->improvements++; break;
+        case ETP_DIFF_INCONCLUSIVE: out->inconclusive++; break;
+        case ETP_DIFF_NOT_COMPARED: out->not_compared++; break;
+        }
+        if ((int)g->outcome >= 0 && (int)g->outcome < 5 && first[g->outcome] < 0)
+            first[g->outcome] = (int32_t)i;
+    }
+    uint32_t count = 0;
+    if (out->regressions) {
+        out->outcome = ETP_DIFF_REGRESSION;
+        count = out->regressions;
+    } else if (out->inconclusive) {
+        out->outcome = ETP_DIFF_INCONCLUSIVE;
+        count = out->inconclusive;
+    } else if (out->passes + out->improvements == 0) {
+        out->outcome = ETP_DIFF_INCONCLUSIVE;
+        snprintf(out->reason, sizeof out->reason,
+                 "no method has latency samples (Method::execute) on both sides: nothing to judge");
+        return;
+    } else if (out->improvements) {
+        out->outcome = ETP_DIFF_IMPROVEMENT;
+        count = out->improvements;
+    } else {
+        out->outcome = ETP_DIFF_PASS;
+        size_t k = (size_t)snprintf(out->reason, sizeof out->reason,
+                                    "no method is significantly slower by more than %g%%", thr);
+        if (out->untested_passes && k < sizeof out->reason)
+            snprintf(out->reason + k, sizeof out->reason - k,
+                     "; %u method(s) had too few runs for the test and pass on their p50 change "
+                     "alone",
+                     out->untested_passes);
+        return;
+    }
+    out->first = first[out->outcome];
+    const char *name = names && names[out->first] ? names[out->first] : "(unnamed)";
+    size_t k = (size_t)snprintf(out->reason, sizeof out->reason, "%s: ", name);
+    if (k < sizeof out->reason)
+        k += (size_t)etp_diff_gate_text(&rows[out->first], out->reason + k, sizeof out->reason - k);
+    if (count > 1 && k < sizeof out->reason)
+        snprintf(out->reason + k, sizeof out->reason - k, "; and %u more method(s)", count - 1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -721,6 +926,7 @@ static int diff_method(ctx *c, uint32_t dm) {
         m->latency.z = m->latency.p = m->latency.q = NAN;
     }
     set_verdict(&m->latency, c->o, ETP_DS_MATCHED);
+    etp_diff_gate_row(&m->latency, mb && mn, false, c->o, &m->latency.gate);
     method_shares(mb, &m->cpu_share_base, &m->delegate_share_base, &m->partitions_base);
     method_shares(mn, &m->cpu_share_new, &m->delegate_share_new, &m->partitions_new);
 
@@ -910,6 +1116,7 @@ int etp_diff_compute(const etp_ops_result *base, const etp_ops_result *new_, con
         etp_diff_op *op = &c.acc[i].pub;
         if (op->status == ETP_DS_MATCHED) op->cmp.q = pv[i];
         set_verdict(&op->cmp, o, op->status);
+        etp_diff_gate_row(&op->cmp, op->status == ETP_DS_MATCHED, true, o, &op->cmp.gate);
         op->hidden = op->status == ETP_DS_MATCHED && o->threshold_pct > 0 &&
                      !isnan(op->cmp.p50_pct) && fabs(op->cmp.p50_pct) < o->threshold_pct;
     }
@@ -938,9 +1145,27 @@ int etp_diff_compute(const etp_ops_result *base, const etp_ops_result *new_, con
         case ETP_DV_TOO_FEW_RUNS: sm->methods_too_few++; break;
         default: break;
         }
-        m->regressed = m->latency.verdict == ETP_DV_SLOWER && !isnan(o->fail_pct) &&
-                       !isnan(m->latency.p50_pct) && m->latency.p50_pct > o->fail_pct;
+        m->regressed = !isnan(o->fail_pct) && m->latency.gate.outcome == ETP_DIFF_REGRESSION;
         sm->methods_regressed += m->regressed;
+        sm->methods_inconclusive += m->latency.gate.outcome == ETP_DIFF_INCONCLUSIVE;
+        sm->methods_improved += m->latency.gate.outcome == ETP_DIFF_IMPROVEMENT;
+    }
+    {
+        size_t nm = d->nmethods;
+        etp_diff_gate *gates = malloc((nm ? nm : 1) * sizeof *gates);
+        const char **names = malloc((nm ? nm : 1) * sizeof *names);
+        if (!gates || !names) {
+            free(gates);
+            free(names);
+            goto oom;
+        }
+        for (size_t i = 0; i < nm; i++) {
+            gates[i] = d->methods[i].latency.gate;
+            names[i] = d->methods[i].name;
+        }
+        etp_diff_gate_overall(gates, names, nm, &sm->gate);
+        free(gates);
+        free(names);
     }
     for (size_t i = 0; i < c.nacc; i++) {
         const etp_diff_op *op = &c.acc[i].pub;
@@ -995,6 +1220,18 @@ void etp_diff_free(etp_diff_result *d) {
     for (int s = 0; s < 3; s++) free(d->ops[s]);
     free(d->pl);
     free(d);
+}
+
+const char *etp_diff_result_name(const etp_diff_result *d) {
+    if (!d) return "?";
+    const etp_diff_summary *s = &d->sum;
+    if (s->methods_slower && s->methods_faster) return "mixed";
+    if (s->methods_slower) return "slower";
+    if (s->methods_faster) return "faster";
+    for (size_t i = 0; i < d->nmethods; i++)
+        if (d->methods[i].latency.verdict == ETP_DV_NOISE) return "noise";
+    if (s->methods && s->methods_too_few == s->methods) return "too few runs";
+    return "no change";
 }
 
 size_t etp_diff_method_count(const etp_diff_result *d) { return d ? d->nmethods : 0; }

@@ -139,6 +139,224 @@ static void names(void) {
     CHECK_EQ_S(etp_diff_move_name(ETP_MOVE_TO_CPU), "to_cpu");
 }
 
+/* ---- the CI gate ------------------------------------------------------------------------- */
+
+/* The smallest p the rank test can give. Exact floor 2 / C(na + nb, na) (complete separation,
+ * either direction, out of all equally likely rank splits) against the normal approximation at
+ * complete separation without ties, z = (na nb / 2 - 0.5) / sqrt(na nb (na + nb + 1) / 12):
+ *  1 vs 1: 2 / C(2,1) = 1; z = 0 -> p = 1.                                          min_p 1
+ *  3 vs 3: 2 / 20 = 0.1; z = 4 / 2.291288 = 1.745743 -> 0.080856.                   min_p 0.1
+ *  4 vs 4: 2 / 70 = 0.028571; z = 7.5 / 3.464102 = 2.165064 -> 0.030383.            min_p 0.030383
+ *  3 vs 5: 2 / 56 = 0.035714; z = 7 / 3.354102 = 2.086997 -> 0.036888.              min_p 0.036888
+ *  1 vs 1000: 2 / 1001; z = 499.5 / sqrt(1000 * 1002 / 12) = 499.5 / 288.963 = 1.728597 ->
+ *  0.083884: one run on a side never reaches 0.05 (z tends to sqrt(3) as nb grows).
+ * Runs per side needed: at 0.05, 3 vs 3 gives 0.1 and 4 vs 4 0.030 -> 4. At 0.01: 5 vs 5 gives
+ * max(2 / 252, erfc(12 / 4.787136 / sqrt 2) = 0.012186) >= 0.01; 6 vs 6 gives max(2 / 924,
+ * erfc(17.5 / 6.244998 / sqrt 2) = 0.005075) -> 6. */
+static void min_p_by_hand(void) {
+    CHECK_NEAR(etp_mwu_min_p(1, 1), 1, 0);
+    CHECK_NEAR(etp_mwu_min_p(0, 5), 1, 0);
+    CHECK_NEAR(etp_mwu_min_p(3, 3), 0.1, 1e-12);
+    CHECK_NEAR(etp_mwu_min_p(4, 4), 0.030383, 1e-6);
+    CHECK_NEAR(etp_mwu_min_p(3, 5), 0.036888, 1e-6);
+    CHECK_NEAR(etp_mwu_min_p(5, 3), 0.036888, 1e-6);
+    CHECK_NEAR(etp_mwu_min_p(1, 1000), 0.083884, 1e-5);
+    /* the test itself never goes below it: complete separation of 3 vs 3 and 4 vs 4 */
+    etp_mwu t;
+    const double a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8};
+    CHECK_EQ_I(etp_mann_whitney_u(a, 4, b, 4, &t), ETP_OK);
+    CHECK(t.p >= etp_mwu_min_p(4, 4) - 1e-12);
+    CHECK_EQ_I(etp_mann_whitney_u(a, 3, b, 3, &t), ETP_OK);
+    CHECK(t.p < etp_mwu_min_p(3, 3)); /* 0.081: the approximation is below the exact floor */
+    CHECK_EQ_U(etp_mwu_runs_needed(0.05), 4);
+    CHECK_EQ_U(etp_mwu_runs_needed(0.01), 6);
+    CHECK_EQ_U(etp_mwu_runs_needed(0), 0);
+    CHECK_EQ_U(etp_mwu_runs_needed(1), 0);
+}
+
+static etp_diff_cmp mk_cmp(uint32_t rb, uint32_t rn, double pct, etp_diff_verdict v, double p) {
+    etp_diff_cmp c;
+    memset(&c, 0, sizeof c);
+    c.runs_base = rb;
+    c.runs_new = rn;
+    c.p50_base = 100;
+    c.p50_new = 100 + pct;
+    c.p50_delta = pct;
+    c.p50_pct = pct;
+    c.z = v == ETP_DV_FASTER ? -3 : 3;
+    c.p = c.q = p;
+    c.verdict = v;
+    return c;
+}
+
+static etp_diff_gate gate_of(etp_diff_cmp c, bool both, double fail_pct) {
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    o.fail_pct = fail_pct;
+    etp_diff_gate g;
+    etp_diff_gate_row(&c, both, false, &o, &g);
+    return g;
+}
+
+static bool text_has(const etp_diff_gate *g, const char *want) {
+    char b[400];
+    etp_diff_gate_text(g, b, sizeof b);
+    bool ok = strstr(b, want) != NULL;
+    if (!ok) fprintf(stderr, "gate text \"%s\" lacks \"%s\"\n", b, want);
+    return ok;
+}
+
+static void gate_rows(void) {
+    etp_diff_gate g;
+    /* 1 vs 1, +41 %, gate 5 %: the test cannot run (too few runs): inconclusive */
+    g = gate_of(mk_cmp(1, 1, 41, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(g.reason, ETP_DR_TOO_FEW_RUNS);
+    CHECK(!g.testable);
+    CHECK_NEAR(g.min_p, 1, 0);
+    CHECK_EQ_U(g.runs_needed, 4);
+    CHECK_NEAR(g.threshold_pct, 5, 0);
+    CHECK(text_has(&g, "p50 +41.00% > 5%, but 1 run(s) in BASE and 1 in NEW"));
+    CHECK(text_has(&g, "cannot reach p < 0.05"));
+    CHECK(text_has(&g, "at least 4 runs per side"));
+    /* ... +3 % does not exceed 5 %: a pass on the change alone */
+    g = gate_of(mk_cmp(1, 1, 3, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    CHECK_EQ_I(g.reason, ETP_DR_WITHIN);
+    CHECK(text_has(&g, "judged on the change alone"));
+    /* ... -41 %: not a regression */
+    g = gate_of(mk_cmp(1, 1, -41, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    /* 3 vs 3, tested, p = 0.081 (noise): cannot reach 0.05 (floor 0.1): inconclusive */
+    g = gate_of(mk_cmp(3, 3, 41, ETP_DV_NOISE, 0.080856), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(g.reason, ETP_DR_TOO_FEW_RUNS);
+    CHECK(text_has(&g, "smallest possible p: 0.1)"));
+    /* 3 vs 3 "slower" at p = 0.047 (ties shrink the approximation's variance): still below the
+     * exact floor, so not a confident regression */
+    g = gate_of(mk_cmp(3, 3, 41, ETP_DV_SLOWER, 0.047), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_INCONCLUSIVE);
+    /* 12 vs 12 */
+    g = gate_of(mk_cmp(12, 12, 41, ETP_DV_SLOWER, 3.7e-5), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_REGRESSION);
+    CHECK_EQ_I(g.reason, ETP_DR_SIGNIFICANT);
+    CHECK(g.testable);
+    CHECK(text_has(&g, "p50 +41.00% > 5%, significantly slower (p=3.7e-05 < 0.05, 12 vs 12 runs)"));
+    g = gate_of(mk_cmp(12, 12, 4, ETP_DV_SLOWER, 0.001), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    CHECK_EQ_I(g.reason, ETP_DR_WITHIN);
+    g = gate_of(mk_cmp(12, 12, 5, ETP_DV_SLOWER, 0.001), true, 5); /* "more than": 5 is not */
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    g = gate_of(mk_cmp(12, 12, 12, ETP_DV_NOISE, 0.3), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    CHECK_EQ_I(g.reason, ETP_DR_NOISE);
+    g = gate_of(mk_cmp(12, 12, -20, ETP_DV_FASTER, 0.001), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_IMPROVEMENT);
+    g = gate_of(mk_cmp(12, 12, -4, ETP_DV_FASTER, 0.001), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    /* 4 vs 4 can reach it; 3 vs 5 too (floor 0.037) */
+    g = gate_of(mk_cmp(4, 4, 41, ETP_DV_SLOWER, 0.030383), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_REGRESSION);
+    g = gate_of(mk_cmp(3, 5, 41, ETP_DV_SLOWER, 0.03689), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_REGRESSION);
+    /* undefined change, missing samples, one side only */
+    g = gate_of(mk_cmp(12, 12, NAN, ETP_DV_NOISE, 0.3), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(g.reason, ETP_DR_UNDEFINED);
+    g = gate_of(mk_cmp(0, 5, NAN, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(g.reason, ETP_DR_NO_SAMPLES_BASE);
+    g = gate_of(mk_cmp(5, 0, NAN, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.reason, ETP_DR_NO_SAMPLES_NEW);
+    g = gate_of(mk_cmp(0, 0, NAN, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_NOT_COMPARED);
+    CHECK_EQ_I(g.reason, ETP_DR_NO_SAMPLES);
+    g = gate_of(mk_cmp(12, 0, NAN, ETP_DV_ADDED, NAN), false, 5);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_NOT_COMPARED);
+    CHECK_EQ_I(g.reason, ETP_DR_ONE_SIDE);
+    /* no gate (fail_pct NaN): the threshold is 0 */
+    g = gate_of(mk_cmp(12, 12, 0.5, ETP_DV_SLOWER, 0.001), true, NAN);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_REGRESSION);
+    CHECK_NEAR(g.threshold_pct, 0, 0);
+    g = gate_of(mk_cmp(1, 1, 0, ETP_DV_TOO_FEW_RUNS, NAN), true, NAN);
+    CHECK_EQ_I(g.outcome, ETP_DIFF_PASS);
+    /* operators: q is the value shown */
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    etp_diff_cmp c = mk_cmp(12, 12, 41, ETP_DV_SLOWER, 0.001);
+    c.q = 0.004;
+    etp_diff_gate_row(&c, true, true, &o, &g);
+    CHECK(g.q_value);
+    CHECK_NEAR(g.p, 0.004, 0);
+    CHECK(text_has(&g, "q=0.0040"));
+    CHECK_EQ_S(etp_diff_outcome_name(ETP_DIFF_INCONCLUSIVE), "inconclusive");
+    CHECK_EQ_S(etp_diff_outcome_name(ETP_DIFF_REGRESSION), "regression");
+    CHECK_EQ_S(etp_diff_outcome_name(ETP_DIFF_PASS), "pass");
+    CHECK_EQ_S(etp_diff_outcome_name(ETP_DIFF_IMPROVEMENT), "improvement");
+    CHECK_EQ_S(etp_diff_outcome_name(ETP_DIFF_NOT_COMPARED), "not compared");
+}
+
+static bool starts(const char *s, const char *prefix) {
+    bool ok = strncmp(s, prefix, strlen(prefix)) == 0;
+    if (!ok) fprintf(stderr, "\"%s\" does not start with \"%s\"\n", s, prefix);
+    return ok;
+}
+
+static void gate_overall(void) {
+    etp_diff_gate pass = gate_of(mk_cmp(12, 12, 0, ETP_DV_NO_CHANGE, 1), true, 5);
+    etp_diff_gate pass_few = gate_of(mk_cmp(1, 1, 0, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    etp_diff_gate inc = gate_of(mk_cmp(1, 1, 41, ETP_DV_TOO_FEW_RUNS, NAN), true, 5);
+    etp_diff_gate reg = gate_of(mk_cmp(12, 12, 41, ETP_DV_SLOWER, 1e-4), true, 5);
+    etp_diff_gate imp = gate_of(mk_cmp(12, 12, -41, ETP_DV_FASTER, 1e-4), true, 5);
+    etp_diff_gate none = gate_of(mk_cmp(12, 0, NAN, ETP_DV_REMOVED, NAN), false, 5);
+    const char *names[] = {"forward", "encoder", "decoder"};
+    etp_diff_overall r;
+
+    etp_diff_gate a[] = {pass, inc};
+    etp_diff_gate_overall(a, names, 2, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(r.first, 1);
+    CHECK_EQ_U(r.inconclusive, 1);
+    CHECK_EQ_U(r.passes, 1);
+    CHECK(starts(r.reason, "encoder: p50 +41.00% > 5%, but 1 run(s) in BASE and 1 in NEW: "));
+
+    etp_diff_gate b[] = {inc, reg, inc}; /* a confident regression wins */
+    etp_diff_gate_overall(b, names, 3, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_REGRESSION);
+    CHECK_EQ_I(r.first, 1);
+    CHECK(starts(r.reason,
+                 "encoder: p50 +41.00% > 5%, significantly slower (p=0.0001 < 0.05, 12 vs 12 runs)"));
+
+    etp_diff_gate c2[] = {inc, pass, inc};
+    etp_diff_gate_overall(c2, NULL, 3, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK_EQ_I(r.first, 0);
+    CHECK(starts(r.reason, "(unnamed): p50 +41.00%"));
+    CHECK(strstr(r.reason, "; and 1 more method(s)") != NULL);
+
+    etp_diff_gate d[] = {pass_few, imp};
+    etp_diff_gate_overall(d, names, 2, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_IMPROVEMENT);
+    CHECK_EQ_I(r.first, 1);
+
+    etp_diff_gate e[] = {pass, pass_few, none};
+    etp_diff_gate_overall(e, names, 3, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_PASS);
+    CHECK_EQ_U(r.untested_passes, 1);
+    CHECK_EQ_U(r.not_compared, 1);
+    CHECK_EQ_I(r.first, -1);
+    CHECK(strstr(r.reason, "no method is significantly slower by more than 5%") == r.reason);
+    CHECK(strstr(r.reason, "1 method(s) had too few runs") != NULL);
+
+    /* nothing compared: nothing to judge is not a pass */
+    etp_diff_gate f[] = {none};
+    etp_diff_gate_overall(f, names, 1, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_INCONCLUSIVE);
+    CHECK(strstr(r.reason, "nothing to judge") != NULL);
+    etp_diff_gate_overall(NULL, NULL, 0, &r);
+    CHECK_EQ_I(r.outcome, ETP_DIFF_INCONCLUSIVE);
+}
+
 /* ---- etp_diff_compute on corpus dumps ---------------------------------------------------- */
 
 typedef struct fixture {
@@ -215,7 +433,13 @@ static void self_diff(const char *etdp, const char *pte, bool few) {
             const etp_diff_method *m = etp_diff_method_get(d, i);
             CHECK_EQ_I(m->latency.verdict, few ? ETP_DV_TOO_FEW_RUNS : ETP_DV_NO_CHANGE);
             CHECK(!m->regressed);
+            /* a change of 0 never exceeds the threshold (0 here): a pass, tested or not */
+            CHECK_EQ_I(m->latency.gate.outcome, ETP_DIFF_PASS);
+            CHECK_EQ_I(m->latency.gate.testable, !few);
         }
+        CHECK_EQ_I(s->gate.outcome, ETP_DIFF_PASS);
+        CHECK_EQ_U(s->gate.untested_passes, few ? etp_diff_method_count(d) : 0);
+        CHECK_EQ_U(s->methods_inconclusive, 0);
     }
     etp_diff_free(d);
     close_fx(&a);
@@ -274,6 +498,25 @@ static void ethosu_placement(void) {
     }
     etp_diff_free(d);
 
+    /* The gate at 5 %: the method's p50 grew (11180.929 -> 15803.926 us, issue 10.7's +41 %)
+     * with one run a side: inconclusive, not a pass, and not a regression either. */
+    o.fail_pct = 5;
+    CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        const etp_diff_method *m = etp_diff_method_get(d, 0);
+        CHECK(m->latency.p50_pct > 41 && m->latency.p50_pct < 42);
+        CHECK_EQ_I(m->latency.gate.outcome, ETP_DIFF_INCONCLUSIVE);
+        CHECK_EQ_I(m->latency.gate.reason, ETP_DR_TOO_FEW_RUNS);
+        CHECK(!m->regressed);
+        const etp_diff_summary *s = etp_diff_get_summary(d);
+        CHECK_EQ_I(s->gate.outcome, ETP_DIFF_INCONCLUSIVE);
+        CHECK_EQ_I(s->gate.first, 0);
+        CHECK_EQ_U(s->methods_inconclusive, 1);
+        CHECK_EQ_U(s->methods_regressed, 0);
+        CHECK(starts(s->gate.reason, "forward: p50 +41."));
+    }
+    etp_diff_free(d);
+
     /* The other way round: the adds went back into the delegate. */
     CHECK_EQ_I(etp_diff_compute(b.r, a.r, &o, &d, &err), ETP_OK);
     if (d) {
@@ -302,6 +545,9 @@ int main(int argc, char **argv) {
     mwu_vs_pairs();
     bh_by_hand();
     names();
+    min_p_by_hand();
+    gate_rows();
+    gate_overall();
     self_diff("real/add_pte_10x.etdp", "upstream/add.pte", false);
     self_diff("real/add_pte_1x.etdp", "upstream/add.pte", true);
     self_diff("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",

@@ -172,7 +172,8 @@ A1=$DATA/real/add_pte_1x.etdp
 run 0 "$T/few.json" diff "$A1" "$A1" --format json --fail-on-regression 1
 jcheck "$T/few.json" '.methods[0].verdict == "too few runs" and .methods[0].p_value == null
   and all(.ops[]; .verdict == "too few runs") and .verdict.result == "too few runs"
-  and .verdict.failed == false' "1-run dumps: too few runs"
+  and .verdict.failed == false and .verdict.gate == "pass" and .methods[0].gate == "pass"' \
+  "1-run dumps: too few runs, the gate passes on the change alone (0 %)"
 run 0 "$T/few.txt" diff "$A1" "$A1" --fail-on-regression 1
 grep -q 'too few runs (1 vs 1; 3 per side needed)' "$T/few.txt" || fail "table: too few runs"
 ok
@@ -180,11 +181,119 @@ grep -q 'fail-on-regression 1%: passed, but 1 method(s) had too few runs to be j
   "$T/few.txt" || fail "table: the gate says it could not judge"
 ok
 
+# --- 3b. the CI gate when the runs are too few to judge (issue 10.7) ---------------------------
+# NEW = BASE with every duration of every Execute block 1.41 times as long: --slow
+# Method::execute:1.41 scales Method::execute and everything nested in it before rounding
+# (bench/gen.c, gen_execute_block). With 3 kernels a block's Method::execute is 14 rounded pieces
+# (head, tail, and per kernel the lead, pre, kernel and post gaps) plus 1 ns per kernel, so
+# NEW - 1.41 BASE = sum(rnd(1.41 v) - 1.41 rnd(v)) + 3 - 4.23 lies in [-18.1, 15.7] ns, and the
+# p50 change is 41 % within 100 * 18.1 / BASE % (< 0.1 % once BASE > 20000 ns, checked below).
+# Mann-Whitney U cannot reach p < 0.05 with 1 or 3 runs per side: under no change all
+# C(n_b + n_n, n_b) rank splits are equally likely and complete separation is 2 of them, so
+# p >= 2 / C(2, 1) = 1 (1 vs 1) and 2 / C(6, 3) = 0.1 (3 vs 3); with 4 per side 2 / C(8, 4) =
+# 0.029 and the normal approximation gives 0.030 (tests/test_diff.c works it by hand).
+for n in 1 3 4 12; do
+  gen g${n}b --style cpu --nodes 3 --blocks $n --seed 1
+  gen g${n}n --style cpu --nodes 3 --blocks $n --seed 1 --slow Method::execute:1.41
+done
+# The 1-run change by hand from the events (the reader, not the diff): end - start of
+# Method::execute in each dump.
+"$ETPROF" events "$T/g1b.etdp" --format json >"$T/ev1b.json" || fail "events g1b"
+"$ETPROF" events "$T/g1n.etdp" --format json >"$T/ev1n.json" || fail "events g1n"
+DB=$(jq '[.events[] | select(.name == "Method::execute") | .end_time - .start_time][0]' "$T/ev1b.json")
+DN=$(jq '[.events[] | select(.name == "Method::execute") | .end_time - .start_time][0]' "$T/ev1n.json")
+PCT=$(awk -v b="$DB" -v n="$DN" 'BEGIN { printf "%.9f", 100 * (n - b) / b }')
+awk -v b="$DB" -v p="$PCT" 'BEGIN { exit !(b > 20000 && p > 40.9 && p < 41.1) }' \
+  || fail "precondition: 1-run Method::execute $DB -> $DN ns is not +41 % ($PCT)"
+ok
+
+# 1 vs 1, +41 % against --fail-on-regression 5: inconclusive, exit 6, in every format
+run 6 "$T/g1.json" diff "$T/g1b.etdp" "$T/g1n.etdp" --format json --time-unit ns \
+  --fail-on-regression 5
+jcheck "$T/g1.json" ".methods[0].p50_base == $DB and .methods[0].p50_new == $DN
+  and (.methods[0].p50_pct - $PCT | fabs) < 1e-6" "1 vs 1: the method's change is the hand one"
+jcheck "$T/g1.json" '.methods[0].gate == "inconclusive" and .methods[0].regressed == false
+  and (.methods[0].gate_reason | contains("1 run(s) in BASE and 1 in NEW")
+       and contains("at least 4 runs per side")) and .methods[0].min_p == 1' \
+  "1 vs 1: the method is inconclusive, and says why"
+jcheck "$T/g1.json" '.verdict.gate == "inconclusive" and .verdict.exit_code == 6
+  and .verdict.failed == false and .verdict.allow_inconclusive == false
+  and .verdict.runs_needed == 4 and .verdict.methods_inconclusive == 1
+  and (.verdict.headline | any(startswith("fail-on-regression 5%: INCONCLUSIVE (exit 6)")))' \
+  "1 vs 1: overall verdict inconclusive, exit 6"
+jcheck "$T/g1.json" '(.ops | length) == 3 and all(.ops[]; .gate == "inconclusive")' \
+  "1 vs 1: each kernel (+41 %) inconclusive"
+grep -q '^etprof: warning: diff: fail-on-regression 5%: inconclusive (exit 6): ' "$T/g1.json.err" \
+  || fail "1 vs 1: warning on stderr"
+ok
+run 6 "$T/g1.txt" diff "$T/g1b.etdp" "$T/g1n.etdp" --fail-on-regression 5
+grep -q '^fail-on-regression 5%: INCONCLUSIVE (exit 6): (unnamed): p50 +4[01]\.[0-9][0-9]% > 5%, but 1 run(s) in BASE and 1 in NEW' \
+  "$T/g1.txt" || fail "table: the gate line"
+ok
+grep -q '^(unnamed)  .* too few runs  inconclusive ' "$T/g1.txt" || fail "table: methods gate column"
+ok
+for f in csv tsv; do
+  run 6 "$T/g1.$f" diff "$T/g1b.etdp" "$T/g1n.etdp" --format $f --fail-on-regression 5
+  head -1 "$T/g1.$f" | grep -q 'match.gate.gate_reason$' || fail "$f: gate columns last"
+  ok
+  [ "$(grep -c 'too few runs.matched.instruction.inconclusive.' "$T/g1.$f")" -eq 3 ] \
+    || fail "$f: 3 inconclusive kernel rows"
+  ok
+done
+run 6 "$T/g1.jsonl" diff "$T/g1b.etdp" "$T/g1n.etdp" --format jsonl --fail-on-regression 5
+jq -e -s 'length == 3 and all(.[]; .gate == "inconclusive")' "$T/g1.jsonl" >/dev/null \
+  || fail "jsonl: inconclusive rows"
+ok
+run 6 "$T/g1.md" diff "$T/g1b.etdp" "$T/g1n.etdp" --format md --fail-on-regression 5
+grep -q '^> fail-on-regression 5%: INCONCLUSIVE (exit 6)' "$T/g1.md" || fail "md: gate note"
+ok
+
+# --allow-inconclusive: exit 0, still said (output and stderr); a regression still exits 5
+run 0 "$T/g1a.json" diff "$T/g1b.etdp" "$T/g1n.etdp" --format json --fail-on-regression 5 \
+  --allow-inconclusive
+jcheck "$T/g1a.json" '.verdict.gate == "inconclusive" and .verdict.exit_code == 0
+  and .verdict.allow_inconclusive == true' "--allow-inconclusive: inconclusive, exit 0"
+grep -q '^etprof: warning: diff: fail-on-regression 5%: inconclusive (allowed by --allow-inconclusive, exit 0): ' \
+  "$T/g1a.json.err" || fail "--allow-inconclusive: warning on stderr"
+ok
+run 0 "$T/g1a.txt" diff "$T/g1b.etdp" "$T/g1n.etdp" --fail-on-regression 5 --allow-inconclusive -q
+grep -q '^fail-on-regression 5%: INCONCLUSIVE, allowed by --allow-inconclusive (exit 0): ' \
+  "$T/g1a.txt" || fail "--allow-inconclusive: table gate line"
+ok
+grep -q 'warning: .*inconclusive' "$T/g1a.txt.err" || fail "--allow-inconclusive -q: still warns"
+ok
+# a threshold above the observed change: the change alone passes it, even with 1 run
+run 0 "$T/g1t.json" diff "$T/g1b.etdp" "$T/g1n.etdp" --format json --fail-on-regression 50
+jcheck "$T/g1t.json" '.verdict.gate == "pass" and .verdict.exit_code == 0
+  and .methods[0].gate == "pass"' "1 vs 1, +41 % against 50 %: pass"
+
+# 3 vs 3: the test runs (verdict noise, p = 0.081) but cannot reach 0.05: inconclusive, exit 6
+run 6 "$T/g3.json" diff "$T/g3b.etdp" "$T/g3n.etdp" --format json --fail-on-regression 5
+jcheck "$T/g3.json" '.methods[0].verdict == "noise" and .methods[0].gate == "inconclusive"
+  and (.methods[0].min_p - 0.1 | fabs) < 1e-12 and .methods[0].p50_pct > 40.9
+  and .methods[0].p50_pct < 41.1 and .verdict.exit_code == 6' "3 vs 3: inconclusive"
+# 4 vs 4 with complete separation: p = 0.0304 < 0.05, a confident regression: exit 5
+run 5 "$T/g4.json" diff "$T/g4b.etdp" "$T/g4n.etdp" --format json --fail-on-regression 5 \
+  --allow-inconclusive
+jcheck "$T/g4.json" '.methods[0].gate == "regression" and (.methods[0].p_value - 0.030383 | fabs)
+  < 1e-5 and .verdict.gate == "regression" and .verdict.exit_code == 5' "4 vs 4: regression"
+# 12 vs 12: regression, exit 5; the identical 12-run pair: pass, exit 0
+run 5 "$T/g12.json" diff "$T/g12b.etdp" "$T/g12n.etdp" --format json --fail-on-regression 5
+jcheck "$T/g12.json" '.methods[0].gate == "regression" and .methods[0].p50_pct > 40.9
+  and .methods[0].p50_pct < 41.1 and .verdict.gate == "regression" and .verdict.failed == true
+  and all(.ops[]; .gate == "regression")' "12 vs 12: regression"
+run 0 "$T/g12s.json" diff "$T/g12b.etdp" "$T/g12b.etdp" --format json --fail-on-regression 5
+jcheck "$T/g12s.json" '.methods[0].gate == "pass" and .verdict.gate == "pass"
+  and .verdict.exit_code == 0 and all(.ops[]; .gate == "pass")' "12 vs 12 identical: pass"
+
 # --- 4. placement change: Ethos-U, the residual adds fell back to the CPU ---------------------
 E=$DATA/ethosu-partial-delegation
-run 0 "$T/pl.json" diff "$E/mobilenet_v2_ethosu_single_1x.etdp" \
+# (1 run each, the method's p50 +41 %: the gate cannot judge it, exit 6; issue 10.7)
+run 6 "$T/pl.json" diff "$E/mobilenet_v2_ethosu_single_1x.etdp" \
   "$E/mobilenet_v2_ethosu_N_partial_1x.etdp" --pte "$E/pte/mobilenet_v2_ethosu.pte" \
   --pte-new "$E/pte/mobilenet_v2_ethosu_N.pte" --format json --fail-on-regression 1
+jcheck "$T/pl.json" '.methods[0].gate == "inconclusive" and .verdict.exit_code == 6' \
+  "Ethos-U 1 vs 1, +41.35 %: inconclusive"
 jcheck "$T/pl.json" '.placement_changes[0] | .change == "to_cpu" and .operator == "aten::add.out"
   and .from == "EthosUBackend" and .to == "cpu" and .base_count == 0 and .new_count == 10
   and .evidence == "inferred"' "add moved from the NPU to the CPU"

@@ -40,8 +40,10 @@ static const cli_optdef optdefs[] = {
     {OPT_PROFILE_CSV, "profile-csv", 0, "F", "qnn-profile-viewer CSV output"},
     {OPT_THRESHOLD, "threshold", 0, "PCT", "smallest change to report, in percent"},
     {OPT_FAIL_ON_REGRESSION, "fail-on-regression", 0, "PCT",
-     "exit 5 when a method's p50 regresses by more than PCT percent with confidence"},
+     "exit 5 on a confident p50 regression beyond PCT percent, 6 when too few runs to judge"},
     {OPT_PTE_NEW, "pte-new", 0, "P", "the program NEW ran, when it differs from --pte"},
+    {OPT_ALLOW_INCONCLUSIVE, "allow-inconclusive", 0, NULL,
+     "with --fail-on-regression: exit 0, not 6, when inconclusive (with a warning)"},
     {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
 };
 

@@ -12,7 +12,7 @@
 
 /* Exit codes (documented in docs/cli.md). */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4,
-       EXIT_REGRESSION = 5 };
+       EXIT_REGRESSION = 5, EXIT_INCONCLUSIVE = 6 };
 
 /* Every option of every command has an id here; a command lists the ones it accepts. */
 typedef enum opt_id {
@@ -26,7 +26,7 @@ typedef enum opt_id {
     /* QNN inputs */
     OPT_QHAS, OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_PROFILE_LOG, OPT_PROFILE_CSV,
     /* diff */
-    OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW,
+    OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW, OPT_ALLOW_INCONCLUSIVE,
     /* events */
     OPT_DEBUG_BUFFER,
     OPT_COUNT_

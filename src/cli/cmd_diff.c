@@ -25,7 +25,7 @@ typedef struct dctx {
     const char *base_path, *new_path;
     bool all;
     size_t top;
-    bool fail_set;
+    bool fail_set, allow_inconclusive;
     double fail_pct, threshold;
 } dctx;
 
@@ -67,16 +67,15 @@ static void fmt_p(char *b, size_t n, double v) {
     else snprintf(b, n, "%.4f", v);
 }
 
-static const char *result_name(const etp_diff_summary *s, const etp_diff_result *d) {
-    if (s->methods_slower && s->methods_faster) return "mixed";
-    if (s->methods_slower) return "slower";
-    if (s->methods_faster) return "faster";
-    bool noise = false;
-    for (size_t i = 0; i < etp_diff_method_count(d); i++)
-        noise |= etp_diff_method_get(d, i)->latency.verdict == ETP_DV_NOISE;
-    if (noise) return "noise";
-    if (s->methods && s->methods_too_few == s->methods) return "too few runs";
-    return "no change";
+
+/* The exit code the gate asks for: 5 on a regression, 6 when inconclusive (0 with
+ * --allow-inconclusive), else 0; 0 without --fail-on-regression. */
+static int gate_exit(const dctx *c) {
+    if (!c->fail_set) return EXIT_OK;
+    const etp_diff_overall *g = &etp_diff_get_summary(c->d)->gate;
+    if (g->outcome == ETP_DIFF_REGRESSION) return EXIT_REGRESSION;
+    if (g->outcome == ETP_DIFF_INCONCLUSIVE && !c->allow_inconclusive) return EXIT_INCONCLUSIVE;
+    return EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -143,8 +142,10 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
         emit(ctx, b);
     }
     const etp_diff_summary *s = etp_diff_get_summary(d);
+    const etp_diff_overall *g = &s->gate;
     if (c->fail_set) {
-        if (s->methods_regressed) {
+        switch (g->outcome) {
+        case ETP_DIFF_REGRESSION: {
             size_t n = (size_t)snprintf(b, sizeof b, "fail-on-regression %g%%: FAILED (exit 5):",
                                         c->fail_pct);
             for (size_t i = 0; i < etp_diff_method_count(d) && n < sizeof b; i++) {
@@ -153,16 +154,30 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
                 fmt_pct(x, sizeof x, m->latency.p50_pct);
                 n += (size_t)snprintf(b + n, sizeof b - n, " %s %s", mname(m->name), x);
             }
-        } else if (s->methods_too_few) {
-            snprintf(b, sizeof b,
-                     "fail-on-regression %g%%: passed, but %u method(s) had too few runs to be "
-                     "judged",
-                     c->fail_pct, s->methods_too_few);
-        } else {
-            snprintf(b, sizeof b,
-                     "fail-on-regression %g%%: passed (no method is significantly slower by more "
-                     "than %g%%)",
-                     c->fail_pct, c->fail_pct);
+            break;
+        }
+        case ETP_DIFF_INCONCLUSIVE:
+            if (c->allow_inconclusive)
+                snprintf(b, sizeof b,
+                         "fail-on-regression %g%%: INCONCLUSIVE, allowed by --allow-inconclusive "
+                         "(exit 0): %s",
+                         c->fail_pct, g->reason);
+            else
+                snprintf(b, sizeof b, "fail-on-regression %g%%: INCONCLUSIVE (exit 6): %s",
+                         c->fail_pct, g->reason);
+            break;
+        default:
+            if (g->untested_passes)
+                snprintf(b, sizeof b,
+                         "fail-on-regression %g%%: passed, but %u method(s) had too few runs to be "
+                         "judged by the test: their p50 change does not exceed %g%%",
+                         c->fail_pct, g->untested_passes, c->fail_pct);
+            else
+                snprintf(b, sizeof b,
+                         "fail-on-regression %g%%: passed (no method is significantly slower by "
+                         "more than %g%%)",
+                         c->fail_pct, c->fail_pct);
+            break;
         }
         emit(ctx, b);
     }
@@ -246,7 +261,7 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
 
 enum { C_METHOD, C_INSTR, C_INSTR_NEW, C_NAME, C_OPERATOR, C_KIND, C_PLACEMENT, C_UNIT, C_RUNS_B,
        C_RUNS_N, C_P50_B, C_P50_N, C_P50_D, C_P50_PCT, C_TOT_B, C_TOT_N, C_TOT_D, C_TOT_PCT,
-       C_IMPACT, C_P, C_Q, C_VERDICT, C_STATUS, C_MATCH, C_N_ };
+       C_IMPACT, C_P, C_Q, C_VERDICT, C_STATUS, C_MATCH, C_GATE, C_GATE_REASON, C_N_ };
 
 static const out_col op_cols_all[C_N_] = {
     [C_METHOD] = {"method", "method", OUT_STR, 0},
@@ -273,6 +288,8 @@ static const out_col op_cols_all[C_N_] = {
     [C_VERDICT] = {"verdict", "verdict", OUT_STR, 0},
     [C_STATUS] = {"status", "status", OUT_STR, 0},
     [C_MATCH] = {"match", "match", OUT_STR, 0},
+    [C_GATE] = {"gate", "gate", OUT_STR, 0},
+    [C_GATE_REASON] = {"gate_reason", "gate reason", OUT_STR, 0},
 };
 
 /* The people formats (table, md) show fewer columns. */
@@ -313,7 +330,7 @@ typedef struct cell {
     int64_t i;
     uint64_t u;
     double f;
-    char buf[48];
+    char buf[320];
 } cell;
 
 static void put_str(cell *v, const char *s) {
@@ -385,6 +402,12 @@ static void op_row(const dctx *c, optab *ot, const etp_diff_op *op) {
                           : op->status == ETP_DS_ADDED ? "added"
                                                        : "removed");
     put_str(&v[C_MATCH], op->status == ETP_DS_MATCHED ? (op->by_name ? "name" : "instruction") : NULL);
+    put_str(&v[C_GATE], etp_diff_outcome_name(x->gate.outcome));
+    if (!ot->people) {
+        char why[sizeof v[C_GATE_REASON].buf];
+        etp_diff_gate_text(&x->gate, why, sizeof why);
+        put_text(&v[C_GATE_REASON], why);
+    }
 
     out_row_begin(ot->t);
     for (size_t pos = 0; pos < ot->ncols; pos++) {
@@ -433,6 +456,7 @@ static const out_col method_cols[] = {
     {"total_delta", "Δtotal", OUT_FLOAT, 3},
     {"p_value", "p", OUT_FLOAT, -1},
     {"verdict", "verdict", OUT_STR, 0},
+    {"gate", "gate", OUT_STR, 0},
     {"unit", "unit", OUT_STR, 0},
     {"cpu_share_base", "cpu% base", OUT_FLOAT, 1},
     {"cpu_share_new", "cpu% new", OUT_FLOAT, 1},
@@ -471,6 +495,7 @@ static void method_table(const dctx *c, out_table *t, bool people) {
             out_cell_float(t, l->p);
         }
         out_cell_str(t, etp_diff_verdict_name(l->verdict, m->unit));
+        out_cell_str(t, etp_diff_outcome_name(l->gate.outcome));
         out_cell_str(t, unit_name(c, m->unit));
         out_cell_float(t, m->cpu_share_base);
         out_cell_float(t, m->cpu_share_new);
@@ -503,6 +528,11 @@ static void j_cmp(jw *w, const dctx *c, etp_unit u, const etp_diff_cmp *x) {
     jw_key(w, "q_value"); jw_double(w, x->q);
     jw_key(w, "significant"); jw_bool(w, x->significant);
     jw_key(w, "verdict"); jw_str(w, etp_diff_verdict_name(x->verdict, u));
+    char why[320];
+    etp_diff_gate_text(&x->gate, why, sizeof why);
+    jw_key(w, "gate"); jw_str(w, etp_diff_outcome_name(x->gate.outcome));
+    jw_key(w, "gate_reason"); jw_str(w, why);
+    jw_key(w, "min_p"); jw_double(w, x->gate.min_p);
 }
 
 static int write_json(const dctx *c, FILE *f) {
@@ -587,12 +617,20 @@ static int write_json(const dctx *c, FILE *f) {
     }
     jw_key(&w, "verdict");
     jw_obj_begin(&w);
-    jw_key(&w, "result"); jw_str(&w, result_name(s, d));
+    jw_key(&w, "result"); jw_str(&w, etp_diff_result_name(d));
     jw_key(&w, "fail_on_regression_pct");
     if (c->fail_set) jw_double(&w, c->fail_pct);
     else jw_null(&w);
     jw_key(&w, "failed"); jw_bool(&w, s->methods_regressed > 0);
-    jw_key(&w, "exit_code"); jw_int(&w, s->methods_regressed ? EXIT_REGRESSION : EXIT_OK);
+    jw_key(&w, "exit_code"); jw_int(&w, gate_exit(c));
+    jw_key(&w, "gate"); jw_str(&w, etp_diff_outcome_name(s->gate.outcome));
+    jw_key(&w, "gate_reason"); jw_str(&w, s->gate.reason);
+    jw_key(&w, "allow_inconclusive"); jw_bool(&w, c->allow_inconclusive);
+    jw_key(&w, "runs_needed"); jw_uint(&w, etp_mwu_runs_needed(c->o->alpha) > c->o->min_runs
+                                                 ? etp_mwu_runs_needed(c->o->alpha)
+                                                 : c->o->min_runs);
+    jw_key(&w, "methods_inconclusive"); jw_uint(&w, s->methods_inconclusive);
+    jw_key(&w, "methods_improved"); jw_uint(&w, s->methods_improved);
     jw_key(&w, "regressed_methods");
     jw_arr_begin(&w);
     for (size_t i = 0; i < etp_diff_method_count(d); i++)
@@ -728,6 +766,7 @@ static int run_diff(cli_args *a) {
         c.fail_set = true;
         c.fail_pct = dopts.fail_pct;
     }
+    c.allow_inconclusive = a->set[OPT_ALLOW_INCONCLUSIVE];
     c.threshold = dopts.threshold_pct;
     c.top = (size_t)top;
     c.all = a->set[OPT_ALL];
@@ -787,7 +826,12 @@ static int run_diff(cli_args *a) {
     }
     if (rc) cli_errorf("diff: %s", rc == EXIT_IO ? "write failed" : "out of memory");
     rc = cli_out_close(&o, rc);
-    if (!rc && etp_diff_get_summary(d)->methods_regressed) rc = EXIT_REGRESSION;
+    if (!rc && c.fail_set && etp_diff_get_summary(d)->gate.outcome == ETP_DIFF_INCONCLUSIVE)
+        cli_errorf("warning: diff: fail-on-regression %g%%: inconclusive%s: %s", c.fail_pct,
+                   c.allow_inconclusive ? " (allowed by --allow-inconclusive, exit 0)"
+                                        : " (exit 6)",
+                   etp_diff_get_summary(d)->gate.reason);
+    if (!rc) rc = gate_exit(&c);
 done:
     etp_diff_free(d);
     etp_ops_free(rb);
@@ -798,7 +842,8 @@ done:
 }
 
 static const opt_id diff_opts[] = {OPT_PTE,        OPT_PTE_NEW,   OPT_THRESHOLD,
-                                   OPT_FAIL_ON_REGRESSION, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,
+                                   OPT_FAIL_ON_REGRESSION, OPT_ALLOW_INCONCLUSIVE,
+                                   OPT_METHOD,     OPT_IGNORE_MISMATCH, OPT_TICK_NS,
                                    OPT_TICK_HZ,    OPT_TICKS,     OPT_BLOCK,
                                    OPT_SKIP_FIRST, OPT_ALL,       OPT_TOP,
                                    OPT_TIME_UNIT,  OPT_NONE};
@@ -807,7 +852,7 @@ const cli_cmd cmd_diff = {
     .name = "diff",
     .summary = "did it get faster? operators of two dumps compared, with a noise-aware verdict",
     .usage = "BASE.etdp NEW.etdp [--pte P] [--pte-new P2] [--threshold PCT] "
-             "[--fail-on-regression PCT]",
+             "[--fail-on-regression PCT [--allow-inconclusive]]",
     .help = "Matches operators across the two dumps by (method, chain, instruction, kind,\n"
             "identity); when the programs differ (instruction ids do not line up, or --pte-new\n"
             "names a different program) by (method, kind, name or operator, occurrence order).\n"
@@ -819,8 +864,11 @@ const cli_cmd cmd_diff = {
             "time first, units never mixed), those added and those removed.\n"
             "--threshold hides operators whose p50 moved by less than PCT percent.\n"
             "--fail-on-regression PCT exits 5 when a method's p50 latency is significantly\n"
-            "slower by more than PCT percent (for CI). csv, tsv, md and jsonl hold the operator\n"
-            "rows; json holds everything. See docs/diff.md.",
+            "slower by more than PCT percent (for CI), and 6 (inconclusive) when a method's p50\n"
+            "grew by more than PCT percent but its runs are too few for the test to reach\n"
+            "p < 0.05 (at least 4 per side); --allow-inconclusive turns 6 into 0, with a\n"
+            "warning. csv, tsv, md and jsonl hold the operator rows; json holds everything.\n"
+            "See docs/diff.md.",
     .opts = diff_opts,
     .min_pos = 2,
     .max_pos = 2,

@@ -27,7 +27,8 @@ static void usage(FILE *f) {
     fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --help, "
                "--version\n"
                "'etprof COMMAND --help' describes a command. Exit codes: 0 ok, 1 input rejected,\n"
-               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff).\n");
+               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff),\n"
+               "6 inconclusive: too few runs to judge a change (diff).\n");
 }
 
 static bool accepts(const cli_cmd *c, opt_id id) {
