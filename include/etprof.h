@@ -544,6 +544,8 @@ typedef struct etp_ops_part {
                               backend's own outermost timed events (QNN: "QNN (execute) time"),
                               the best available delegate time, not a DELEGATE_CALL; partitions
                               and calls count those events' rows and occurrences */
+    int32_t backend_row;   /* backend_own: the first of those rows (its name labels the part);
+                              else -1 */
 } etp_ops_part;
 
 /* Which kinds of profiling events a method's runs hold (docs/analyses.md, "Profiling level"). */

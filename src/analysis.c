@@ -864,7 +864,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         ma->cpu_ops = calloc(ncpu ? ncpu : 1, sizeof *ma->cpu_ops);
         if (!ma->parts || !ma->cpu_ops) return ETP_E_INTERNAL;
         uint32_t np = 0, nops = 0;
-        etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu"};
+        etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu", .backend_row = -1};
         double attributed = 0;
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &r->rows[k];
@@ -875,7 +875,8 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                 while (j < np && strcmp(ma->parts[j].placement, row->placement) != 0) j++;
                 if (j == np) {
                     ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_DELEGATE,
-                                                     .placement = row->placement};
+                                                     .placement = row->placement,
+                                                     .backend_row = -1};
                 }
                 ma->parts[j].partitions++;
                 ma->parts[j].calls += row->count;
@@ -894,7 +895,8 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                 if (j == np) {
                     ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_DELEGATE,
                                                      .placement = row->placement,
-                                                     .backend_own = true};
+                                                     .backend_own = true,
+                                                     .backend_row = (int32_t)k};
                 }
                 ma->parts[j].partitions++;
                 ma->parts[j].calls += row->count;
@@ -921,6 +923,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         ma->parts[np++] = cpu;
         ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_FRAMEWORK,
                                          .placement = "framework",
+                                         .backend_row = -1,
                                          .calls = m->exec_row >= 0 ? r->rows[m->exec_row].count : 0,
                                          .total = exec_total - attributed};
         double runs = m->runs ? (double)m->runs : NAN;
