@@ -334,7 +334,12 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
     }
     jw_arr_end(&c->w);
     fact_uint(c, "cpu_kernel_instructions", ninstr);
-    if (ninstr == 0) {
+    if (ninstr == 0 && m->profiling_level != ETP_PL_FULL) {
+        sb_printf(&c->ans, "Unknown: the profiling level is %s, so no instruction events "
+                           "(OPERATOR_CALL, DELEGATE_CALL) were recorded and the file cannot tell "
+                           "which operators fell back to the CPU. ",
+                  etp_profiling_level_name(m->profiling_level));
+    } else if (ninstr == 0) {
         sb_printf(&c->ans, "Nothing ran on the CPU as a fallback: the method has no OPERATOR_CALL "
                            "(kernel instruction) events. ");
     } else {
