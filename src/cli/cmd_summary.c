@@ -333,9 +333,7 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             bool own = false;
             for (uint32_t j = 0; j < m->n_parts; j++) own |= m->parts[j].backend_own;
             snprintf(b, sizeof b,
-                     "profiling level method_only: instruction-level events (OPERATOR_CALL, "
-                     "DELEGATE_CALL, kernels) were not recorded, which hides the CPU kernels, the "
-                     "per-operator times and the host time around each backend call; %s",
+                     "profiling level method_only (instruction events not recorded): %s",
                      own ? "a backend row is the backend's own top-level time (the best available "
                            "delegate time, not a DELEGATE_CALL) and the framework row includes "
                            "everything else"
