@@ -540,7 +540,22 @@ typedef struct etp_ops_part {
     double total;          /* over the runs, in the method's unit */
     double per_run;        /* total / runs */
     double share;          /* percent of the Method::execute total (NaN without one) */
+    bool backend_own;      /* delegates of a method-only dump (no DELEGATE_CALL): total is the
+                              backend's own outermost timed events (QNN: "QNN (execute) time"),
+                              the best available delegate time, not a DELEGATE_CALL; partitions
+                              and calls count those events' rows and occurrences */
+    int32_t backend_row;   /* backend_own: the first of those rows (its name labels the part);
+                              else -1 */
 } etp_ops_part;
+
+/* Which kinds of profiling events a method's runs hold (docs/analyses.md, "Profiling level"). */
+typedef enum etp_profiling_level {
+    ETP_PL_FULL = 0,    /* instruction events (OPERATOR_CALL, DELEGATE_CALL or kernels) */
+    ETP_PL_METHOD_ONLY, /* Method::execute (and backend events) but no instruction events */
+    ETP_PL_NONE,        /* neither Method::execute nor instruction events */
+} etp_profiling_level;
+/* "full", "method_only", "none" */
+const char *etp_profiling_level_name(etp_profiling_level l);
 
 /* CPU (not delegated) kernels of one operator type. */
 typedef struct etp_ops_cpu_op {
@@ -564,6 +579,7 @@ typedef struct etp_ops_method {
     uint32_t delegate_partitions; /* distinct DELEGATE_CALL instructions, all backends */
     uint64_t operator_calls, delegate_calls; /* occurrences of the wrappers */
     uint32_t htp_node_rows;
+    etp_profiling_level profiling_level;
 } etp_ops_method;
 
 /* The QNN top-level execute events (qnn-profiling.md 3.1), in the nesting order of their times. */

@@ -840,21 +840,31 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         } else {
             etp_stats_compute(NULL, 0, &m->latency);
         }
-        bool any_opcall = false;
+        bool any_opcall = false, any_instr = false;
         size_t ndel = 0, ncpu = 0;
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &r->rows[k];
             if (row->method != mi) continue;
             if (row->kind == ETP_KIND_OPERATOR_CALL) any_opcall = true;
             if (row->kind == ETP_KIND_DELEGATE_CALL) ndel++;
+            if (row->kind == ETP_KIND_OPERATOR_CALL || row->kind == ETP_KIND_DELEGATE_CALL ||
+                row->kind == ETP_KIND_KERNEL)
+                any_instr = true;
             if (row->htp_node) m->htp_node_rows++;
         }
+        m->profiling_level = any_instr ? ETP_PL_FULL
+                             : m->exec_row >= 0 ? ETP_PL_METHOD_ONLY
+                                                : ETP_PL_NONE;
+        /* method-only: one part per backend whose own outermost timed events sit directly
+         * under Method::execute (room: at most one per row) */
+        if (m->profiling_level == ETP_PL_METHOD_ONLY)
+            for (size_t k = 0; k < nrows; k++) ndel += r->rows[k].method == mi;
         ma->parts = calloc(ndel + 2, sizeof *ma->parts);
         for (size_t k = 0; k < nrows; k++) ncpu += r->rows[k].method == mi;
         ma->cpu_ops = calloc(ncpu ? ncpu : 1, sizeof *ma->cpu_ops);
         if (!ma->parts || !ma->cpu_ops) return ETP_E_INTERNAL;
         uint32_t np = 0, nops = 0;
-        etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu"};
+        etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu", .backend_row = -1};
         double attributed = 0;
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &r->rows[k];
@@ -865,13 +875,32 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                 while (j < np && strcmp(ma->parts[j].placement, row->placement) != 0) j++;
                 if (j == np) {
                     ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_DELEGATE,
-                                                     .placement = row->placement};
+                                                     .placement = row->placement,
+                                                     .backend_row = -1};
                 }
                 ma->parts[j].partitions++;
                 ma->parts[j].calls += row->count;
                 ma->parts[j].total += tot;
                 m->delegate_partitions++;
                 m->delegate_calls += row->count;
+                attributed += tot;
+                continue;
+            }
+            if (m->profiling_level == ETP_PL_METHOD_ONLY) {
+                if (row->kind != ETP_KIND_DELEGATE_INTERNAL || row->place != ETP_PLACE_DELEGATE ||
+                    !etp_unit_is_time(row->unit) || row->parent != m->exec_row)
+                    continue;
+                uint32_t j = 0;
+                while (j < np && strcmp(ma->parts[j].placement, row->placement) != 0) j++;
+                if (j == np) {
+                    ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_DELEGATE,
+                                                     .placement = row->placement,
+                                                     .backend_own = true,
+                                                     .backend_row = (int32_t)k};
+                }
+                ma->parts[j].partitions++;
+                ma->parts[j].calls += row->count;
+                ma->parts[j].total += tot;
                 attributed += tot;
                 continue;
             }
@@ -894,6 +923,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         ma->parts[np++] = cpu;
         ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_FRAMEWORK,
                                          .placement = "framework",
+                                         .backend_row = -1,
                                          .calls = m->exec_row >= 0 ? r->rows[m->exec_row].count : 0,
                                          .total = exec_total - attributed};
         double runs = m->runs ? (double)m->runs : NAN;
@@ -1217,4 +1247,13 @@ int etp_ops_children_stats(const etp_ops_result *r, size_t i, etp_stats *out) {
     etp_stats_compute(tmp, n, out);
     free(tmp);
     return ETP_OK;
+}
+
+const char *etp_profiling_level_name(etp_profiling_level l) {
+    switch (l) {
+    case ETP_PL_FULL: return "full";
+    case ETP_PL_METHOD_ONLY: return "method_only";
+    case ETP_PL_NONE: return "none";
+    }
+    return "none";
 }

@@ -195,6 +195,17 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
             emit(ctx, b);
         }
     }
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (m->profiling_level == ETP_PL_FULL) continue;
+        snprintf(b, sizeof b,
+                 "%.200s: profiling level %s: instruction-level events (OPERATOR_CALL, "
+                 "DELEGATE_CALL, kernels) were not recorded, which hides the CPU kernels "
+                 "(fallbacks), the per-operator times and the host time around each backend call",
+                 m->name ? m->name : "(method unknown)",
+                 etp_profiling_level_name(m->profiling_level));
+        emit(ctx, b);
+    }
     uint64_t bad = 0, named = 0;
     size_t nbad = 0, nr = etp_ops_row_count(r);
     for (size_t i = 0; i < nr; i++) {

@@ -503,6 +503,13 @@ static bool plan_matches(etp_model *m, uint32_t p, const etp_mevent *ev, uint32_
     return true;
 }
 
+/* A block without instruction events (method-only profiling, or a load-only block) says nothing
+ * about which plan ran; a program with a single method can only have run that one. Returns that
+ * plan, or -1 when the program has several (the block stays unresolved). */
+static int only_plan(const etp_program *prog) {
+    return etp_program_get_info(prog)->plan_count == 1 ? 0 : -1;
+}
+
 static void resolve_plan(etp_model *m, etp_block_view *bv) {
     const etp_program *prog = m->prog;
     bv->plan = -1;
@@ -528,7 +535,11 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
         sig = (sig ^ (uint64_t)(uint32_t)e->instr) * 1099511628211ull;
         sig = (sig ^ (uint64_t)e->kind) * 1099511628211ull;
     }
-    if (!any) return;
+    if (!any) {
+        bv->plan = only_plan(prog);
+        bv->candidates = bv->plan >= 0 ? 1 : 0;
+        return;
+    }
     for (uint32_t c = 0; c < SIG_CACHE; c++)
         if (m->cache[c].used && m->cache[c].sig == sig) {
             bv->plan = m->cache[c].plan;

@@ -533,7 +533,9 @@ static void write_summary(rep *R) {
  * ------------------------------------------------------------------------------------------- */
 
 static const char *part_label(const etp_ops_part *p, char *buf, size_t cap) {
-    if (p->place == ETP_PLACE_DELEGATE) snprintf(buf, cap, "%s DELEGATE_CALLs", p->placement);
+    if (p->place == ETP_PLACE_DELEGATE && p->backend_own)
+        snprintf(buf, cap, "%s own time (backend's own, no DELEGATE_CALL)", p->placement);
+    else if (p->place == ETP_PLACE_DELEGATE) snprintf(buf, cap, "%s DELEGATE_CALLs", p->placement);
     else if (p->place == ETP_PLACE_CPU) snprintf(buf, cap, "CPU kernels (OPERATOR_CALL)");
     else snprintf(buf, cap, "framework overhead");
     return buf;
@@ -645,6 +647,10 @@ static void write_placement(rep *R) {
         P(R, "<p class=\"note\">%u delegate partition(s) (distinct DELEGATE_CALL instructions); "
              "framework overhead = Method::execute minus the DELEGATE_CALLs and OPERATOR_CALLs.",
           m->delegate_partitions);
+        if (m->profiling_level == ETP_PL_METHOD_ONLY)
+            S(R, " Profiling level method_only (instruction events not recorded): a "
+                 "backend's part is its own top-level time (the best available delegate time, "
+                 "not a DELEGATE_CALL), the framework part everything else.");
         if (qnn_of_method(R, (uint32_t)mi))
             S(R, " QNN's DELEGATE_CALL times are inflated by detailed (per-op) profiling: see "
                  "<a href=\"#qnn\">QNN</a>.");
@@ -1989,9 +1995,11 @@ static void write_data(rep *R, uint32_t *idx) {
             jw_key(&w, "placement"); jw_str(&w, m->parts[j].placement);
             jw_key(&w, "per_run"); jw_double(&w, dv(R, m->unit, m->parts[j].per_run));
             jw_key(&w, "share"); jw_double(&w, m->parts[j].share);
+            jw_key(&w, "backend_own"); jw_bool(&w, m->parts[j].backend_own);
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
+        jw_key(&w, "profiling_level"); jw_str(&w, etp_profiling_level_name(m->profiling_level));
         jw_key(&w, "cpu_operators");
         jw_arr_begin(&w);
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {

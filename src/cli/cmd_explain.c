@@ -194,11 +194,32 @@ static void q_same_thing(ex_ctx *c, uint32_t mi) {
         if (m->delegate_partitions > 1)
             sb_printf(&c->ans, "This method has %u delegate partitions; each has its own DELEGATE_CALL. ",
                       m->delegate_partitions);
+    } else if (m->profiling_level != ETP_PL_FULL) {
+        sb_printf(&c->ans, "This method has no DELEGATE_CALL: its profiling level is %s, so the "
+                           "instruction events (DELEGATE_CALL, OPERATOR_CALL) were not recorded. ",
+                  etp_profiling_level_name(m->profiling_level));
     } else {
-        sb_printf(&c->ans, "This method has no DELEGATE_CALL (nothing delegated, or method-only "
-                           "profiling hid the instruction events). ");
+        sb_printf(&c->ans, "This method has no DELEGATE_CALL (nothing delegated). ");
     }
+    fact_str(c, "profiling_level", etp_profiling_level_name(m->profiling_level));
     fact_uint(c, "delegate_partitions", m->delegate_partitions);
+    const etp_ops_part *own = NULL;
+    for (uint32_t j = 0; j < m->n_parts; j++)
+        if (m->parts[j].backend_own && m->parts[j].backend_row >= 0) own = &m->parts[j];
+    if (!q && own) {
+        const etp_ops_row *br = row_at(c, own->backend_row);
+        sb_printf(&c->ans, "The backend %s logged its own events under Method::execute; its "
+                           "top-level \"%s\" = ", own->placement, br->name);
+        say_t(c, br->unit, br->stats.p50);
+        sb_printf(&c->ans, " is the best available delegate time (the backend's own time, not a "
+                           "DELEGATE_CALL: the host time around the backend call is not in the "
+                           "file).");
+        fact_bool(c, "qnn_events", br->qnn != ETP_QNN_NONE);
+        fact_str(c, "backend_event", br->name);
+        fact_num(c, "backend_own_time", tv(c, br->unit, br->stats.p50));
+        end(c);
+        return;
+    }
     if (!q) {
         sb_printf(&c->ans, "The file has no QNN events, so there is no \"Accelerator (execute) time "
                            "(cycles)\" here.");
@@ -313,7 +334,12 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
     }
     jw_arr_end(&c->w);
     fact_uint(c, "cpu_kernel_instructions", ninstr);
-    if (ninstr == 0) {
+    if (ninstr == 0 && m->profiling_level != ETP_PL_FULL) {
+        sb_printf(&c->ans, "Unknown: the profiling level is %s, so no instruction events "
+                           "(OPERATOR_CALL, DELEGATE_CALL) were recorded and the file cannot tell "
+                           "which operators fell back to the CPU. ",
+                  etp_profiling_level_name(m->profiling_level));
+    } else if (ninstr == 0) {
         sb_printf(&c->ans, "Nothing ran on the CPU as a fallback: the method has no OPERATOR_CALL "
                            "(kernel instruction) events. ");
     } else {
@@ -903,6 +929,18 @@ static void q_missing(ex_ctx *c, bool any_qnn) {
                       q->runs_sum_mismatch);
             any = true;
         }
+    }
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (m->profiling_level == ETP_PL_FULL) continue;
+        sb_printf(&c->ans, "%s%s: profiling level %s: the instruction events (OPERATOR_CALL, "
+                           "DELEGATE_CALL, kernels) were not recorded, so the per-operator times, "
+                           "the CPU fallbacks and the host time around each delegate call are not "
+                           "in the file; profile again with instruction events on (not "
+                           "method-only). ",
+                  m->name ? "" : "method ", m->name ? m->name : "(unknown)",
+                  etp_profiling_level_name(m->profiling_level));
+        any = true;
     }
     (void)any_qnn;
     if (!any) sb_printf(&c->ans, "Nothing essential: the program was given and every run has its "

@@ -99,9 +99,14 @@ static int write_json(const sum_ctx *c, FILE *f, const char *path) {
             jw_key(&w, "total"); jw_double(&w, ana_conv(d, m->unit, p->total, &un));
             jw_key(&w, "share"); jw_double(&w, p->share);
             jw_key(&w, "unit"); jw_str(&w, un);
+            jw_key(&w, "backend_own"); jw_bool(&w, p->backend_own);
+            jw_key(&w, "backend_event");
+            if (p->backend_row >= 0) jw_str(&w, etp_ops_row_get(r, (size_t)p->backend_row)->name);
+            else jw_null(&w);
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
+        jw_key(&w, "profiling_level"); jw_str(&w, etp_profiling_level_name(m->profiling_level));
         jw_key(&w, "delegate_partitions"); jw_uint(&w, m->delegate_partitions);
         jw_key(&w, "delegates");
         ana_json_delegates(&w, d, r, mi);
@@ -301,7 +306,10 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
             char label[300];
-            if (p->place == ETP_PLACE_DELEGATE)
+            if (p->place == ETP_PLACE_DELEGATE && p->backend_own)
+                snprintf(label, sizeof label, "%s own time: %s (backend's own, no DELEGATE_CALL)",
+                         p->placement, etp_ops_row_get(r, (size_t)p->backend_row)->name);
+            else if (p->place == ETP_PLACE_DELEGATE)
                 snprintf(label, sizeof label, "%s DELEGATE_CALLs", p->placement);
             else if (p->place == ETP_PLACE_CPU) snprintf(label, sizeof label, "CPU kernels (OPERATOR_CALL)");
             else snprintf(label, sizeof label, "framework overhead (rest of Method::execute)");
@@ -315,16 +323,30 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             out_cell_float(t, p->share);
             out_row_end(t);
         }
-        char b[300];
+        char b[600];
         snprintf(b, sizeof b,
                  "%u delegate partition(s) (distinct DELEGATE_CALL instructions); per run = "
                  "total / %u runs, so the rows add up to Method::execute",
                  m->delegate_partitions, m->runs);
         out_table_note(t, b);
+        if (m->profiling_level == ETP_PL_METHOD_ONLY) {
+            bool own = false;
+            for (uint32_t j = 0; j < m->n_parts; j++) own |= m->parts[j].backend_own;
+            snprintf(b, sizeof b,
+                     "profiling level method_only (instruction events not recorded): %s",
+                     own ? "a backend row is the backend's own top-level time (the best available "
+                           "delegate time, not a DELEGATE_CALL) and the framework row includes "
+                           "everything else"
+                         : "the framework row is all of Method::execute");
+            out_table_note(t, b);
+        }
         rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
         out_table_free(t);
         /* CPU fallback */
-        if (m->n_cpu_ops == 0) {
+        if (m->n_cpu_ops == 0 && m->profiling_level != ETP_PL_FULL) {
+            fprintf(f, "\nCPU (fallback) operators: unknown: instruction events were not recorded "
+                       "(profiling level %s)\n", etp_profiling_level_name(m->profiling_level));
+        } else if (m->n_cpu_ops == 0) {
             fprintf(f, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
                     m->delegate_partitions ? "a delegate" : "no instruction (no OPERATOR_CALL or DELEGATE_CALL events: method-only profiling?)");
         } else {
