@@ -5,3 +5,6 @@ add_test(NAME nul_names COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_nul_na
 add_test(NAME cli_conventions COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_cli_conventions.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 add_test(NAME program_check COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_program_check.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 add_test(NAME sink_mode COMMAND sh ${CMAKE_SOURCE_DIR}/tests/test_sink_mode.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+# One located message and exit 3 for every failed write; quiet end on a closed pipe (issues 16.3, 16.4).
+add_test(NAME write_errors COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_write_errors.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+set_tests_properties(write_errors PROPERTIES SKIP_RETURN_CODE 77)
