@@ -15,6 +15,8 @@ static const cli_optdef optdefs[] = {
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of standard output"},
     {OPT_HELP, "help", 'h', NULL, "show this help"},
     {OPT_QUIET, "quiet", 'q', NULL, "no progress indicator, no notes on standard error"},
+    {OPT_CSV_RAW, "csv-raw", 0, NULL,
+     "csv/tsv: text cells starting with = + - @ TAB CR are not prefixed with '"},
     {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
     {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
@@ -286,6 +288,7 @@ int cli_out_close(cli_out *o, int rc) {
 out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols) {
     out_table *t = out_table_new(a->fmt, o->f, cols, ncols);
     if (t && o->width) out_table_set_max_width(t, o->width);
+    if (t && a->set[OPT_CSV_RAW]) out_table_set_csv_raw(t, true);
     return t;
 }
 
