@@ -27,6 +27,7 @@ struct out_table {
     bool in_json;
     int max_width;
     bool in_row, misuse, oom, finished;
+    bool csv_raw; /* no formula-injection prefix */
     size_t cell; /* cells given in the current row */
     /* table/md: the header row then every row, each cell a size_t length (ABSENT) and its
      * display text; csv/tsv: scratch space for one field */
@@ -191,12 +192,29 @@ static const char *text_value(const val *v, const out_col *col, char *nb, size_t
     return s;
 }
 
-static void csv_field(out_table *t, const char *s, size_t n) {
+/* Would a spreadsheet read this text cell as a formula? (OWASP "CSV injection" list) */
+static bool formula_like(const val *v) {
+    if (v->kind != V_STR || v->n == 0) return false;
+    char c = v->s[0];
+    if (!(c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r')) return false;
+    if (c != '-' && c != '+') return true;
+    /* a number given as text ("-12.5", "+3") is a number, not a formula: left as it is */
+    char nb[64];
+    if (v->n >= sizeof nb) return true;
+    memcpy(nb, v->s, v->n);
+    nb[v->n] = '\0';
+    char *end;
+    (void)strtod(nb, &end);
+    return end == nb || *end != '\0';
+}
+
+static void csv_field(out_table *t, const char *s, size_t n, bool prefix) {
     bool quote = false;
     for (size_t i = 0; i < n && !quote; i++)
         quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
     t->arena.len = 0;
     if (quote) append(t, &t->arena, "\"", 1);
+    if (prefix) append(t, &t->arena, "'", 1);
     sanitize(t, s, n, quote ? SAN_CSV_QUOTED : SAN_CSV);
     if (quote) append(t, &t->arena, "\"", 1);
 }
@@ -232,9 +250,10 @@ static void put_cell(out_table *t, const val *v) {
         s = text_value(v, col, nb, sizeof nb, &n);
         if (!s) break;
         if (t->fmt == OUT_CSV) {
-            csv_field(t, s, n);
+            csv_field(t, s, n, !t->csv_raw && formula_like(v));
         } else {
             t->arena.len = 0;
+            if (!t->csv_raw && formula_like(v)) append(t, &t->arena, "'", 1);
             sanitize(t, s, n, SAN_PLAIN);
         }
         if (!t->oom) fwrite(t->arena.p, 1, t->arena.len, t->f);
@@ -385,6 +404,8 @@ out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols) {
     jw_arr_begin(w);
     return t;
 }
+
+void out_table_set_csv_raw(out_table *t, bool raw) { t->csv_raw = raw; }
 
 void out_table_set_max_width(out_table *t, int cols) { t->max_width = cols > 0 ? cols : 0; }
 

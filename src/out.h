@@ -52,6 +52,10 @@ out_table *out_table_new(out_format fmt, FILE *f, const out_col *cols, size_t nc
  * closed by out_table_finish(). Notes are ignored (the caller owns the surrounding object). */
 out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols);
 
+/* csv/tsv: text cells beginning with '=', '+', '-', '@', TAB or CR get a leading "'" so that a
+ * spreadsheet does not run them as a formula (CSV injection); numeric cells (int, uint, float,
+ * bool) never do, so -3 stays a number. `raw` true turns the prefix off (--csv-raw). */
+void out_table_set_csv_raw(out_table *t, bool raw);
 /* Largest line width of the `table` format (0 = unlimited, the default); see the docs. */
 void out_table_set_max_width(out_table *t, int cols);
 /* Table format past that width: columns named here ("key:rank" pairs, e.g. {"p10:9", "min:8",

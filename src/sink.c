@@ -76,6 +76,15 @@ static void io_error(etp_error *err, const char *file, const char *what, int err
     if (err) etp_error_set(err, ETP_E_IO, file, -1, "", "%s: %s", what, reason);
 }
 
+void sink_write_error(const sink *s, int errnum, etp_error *err) {
+    /* strerror's own wording ("No space left on device"), as the issue and other tools print it */
+    if (err)
+        etp_error_set(err, ETP_E_IO, s->path ? s->path : STDOUT_NAME, -1, "", "write failed: %s",
+                      errnum ? strerror(errnum) : "write error");
+}
+
+bool sink_is_stdout(const sink *s) { return !s->path; }
+
 static uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15u;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
@@ -196,7 +205,7 @@ int sink_commit(sink *s, etp_error *err) {
     if (!s->path) {
         errno = 0;
         if (fflush(s->f) != 0 || ferror(s->f)) {
-            io_error(err, STDOUT_NAME, "cannot write", errno);
+            sink_write_error(s, errno, err);
             rc = ETP_E_IO;
         }
         sink_free(s);
@@ -208,7 +217,7 @@ int sink_commit(sink *s, etp_error *err) {
     if (fclose(s->f) != 0 && !failed) failed = true, e = errno;
     s->f = NULL;
     if (failed) {
-        io_error(err, s->path, "cannot write", e);
+        sink_write_error(s, e, err);
         rc = ETP_E_IO;
     } else if (s->tmp && rename(s->tmp, s->path) != 0) {
         io_error(err, s->path, "cannot replace file", errno);

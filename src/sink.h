@@ -17,6 +17,7 @@
 #ifndef ETPROF_SINK_H
 #define ETPROF_SINK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "etprof.h"
@@ -30,6 +31,10 @@ FILE *sink_file(sink *s);
 /* Publishes the output. 0, or ETP_E_IO naming the target and the reason (write, close or rename
  * failed); in that case the temporary file is gone and the target is as it was. Frees `s`. */
 int sink_commit(sink *s, etp_error *err);
+/* The one message for output that could not be written: "<target>: write failed: <strerror>"
+ * ("<stdout>" for standard output), ETP_E_IO. errnum 0 (unknown) gives "write error". */
+void sink_write_error(const sink *s, int errnum, etp_error *err);
+bool sink_is_stdout(const sink *s);
 /* Discards the output (closes and unlinks the temporary file). Frees `s`; NULL is allowed. */
 void sink_abort(sink *s);
 

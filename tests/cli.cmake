@@ -9,3 +9,10 @@ add_test(NAME sink_mode COMMAND sh ${CMAKE_SOURCE_DIR}/tests/test_sink_mode.sh $
 add_test(NAME method_only COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_method_only.sh ${ETPROF_BIN}
                                   ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
 set_tests_properties(method_only PROPERTIES SKIP_RETURN_CODE 77)
+# One located message and exit 3 for every failed write; quiet end on a closed pipe (issues 16.3, 16.4).
+add_test(NAME write_errors COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_write_errors.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+set_tests_properties(write_errors PROPERTIES SKIP_RETURN_CODE 77)
+# CSV/TSV formula-injection prefix and --csv-raw (issue 16.4); builds its dump with flatc.
+find_program(ETPROF_CSVINJ_FLATC flatc)
+add_test(NAME csv_injection COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_csv_injection.sh ${ETPROF_BIN} ${CMAKE_SOURCE_DIR} ${ETPROF_CSVINJ_FLATC})
+set_tests_properties(csv_injection PROPERTIES SKIP_RETURN_CODE 77)

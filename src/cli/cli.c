@@ -15,6 +15,8 @@ static const cli_optdef optdefs[] = {
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (atomically) instead of standard output"},
     {OPT_HELP, "help", 'h', NULL, "show this help"},
     {OPT_QUIET, "quiet", 'q', NULL, "no progress indicator, no notes on standard error"},
+    {OPT_CSV_RAW, "csv-raw", 0, NULL,
+     "csv/tsv: text cells starting with = + - @ TAB CR are not prefixed with '"},
     {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
     {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
@@ -234,14 +236,48 @@ int cli_out_open(cli_args *a, cli_out *o) {
     return EXIT_OK;
 }
 
+/* The one place a failed write is reported (issue 16.3). */
+static int out_write_failed(cli_out *o, int errnum) {
+    bool pipe_gone = errnum == EPIPE && sink_is_stdout(o->s);
+    etp_error err = {0};
+    sink_write_error(o->s, errnum, &err);
+    sink_abort(o->s);
+    o->s = NULL;
+    if (pipe_gone) {
+        /* `etprof ... | head`: the reader has all it wanted; quiet, the status a SIGPIPE death
+         * gives (128 + 13) */
+        clearerr(stdout);
+        return EXIT_SIGPIPE;
+    }
+    cli_error(&err);
+    return EXIT_IO;
+}
+
 int cli_out_close(cli_out *o, int rc) {
     if (!o->s) return rc;
+    int e = o->err ? o->err : errno; /* the failing write's, unless something came between */
+    if (rc == EXIT_OK || rc == EXIT_IO) {
+        bool failed = ferror(o->f) != 0;
+        if (failed || rc == EXIT_IO) {
+            /* retry what is still buffered: its errno is the failing write's own */
+            clearerr(o->f);
+            errno = 0;
+            if (fflush(o->f) != 0) {
+                failed = true;
+                if (errno) e = errno;
+            }
+        }
+        /* rc == EXIT_IO without a failed write: an input error, already reported */
+        if (failed) return out_write_failed(o, e);
+    }
     if (rc) {
         sink_abort(o->s);
         o->s = NULL;
         return rc;
     }
     etp_error err = {0};
+    errno = 0;
+    if (fflush(o->f) != 0 || ferror(o->f)) return out_write_failed(o, errno ? errno : e);
     int r = sink_commit(o->s, &err);
     o->s = NULL;
     if (r) {
@@ -254,6 +290,7 @@ int cli_out_close(cli_out *o, int rc) {
 out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols) {
     out_table *t = out_table_new(a->fmt, o->f, cols, ncols);
     if (t && o->width) out_table_set_max_width(t, o->width);
+    if (t && a->set[OPT_CSV_RAW]) out_table_set_csv_raw(t, true);
     return t;
 }
 

@@ -12,14 +12,14 @@
 
 /* Exit codes (documented in docs/cli.md). */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4,
-       EXIT_REGRESSION = 5, EXIT_INCONCLUSIVE = 6 };
+       EXIT_REGRESSION = 5, EXIT_INCONCLUSIVE = 6, EXIT_SIGPIPE = 141 };
 
 /* Every option of every command has an id here; a command lists the ones it accepts. */
 typedef enum opt_id {
     OPT_NONE = 0,
     /* global */
     OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS, OPT_TICK_HZ,
-    OPT_TICKS,
+    OPT_TICKS, OPT_CSV_RAW,
     /* analysis */
     OPT_SORT, OPT_TOP, OPT_BLOCK, OPT_PLACEMENT, OPT_KIND, OPT_SKIP_FIRST, OPT_ALL, OPT_STAT,
     OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ,
@@ -103,9 +103,14 @@ typedef struct cli_out {
     FILE *f;
     bool tty;
     int width; /* terminal columns when tty, else 0 */
+    int err;   /* errno of the failing write, when the command saw it (0: not known) */
 } cli_out;
 int cli_out_open(cli_args *a, cli_out *o);
-/* Commits (rc == 0) or aborts (rc != 0) the output; returns the final exit code. */
+/* Commits (rc == 0) or aborts (rc != 0) the output; returns the final exit code.
+ * Every write failure of every command ends here (rc == EXIT_IO, or the stream's error flag, or
+ * the final flush/close/rename): one message "etprof: <file>: write failed: <reason>", exit 3.
+ * A command passing EXIT_IO prints nothing itself about the failed write. EPIPE on standard
+ * output (the reader went away, SIGPIPE ignored) ends quietly with 141, as death by SIGPIPE. */
 int cli_out_close(cli_out *o, int rc);
 
 /* Table helper honouring --format and the terminal width. */

@@ -824,7 +824,7 @@ static int run_diff(cli_args *a) {
     case OUT_TABLE: rc = write_table(&c, &o); break;
     default: rc = write_rows(&c, &o); break;
     }
-    if (rc) cli_errorf("diff: %s", rc == EXIT_IO ? "write failed" : "out of memory");
+    if (rc && rc != EXIT_IO) cli_errorf("diff: out of memory"); /* cli_out_close reports EXIT_IO */
     rc = cli_out_close(&o, rc);
     if (!rc && c.fail_set && etp_diff_get_summary(d)->gate.outcome == ETP_DIFF_INCONCLUSIVE)
         cli_errorf("warning: diff: fail-on-regression %g%%: inconclusive%s: %s", c.fail_pct,

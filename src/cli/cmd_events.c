@@ -68,7 +68,6 @@ static int run_events(cli_args *a) {
         if (out_table_finish(t) && !rc) rc = EXIT_IO;
         out_table_free(t);
     }
-    if (rc == EXIT_IO) cli_errorf("events: write failed");
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }

@@ -1144,7 +1144,6 @@ static int run_explain(cli_args *a) {
             if (!rc) ana_quality_notes(r, text_note_cb, &tc);
         }
         if (ferror(f) && !rc) rc = EXIT_IO;
-        if (rc == EXIT_IO) cli_errorf("explain: write failed");
         rc = cli_out_close(&o, rc);
     }
     for (size_t i = 0; i < MAX_FINDINGS; i++) {

@@ -204,7 +204,6 @@ static int run_ops(cli_args *a) {
     }
     rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
     out_table_free(t);
-    if (rc) cli_errorf("ops: write failed");
     free(idx);
     etp_ops_free(r);
     cli_close_inputs(&in);

@@ -1159,7 +1159,6 @@ static int run_viewer(cli_args *a) {
         if (t && (rc = out_table_finish(t))) rc = rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
         out_table_free(t);
     }
-    if (rc == EXIT_IO) cli_errorf("qnn: write failed");
     etp_qnn_viewer_free(v);
     return cli_out_close(&o, rc);
 }
@@ -1284,8 +1283,7 @@ static int run_qnn(cli_args *a) {
     else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_tables(c, &o);
     else rc = write_flat(c, &o);
     if (!rc && ferror(o.f)) rc = EXIT_IO;
-    if (rc == EXIT_IO) cli_errorf("qnn: write failed");
-    else if (rc) cli_errorf("out of memory");
+    if (rc && rc != EXIT_IO) cli_errorf("out of memory"); /* cli_out_close reports EXIT_IO */
     qctx_free(c);
     free(c);
     return cli_out_close(&o, rc);

@@ -2,6 +2,7 @@
  * HTML file with the summary, charts and tables (src/report.c, docs/report.md). */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,7 +67,10 @@ static int run_report(cli_args *a) {
     etp_error err = {0};
     int r = etp_report_write(in.model, o.f, &ro, &err);
     cli_progress_end(a);
-    if (r) {
+    if (r == ETP_E_IO && ferror(o.f)) {
+        o.err = errno; /* the output's write failed: cli_out_close says so, once */
+        rc = EXIT_IO;
+    } else if (r) {
         cli_error(&err);
         rc = cli_exit_for(r);
     }

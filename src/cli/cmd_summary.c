@@ -475,7 +475,6 @@ static int run_summary(cli_args *a) {
     if (a->fmt == OUT_JSON) rc = write_json(&c, o.f, path);
     else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_report(&c, &o, path);
     else rc = write_flat(&c, &o);
-    if (rc == EXIT_IO) cli_errorf("summary: write failed");
     free(idx);
     etp_ops_free(r);
     cli_close_inputs(&in);

@@ -2,6 +2,8 @@
  * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/trace.c and
  * docs/trace.md. */
 #include "cli.h"
+
+#include <errno.h>
 #include "trace_htp.h"
 #include "cli_ana.h"
 #include "qnn.h"
@@ -67,7 +69,10 @@ static int run_trace(cli_args *a) {
     int r = etp_trace_write_htp(in.model, o.f, &to, ot, ghz, clock_src, &st, &err);
     etp_qnn_trace_free(ot);
     cli_progress_end(a);
-    if (r) {
+    if (r == ETP_E_IO && ferror(o.f)) {
+        o.err = errno; /* the output's write failed: cli_out_close says so, once */
+        rc = EXIT_IO;
+    } else if (r) {
         cli_error(&err);
         rc = cli_exit_for(r);
     }

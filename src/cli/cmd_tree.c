@@ -417,7 +417,6 @@ static int run_tree(cli_args *a) {
         rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
         out_table_free(t);
     }
-    if (rc) cli_errorf("tree: write failed");
     free(buf);
     etp_ops_free(r);
     cli_close_inputs(&in);
