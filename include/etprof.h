@@ -406,7 +406,8 @@ typedef struct etp_block_view {
     etp_block_info info;
     int plan;              /* resolved execution plan, -1 when unknown */
     const char *method;    /* its name, or NULL */
-    uint32_t candidates;   /* how many plans matched (>1 = ambiguous, first one taken) */
+    uint32_t candidates;   /* how many plans fit the events; >1 (and no --method): ambiguous,
+                              plan is -1 and method NULL (never one candidate taken) */
     bool is_execute;       /* a run: has a Method::execute event, is named "Execute", or is not
                               a load block (Method::init, Program::load_method) and holds
                               instruction-level profile events (chain and instruction >= 0) */
@@ -416,6 +417,10 @@ typedef struct etp_block_view {
     int32_t method_event;  /* index of Method::execute in the block, -1 if none */
     uint32_t n;
     const etp_mevent *events;
+    /* An ambiguous block (plan -1, candidates > 1): the names of the fitting methods, in
+     * program order (at most 16); 0 / NULL otherwise. Valid until the next call. */
+    uint32_t n_candidate_names;
+    const char *const *candidate_names;
 } etp_block_view;
 
 void etp_model_opts_init(etp_model_opts *o);
@@ -580,6 +585,11 @@ typedef struct etp_ops_method {
     uint64_t operator_calls, delegate_calls; /* occurrences of the wrappers */
     uint32_t htp_node_rows;
     etp_profiling_level profiling_level;
+    /* name NULL and several methods of the program fit these runs (no --method): their names
+     * (n_candidates, program order) and the same joined with ", "; 0 / NULL otherwise. */
+    uint32_t n_candidates;
+    const char *const *candidate_names;
+    const char *candidates;
 } etp_ops_method;
 
 /* The QNN top-level execute events (qnn-profiling.md 3.1), in the nesting order of their times. */

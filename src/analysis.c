@@ -529,10 +529,26 @@ static int push_sample(etp_ops_result *r, row_acc *a, uint32_t run, uint32_t roo
     return ETP_OK;
 }
 
-static int32_t method_find(etp_ops_result *r, const char *name) {
+/* A method by name; a run whose method is ambiguous (name NULL, several candidates) groups
+ * with the runs of the same candidate set, apart from the runs of a known method. */
+static int32_t method_find(etp_ops_result *r, const char *name, uint32_t ncand,
+                           const char *const *cand) {
+    char key[512] = "";
+    if (!name && ncand > 1) {
+        size_t k = 0;
+        for (uint32_t c = 0; c < ncand && k + 1 < sizeof key; c++) {
+            int w = snprintf(key + k, sizeof key - k, "%s%s", c ? ", " : "", cand[c]);
+            if (w < 0) break;
+            k += (size_t)w;
+            if (k >= sizeof key) k = sizeof key - 1;
+        }
+    }
     for (size_t i = 0; i < r->nmethods; i++) {
         const char *m = r->methods[i].name;
-        if ((!m && !name) || (m && name && strcmp(m, name) == 0)) return (int32_t)i;
+        const char *mc = r->methods[i].pub.candidates;
+        if (name ? (m && strcmp(m, name) == 0)
+                 : (!m && (key[0] ? (mc && strcmp(mc, key) == 0) : !mc)))
+            return (int32_t)i;
     }
     if (r->nmethods == r->methods_cap) {
         size_t cap = r->methods_cap ? r->methods_cap * 2 : 4;
@@ -545,6 +561,18 @@ static int32_t method_find(etp_ops_result *r, const char *name) {
     memset(m, 0, sizeof *m);
     m->exec_row = -1;
     if (name && !(m->name = arena_strn(r, name, strlen(name)))) return -1;
+    if (key[0]) {
+        char *raw = arena_alloc(r, ncand * sizeof(const char *) + sizeof(void *));
+        const char **names =
+            raw ? (const char **)(void *)(raw + (sizeof(void *) - (uintptr_t)raw % sizeof(void *)) %
+                                                    sizeof(void *))
+                : NULL;
+        if (!names || !(m->pub.candidates = arena_strn(r, key, strlen(key)))) return -1;
+        for (uint32_t c = 0; c < ncand; c++)
+            if (!(names[c] = arena_strn(r, cand[c], strlen(cand[c])))) return -1;
+        m->pub.n_candidates = ncand;
+        m->pub.candidate_names = names;
+    }
     return (int32_t)r->nmethods++;
 }
 
@@ -612,7 +640,7 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
     if (note_block(r, v, keep, o->block != NULL)) return ETP_E_INTERNAL;
     if (!keep) return ETP_OK;
     r->blocks_read++;
-    int32_t mi = method_find(r, v->method);
+    int32_t mi = method_find(r, v->method, v->n_candidate_names, v->candidate_names);
     if (mi < 0) return ETP_E_INTERNAL;
     method_acc *m = &r->methods[mi];
     if (++m->seen <= o->skip_first) {

@@ -117,6 +117,11 @@ void ana_json_unit_counts(struct jw *w, const struct etp_qnn_unit_counts *u);
 /* Notes on data the analyses count but leave out or reinterpret: blocks counted as runs from
  * their events, blocks not counted (and the option that includes them), events that end before
  * they start, delegate events named by their id. Each note goes to emit(). */
+/* How a view names method m: its name; "(ambiguous: a, b)" when several methods of the program
+ * fit its runs (etp_ops_method.n_candidates); "(method unknown)" otherwise. */
+const char *ana_method_label(const etp_ops_method *m, char *buf, size_t cap);
+/* JSON "method_candidates": the fitting methods' names of an ambiguous method, [] otherwise. */
+void ana_json_method_candidates(struct jw *w, const etp_ops_method *m);
 void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
                        void *ctx);
 /* The same as JSON: {blocks: [{name, blocks, events, counted_as_runs, by_events, reason,

@@ -169,9 +169,33 @@ void ana_json_unit_counts(jw *w, const etp_qnn_unit_counts *u) {
 
 /* ---- Data the analyses leave out or reinterpret (docs/analyses.md, "Data quality") ---- */
 
+const char *ana_method_label(const etp_ops_method *m, char *buf, size_t cap) {
+    if (m->name) return m->name;
+    if (!m->n_candidates) return "(method unknown)";
+    snprintf(buf, cap, "(ambiguous: %s)", m->candidates);
+    return buf;
+}
+
+void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
+    jw_key(w, "method_candidates");
+    jw_arr_begin(w);
+    for (uint32_t c = 0; c < m->n_candidates; c++) jw_str(w, m->candidate_names[c]);
+    jw_arr_end(w);
+}
+
 void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
                        void *ctx) {
     char b[700];
+    for (size_t i = 0; i < etp_ops_method_count(r); i++) {
+        const etp_ops_method *m = etp_ops_method_get(r, i);
+        if (!m->n_candidates) continue;
+        snprintf(b, sizeof b,
+                 "method unknown for %u run(s): they fit %u methods of the program (%.400s) and "
+                 "the files cannot tell which ran; they are shown as method \"(ambiguous)\"; "
+                 "--method NAME settles it",
+                 m->runs + m->skipped, m->n_candidates, m->candidates);
+        emit(ctx, b);
+    }
     size_t ng;
     const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
     for (size_t i = 0; i < ng; i++) {

@@ -46,6 +46,8 @@ typedef struct instr_ent {
     const char *op_name, *op_overload, *backend;
 } instr_ent;
 
+#define MAX_CAND 16
+
 struct etp_model {
     const etp_dump *dump;
     const etp_program *prog;
@@ -68,8 +70,12 @@ struct etp_model {
         uint64_t sig;
         int plan;
         uint32_t candidates;
+        uint32_t cand[MAX_CAND]; /* the first MAX_CAND fitting plans */
         bool used;
     } cache[SIG_CACHE];
+    /* The current block's fitting plans when several fit (bv->plan -1), and their names. */
+    uint32_t cand[MAX_CAND], ncand;
+    const char *cand_names[MAX_CAND];
     uint32_t cache_next;
     instr_ent *icache;  /* ICACHE entries */
     /* Event table positions of the last block decoded, and what was given back before it */
@@ -510,10 +516,15 @@ static int only_plan(const etp_program *prog) {
     return etp_program_get_info(prog)->plan_count == 1 ? 0 : -1;
 }
 
+static bool same_str(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
 static void resolve_plan(etp_model *m, etp_block_view *bv) {
     const etp_program *prog = m->prog;
     bv->plan = -1;
     bv->candidates = 0;
+    m->ncand = 0;
     if (!prog) return;
     if (m->forced_plan >= 0) {
         bv->plan = m->forced_plan;
@@ -544,36 +555,30 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
         if (m->cache[c].used && m->cache[c].sig == sig) {
             bv->plan = m->cache[c].plan;
             bv->candidates = m->cache[c].candidates;
+            m->ncand = bv->candidates > MAX_CAND ? MAX_CAND : bv->candidates;
+            memcpy(m->cand, m->cache[c].cand, sizeof m->cand);
+            if (bv->plan >= 0) m->ncand = 0;
             return;
         }
+    /* Every plan whose instructions explain the events. Several may: the files then cannot
+     * tell which method ran, and the block's method stays unknown (never the first taken). */
     uint32_t np = etp_program_get_info(prog)->plan_count, cands = 0;
-    int best = -1, best_score = -1;
+    int only = -1;
     for (uint32_t p = 0; p < np; p++) {
         uint32_t max_instr;
         if (!plan_matches(m, p, m->ev, bv->n, &max_instr)) continue;
+        if (cands < MAX_CAND) m->cand[cands] = p;
         cands++;
-        /* Prefer a plan whose chain ends right after the last instruction seen, then "forward",
-         * then the first in the program. */
-        int score = 0;
-        etp_chain_info ci;
-        etp_plan_info pi;
-        etp_program_plan(prog, p, &pi);
-        if (pi.chain_count) {
-            etp_program_chain(prog, p, 0, &ci);
-            if (ci.instruction_count == max_instr + 1) score += 2;
-        }
-        if (pi.name.ptr && strcmp(pi.name.ptr, "forward") == 0) score += 1;
-        if (score > best_score) {
-            best = (int)p;
-            best_score = score;
-        }
+        only = (int)p;
     }
-    bv->plan = best;
+    bv->plan = cands == 1 ? only : -1;
     bv->candidates = cands;
+    m->ncand = cands > 1 ? (cands > MAX_CAND ? MAX_CAND : cands) : 0;
     uint32_t slot = m->cache_next++ % SIG_CACHE;
     m->cache[slot].sig = sig;
-    m->cache[slot].plan = best;
+    m->cache[slot].plan = bv->plan;
     m->cache[slot].candidates = cands;
+    memcpy(m->cache[slot].cand, m->cand, sizeof m->cand);
     m->cache[slot].used = true;
 }
 
@@ -709,6 +714,30 @@ static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
     char what[160] = "";
     int plan = bv->plan;
     int32_t bad = -1;
+    if (plan < 0 && m->ncand > 1) {
+        /* Ambiguous: the block fits the program if it fits any candidate; the candidates that
+         * fail the check are dropped (one left: that is the method). */
+        uint32_t keep = 0;
+        for (uint32_t c = 0; c < m->ncand; c++) {
+            char w[160];
+            int p = (int)m->cand[c];
+            int32_t b = first_mismatch(m, p, bv, w, sizeof w);
+            if (b < 0 && bv->method_event >= 0) b = check_complete(m, p, bv, w, sizeof w);
+            if (b < 0) m->cand[keep++] = m->cand[c];
+        }
+        if (keep == 1) {
+            bv->plan = (int)m->cand[0];
+            bv->candidates = 1;
+            m->ncand = 0;
+            return ETP_OK;
+        }
+        if (keep > 1) {
+            if (bv->candidates <= MAX_CAND) bv->candidates = keep;
+            m->ncand = keep;
+            return ETP_OK;
+        }
+        m->ncand = 0;
+    }
     if (plan >= 0) {
         bad = first_mismatch(m, plan, bv, what, sizeof what);
     } else {
@@ -755,6 +784,7 @@ static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
     bv->program_mismatch = true;
     bv->plan = -1;
     bv->candidates = 0;
+    m->ncand = 0;
     return ETP_OK;
 }
 
@@ -967,14 +997,40 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);
         bv->method = pi.name.ptr;
     }
+    bv->n_candidate_names = 0;
+    bv->candidate_names = NULL;
+    if (bv->plan < 0 && m->ncand > 1) {
+        for (uint32_t c = 0; c < m->ncand; c++) {
+            etp_plan_info pi;
+            etp_program_plan(m->prog, m->cand[c], &pi);
+            m->cand_names[c] = pi.name.ptr ? pi.name.ptr : "";
+        }
+        bv->n_candidate_names = m->ncand;
+        bv->candidate_names = m->cand_names;
+    }
+    /* An ambiguous block still learns what an instruction is when every candidate agrees. */
+    int ipl = bv->plan >= 0 ? bv->plan : (m->ncand > 1 ? (int)m->cand[0] : -1);
+    bool amb = bv->plan < 0 && ipl >= 0;
     const instr_ent *ins = NULL; /* the last lookup: neighbours share their instruction */
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
         bool qnn_backend = false;
-        if (bv->plan >= 0 && e->chain >= 0 && e->instr >= 0) {
+        if (ipl >= 0 && e->chain >= 0 && e->instr >= 0) {
+            if (amb) ins = NULL; /* the other candidates' lookups share the cache */
             if (!ins || ins->chain != e->chain || ins->instr != e->instr)
-                ins = instr_info(m, bv->plan, e->chain, e->instr);
-            if (ins->found) {
+                ins = instr_info(m, ipl, e->chain, e->instr);
+            bool agree = true;
+            if (amb && ins->found) {
+                instr_ent a = *ins;
+                for (uint32_t c = 1; c < m->ncand && agree; c++) {
+                    const instr_ent *o = instr_info(m, (int)m->cand[c], e->chain, e->instr);
+                    agree = o->found && o->kind == a.kind && same_str(o->op_name, a.op_name) &&
+                            same_str(o->op_overload, a.op_overload) &&
+                            same_str(o->backend, a.backend);
+                }
+                ins = instr_info(m, ipl, e->chain, e->instr);
+            }
+            if (ins->found && agree) {
                 e->instr_kind = ins->kind;
                 e->op_name = ins->op_name;
                 e->op_overload = ins->op_overload;

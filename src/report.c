@@ -289,7 +289,8 @@ static double per_run(const rep *R, const etp_ops_row *row) {
 }
 
 static const char *method_name(const etp_ops_method *m) {
-    return m->name ? m->name : "(method unknown)";
+    static char lb[600]; /* one report at a time (single-threaded CLI) */
+    return ana_method_label(m, lb, sizeof lb);
 }
 
 /* The label of a row in charts and tables. Writes into buf when it builds one. */

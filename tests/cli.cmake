@@ -4,6 +4,7 @@ add_test(NAME nul_names COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_nul_na
 # Command-line conventions and narrow tables (issue 11.6).
 add_test(NAME cli_conventions COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_cli_conventions.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 add_test(NAME program_check COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_program_check.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+add_test(NAME method_ambiguity COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_method_ambiguity.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 add_test(NAME sink_mode COMMAND sh ${CMAKE_SOURCE_DIR}/tests/test_sink_mode.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 # Method-only profiling (issue 10.4): dumps derived at test time with flatc from committed ones.
 add_test(NAME method_only COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_method_only.sh ${ETPROF_BIN}

@@ -22,11 +22,14 @@ n=$(jq '.events | length' "$t/out.json"); [ "$n" = 1532 ] && ok || bad "events j
 n=$(wc -l < "$t/out.jsonl"); [ "$n" = 1532 ] && ok || bad "events jsonl lines $n"
 jq -e -s 'length == 1532 and all(.[]; type == "object")' "$t/out.jsonl" >/dev/null && ok || bad "jsonl objects"
 n=$(wc -l < "$t/out.csv"); [ "$n" = 1533 ] && ok || bad "events csv lines $n"
-# with --pte every delegate event of this QNN dump resolves to QnnBackend in method kv_forward
+# with --pte and --method kv_forward (MANIFEST: made with --method_name kv_forward; by structure
+# it fits kv_forward and prefill_forward alike) every delegate event resolves to QnnBackend in
+# method kv_forward
+"$E" events "$Q" --pte "$P" --method kv_forward --format json -o "$t/out.json"
 n=$(jq '[.events[] | select(.kind=="delegate_internal" and .backend=="QnnBackend" and .method=="kv_forward")] | length' "$t/out.json")
 [ "$n" = 1528 ] && ok || bad "delegate events resolved $n (expected 1518 nodes + 10 top-level)"
 # info json: one method run, one backend with one delegate call
-"$E" info "$Q" --pte "$P" --format json -o "$t/info.json"
+"$E" info "$Q" --pte "$P" --method kv_forward --format json -o "$t/info.json"
 jq -e '.methods == [{"name":"kv_forward","runs":1}] and .backends == [{"id":"QnnBackend","delegate_calls":1}]' \
   "$t/info.json" >/dev/null && ok || bad "info methods/backends"
 

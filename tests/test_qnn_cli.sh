@@ -177,7 +177,9 @@ check "grep -q 'they come from the same run' '$TMP/exact_join.txt'" "table says 
 
 # ---- the joined run ----
 J="$TMP/join.json"
-"$ETPROF" qnn "$QNN1" --pte "$QPTE" --qhas "$SQ" --runtrace "$RT" --heap "$HEAP" -f json >"$J" 2>"$TMP/err"
+# --method kv_forward: the dump was made with --method_name kv_forward (MANIFEST); by structure
+# it fits prefill_forward as well (test_method_ambiguity.py)
+"$ETPROF" qnn "$QNN1" --pte "$QPTE" --method kv_forward --qhas "$SQ" --runtrace "$RT" --heap "$HEAP" -f json >"$J" 2>"$TMP/err"
 check "[ $? -eq 0 ]" "joined run exit: $(head -c 300 "$TMP/err")"
 check "jqt '$J' '.schema_version == 1 and (.summary | type) == \"object\" and (.ops | type) == \"array\" and (.join | type) == \"object\"'" "JSON layout"
 check "jqt '$J' '.join.etdump_nodes == 1518 and .join.qnn_ops == 1517'" "1518 ETDump nodes, 1517 QNN ops"

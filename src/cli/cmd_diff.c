@@ -33,6 +33,21 @@ typedef struct dctx {
 
 static const char *mname(const char *n) { return n ? n : "(unnamed)"; }
 
+/* The etp_ops_method of a diff method (base side first), NULL when none. */
+static const etp_ops_method *side_method(const dctx *c, const etp_diff_method *m) {
+    if (m->base >= 0) return etp_ops_method_get(c->rb, (size_t)m->base);
+    if (m->new_ >= 0) return etp_ops_method_get(c->rn, (size_t)m->new_);
+    return NULL;
+}
+
+/* A method as the text names it: "(ambiguous: a, b)" when the files cannot tell which ran. */
+static const char *dlabel(const dctx *c, const etp_diff_method *m) {
+    static char lb[600]; /* one line at a time */
+    const etp_ops_method *om = side_method(c, m);
+    if (!m->name && om && om->n_candidates) return ana_method_label(om, lb, sizeof lb);
+    return mname(m->name);
+}
+
 static const char *match_name(const etp_diff_method *m) {
     if (m->base < 0 || m->new_ < 0) return NULL;
     return m->by_name ? "name" : "instruction";
@@ -94,7 +109,7 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
         if (p->move == ETP_MOVE_PARTITIONS) {
             snprintf(b, sizeof b,
                      "PARTITIONS %s: %s %u -> %u partition(s), %.*f -> %.*f %s per run",
-                     mname(m->name), p->from, p->base_count, p->new_count, c->disp.precision, bp,
+                     dlabel(c, m), p->from, p->base_count, p->new_count, c->disp.precision, bp,
                      c->disp.precision, np, un);
         } else {
             bool to_cpu = p->move == ETP_MOVE_TO_CPU;
@@ -109,7 +124,7 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
             snprintf(b, sizeof b,
                      "PLACEMENT %s: %s moved from %s to %s: %u -> %u CPU kernel instruction(s), "
                      "%.*f -> %.*f %s per run on the CPU (%s)",
-                     mname(m->name), p->op ? p->op : "?", to_cpu ? p->from : "the CPU",
+                     dlabel(c, m), p->op ? p->op : "?", to_cpu ? p->from : "the CPU",
                      to_cpu ? "the CPU" : p->to, p->base_count, p->new_count, c->disp.precision,
                      bp, c->disp.precision, np, un, x);
         }
@@ -121,7 +136,7 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
         const char *un;
         double pb = conv(c, m->unit, l->p50_base, &un), pn = conv(c, m->unit, l->p50_new, &un);
         if (m->base < 0 || m->new_ < 0) {
-            snprintf(b, sizeof b, "%s: only in %s (p50 %.*f %s, %u run(s))", mname(m->name),
+            snprintf(b, sizeof b, "%s: only in %s (p50 %.*f %s, %u run(s))", dlabel(c, m),
                      m->base < 0 ? "NEW" : "BASE", c->disp.precision, m->base < 0 ? pn : pb, un,
                      m->base < 0 ? l->runs_new : l->runs_base);
             emit(ctx, b);
@@ -137,7 +152,7 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
             snprintf(y, sizeof y, "%s (p=%s, %u vs %u runs)",
                      etp_diff_verdict_name(l->verdict, m->unit), p, l->runs_base, l->runs_new);
         }
-        snprintf(b, sizeof b, "%s: p50 latency %.*f -> %.*f %s (%s): %s", mname(m->name),
+        snprintf(b, sizeof b, "%s: p50 latency %.*f -> %.*f %s (%s): %s", dlabel(c, m),
                  c->disp.precision, pb, c->disp.precision, pn, un, x, y);
         emit(ctx, b);
     }
@@ -152,7 +167,7 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
                 const etp_diff_method *m = etp_diff_method_get(d, i);
                 if (!m->regressed) continue;
                 fmt_pct(x, sizeof x, m->latency.p50_pct);
-                n += (size_t)snprintf(b + n, sizeof b - n, " %s %s", mname(m->name), x);
+                n += (size_t)snprintf(b + n, sizeof b - n, " %s %s", dlabel(c, m), x);
             }
             break;
         }
@@ -199,6 +214,18 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
     const etp_diff_result *d = c->d;
     const etp_diff_summary *s = etp_diff_get_summary(d);
     char b[512];
+    for (int side = 0; side < 2; side++) {
+        const etp_ops_result *r = side ? c->rn : c->rb;
+        for (size_t i = 0; r && i < etp_ops_method_count(r); i++) {
+            const etp_ops_method *m = etp_ops_method_get(r, i);
+            if (!m->n_candidates) continue;
+            snprintf(b, sizeof b,
+                     "%s: method unknown for %u run(s): they fit %u methods of the program (%.300s) "
+                     "and the files cannot tell which ran; --method NAME settles it",
+                     side ? "NEW" : "BASE", m->runs + m->skipped, m->n_candidates, m->candidates);
+            emit(ctx, b);
+        }
+    }
     snprintf(b, sizeof b,
              "operators: %u matched (%u slower, %u faster, %u noise, %u no change, %u too few "
              "runs), %u added, %u removed; matched %s",
@@ -354,7 +381,7 @@ static void op_row(const dctx *c, optab *ot, const etp_diff_op *op) {
     const etp_diff_method *m = etp_diff_method_get(c->d, op->method);
     const etp_diff_cmp *x = &op->cmp;
     const char *un;
-    put_str(&v[C_METHOD], ot->people ? mname(m->name) : m->name);
+    put_str(&v[C_METHOD], ot->people ? dlabel(c, m) : m->name);
     if (op->base && op->base->chain >= 0 && op->base->instr >= 0) {
         v[C_INSTR].type = 2;
         v[C_INSTR].i = op->base->instr;
@@ -473,7 +500,7 @@ static void method_table(const dctx *c, out_table *t, bool people) {
         const char *un;
         char b[48];
         out_row_begin(t);
-        out_cell_str(t, mname(m->name));
+        out_cell_str(t, dlabel(c, m));
         out_cell_uint(t, l->runs_base);
         out_cell_uint(t, l->runs_new);
         out_cell_float(t, conv(c, m->unit, l->p50_base, &un));
@@ -564,6 +591,11 @@ static int write_json(const dctx *c, FILE *f) {
         const etp_diff_method *m = etp_diff_method_get(d, i);
         jw_obj_begin(&w);
         jw_key(&w, "method"); jw_str(&w, m->name);
+        {
+            const etp_ops_method *om = side_method(c, m);
+            etp_ops_method none = {0};
+            ana_json_method_candidates(&w, om ? om : &none);
+        }
         jw_key(&w, "status");
         jw_str(&w, m->base < 0 ? "added" : m->new_ < 0 ? "removed" : "matched");
         jw_key(&w, "match"); jw_str(&w, match_name(m));

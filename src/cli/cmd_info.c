@@ -13,6 +13,8 @@ typedef struct block_sum {
     int plan;
     const char *method;
     uint32_t candidates;
+    uint32_t ncand;             /* an ambiguous block: the fitting methods (program strings) */
+    const char *cand[4];
     bool owns_name;
 } block_sum;
 
@@ -100,6 +102,8 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         bs[b].plan = v.plan;
         bs[b].method = v.method;
         bs[b].candidates = v.candidates;
+        bs[b].ncand = v.n_candidate_names < 4 ? v.n_candidate_names : 4;
+        for (uint32_t k = 0; k < bs[b].ncand; k++) bs[b].cand[k] = v.candidate_names[k];
         if (v.is_execute && v.method) bump(methods, &nmethods, v.method);
         for (uint32_t i = 0; i < v.n; i++) {
             const etp_mevent *e = &v.events[i];
@@ -188,6 +192,10 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             jw_arr_end(&w);
             jw_key(&w, "method"); jw_str(&w, bs[b].method);
             jw_key(&w, "method_candidates"); jw_uint(&w, bs[b].candidates);
+            jw_key(&w, "method_candidate_names");
+            jw_arr_begin(&w);
+            for (uint32_t k = 0; k < bs[b].ncand; k++) jw_str(&w, bs[b].cand[k]);
+            jw_arr_end(&w);
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
@@ -249,8 +257,15 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             if (e - b > 1) snprintf(range, sizeof range, "%u-%u", b, e - 1);
             else snprintf(range, sizeof range, "%u", b);
             char meth[160];
-            snprintf(meth, sizeof meth, "%s%s", bs[b].method ? bs[b].method : "",
-                     bs[b].candidates > 1 ? " (ambiguous)" : "");
+            snprintf(meth, sizeof meth, "%s", bs[b].method ? bs[b].method : "");
+            if (bs[b].candidates > 1) {
+                size_t k = strlen(meth);
+                k += (size_t)snprintf(meth + k, sizeof meth - k, "(ambiguous:");
+                for (uint32_t q = 0; q < bs[b].ncand && k < sizeof meth; q++)
+                    k += (size_t)snprintf(meth + k, sizeof meth - k, "%s%.40s", q ? ", " : " ",
+                                          bs[b].cand[q]);
+                if (k < sizeof meth) snprintf(meth + k, sizeof meth - k, ")");
+            }
             out_row_begin(t);
             out_cell_str(t, range);
             out_cell_str(t, bs[b].bi.name.ptr);

@@ -9,6 +9,7 @@
  *       execute, without an ETDump.
  * See docs/qnn-inputs.md ("The qnn command"). */
 #include "cli.h"
+#include "analysis.h"
 #include "qnn_report.h"
 
 #include <math.h>
@@ -349,6 +350,10 @@ static void json_join(const qctx *c, jw *w) {
     jw_key(w, "method");
     if (q) jw_str(w, etp_ops_method_get(c->r, q->method)->name);
     else jw_null(w);
+    {
+        etp_ops_method none = {0};
+        ana_json_method_candidates(w, q ? etp_ops_method_get(c->r, q->method) : &none);
+    }
     jw_key(w, "instruction_id");
     if (q) jw_int(w, etp_ops_row_get(c->r, q->delegate_row)->instr);
     else jw_null(w);

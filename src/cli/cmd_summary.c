@@ -67,6 +67,7 @@ static int write_json(const sum_ctx *c, FILE *f, const char *path) {
         const char *un;
         jw_obj_begin(&w);
         jw_key(&w, "name"); jw_str(&w, m->name);
+        ana_json_method_candidates(&w, m);
         jw_key(&w, "runs"); jw_uint(&w, m->runs);
         jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
         jw_key(&w, "latency");
@@ -267,7 +268,8 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
          * characters as spaces) */
         char *mn = out_text_dup(m->name);
         if (m->name && !mn) return EXIT_INTERNAL;
-        fprintf(f, " %s (%u runs%s)", mn ? mn : "(unknown)", m->runs,
+        char lb[600];
+        fprintf(f, " %s (%u runs%s)", mn ? mn : ana_method_label(m, lb, sizeof lb), m->runs,
                 m->skipped ? ", after --skip-first" : "");
         free(mn);
     }
@@ -276,13 +278,14 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
     int rc = EXIT_OK;
     for (uint32_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
+        char lb[600];
         char *mn = out_text_dup(m->name); /* as above */
         if (m->name && !mn) return EXIT_INTERNAL;
         const char *un = NULL;
         double p50 = ana_conv(d, m->unit, m->latency.p50, &un);
         double p90 = ana_conv(d, m->unit, m->latency.p90, &un);
         fprintf(f, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s", h,
-                mn ? mn : "(method unknown)", d->precision, p50, un, d->precision, p90, un);
+                mn ? mn : ana_method_label(m, lb, sizeof lb), d->precision, p50, un, d->precision, p90, un);
         free(mn);
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs > 1) {
             double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un);

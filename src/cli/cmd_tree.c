@@ -324,6 +324,7 @@ static int run_tree(cli_args *a) {
             const etp_ops_method *m = etp_ops_method_get(r, mi);
             jw_obj_begin(&w);
             jw_key(&w, "name"); jw_str(&w, m->name);
+            ana_json_method_candidates(&w, m);
             jw_key(&w, "runs"); jw_uint(&w, m->runs);
             jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
             jw_key(&w, "roots");
@@ -382,10 +383,14 @@ static int run_tree(cli_args *a) {
             char b[512];
             for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
                 const etp_ops_method *m = etp_ops_method_get(r, mi);
+                char lb[600];
                 snprintf(b, sizeof b,
                          "%s: %u run(s)%s; each number is the %s over runs of the node's "
                          "per-run value",
-                         m->name ? m->name : "(method unknown: no --pte)", m->runs,
+                         m->name ? m->name
+                         : m->n_candidates ? ana_method_label(m, lb, sizeof lb)
+                                           : "(method unknown: no --pte)",
+                         m->runs,
                          m->skipped ? " after --skip-first" : "", stat);
                 out_table_note(t, b);
             }
