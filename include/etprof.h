@@ -108,6 +108,7 @@ typedef struct etp_vec {
 
 int64_t etp_vec_i64(etp_vec v, uint32_t i);
 uint8_t etp_vec_u8(etp_vec v, uint32_t i);
+int32_t etp_vec_i32(etp_vec v, uint32_t i);
 
 typedef enum etp_event_type {
     ETP_EVENT_NONE = 0, /* an Event table with none of the three set (tolerated, reported) */
@@ -298,6 +299,22 @@ bool etp_program_operator(const etp_program *p, uint32_t plan, uint32_t op, etp_
 bool etp_program_delegate(const etp_program *p, uint32_t plan, uint32_t del, etp_delegate *out);
 bool etp_program_compile_spec(const etp_program *p, uint32_t plan, uint32_t del, uint32_t i,
                               etp_compile_spec *out);
+/* A Tensor value of an execution plan, as the program declares it. */
+typedef struct etp_tensor_meta {
+    int8_t scalar_type;    /* ScalarType code (BYTE 0, INT 3, FLOAT 6, UINT16 27, ...) */
+    int8_t shape_dynamism; /* 0 static, 1 dynamic with upper bounds (sizes), 2 dynamic unbound */
+    etp_vec sizes;         /* i32 elements (etp_vec_i32) */
+} etp_tensor_meta;
+/* The values table and the delegate data are verified when read (not at open): a malformed part
+ * reads as "cannot tell", never as an error of the whole program.
+ * etp_program_value_tensor: 1 and *out filled when value `value` of `plan` is a Tensor, 0 when it
+ * is another kind, -1 when absent or malformed. */
+uint32_t etp_program_value_count(const etp_program *p, uint32_t plan);
+int etp_program_value_tensor(const etp_program *p, uint32_t plan, uint32_t value, etp_tensor_meta *out);
+/* The processed blob of delegate `del` of `plan` (inline data or a segment of the file); its bytes
+ * stay valid as long as the program's blob. False when absent or out of bounds. */
+bool etp_program_delegate_payload(const etp_program *p, uint32_t plan, uint32_t del,
+                                  const uint8_t **data, size_t *len);
 /* Innermost-last frames of an instruction's stack trace (count 0 when absent). */
 uint32_t etp_program_frame_count(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index);
 bool etp_program_frame(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index,
@@ -401,6 +418,20 @@ typedef struct etp_model_opts {
 
 typedef struct etp_model etp_model;
 
+/* How a block's method was decided (docs/cli.md "Method resolution and the program check"). */
+typedef enum etp_method_basis {
+    ETP_MB_NONE = 0,         /* not decided: no program, ambiguous, or the program does not fit */
+    ETP_MB_OPTION,           /* given (--method / opts.method) */
+    ETP_MB_STRUCTURE,        /* the one method whose instructions explain the events */
+    ETP_MB_ONLY_METHOD,      /* no instruction events, and the program has one method */
+    ETP_MB_PROGRAM_CHECK,    /* the other methods that fit the structure fail the program check */
+    ETP_MB_DEBUG_TENSORS,    /* the one method declaring the types and shapes of the tensors the
+                                runtime logged (debug events without a delegate id) */
+    ETP_MB_DELEGATE_PAYLOAD, /* the one method whose delegate blob holds the QNN node names */
+    ETP_MB_COUNT_
+} etp_method_basis;
+const char *etp_method_basis_name(etp_method_basis b); /* "structure", "debug_tensors", ... */
+
 typedef struct etp_block_view {
     uint32_t block;
     etp_block_info info;
@@ -421,6 +452,7 @@ typedef struct etp_block_view {
      * program order (at most 16); 0 / NULL otherwise. Valid until the next call. */
     uint32_t n_candidate_names;
     const char *const *candidate_names;
+    etp_method_basis method_basis; /* how `plan` was decided (ETP_MB_NONE when plan is -1) */
 } etp_block_view;
 
 void etp_model_opts_init(etp_model_opts *o);

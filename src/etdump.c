@@ -858,6 +858,7 @@ void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_
 
 int64_t etp_vec_i64(etp_vec v, uint32_t i) { return i < v.len ? fb_i64(v.ptr + 8 * (size_t)i) : 0; }
 uint8_t etp_vec_u8(etp_vec v, uint32_t i) { return i < v.len ? v.ptr[i] : 0; }
+int32_t etp_vec_i32(etp_vec v, uint32_t i) { return i < v.len ? fb_i32(v.ptr + 4 * (size_t)i) : 0; }
 
 static const char *const scalar_names[30] = {
     [0] = "BYTE",        [1] = "CHAR",          [2] = "SHORT",           [3] = "INT",

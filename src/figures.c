@@ -191,7 +191,8 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
         if (!m->n_candidates) continue;
         snprintf(b, sizeof b,
                  "method unknown for %u run(s): they fit %u methods of the program (%.400s) and "
-                 "the files cannot tell which ran; they are shown as method \"(ambiguous)\"; "
+                 "the files cannot tell which ran (same instructions; no logged tensor shape or "
+                 "delegate blob tells them apart); they are shown as method \"(ambiguous)\"; "
                  "--method NAME settles it",
                  m->runs + m->skipped, m->n_candidates, m->candidates);
         emit(ctx, b);

@@ -84,6 +84,20 @@ struct etp_model {
     release_state rs;
     bool no_units;      /* etp__model_skip_units() */
     uint32_t mismatch_blocks;  /* blocks the program could not explain (ignored) */
+    /* Telling apart methods of the same structure (refine_candidates): each plan's declared
+     * tensors (built on first use), and an index of the printable strings of delegate blobs. */
+    struct plan_tensors {
+        bool built;
+        uint32_t n;
+        etp_tensor_meta *t;
+    } *ptens;
+    struct blob_index {
+        const uint8_t *ptr;
+        size_t len;
+        uint64_t *slot; /* (offset + 1) << 24 | length; 0 = empty */
+        uint32_t mask;
+    } bidx[4];
+    uint32_t bidx_next;
     char mismatch_first[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 8];
 };
 
@@ -92,6 +106,15 @@ static const char *const kind_names[ETP_KIND_COUNT_] = {
     "delegate_internal", "instruction", "debug_intermediate", "debug_output", "allocation",
     "other",
 };
+
+static const char *const basis_names[ETP_MB_COUNT_] = {
+    "none", "option", "structure", "only_method", "program_check", "debug_tensors",
+    "delegate_payload",
+};
+
+const char *etp_method_basis_name(etp_method_basis b) {
+    return (unsigned)b < ETP_MB_COUNT_ ? basis_names[b] : "none";
+}
 
 const char *etp_kind_name(etp_kind k) {
     return (unsigned)k < ETP_KIND_COUNT_ ? kind_names[k] : "none";
@@ -182,6 +205,11 @@ void etp_model_close(etp_model *m) {
     free(m->hused);
     free(m->arena);
     free(m->icache);
+    if (m->ptens) {
+        for (uint32_t p = 0; p < etp_program_get_info(m->prog)->plan_count; p++) free(m->ptens[p].t);
+        free(m->ptens);
+    }
+    for (unsigned b = 0; b < 4; b++) free(m->bidx[b].slot);
     esc_free(m);
     free(m);
 }
@@ -524,11 +552,13 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     const etp_program *prog = m->prog;
     bv->plan = -1;
     bv->candidates = 0;
+    bv->method_basis = ETP_MB_NONE;
     m->ncand = 0;
     if (!prog) return;
     if (m->forced_plan >= 0) {
         bv->plan = m->forced_plan;
         bv->candidates = 1;
+        bv->method_basis = ETP_MB_OPTION;
         return;
     }
     /* Signature of the instruction structure, for the cache. */
@@ -549,6 +579,7 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     if (!any) {
         bv->plan = only_plan(prog);
         bv->candidates = bv->plan >= 0 ? 1 : 0;
+        if (bv->plan >= 0) bv->method_basis = ETP_MB_ONLY_METHOD;
         return;
     }
     for (uint32_t c = 0; c < SIG_CACHE; c++)
@@ -557,7 +588,10 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
             bv->candidates = m->cache[c].candidates;
             m->ncand = bv->candidates > MAX_CAND ? MAX_CAND : bv->candidates;
             memcpy(m->cand, m->cache[c].cand, sizeof m->cand);
-            if (bv->plan >= 0) m->ncand = 0;
+            if (bv->plan >= 0) {
+                m->ncand = 0;
+                bv->method_basis = ETP_MB_STRUCTURE;
+            }
             return;
         }
     /* Every plan whose instructions explain the events. Several may: the files then cannot
@@ -573,6 +607,7 @@ static void resolve_plan(etp_model *m, etp_block_view *bv) {
     }
     bv->plan = cands == 1 ? only : -1;
     bv->candidates = cands;
+    if (cands == 1) bv->method_basis = ETP_MB_STRUCTURE;
     m->ncand = cands > 1 ? (cands > MAX_CAND ? MAX_CAND : cands) : 0;
     uint32_t slot = m->cache_next++ % SIG_CACHE;
     m->cache[slot].sig = sig;
@@ -728,6 +763,7 @@ static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
         if (keep == 1) {
             bv->plan = (int)m->cand[0];
             bv->candidates = 1;
+            bv->method_basis = ETP_MB_PROGRAM_CHECK;
             m->ncand = 0;
             return ETP_OK;
         }
@@ -783,9 +819,214 @@ static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
         etp_error_format(&e2, m->mismatch_first, sizeof m->mismatch_first);
     bv->program_mismatch = true;
     bv->plan = -1;
+    bv->method_basis = ETP_MB_NONE;
     bv->candidates = 0;
     m->ncand = 0;
     return ETP_OK;
+}
+
+/* ---- Telling apart methods of the same instruction structure (docs/cli.md, method resolution) ----
+ * A candidate is dropped only on evidence that it did not run, and a signal is used only when
+ * at least one candidate passes it (a signal no candidate passes says nothing about which ran). */
+
+static const struct plan_tensors *plan_tensors(etp_model *m, uint32_t plan) {
+    uint32_t np = etp_program_get_info(m->prog)->plan_count;
+    if (!m->ptens) {
+        m->ptens = calloc(np, sizeof *m->ptens);
+        if (!m->ptens) return NULL;
+    }
+    struct plan_tensors *pt = &m->ptens[plan];
+    if (!pt->built) {
+        pt->built = true;
+        uint32_t nv = etp_program_value_count(m->prog, plan);
+        pt->t = nv ? malloc((size_t)nv * sizeof *pt->t) : NULL;
+        if (nv && !pt->t) return NULL;
+        for (uint32_t v = 0; v < nv; v++)
+            if (etp_program_value_tensor(m->prog, plan, v, &pt->t[pt->n]) == 1) pt->n++;
+    }
+    return pt;
+}
+
+/* Can tensor `t`, logged at run time, be the declared tensor `d`? Same type and rank; static
+ * sizes equal, dynamic-bound sizes within their bounds. */
+static bool tensor_fits(const etp_tensor *t, const etp_tensor_meta *d) {
+    if (t->scalar_type != d->scalar_type || t->sizes.len != d->sizes.len) return false;
+    if (d->shape_dynamism == 2) return true;
+    for (uint32_t k = 0; k < t->sizes.len; k++) {
+        int64_t a = etp_vec_i64(t->sizes, k), b = etp_vec_i32(d->sizes, k);
+        if (d->shape_dynamism == 1 ? (a < 0 || a > b) : a != b) return false;
+    }
+    return true;
+}
+
+/* A tensor the runtime logged itself (no name, no delegate debug id: a method output or an
+ * instruction's output), so it is a value of the method that ran. */
+static const etp_tensor *framework_tensor(const etp_mevent *e) {
+    if (e->ev.type != ETP_EVENT_DEBUG) return NULL;
+    const etp_debug_event *d = &e->ev.debug;
+    if (d->name.ptr || d->delegate_debug_id_int != -1 || d->delegate_debug_id_str.ptr) return NULL;
+    if (!d->has_debug_entry || !d->debug_entry.has_tensor) return NULL;
+    return &d->debug_entry.tensor;
+}
+
+/* keep[c]: candidate c declares a tensor for every framework-logged tensor of the block.
+ * Returns how many tensors were looked at. */
+static uint32_t tensors_signal(etp_model *m, const etp_block_view *bv, bool *keep) {
+    uint32_t seen = 0;
+    for (uint32_t c = 0; c < m->ncand; c++) {
+        keep[c] = true;
+        const struct plan_tensors *pt = plan_tensors(m, m->cand[c]);
+        if (!pt) return 0;
+        for (uint32_t i = 0; i < bv->n && keep[c]; i++) {
+            const etp_tensor *t = framework_tensor(&m->ev[i]);
+            if (!t) continue;
+            if (c == 0) seen++;
+            bool fits = false;
+            for (uint32_t k = 0; k < pt->n && !fits; k++) fits = tensor_fits(t, &pt->t[k]);
+            keep[c] = fits;
+        }
+    }
+    return seen;
+}
+
+static uint64_t span_hash(const uint8_t *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* An index of a delegate blob's printable strings (runs of 0x20..0x7e), built once per blob. */
+static const struct blob_index *blob_index(etp_model *m, const uint8_t *ptr, size_t len) {
+    for (unsigned b = 0; b < 4; b++)
+        if (m->bidx[b].slot && m->bidx[b].ptr == ptr && m->bidx[b].len == len) return &m->bidx[b];
+    if (len >= (size_t)1 << 39) return NULL; /* offsets must fit the slot encoding */
+    struct blob_index *bi = &m->bidx[m->bidx_next++ % 4];
+    free(bi->slot);
+    memset(bi, 0, sizeof *bi);
+    size_t runs = 0;
+    for (size_t i = 0; i < len;) {
+        if (ptr[i] < 0x20 || ptr[i] > 0x7e) { i++; continue; }
+        size_t j = i;
+        while (j < len && ptr[j] >= 0x20 && ptr[j] <= 0x7e) j++;
+        if (j - i >= 2 && j - i < (1u << 24)) runs++;
+        i = j;
+    }
+    uint32_t cap = 16;
+    while (cap < 2 * runs && cap < (1u << 30)) cap *= 2;
+    if (cap < 2 * runs) return NULL;
+    bi->slot = calloc(cap, sizeof *bi->slot);
+    if (!bi->slot) return NULL;
+    bi->ptr = ptr;
+    bi->len = len;
+    bi->mask = cap - 1;
+    for (size_t i = 0; i < len;) {
+        if (ptr[i] < 0x20 || ptr[i] > 0x7e) { i++; continue; }
+        size_t j = i;
+        while (j < len && ptr[j] >= 0x20 && ptr[j] <= 0x7e) j++;
+        if (j - i >= 2 && j - i < (1u << 24)) {
+            uint32_t h = (uint32_t)span_hash(ptr + i, j - i) & bi->mask;
+            while (bi->slot[h]) h = (h + 1) & bi->mask;
+            bi->slot[h] = ((uint64_t)(i + 1) << 24) | (uint64_t)(j - i);
+        }
+        i = j;
+    }
+    return bi;
+}
+
+/* 1 the blob holds `name` (as one of its strings, or inside one), 0 it does not, -1 cannot tell
+ * (the search budget is spent). */
+static int blob_has(const struct blob_index *bi, const char *name, size_t n, uint32_t *budget) {
+    uint32_t h = (uint32_t)span_hash((const uint8_t *)name, n) & bi->mask;
+    for (; bi->slot[h]; h = (h + 1) & bi->mask) {
+        size_t off = (size_t)(bi->slot[h] >> 24) - 1, l = (size_t)(bi->slot[h] & 0xffffff);
+        if (l == n && memcmp(bi->ptr + off, name, n) == 0) return 1;
+    }
+    if (*budget == 0) return -1;
+    (*budget)--;
+    /* not one whole string: it may still sit inside a longer run */
+    for (size_t i = 0; i + n <= bi->len; i++) {
+        const uint8_t *q = memchr(bi->ptr + i, (unsigned char)name[0], bi->len - n + 1 - i);
+        if (!q) break;
+        i = (size_t)(q - bi->ptr);
+        if (memcmp(q, name, n) == 0) return 1;
+    }
+    return 0;
+}
+
+/* keep[c]: the delegate blob candidate c runs at each QNN node event's instruction holds the
+ * node's name (a QNN context binary keeps every graph's node names). Used only when the
+ * candidates run different blobs. Returns how many node events were looked at. */
+static uint32_t payload_signal(etp_model *m, const etp_block_view *bv, bool *keep) {
+    const uint8_t *first_ptr = NULL;
+    size_t first_len = 0;
+    bool differ = false;
+    uint32_t seen = 0;
+    for (uint32_t c = 0; c < m->ncand; c++) {
+        keep[c] = true;
+        uint32_t budget = 64;
+        for (uint32_t i = 0; i < bv->n && keep[c]; i++) {
+            const etp_mevent *e = &m->ev[i];
+            const etp_profile_event *p = &e->ev.profile;
+            if (e->ev.type != ETP_EVENT_PROFILE || e->kind != ETP_KIND_DELEGATE_INTERNAL ||
+                p->name.ptr || !p->delegate_debug_id_str.ptr || (e->flags & ETP_MF_ESCAPED))
+                continue;
+            int64_t op;
+            uint32_t nl = 0;
+            if (etp_qnn_classify(p->delegate_debug_id_str.ptr, p->delegate_debug_id_str.len, &op,
+                                 &nl) != ETP_QNN_NODE || nl == 0)
+                continue;
+            int32_t ch = e->chain, in = e->instr;
+            if ((ch < 0 || in < 0) && e->parent >= 0) {
+                ch = m->ev[e->parent].chain;
+                in = m->ev[e->parent].instr;
+            }
+            etp_instruction ins;
+            if (ch < 0 || in < 0 ||
+                !etp_program_instruction(m->prog, m->cand[c], (uint32_t)ch, (uint32_t)in, &ins) ||
+                ins.kind != ETP_INSTR_DELEGATE || ins.index < 0)
+                continue;
+            const uint8_t *ptr;
+            size_t len;
+            if (!etp_program_delegate_payload(m->prog, m->cand[c], (uint32_t)ins.index, &ptr, &len))
+                continue;
+            if (!first_ptr) {
+                first_ptr = ptr;
+                first_len = len;
+            } else if (ptr != first_ptr || len != first_len)
+                differ = true;
+            const struct blob_index *bi = blob_index(m, ptr, len);
+            if (!bi) return 0;
+            if (c == 0) seen++;
+            int has = blob_has(bi, p->delegate_debug_id_str.ptr, nl, &budget);
+            if (has == 0) keep[c] = false;
+            if (has < 0) break; /* cannot tell: keep it */
+        }
+    }
+    return differ ? seen : 0;
+}
+
+/* An ambiguous block: drop the candidates a signal rules out (when it rules out some but not
+ * all). One left: that is the method, and bv->method_basis names the signal. */
+static void refine_candidates(etp_model *m, etp_block_view *bv) {
+    bool keep[MAX_CAND];
+    static const etp_method_basis basis[2] = {ETP_MB_DEBUG_TENSORS, ETP_MB_DELEGATE_PAYLOAD};
+    for (int s = 0; s < 2 && m->ncand > 1; s++) {
+        uint32_t seen = s == 0 ? tensors_signal(m, bv, keep) : payload_signal(m, bv, keep);
+        if (!seen) continue;
+        uint32_t k = 0;
+        for (uint32_t c = 0; c < m->ncand; c++)
+            if (keep[c]) m->cand[k++] = m->cand[c];
+        if (k == 0) { /* no candidate passes: the signal says nothing; restore */
+            continue;
+        }
+        m->ncand = k;
+        bv->candidates = k;
+        if (k == 1) {
+            bv->plan = (int)m->cand[0];
+            bv->method_basis = basis[s];
+            m->ncand = 0;
+        }
+    }
 }
 
 static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
@@ -992,6 +1233,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     resolve_plan(m, bv);
     rc = check_program(m, bv, err);
     if (rc) return rc;
+    if (bv->plan < 0 && m->ncand > 1) refine_candidates(m, bv);
     if (bv->plan >= 0) {
         etp_plan_info pi;
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);

@@ -506,3 +506,78 @@ const char *etp_instr_kind_name(etp_instr_kind k) {
     default: return "none";
     }
 }
+
+/* ---- Values and delegate payloads, read on demand ----
+ * The values table and the delegate data are not verified at open (etprof reads them only to
+ * tell methods apart): each read verifies what it touches with a fresh verifier and reports a
+ * malformed part as "cannot tell" (-1 / false), never as an error of the whole program. */
+
+static void lazy_fbv(const etp_program *p, fbv *v, etp_error *scratch) {
+    memset(v, 0, sizeof *v);
+    memset(scratch, 0, sizeof *scratch);
+    v->buf = p->buf;
+    v->size = p->size;
+    v->file = "";
+    v->err = scratch;
+}
+
+int etp_program_value_tensor(const etp_program *p, uint32_t pi, uint32_t vi, etp_tensor_meta *out) {
+    memset(out, 0, sizeof *out);
+    if (pi >= p->info.plan_count) return -1;
+    fbv v;
+    etp_error scratch;
+    lazy_fbv(p, &v, &scratch);
+    uint32_t pt = p->plans[pi].table, vec, n, ev, t, sizes, ns;
+    if (fbv_vector(&v, pt, 2, 4, &vec, &n) || vi >= n) return -1;
+    if (fbv_vec_elem(&v, vec, vi, &ev) || fbv_table(&v, ev) || fbv_scalar(&v, ev, 0, 1)) return -1;
+    if (fb_get_u8(p->buf, ev, 0, 0) != 5) return 0; /* KernelTypes: 5 = Tensor */
+    if (fbv_ref(&v, ev, 1, &t) || !t || fbv_table(&v, t)) return -1;
+    if (fbv_scalar(&v, t, 0, 1) || fbv_scalar(&v, t, 8, 1)) return -1;
+    if (fbv_vector(&v, t, 2, 4, &sizes, &ns)) return -1;
+    out->scalar_type = fb_get_i8(p->buf, t, 0, 0);
+    out->shape_dynamism = fb_get_i8(p->buf, t, 8, 0);
+    out->sizes = fb_vec(p->buf, t, 2);
+    return 1;
+}
+
+uint32_t etp_program_value_count(const etp_program *p, uint32_t pi) {
+    if (pi >= p->info.plan_count) return 0;
+    fbv v;
+    etp_error scratch;
+    lazy_fbv(p, &v, &scratch);
+    uint32_t vec, n;
+    if (fbv_vector(&v, p->plans[pi].table, 2, 4, &vec, &n)) return 0;
+    return n;
+}
+
+bool etp_program_delegate_payload(const etp_program *p, uint32_t pi, uint32_t di,
+                                  const uint8_t **data, size_t *len) {
+    *data = NULL;
+    *len = 0;
+    etp_delegate d;
+    if (!etp_program_delegate(p, pi, di, &d) || d.processed_location < 0) return false;
+    fbv v;
+    etp_error scratch;
+    lazy_fbv(p, &v, &scratch);
+    uint32_t root = fb_u32(p->buf), vec, n, t, bytes, nb;
+    if (fbv_table(&v, root)) return false;
+    if (d.processed_location == 0) { /* Program.backend_delegate_data[index].data */
+        if (fbv_vector(&v, root, 3, 4, &vec, &n) || d.processed_index >= n) return false;
+        if (fbv_vec_elem(&v, vec, d.processed_index, &t) || fbv_table(&v, t)) return false;
+        if (fbv_vector(&v, t, 0, 1, &bytes, &nb) || !bytes) return false;
+        *data = p->buf + bytes + 4;
+        *len = nb;
+        return true;
+    }
+    if (d.processed_location != 1 || !p->info.has_extended_header) return false;
+    /* Program.segments[index]: offset and size relative to the extended header's base. */
+    if (fbv_vector(&v, root, 4, 4, &vec, &n) || d.processed_index >= n) return false;
+    if (fbv_vec_elem(&v, vec, d.processed_index, &t) || fbv_table(&v, t)) return false;
+    if (fbv_scalar(&v, t, 0, 8) || fbv_scalar(&v, t, 1, 8)) return false;
+    uint64_t off = fb_get_u64(p->buf, t, 0, 0), sz = fb_get_u64(p->buf, t, 1, 0);
+    uint64_t base = p->info.segment_base_offset;
+    if (base > p->size || off > p->size - base || sz > p->size - base - off) return false;
+    *data = p->buf + base + off;
+    *len = (size_t)sz;
+    return true;
+}

@@ -10,6 +10,10 @@ add_test(NAME sink_mode COMMAND sh ${CMAKE_SOURCE_DIR}/tests/test_sink_mode.sh $
 add_test(NAME method_only COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_method_only.sh ${ETPROF_BIN}
                                   ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
 set_tests_properties(method_only PROPERTIES SKIP_RETURN_CODE 77)
+# Methods of the same structure told apart by logged tensor shapes and delegate blobs (issue 10.2).
+add_test(NAME method_signals COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_method_signals.py
+                                     ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
+set_tests_properties(method_signals PROPERTIES SKIP_RETURN_CODE 77)
 # One located message and exit 3 for every failed write; quiet end on a closed pipe (issues 16.3, 16.4).
 add_test(NAME write_errors COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_write_errors.sh ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 set_tests_properties(write_errors PROPERTIES SKIP_RETURN_CODE 77)

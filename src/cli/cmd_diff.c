@@ -213,7 +213,7 @@ static void emit_json(void *ctx, const char *text) { jw_str(ctx, text); }
 static void notes(const dctx *c, line_fn emit, void *ctx) {
     const etp_diff_result *d = c->d;
     const etp_diff_summary *s = etp_diff_get_summary(d);
-    char b[512];
+    char b[640];
     for (int side = 0; side < 2; side++) {
         const etp_ops_result *r = side ? c->rn : c->rb;
         for (size_t i = 0; r && i < etp_ops_method_count(r); i++) {
@@ -221,7 +221,8 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
             if (!m->n_candidates) continue;
             snprintf(b, sizeof b,
                      "%s: method unknown for %u run(s): they fit %u methods of the program (%.300s) "
-                     "and the files cannot tell which ran; --method NAME settles it",
+                     "and the files cannot tell which ran (same instructions; no logged tensor "
+                     "shape or delegate blob tells them apart); --method NAME settles it",
                      side ? "NEW" : "BASE", m->runs + m->skipped, m->n_candidates, m->candidates);
             emit(ctx, b);
         }

@@ -13,6 +13,7 @@ typedef struct block_sum {
     int plan;
     const char *method;
     uint32_t candidates;
+    etp_method_basis basis;     /* how its method was decided */
     uint32_t ncand;             /* an ambiguous block: the fitting methods (program strings) */
     const char *cand[4];
     bool owns_name;
@@ -102,6 +103,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         bs[b].plan = v.plan;
         bs[b].method = v.method;
         bs[b].candidates = v.candidates;
+        bs[b].basis = v.method_basis;
         bs[b].ncand = v.n_candidate_names < 4 ? v.n_candidate_names : 4;
         for (uint32_t k = 0; k < bs[b].ncand; k++) bs[b].cand[k] = v.candidate_names[k];
         if (v.is_execute && v.method) bump(methods, &nmethods, v.method);
@@ -192,6 +194,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             jw_arr_end(&w);
             jw_key(&w, "method"); jw_str(&w, bs[b].method);
             jw_key(&w, "method_candidates"); jw_uint(&w, bs[b].candidates);
+            jw_key(&w, "method_basis"); jw_str(&w, etp_method_basis_name(bs[b].basis));
             jw_key(&w, "method_candidate_names");
             jw_arr_begin(&w);
             for (uint32_t k = 0; k < bs[b].ncand; k++) jw_str(&w, bs[b].cand[k]);
