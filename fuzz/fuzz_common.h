@@ -597,6 +597,25 @@ static inline void fz_walk_program(const fz_input *in, const etp_program *p) {
                 fz_str(in, cs.key, "compile_spec.key");
                 fz_vec(in, cs.value, 1, "compile_spec.value");
             }
+            const uint8_t *blob_p;
+            size_t blob_n;
+            if (etp_program_delegate_payload(p, pl, k, &blob_p, &blob_n)) {
+                FZ_ASSERT(k < pli.delegate_count && blob_p >= in->data &&
+                              blob_n <= in->size - (size_t)(blob_p - in->data),
+                          "delegate %u payload outside the input", k);
+                if (blob_n) fz_sink_ ^= blob_p[0] ^ blob_p[blob_n - 1];
+            }
+        }
+        /* the values table, verified on demand (one past the end refused) */
+        uint32_t nv = etp_program_value_count(p, pl);
+        for (uint32_t k = 0; k <= nv && k < 4096; k++) {
+            etp_tensor_meta tm;
+            int r = etp_program_value_tensor(p, pl, k, &tm);
+            FZ_ASSERT(k < nv || r == -1, "value %u of %u accepted", k, nv);
+            if (r == 1) {
+                fz_vec(in, tm.sizes, 4, "tensor.sizes");
+                for (uint32_t d = 0; d < tm.sizes.len; d++) fz_sink_ ^= (uint32_t)etp_vec_i32(tm.sizes, d);
+            }
         }
     }
     FZ_ASSERT(etp_program_find_plan(p, "\x01 no such method") == -1, "found a method that is not there");
