@@ -41,7 +41,7 @@ expect_err() { # what, exit code, stderr pattern, command...
 expect_err "near command" 2 "did you mean 'summary'?" "$E" sumary "$F"
 expect_err "swapped letters" 2 "did you mean 'explain'?" "$E" explian "$F"
 expect_err "far command" 2 'unknown command "frobnicate" (see' "$E" frobnicate "$F"
-expect_err "file before command" 2 "the command comes first, e.g. 'etprof ops $F" "$E" "$F" ops
+expect_err "file before command" 2 "the command comes first: did you mean 'etprof ops $F'?" "$E" "$F" ops
 expect_err "near option" 2 "unknown option --ptee: did you mean --pte?" "$E" ops "$F" --ptee "$P"
 expect_err "near option with =" 2 "unknown option --formt: did you mean --format?" "$E" ops "$F" --formt=csv
 expect_err "unknown short option in a bundle" 2 "unknown option -z" "$E" ops "$F" -qz
