@@ -624,8 +624,8 @@ static void wrap_text(FILE *f, const char *prefix, const char *s, size_t n, size
         size_t cut = n, cp = 0, last_space = 0;
         for (size_t i = 0; i < n; i++) {
             if (((unsigned char)s[i] & 0xC0) == 0x80) continue;
-            if (cp == room) {
-                cut = last_space;
+            if (cp == room) { /* a space just past the room ends a line that fits */
+                cut = s[i] == ' ' && start + cp >= indent ? i : last_space;
                 break;
             }
             /* not inside a leading "key   " (a label padded to the indent): "file   PATH"
