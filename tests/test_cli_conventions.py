@@ -33,11 +33,14 @@ ETU_F = os.path.join(D, "ethosu-partial-delegation", "mobilenet_v2_ethosu_N_part
 ETU_P = os.path.join(D, "ethosu-partial-delegation", "pte", "mobilenet_v2_ethosu_N.pte")
 QHAS = os.path.join(D, "qnn-fixtures", "stories260k_kv_qhas.json")
 VIEWER = os.path.join(D, "qnn-fixtures", "viewer_213.txt")
+OPTRACE = os.path.join(D, "qnn-fixtures", "optrace_small.json")
+RUNTRACE = os.path.join(D, "qnn-fixtures", "runtrace_small.json")
 EXIT_USAGE = 2  # docs/cli.md "Exit codes"
 
 T = tempfile.mkdtemp()
 for src, dst in [(QNN_F, "k.etdp"), (QNN_P, "k.pte"), (ETU_F, "n.etdp"), (ETU_P, "n.pte"),
-                 (QHAS, "q.json"), (VIEWER, "v.txt"), (QNN_F, "-odd.etdp")]:
+                 (QHAS, "q.json"), (VIEWER, "v.txt"),
+                 (OPTRACE, "o.json"), (RUNTRACE, "r.json"), (QNN_F, "-odd.etdp")]:
     shutil.copy(src, os.path.join(T, dst))
 
 ENV = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
@@ -173,6 +176,7 @@ NARROW = [
     ("explain", ["explain", "n.etdp", "--pte", "n.pte"]),
     ("qnn", ["qnn", "k.etdp", "--pte", "k.pte", "--qhas", "q.json"]),
     ("qnn viewer", ["qnn", "--profile-log", "v.txt"]),
+    ("qnn, three inputs", ["qnn", "--qhas", "q.json", "--optrace", "o.json", "--runtrace", "r.json"]),
     ("diff", ["diff", "n.etdp", "n.etdp", "--pte", "n.pte"]),
 ]
 NOTE_RE = re.compile(r"columns left out to fit (\d+) terminal columns: (.*?) \(--wide or "

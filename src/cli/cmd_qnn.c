@@ -782,12 +782,13 @@ static int write_tables(qctx *c, cli_out *o) {
     cli_args *a = c->a;
     bool md = a->fmt == OUT_MD;
     FILE *f = o->f;
-    fprintf(f, "%sQNN HTP profile:", md ? "# " : "");
-    if (c->paths.qhas) fprintf(f, " qhas %s", c->paths.qhas);
-    if (c->paths.optrace) fprintf(f, "%s optrace %s", c->paths.qhas ? ";" : "", c->paths.optrace);
-    if (c->paths.runtrace) fprintf(f, "; runtrace %s", c->paths.runtrace);
-    if (c->paths.heap) fprintf(f, "; heap %s", c->paths.heap);
-    fprintf(f, "\n\n");
+    /* the heading wraps to the terminal width (table format), continuations indented */
+    out_wrapf(f, md ? 0 : o->width, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
+              c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
+              c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
+              c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
+              c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",
+              c->paths.heap ? c->paths.heap : "");
     int rc = write_summary_table(c, o);
     if (rc) return rc;
     fprintf(f, "\n%sper QNN op\n\n", md ? "## " : "");
@@ -1116,7 +1117,8 @@ static int run_viewer(cli_args *a) {
     } else {
         bool report = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
         if (report)
-            fprintf(f, "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
+            out_wrapf(f, a->fmt == OUT_MD ? 0 : o.width, 2,
+                      "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
                     a->fmt == OUT_MD ? "# " : "", csv ? "CSV" : "text", path, v->n_executes);
         out_table *t = cli_table(a, &o, v_cols, NVCOLS);
         if (!t) rc = EXIT_INTERNAL;
