@@ -122,6 +122,8 @@ expect_err("file before the command, options kept in place", ["k.etdp", "ops", "
            "did you mean 'etprof ops k.etdp --pte k.pte --top 3'?")
 expect_err("global option, then the file, then the command", ["--format", "csv", "k.etdp", "tree"],
            "did you mean 'etprof tree --format csv k.etdp'?")
+expect_err("a misspelt command after the file", ["k.etdp", "oops", "--top", "3"],
+           "did you mean 'etprof ops k.etdp --top 3'?")
 expect_err("a lone dump", ["k.etdp"], "did you mean 'etprof summary k.etdp'?")
 expect_err("a lone program", ["k.pte"], "did you mean 'etprof info k.pte'?")
 expect_err("a word needing quotes", ["my run.etdp", "ops"], "did you mean: etprof ops 'my run.etdp'")

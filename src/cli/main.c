@@ -311,9 +311,18 @@ static bool looks_like_file(const char *s) {
 static void unknown_command(int argc, char **argv, int g) {
     const char *name = argv[g];
     int at = -1; /* a command named later on the line */
+    const char *later = NULL;
     for (int i = g + 1; i < argc && at < 0; i++)
         if (find_command(argv[i])) at = i;
     bool file = looks_like_file(name);
+    for (int i = g + 1; i < argc && at < 0 && file; i++) {
+        /* "etprof run.etdp oops": a misspelt command after the file */
+        const cli_cmd *nc = argv[i][0] != '-' && !looks_like_file(argv[i]) ? near_command(argv[i]) : NULL;
+        if (nc) {
+            at = i;
+            later = nc->name;
+        }
+    }
     if (name[0] == '-' && name[1]) {
         size_t len;
         const cli_optdef *d = one_dash_long(name, &len);
@@ -332,7 +341,7 @@ static void unknown_command(int argc, char **argv, int g) {
     }
     if (at >= 0 || file) {
         /* the same words with the command first (summary for a lone dump, info for a program) */
-        const char *cmd = at >= 0 ? argv[at] : NULL;
+        const char *cmd = later ? later : at >= 0 ? argv[at] : NULL;
         if (!cmd) {
             const char *dot = strrchr(name, '.');
             cmd = dot && (strcmp(dot, ".pte") == 0 || strcmp(dot, ".bpte") == 0) ? "info"
