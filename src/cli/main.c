@@ -265,6 +265,7 @@ static int global_arg_count(const char *s) {
 /* Appends " word" to b (room cap) as a shell would need it: in single quotes when it holds
  * anything but letters, digits and -_./=+,:@%. Returns false when it did not fit. */
 static bool append_word(char *b, size_t cap, size_t *n, const char *w, bool *quoted) {
+    if (strlen(w) > 400) return false; /* shown as "..." rather than cut */
     bool plain = *w != 0;
     for (const char *p = w; *p && plain; p++)
         plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
