@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ struct out_table {
     size_t *widths;
     bool *hidden; /* table: columns left out to fit max_width */
     int *drop;    /* table: rank of each column for leaving out, 0 = never */
+    int *group;   /* table: columns with the same group (> 0) are left out together */
 };
 
 /* --------------------------------------------------------------------------------------------
@@ -352,10 +354,12 @@ static out_table *table_alloc(out_format fmt, FILE *f, const out_col *cols, size
         t->widths = calloc(ncols ? ncols : 1, sizeof *t->widths);
         t->hidden = calloc(ncols ? ncols : 1, sizeof *t->hidden);
         t->drop = calloc(ncols ? ncols : 1, sizeof *t->drop);
-        if (!t->widths || !t->hidden || !t->drop) {
+        t->group = calloc(ncols ? ncols : 1, sizeof *t->group);
+        if (!t->widths || !t->hidden || !t->drop || !t->group) {
             free(t->widths);
             free(t->hidden);
             free(t->drop);
+            free(t->group);
             free(t);
             return NULL;
         }
@@ -411,13 +415,23 @@ void out_table_set_max_width(out_table *t, int cols) { t->max_width = cols > 0 ?
 
 void out_table_set_droppable(out_table *t, const char *const *key_ranks) {
     if (!t->drop) return;
+    int g = 0;
     for (; key_ranks && *key_ranks; key_ranks++) {
         const char *colon = strrchr(*key_ranks, ':');
         if (!colon) continue;
-        size_t kl = (size_t)(colon - *key_ranks);
-        for (size_t c = 0; c < t->ncols; c++)
-            if (strlen(t->cols[c].key) == kl && memcmp(t->cols[c].key, *key_ranks, kl) == 0)
-                t->drop[c] = atoi(colon + 1);
+        int rank = atoi(colon + 1);
+        g++;
+        /* "a+b:3": a and b go together */
+        for (const char *k = *key_ranks; k < colon;) {
+            const char *plus = memchr(k, '+', (size_t)(colon - k));
+            size_t kl = (size_t)((plus ? plus : colon) - k);
+            for (size_t c = 0; c < t->ncols; c++)
+                if (strlen(t->cols[c].key) == kl && memcmp(t->cols[c].key, k, kl) == 0) {
+                    t->drop[c] = rank;
+                    t->group[c] = g;
+                }
+            k += kl + (plus != NULL);
+        }
     }
 }
 
@@ -476,12 +490,13 @@ static size_t shrink_strings(out_table *t, size_t max, size_t total, size_t floo
 
 /* Fits the lines into `max` columns: string columns are shortened down to NAME_KEEP_WIDTH
  * first, then the columns marked droppable are left out (highest rank first, the rightmost of a
- * tie), and only then are string columns cut further (never below MIN_SHRINK_WIDTH). A note
- * names the columns left out. */
+ * tie, with the rest of its group), and only then are string columns cut further (never below
+ * MIN_SHRINK_WIDTH). A note names the columns left out and how to get them back. */
 static void shrink_to(out_table *t, size_t max) {
-    size_t total = shrink_strings(t, max, line_width(t), NAME_KEEP_WIDTH);
-    char left_out[256] = "";
-    size_t lo = 0;
+    size_t full = line_width(t);
+    size_t total = shrink_strings(t, max, full, NAME_KEEP_WIDTH);
+    size_t *order = malloc(t->ncols * sizeof *order); /* the columns left out, in turn */
+    size_t nout = 0;
     while (total > max) {
         size_t pick = t->ncols;
         for (size_t c = 0; c < t->ncols; c++)
@@ -489,18 +504,40 @@ static void shrink_to(out_table *t, size_t max) {
                 (pick == t->ncols || t->drop[c] >= t->drop[pick]))
                 pick = c;
         if (pick == t->ncols) break;
-        t->hidden[pick] = true;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (c == pick || (!t->hidden[c] && t->group[c] == t->group[pick])) t->hidden[c] = true;
+        if (order) order[nout++] = pick;
         total = line_width(t);
-        const char *h = t->cols[pick].header ? t->cols[pick].header : t->cols[pick].key;
+    }
+    /* a wide column may have made room for narrower, less important ones left out before it:
+     * those come back when they fit, the more important first */
+    for (size_t k = nout; k-- > 0 && total <= max;) {
+        size_t pick = order[k];
+        for (size_t c = 0; c < t->ncols; c++)
+            if (c == pick || t->group[c] == t->group[pick]) t->hidden[c] = false;
+        size_t with = line_width(t);
+        if (with <= max) {
+            total = with;
+            continue;
+        }
+        for (size_t c = 0; c < t->ncols; c++)
+            if (c == pick || t->group[c] == t->group[pick]) t->hidden[c] = true;
+    }
+    free(order);
+    char left_out[256] = "";
+    size_t lo = 0;
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (!t->hidden[c]) continue;
+        const char *h = t->cols[c].header ? t->cols[c].header : t->cols[c].key;
         int w = snprintf(left_out + lo, sizeof left_out - lo, "%s%s", lo ? ", " : "", h);
         if (w > 0 && (size_t)w < sizeof left_out - lo) lo += (size_t)w;
     }
     if (lo) {
         char note[400];
         snprintf(note, sizeof note,
-                 "columns left out to fit %zu terminal columns: %s (a wider terminal, COLUMNS=N, "
-                 "or --format csv/json shows every column)",
-                 max, left_out);
+                 "columns left out to fit %zu terminal columns: %s (--wide or COLUMNS=%zu shows "
+                 "them; --format csv or json has every column)",
+                 max, left_out, full);
         out_table_note(t, note);
     }
     shrink_strings(t, max, total, MIN_SHRINK_WIDTH);
@@ -570,35 +607,95 @@ static void render(out_table *t) {
     }
 }
 
-/* Writes a note's line; in the table format with a width, wrapped at spaces to that width, the
- * continuation lines indented by `indent` (a word longer than the width stays whole). */
-static void put_wrapped(out_table *t, const char *s, size_t n, size_t indent) {
-    size_t max = t->fmt == OUT_TABLE && t->max_width > 0 ? (size_t)t->max_width : 0;
-    if (!max || max <= indent + 20 || indent + text_width(s, n) <= max) {
-        fwrite(s, 1, n, t->f);
-        fputc('\n', t->f);
+/* Writes `prefix` then s[0..n) and a newline, wrapped at spaces to `max` columns (0: not
+ * wrapped); continuation lines start with `indent` spaces. The first line has max minus the
+ * prefix's width, the others max - indent. A word longer than its line stays whole. */
+static void wrap_text(FILE *f, const char *prefix, const char *s, size_t n, size_t max,
+                      size_t indent) {
+    size_t pw = prefix ? text_width(prefix, strlen(prefix)) : 0;
+    if (prefix) fputs(prefix, f);
+    if (!max || max < indent + 20 || max < pw + 20 || pw + text_width(s, n) <= max) {
+        fwrite(s, 1, n, f);
+        fputc('\n', f);
         return;
     }
-    size_t room = max - indent;
+    size_t room = max - pw, start = pw; /* the first line's room and its first column */
     while (n) {
         size_t cut = n, cp = 0, last_space = 0;
         for (size_t i = 0; i < n; i++) {
             if (((unsigned char)s[i] & 0xC0) == 0x80) continue;
-            if (cp == room) {
-                cut = last_space ? last_space : i;
+            if (cp == room) { /* a space just past the room ends a line that fits */
+                cut = s[i] == ' ' && start + cp >= indent ? i : last_space;
                 break;
             }
-            if (s[i] == ' ') last_space = i;
+            /* not inside a leading "key   " (a label padded to the indent): "file   PATH"
+             * stays one line */
+            if (s[i] == ' ' && i > 0 && start + cp >= indent) last_space = i;
             cp++;
         }
-        if (cut == n || cp < room) cut = n;
-        fwrite(s, 1, cut, t->f);
-        fputc('\n', t->f);
+        if (cut == 0) { /* one word longer than the line: whole, up to the next break */
+            cut = n;
+            for (size_t i = 1, col = 1; i < n; i++) {
+                if (((unsigned char)s[i] & 0xC0) == 0x80) continue;
+                if (s[i] == ' ' && s[i - 1] != ' ' && start + col >= indent) {
+                    cut = i;
+                    break;
+                }
+                col++;
+            }
+        }
+        fwrite(s, 1, cut, f);
+        fputc('\n', f);
         while (cut < n && s[cut] == ' ') cut++;
         s += cut;
         n -= cut;
-        if (n) put_n(t->f, ' ', indent);
+        room = max - indent;
+        start = indent;
+        if (n) put_n(f, ' ', indent);
     }
+}
+
+void out_wrap(FILE *f, int width, const char *prefix, size_t indent, const char *text) {
+    if (!text) return;
+    size_t max = width > 0 ? (size_t)width : 0;
+    for (const char *line = text;;) {
+        const char *nl = strchr(line, '\n');
+        size_t ln = nl ? (size_t)(nl - line) : strlen(line);
+        if (!nl && ln == 0 && line != text) break; /* the text ended with a newline */
+        wrap_text(f, line == text ? prefix : NULL, line, ln, max, indent);
+        if (!nl) break;
+        line = nl + 1;
+    }
+}
+
+void out_wrapf(FILE *f, int width, size_t indent, const char *fmt, ...) {
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    char *big = NULL;
+    if ((size_t)n >= sizeof small) {
+        big = malloc((size_t)n + 1);
+        if (!big) { /* out of memory: written unwrapped */
+            va_start(ap, fmt);
+            vfprintf(f, fmt, ap);
+            va_end(ap);
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    out_wrap(f, width, NULL, indent, big ? big : small);
+    free(big);
+}
+
+/* A note's line after its prefix ("note: ", "> "), wrapped in the table format with a width. */
+static void put_wrapped(out_table *t, const char *prefix, const char *s, size_t n, size_t indent) {
+    size_t max = t->fmt == OUT_TABLE && t->max_width > 0 ? (size_t)t->max_width : 0;
+    wrap_text(t->f, prefix, s, n, max, indent);
 }
 
 static void render_notes(out_table *t) {
@@ -614,8 +711,7 @@ static void render_notes(out_table *t) {
             t->arena.len = 0;
             sanitize(t, line, ln, SAN_PLAIN);
             if (t->oom) return;
-            fputs(md ? "> " : "note: ", t->f);
-            put_wrapped(t, t->arena.p, t->arena.len, md ? 2 : 6);
+            put_wrapped(t, md ? "> " : "note: ", t->arena.p, t->arena.len, md ? 2 : 6);
             line += ln + 1;
         }
         at += len + 1;
@@ -668,6 +764,7 @@ void out_table_free(out_table *t) {
     free(t->widths);
     free(t->hidden);
     free(t->drop);
+    free(t->group);
     free(t);
 }
 

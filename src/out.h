@@ -58,15 +58,30 @@ out_table *out_table_new_in_json(jw *w, const out_col *cols, size_t ncols);
 void out_table_set_csv_raw(out_table *t, bool raw);
 /* Largest line width of the `table` format (0 = unlimited, the default); see the docs. */
 void out_table_set_max_width(out_table *t, int cols);
-/* Table format past that width: columns named here ("key:rank" pairs, e.g. {"p10:9", "min:8",
- * NULL}) are left out, the highest rank first, before string columns are shortened; a note says
- * which were left out. Unknown keys are ignored. */
+/* Table format past that width: string columns are first shortened to 28 characters; then the
+ * columns named here ("key:rank" pairs, e.g. {"p10:9", "min:8", NULL}; "per_run+unit:2" names
+ * columns that go together) are left out, the highest rank first (the rightmost of a tie), and
+ * only then are string columns cut further (to 12 at least). A note names the columns left out
+ * and how to get them back (--wide, COLUMNS=N with the full width). Unknown keys are ignored. */
 void out_table_set_droppable(out_table *t, const char *const *key_ranks);
 /* A copy of `s` as the table, md and tsv formats show strings (docs/output-formats.md): valid
  * UTF-8 (each invalid byte becomes U+FFFD) with control characters (C0, DEL, C1) as spaces. For
  * names from the input that a command prints in its own text (headings, explanations, notes)
  * rather than in table cells. NULL when `s` is NULL or out of memory; free() it. */
 char *out_text_dup(const char *s);
+
+/* Prose of a command's own (headings, explanations, notes outside a table) fitted to the
+ * terminal as table notes are: each line of `text` ('\n' separates them) is written wrapped at
+ * spaces to `width` columns (code points; 0 = unlimited), the first after `prefix` (NULL: none),
+ * the continuation lines indented by `indent` spaces. A word longer than its line (a path) stays
+ * whole; below 20 columns of room nothing is wrapped. The text is written as given (names from
+ * the input: out_text_dup() first). out_wrapf formats first (printf), with no prefix. */
+void out_wrap(FILE *f, int width, const char *prefix, size_t indent, const char *text);
+void out_wrapf(FILE *f, int width, size_t indent, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* A note shown after the rows (table, md, json); copied. */
 void out_table_note(out_table *t, const char *text);

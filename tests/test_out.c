@@ -793,6 +793,81 @@ static void test_out_width(void) {
     }
 }
 
+/* Columns left out to fit (groups, the narrower ones brought back) and prose wrapping; the
+ * expected texts are worked out by hand from the rules in out.h. */
+static void test_out_fit(void) {
+    static const out_col cols[] = {{"name", "name", OUT_STR, 0},
+                                   {"wide", "wide header", OUT_UINT, 0},
+                                   {"x", "x", OUT_UINT, 0},
+                                   {"v", "v", OUT_FLOAT, 1},
+                                   {"u", "u", OUT_STR, 0}};
+    static const char *const ranks[] = {"x:3", "wide:2", "v+u:1", NULL};
+    /* full width 5 + 11 + 1 + 3 + 2 + 4 * 2 = 30 */
+    static const struct {
+        int max;
+        const char *want;
+    } cases[] = {
+        {0, "name   wide header  x    v  u\n-----  -----------  -  ---  --\n"
+            "alpha            1  2  3.5  ms\n"},
+        {30, "name   wide header  x    v  u\n-----  -----------  -  ---  --\n"
+             "alpha            1  2  3.5  ms\n"},
+        /* x (27) then wide (14) go; x (17) fits again */
+        {20, "name   x    v  u\n-----  -  ---  --\nalpha  2  3.5  ms\n"
+             "note: columns left out to fit 20 terminal columns: wide header (--wide or COLUMNS=30 "
+             "shows them; --format csv or json has every column)\n"},
+        /* x, wide, then v with u (5); only x (8) comes back */
+        {12, "name   x\n-----  -\nalpha  2\n"
+             "note: columns left out to fit 12 terminal columns: wide header, v, u (--wide or "
+             "COLUMNS=30 shows them; --format csv or json has every column)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mem m;
+        mem_open(&m);
+        out_table *t = out_table_new(OUT_TABLE, m.f, cols, 5);
+        out_table_set_max_width(t, cases[i].max);
+        out_table_set_droppable(t, ranks);
+        out_row_begin(t);
+        out_cell_str(t, "alpha");
+        out_cell_uint(t, 1);
+        out_cell_uint(t, 2);
+        out_cell_float(t, 3.5);
+        out_cell_str(t, "ms");
+        out_row_end(t);
+        CHECK_EQ_I(out_table_finish(t), 0);
+        out_table_free(t);
+        CHECK_MSG(strcmp(mem_str(&m), cases[i].want) == 0, "max %d:\n%s", cases[i].max,
+                  mem_str(&m));
+        mem_close(&m);
+    }
+
+    mem m;
+    mem_open(&m);
+    /* first line: 30 - "note: " = 24 columns; then 30 - 6 */
+    out_wrap(m.f, 30, "note: ", 6, "one two three four five six seven eight nine ten");
+    /* a label padded to the indent keeps its value (one long word) on its line */
+    out_wrap(m.f, 40, NULL, 11, "file       /a/very/long/path/name/that/is/long.etdp x");
+    out_wrap(m.f, 0, NULL, 2, "no width: one line however long it is, with no wrapping at all");
+    out_wrapf(m.f, 24, 2, "\n%s: p50 %d us, p90 %d us\n\n", "forward", 15803, 16000);
+    /* code points, not bytes: 11 x e-acute + space + 11 x e-acute fit 23 columns */
+    out_wrap(m.f, 23, NULL, 2,
+             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 "
+             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+    const char *want =
+        "note: one two three four five\n"
+        "      six seven eight nine ten\n"
+        "file       /a/very/long/path/name/that/is/long.etdp\n"
+        "           x\n"
+        "no width: one line however long it is, with no wrapping at all\n"
+        "\n"
+        "forward: p50 15803 us,\n"
+        "  p90 16000 us\n"
+        "\n"
+        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 "
+        "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n";
+    CHECK_MSG(strcmp(mem_str(&m), want) == 0, "%s", mem_str(&m));
+    mem_close(&m);
+}
+
 static void test_out_notes(void) {
     static const out_col col[] = {{"k", "K", OUT_INT, 0}};
     static const struct {
@@ -1147,6 +1222,7 @@ int main(void) {
     test_out_strings();
     test_out_numbers();
     test_out_width();
+    test_out_fit();
     test_out_notes();
     test_out_in_json();
     test_out_errors();

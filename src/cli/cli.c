@@ -17,6 +17,8 @@ static const cli_optdef optdefs[] = {
     {OPT_QUIET, "quiet", 'q', NULL, "no progress indicator, no notes on standard error"},
     {OPT_CSV_RAW, "csv-raw", 0, NULL,
      "csv/tsv: text cells starting with = + - @ TAB CR are not prefixed with '"},
+    {OPT_WIDE, "wide", 0, NULL,
+     "table: every column at full width, whatever COLUMNS or the terminal width"},
     {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
     {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
@@ -224,12 +226,12 @@ int cli_out_open(cli_args *a, cli_out *o) {
     o->f = sink_file(o->s);
     o->tty = !path && isatty(STDOUT_FILENO);
     /* Table width on standard output: COLUMNS when set (as ls does), else the terminal's. */
-    const char *cols = path ? NULL : getenv("COLUMNS");
+    const char *cols = path || a->set[OPT_WIDE] ? NULL : getenv("COLUMNS");
     char *end = NULL;
     long cw = cols && *cols ? strtol(cols, &end, 10) : 0;
     if (end && !*end && cw >= 20 && cw <= 100000) {
         o->width = (int)cw;
-    } else if (o->tty) {
+    } else if (o->tty && !a->set[OPT_WIDE]) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) o->width = ws.ws_col;
     }

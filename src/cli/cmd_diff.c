@@ -200,9 +200,13 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
 
 /* The table format's own lines: they name methods, operators and backends from the input, so
  * they are written as table cells are (valid UTF-8, control characters as spaces). */
-static void emit_prefixed(FILE *f, const char *prefix, const char *text) {
+typedef struct text_out {
+    FILE *f;
+    int width; /* the lines wrap to this many columns (0: not wrapped) */
+} text_out;
+static void emit_prefixed(const text_out *to, const char *prefix, const char *text) {
     char *t = out_text_dup(text);
-    fprintf(f, "%s%s\n", prefix, t ? t : "(out of memory)");
+    out_wrap(to->f, to->width, prefix, *prefix ? 6 : 2, t ? t : "(out of memory)");
     free(t);
 }
 static void emit_line(void *ctx, const char *text) { emit_prefixed(ctx, "", text); }
@@ -710,9 +714,16 @@ static int write_json(const dctx *c, FILE *f) {
 
 static int write_table(const dctx *c, cli_out *o) {
     FILE *f = o->f;
-    headline(c, emit_line, f);
+    text_out to = {f, o->width};
+    headline(c, emit_line, &to);
     fputc('\n', f);
     out_table *t = cli_table(c->a, o, method_cols, N_METHOD_COLS);
+    /* a narrow terminal loses these first (out_table_set_droppable) */
+    static const char *const mdrop[] = {
+        "match:15", "partitions_base+partitions_new:14", "cpu_share_base+cpu_share_new:13",
+        "total_delta:12", "p_value:11", "runs_base+runs_new:10", "gate:9", "p50_delta:8",
+        "p50_base+p50_new+unit:2", "verdict:1", NULL};
+    if (t) out_table_set_droppable(t, mdrop);
     if (!t) return EXIT_INTERNAL;
     method_table(c, t, true);
     int rc = out_table_finish(t);
@@ -730,13 +741,17 @@ static int write_table(const dctx *c, cli_out *o) {
         optab ot;
         optab_cols(c, &ot, true);
         ot.t = cli_table(c->a, o, ot.cols, ot.ncols);
+        static const char *const odrop[] = {
+            "kind:9", "placement:8", "method:7", "q_value:6", "total_delta:5",
+            "instruction_id:4", "p50_delta:3", "p50_base+p50_new+unit:2", "verdict:1", NULL};
+        if (ot.t) out_table_set_droppable(ot.t, odrop);
         if (!ot.t) return EXIT_INTERNAL;
         op_rows(c, &ot, (etp_diff_status)st);
         rc = out_table_finish(ot.t);
         out_table_free(ot.t);
         if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
     }
-    notes(c, emit_note_line, f);
+    notes(c, emit_note_line, &to);
     if (fflush(f) || ferror(f)) return EXIT_IO;
     return EXIT_OK;
 }

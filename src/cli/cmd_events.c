@@ -35,6 +35,12 @@ static int run_events(cli_args *a) {
         jw_arr_begin(&w);
     } else if (a->fmt != OUT_JSONL) {
         t = cli_table(a, &o, etp_event_cols, etp_event_ncols);
+        /* a narrow terminal loses these first (out_table_set_droppable) */
+        static const char *const drop[] = {
+            "delegate_debug_id_int:14", "parent:13", "chain_index:12", "start_time:11",
+            "end_time:10", "type:9", "method:8", "backend:7", "operator:6", "instruction_id:5",
+            "kind:4", "unit+value:1", NULL};
+        if (t) out_table_set_droppable(t, drop);
     }
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
         etp_block_view v;

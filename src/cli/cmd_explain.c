@@ -950,30 +950,15 @@ static void q_missing(ex_ctx *c, bool any_qnn) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void wrap(FILE *f, const char *s, size_t width, const char *indent) {
-    while (*s) {
-        size_t len = strlen(s);
-        if (len <= width) {
-            fprintf(f, "%s%s\n", indent, s);
-            return;
-        }
-        size_t cut = width;
-        while (cut > 0 && s[cut] != ' ') cut--;
-        if (cut == 0) {
-            cut = width;
-            while (s[cut] && s[cut] != ' ') cut++;
-        }
-        fprintf(f, "%s%.*s\n", indent, (int)cut, s);
-        s += cut;
-        while (*s == ' ') s++;
-    }
-}
+/* Prose lines are wrapped to the terminal (COLUMNS or its width), else to 98 columns. */
+#define PROSE_WIDTH 98
 
 static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
 
 typedef struct text_ctx {
     FILE *f;
     bool md, started;
+    int width; /* wrap to this many columns */
 } text_ctx;
 
 /* The data-quality notes after the answers (names from the file written as table cells are). */
@@ -983,7 +968,7 @@ static void text_note_cb(void *ctx, const char *text) {
     t->started = true;
     char *s = out_text_dup(text);
     if (t->md) fprintf(t->f, "\n- %s\n", s ? s : text);
-    else wrap(t->f, s ? s : text, 96, "  ");
+    else out_wrap(t->f, t->width, "  ", 2, s ? s : text);
     free(s);
 }
 
@@ -1119,6 +1104,7 @@ static int run_explain(cli_args *a) {
             out_table_free(t);
         } else {
             bool md = a->fmt == OUT_MD;
+            int width = o.width ? o.width : PROSE_WIDTH;
             fprintf(f, "%s%s%s\n", md ? "# etprof explain: " : "etprof explain: ", path,
                     in.prog ? "" : " (no --pte)");
             for (size_t i = 0; i < c->n; i++) {
@@ -1133,14 +1119,14 @@ static int run_explain(cli_args *a) {
                     rc = EXIT_INTERNAL;
                     break;
                 }
-                fprintf(f, "\n%s%s%s%s%s\n", md ? "## " : "", x->question, meth ? " [" : "",
-                        meth ? meth : "", meth ? "]" : "");
+                out_wrapf(f, md ? 0 : width, 2, "\n%s%s%s%s%s\n", md ? "## " : "", x->question,
+                          meth ? " [" : "", meth ? meth : "", meth ? "]" : "");
                 if (md) fprintf(f, "\n%s\n", ans);
-                else wrap(f, ans, 96, "  ");
+                else out_wrap(f, width, "  ", 2, ans);
                 free(meth);
                 free(ans);
             }
-            text_ctx tc = {f, md, false};
+            text_ctx tc = {f, md, false, width};
             if (!rc) ana_quality_notes(r, text_note_cb, &tc);
         }
         if (ferror(f) && !rc) rc = EXIT_IO;

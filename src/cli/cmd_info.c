@@ -206,6 +206,14 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
         fputc('\n', f);
     } else {
+        FILE *out = f;
+        char *hbuf = NULL;
+        size_t hlen = 0;
+        if (a->fmt == OUT_TABLE && o.width) {
+            /* the lines are wrapped under their values to fit the terminal */
+            f = open_memstream(&hbuf, &hlen);
+            if (!f) f = out;
+        }
         if (a->fmt == OUT_TABLE) {
             fprintf(f, "file       %s\n", path);
             fprintf(f, "kind       ETDump, %s, version %u, %zu bytes\n",
@@ -243,6 +251,16 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             }
             fprintf(f, "\n");
         }
+        if (f != out) {
+            bool ok = fclose(f) == 0;
+            f = out;
+            if (ok) out_wrap(f, o.width, NULL, 11, hbuf);
+            free(hbuf);
+            if (!ok) {
+                cli_errorf("out of memory");
+                rc = EXIT_INTERNAL;
+            }
+        }
         static const out_col cols[] = {
             {"block", "block", OUT_STR, 0},        {"name", "name", OUT_STR, 0},
             {"runs", "runs", OUT_UINT, 0},         {"events", "events", OUT_UINT, 0},
@@ -251,6 +269,10 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             {"method", "method", OUT_STR, 0},
         };
         out_table *t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
+        /* a narrow terminal loses these first (out_table_set_droppable) */
+        static const char *const drop[] = {"allocators:6", "allocation:5", "debug:4",
+                                           "profile:3", "runs:2", "events:1", NULL};
+        if (t) out_table_set_droppable(t, drop);
         bool collapse = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
         for (uint32_t b = 0; b < di->block_count;) {
             uint32_t e = b + 1;
@@ -282,7 +304,8 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             out_row_end(t);
             b = e;
         }
-        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
+        int frc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
+        if (!rc) rc = frc;
         out_table_free(t);
     }
     free_block_sums(bs, di->block_count);
@@ -327,11 +350,14 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         jw_arr_begin(&w);
     } else {
         if (a->fmt == OUT_TABLE)
-            fprintf(o.f, "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu bytes, "
+            out_wrapf(o.f, o.width, 11, "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu bytes, "
                          "%u methods, %u segments\n\n",
                     path, pi->bundled ? "bundled " : "", pi->version, blob->size, pi->plan_count,
                     pi->segment_count);
         t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
+        static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",
+                                           "delegate:3", "kernel:2", "instructions:1", NULL};
+        if (t) out_table_set_droppable(t, drop);
     }
     for (uint32_t pl = 0; pl < pi->plan_count; pl++) {
         etp_plan_info pli;

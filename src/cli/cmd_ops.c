@@ -104,9 +104,10 @@ static int run_ops(cli_args *a) {
     }
     out_table *t = cli_table(a, &o, cols, ncols);
     /* a narrow terminal loses these first (out_table_set_droppable) */
-    static const char *const droppable[] = {"p10:10", "p90:9",  "min:8",  "max:7",
-                                            "avg:6",  "kind:5", "count:4", "instruction_id:3",
-                                            "wall_est_p50:2", NULL};
+    static const char *const droppable[] = {
+        "p10:16", "p90:15", "min:14", "max:13", "avg:12", "kind:11", "count:10",
+        "instruction_id:9", "wall_est_total:8", "operator:7", "method:6", "placement:5",
+        "share:4", "total:3", "wall_est_p50+wall_est_unit:2", NULL};
     if (t) out_table_set_droppable(t, droppable);
     if (!t) {
         cli_errorf("out of memory");

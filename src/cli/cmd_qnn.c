@@ -591,6 +591,9 @@ static int write_summary_table(qctx *c, cli_out *o) {
     const etp_qnn_summary *s = &d->summary;
     out_table *t = cli_table(c->a, o, sum_cols, 4);
     if (!t) return EXIT_INTERNAL;
+    /* a narrow terminal loses these first (out_table_set_droppable) */
+    static const char *const drop[] = {"note:1", NULL};
+    out_table_set_droppable(t, drop);
     char nb[300];
     const char *src = s->source == ETP_QNN_SRC_QHAS ? "QHAS htp_overall_summary"
                       : s->source == ETP_QNN_SRC_OPTRACE ? "computed from the optrace"
@@ -690,7 +693,8 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
                 etp_ops_row_get(c->r, q->delegate_row)->instr);
         free(mn);
     }
-    fprintf(f, ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by name "
+    out_wrapf(f, md ? 0 : o->width, 0,
+              ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by name "
                "only); %u ETDump node(s) have no QNN op; %u QNN op(s) have no ETDump node; %u "
                "OpId conflict(s). Cycles: %u equal, %u different (largest difference %lld "
                "cycles): %s.\n\n",
@@ -701,6 +705,8 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
     memcpy(cols, join_cols, sizeof cols);
     out_table *t = cli_table(c->a, o, cols, 5);
     if (!t) return EXIT_INTERNAL;
+    static const char *const drop[] = {"op_id:2", "qnn_cycles:1", NULL};
+    out_table_set_droppable(t, drop);
     uint32_t shown = 0, more = 0;
     for (uint32_t k = 0; k < j->n_etdump_only; k++) {
         const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
@@ -776,18 +782,24 @@ static int write_tables(qctx *c, cli_out *o) {
     cli_args *a = c->a;
     bool md = a->fmt == OUT_MD;
     FILE *f = o->f;
-    fprintf(f, "%sQNN HTP profile:", md ? "# " : "");
-    if (c->paths.qhas) fprintf(f, " qhas %s", c->paths.qhas);
-    if (c->paths.optrace) fprintf(f, "%s optrace %s", c->paths.qhas ? ";" : "", c->paths.optrace);
-    if (c->paths.runtrace) fprintf(f, "; runtrace %s", c->paths.runtrace);
-    if (c->paths.heap) fprintf(f, "; heap %s", c->paths.heap);
-    fprintf(f, "\n\n");
+    /* the heading wraps to the terminal width (table format), continuations indented */
+    out_wrapf(f, md ? 0 : o->width, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
+              c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
+              c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
+              c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
+              c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",
+              c->paths.heap ? c->paths.heap : "");
     int rc = write_summary_table(c, o);
     if (rc) return rc;
     fprintf(f, "\n%sper QNN op\n\n", md ? "## " : "");
     /* without an ETDump the last column would be empty: left out here (kept in the data formats) */
     out_table *t = cli_table(a, o, op_cols, c->j ? NOPCOLS : NOPCOLS - 1);
     if (!t) return EXIT_INTERNAL;
+    static const char *const drop[] = {
+        "vtcm_write_bytes:13", "vtcm_read_bytes:12", "dram_write_bytes:11", "dram_read_bytes:10",
+        "htp_ops:9", "dma:8", "hvx:7", "hmx:6", "dominant_path_cycles:5", "op_id:4",
+        "etdump_cycles:3", "qnn_op_type:2", NULL};
+    out_table_set_droppable(t, drop);
     for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
     op_notes(c, t);
     collect_notes(c, note_tab, t);
@@ -1105,10 +1117,15 @@ static int run_viewer(cli_args *a) {
     } else {
         bool report = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
         if (report)
-            fprintf(f, "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
+            out_wrapf(f, a->fmt == OUT_MD ? 0 : o.width, 2,
+                      "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
                     a->fmt == OUT_MD ? "# " : "", csv ? "CSV" : "text", path, v->n_executes);
         out_table *t = cli_table(a, &o, v_cols, NVCOLS);
         if (!t) rc = EXIT_INTERNAL;
+        /* a narrow terminal loses these first (out_table_set_droppable) */
+        static const char *const drop[] = {"note:7", "wall_est_us:6", "op_id:5", "share:4",
+                                           "level:3", "execute:2", NULL};
+        if (t) out_table_set_droppable(t, drop);
         for (uint32_t i = 0; t && i < v->n_executes; i++) {
             const etp_qnn_stat_block *b = &v->executes[i];
             vsum s = viewer_sum(b);

@@ -8,9 +8,14 @@
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
+typedef struct text_out {
+    FILE *f;
+    int width; /* wrap prose to this many columns (0: not wrapped) */
+} text_out;
 static void text_note_cb(void *ctx, const char *text) {
+    const text_out *to = ctx;
     char *t = out_text_dup(text); /* block names come from the file */
-    fprintf(ctx, "note: %s\n", t ? t : text);
+    out_wrap(to->f, to->width, "note: ", 6, t ? t : text);
     free(t);
 }
 
@@ -255,26 +260,56 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
     bool md = c->a->fmt == OUT_MD;
     FILE *f = o->f;
     const char *h = md ? "## " : "";
+    /* the prose fits the terminal as the tables do (table format only) */
+    int W = md ? 0 : o->width;
     fprintf(f, "%sfile      %s\n", md ? "- " : "", path);
     if (c->has_prog) fprintf(f, "%sprogram   %s\n", md ? "- " : "", c->a->val[OPT_PTE]);
     else
-        fprintf(f, "%sprogram   not given (--pte P names the methods, operators and backends)\n",
-                md ? "- " : "");
+        out_wrapf(f, W, md ? 12 : 10,
+                  "%sprogram   not given (--pte P names the methods, operators and backends)\n",
+                  md ? "- " : "");
     fprintf(f, "%sruns      %u (run blocks)", md ? "- " : "", etp_ops_runs_kept(r));
-    fprintf(f, "\n%smethods  ", md ? "- " : "");
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_method *m = etp_ops_method_get(r, mi);
-        /* method names come from the program: written as table cells are (valid UTF-8, control
-         * characters as spaces) */
-        char *mn = out_text_dup(m->name);
-        if (m->name && !mn) return EXIT_INTERNAL;
-        char lb[600];
-        fprintf(f, " %s (%u runs%s)", mn ? mn : ana_method_label(m, lb, sizeof lb), m->runs,
-                m->skipped ? ", after --skip-first" : "");
-        free(mn);
-    }
-    if (etp_ops_method_count(r) == 0) fprintf(f, " none (no run was kept)");
     fprintf(f, "\n");
+    /* the methods line, built whole to be wrapped under its value */
+    size_t ml = 0, mcap = 64;
+    char *line = malloc(mcap);
+    if (!line) return EXIT_INTERNAL;
+    ml = (size_t)snprintf(line, mcap, "%smethods  ", md ? "- " : "");
+    for (uint32_t mi = 0; mi <= etp_ops_method_count(r); mi++) {
+        char piece[800];
+        if (mi == etp_ops_method_count(r)) {
+            if (mi) break;
+            snprintf(piece, sizeof piece, " none (no run was kept)");
+        } else {
+            const etp_ops_method *m = etp_ops_method_get(r, mi);
+            /* method names come from the program: written as table cells are (valid UTF-8,
+             * control characters as spaces) */
+            char *mn = out_text_dup(m->name);
+            if (m->name && !mn) {
+                free(line);
+                return EXIT_INTERNAL;
+            }
+            char lb[600];
+            snprintf(piece, sizeof piece, " %s (%u runs%s)",
+                     mn ? mn : ana_method_label(m, lb, sizeof lb), m->runs,
+                     m->skipped ? ", after --skip-first" : "");
+            free(mn);
+        }
+        size_t pl = strlen(piece);
+        if (ml + pl + 1 > mcap) {
+            while (ml + pl + 1 > mcap) mcap *= 2;
+            char *nl = realloc(line, mcap);
+            if (!nl) {
+                free(line);
+                return EXIT_INTERNAL;
+            }
+            line = nl;
+        }
+        memcpy(line + ml, piece, pl + 1);
+        ml += pl;
+    }
+    out_wrap(f, W, NULL, md ? 12 : 10, line);
+    free(line);
     int rc = EXIT_OK;
     for (uint32_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
@@ -284,14 +319,16 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         const char *un = NULL;
         double p50 = ana_conv(d, m->unit, m->latency.p50, &un);
         double p90 = ana_conv(d, m->unit, m->latency.p90, &un);
-        fprintf(f, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s", h,
-                mn ? mn : ana_method_label(m, lb, sizeof lb), d->precision, p50, un, d->precision, p90, un);
-        free(mn);
+        char first_run[120] = "";
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs > 1) {
-            double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un);
-            fprintf(f, "; first run %.*f %s", d->precision, first, un);
+            const char *fu = un;
+            double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &fu);
+            snprintf(first_run, sizeof first_run, "; first run %.*f %s", d->precision, first, fu);
         }
-        fprintf(f, "\n\n");
+        out_wrapf(f, W, 2, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s%s\n\n",
+                  h, mn ? mn : ana_method_label(m, lb, sizeof lb), d->precision, p50, un,
+                  d->precision, p90, un, first_run);
+        free(mn);
         /* placement */
         static const out_col pcols[] = {
             {"placement", "where the time went", OUT_STR, 0},
@@ -305,6 +342,9 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         memcpy(pc, pcols, sizeof pc);
         pc[3].precision = d->precision;
         out_table *t = cli_table(c->a, o, pc, 6);
+        /* a narrow terminal loses these first (out_table_set_droppable) */
+        static const char *const pdrop[] = {"partitions:3", "calls:2", "per_run+unit:1", NULL};
+        if (t) out_table_set_droppable(t, pdrop);
         if (!t) return EXIT_INTERNAL;
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
@@ -347,15 +387,16 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         out_table_free(t);
         /* CPU fallback */
         if (m->n_cpu_ops == 0 && m->profiling_level != ETP_PL_FULL) {
-            fprintf(f, "\nCPU (fallback) operators: unknown: instruction events were not recorded "
-                       "(profiling level %s)\n", etp_profiling_level_name(m->profiling_level));
+            out_wrapf(f, W, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
+                               "recorded (profiling level %s)\n",
+                      etp_profiling_level_name(m->profiling_level));
         } else if (m->n_cpu_ops == 0) {
-            fprintf(f, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
+            out_wrapf(f, W, 2, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
                     m->delegate_partitions ? "a delegate" : "no instruction (no OPERATOR_CALL or DELEGATE_CALL events: method-only profiling?)");
         } else {
             uint32_t ninstr = 0;
             for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
-            fprintf(f, "\nCPU (fallback) operators: %u kernel instruction(s) of %u type(s)\n\n", ninstr,
+            out_wrapf(f, W, 2, "\nCPU (fallback) operators: %u kernel instruction(s) of %u type(s)\n\n", ninstr,
                     m->n_cpu_ops);
             static const out_col ccols[] = {
                 {"operator", "operator", OUT_STR, 0},
@@ -369,6 +410,9 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             memcpy(cc, ccols, sizeof cc);
             cc[3].precision = d->precision;
             t = cli_table(c->a, o, cc, 6);
+            static const char *const cdrop[] = {"instructions:3", "calls:2", "per_run+unit:1",
+                                                NULL};
+            if (t) out_table_set_droppable(t, cdrop);
             if (!t) return EXIT_INTERNAL;
             for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
                 const etp_ops_cpu_op *op = &m->cpu_ops[j];
@@ -387,7 +431,7 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         /* top operators */
         size_t n = top_ops(c, mi, c->idx);
         if (n) {
-            fprintf(f, "\ntop %zu operators by time (CPU kernels and delegate partitions)\n\n", n);
+            out_wrapf(f, W, 2, "\ntop %zu operators by time (CPU kernels and delegate partitions)\n\n", n);
             static const out_col tcols[] = {
                 {"name", "name", OUT_STR, 0},      {"instr", "instr", OUT_INT, 0},
                 {"placement", "placement", OUT_STR, 0},
@@ -399,6 +443,9 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             memcpy(tc, tcols, sizeof tc);
             tc[4].precision = tc[5].precision = d->precision;
             t = cli_table(c->a, o, tc, 8);
+            static const char *const tdrop[] = {"instr:6", "count:5", "total:4", "placement:3",
+                                                "share:2", "p50+unit:1", NULL};
+            if (t) out_table_set_droppable(t, tdrop);
             if (!t) return EXIT_INTERNAL;
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
@@ -423,8 +470,8 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         }
         n = top_nodes(c, mi, c->idx);
         if (n) {
-            fprintf(f, "\ntop %zu of %u HTP nodes by cycles (inside the QNN partition: these ran on "
-                       "the NPU)\n\n",
+            out_wrapf(f, W, 2, "\ntop %zu of %u HTP nodes by cycles (inside the QNN partition: these "
+                               "ran on the NPU)\n\n",
                     n, m->htp_node_rows);
             static const out_col ncols[] = {
                 {"name", "HTP node", OUT_STR, 0},    {"count", "count", OUT_UINT, 0},
@@ -432,6 +479,8 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
                 {"share", "% of accelerator cycles", OUT_FLOAT, 2},
             };
             t = cli_table(c->a, o, ncols, 5);
+            static const char *const ndrop[] = {"count:3", "share:2", "p50+unit:1", NULL};
+            if (t) out_table_set_droppable(t, ndrop);
             if (!t) return EXIT_INTERNAL;
             uint32_t flags = 0, units = 0;
             for (size_t k = 0; k < n; k++) {
@@ -454,9 +503,10 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         }
     }
     fputc('\n', f);
-    ana_quality_notes(r, text_note_cb, f);
-    fprintf(f, "more: etprof ops (every row), etprof tree (hierarchy and overhead), etprof "
-               "explain (what the numbers mean)\n");
+    text_out to = {f, W};
+    ana_quality_notes(r, text_note_cb, &to);
+    out_wrap(f, W, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
+                            "etprof explain (what the numbers mean)");
     if (ferror(f) && !rc) rc = EXIT_IO;
     return rc;
 }

@@ -366,9 +366,10 @@ static int run_tree(cli_args *a) {
         cols[7].precision = cols[8].precision = d.precision;
         cols[NCOLS - 2].precision = d.precision;
         out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
-        static const char *const droppable[] = {"role:8", "depth:7", "instruction_id:6",
-                                                "kind:5", "count:4", "share_of_parent:3", "meaning:2",
-                                                NULL};
+        static const char *const droppable[] = {
+            "role:14", "depth:13", "instruction_id:12", "kind:11", "count:10",
+            "share_of_parent:9", "meaning:8", "method:7", "placement:6",
+            "wall_estimate+wall_estimate_unit:5", "share_of_method:4", "exclusive:3", NULL};
         if (t) out_table_set_droppable(t, droppable);
         if (!t) {
             free(buf);

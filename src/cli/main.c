@@ -17,7 +17,7 @@ static const cli_cmd *const commands[] = {&cmd_summary, &cmd_info, &cmd_events, 
 #define NCMD (sizeof commands / sizeof commands[0])
 
 static const opt_id global_opts[] = {OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_CSV_RAW,
-                                     OPT_NONE};
+                                     OPT_WIDE, OPT_NONE};
 
 static void usage(FILE *f) {
     fprintf(f, "usage: etprof COMMAND FILE... [options]\n\n"
@@ -25,8 +25,8 @@ static void usage(FILE *f) {
                "answers where the time goes, on which hardware, and in which unit.\n\ncommands:\n");
     for (size_t i = 0; i < NCMD; i++)
         if (commands[i]) fprintf(f, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --help, "
-               "--version\n"
+    fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --wide, "
+               "--csv-raw, --help, --version\n"
                "'etprof COMMAND --help' describes a command. Exit codes: 0 ok, 1 input rejected,\n"
                "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff),\n"
                "6 inconclusive: too few runs to judge a change (diff).\n");
@@ -111,13 +111,13 @@ static const cli_cmd *near_command(const char *name) {
     return bd <= 2 ? best : NULL;
 }
 
-/* The closest option of command `c` to "--name" (name[0..len)), or NULL. */
+/* The closest option of command `c` (NULL: of any command) to "--name" (name[0..len)), or NULL. */
 static const cli_optdef *near_option(const cli_cmd *c, const char *name, size_t len) {
     const cli_optdef *best = NULL;
     unsigned bd = 3;
     for (int id = 1; id < OPT_COUNT_; id++) {
         const cli_optdef *d = cli_opt((opt_id)id);
-        if (!d || !accepts(c, d->id)) continue;
+        if (!d || (c && !accepts(c, d->id))) continue;
         unsigned dd = edit_distance(d->name, name, len);
         if (len >= 3 && strncmp(d->name, name, len) == 0 && dd > 1) dd = 1;
         if (dd < bd) {
@@ -128,9 +128,20 @@ static const cli_optdef *near_option(const cli_cmd *c, const char *name, size_t 
     return bd <= 2 ? best : NULL;
 }
 
+/* "-format", "-top 5": a long option written with one dash (name[0..len) is that long name),
+ * or NULL. Such a word is never taken as a bundle of short options ("-output" as "-o utput"). */
+static const cli_optdef *one_dash_long(const char *s, size_t *len) {
+    if (s[0] != '-' || s[1] == '-' || !s[1] || !s[2]) return NULL;
+    const char *eq = strchr(s + 1, '=');
+    *len = eq ? (size_t)(eq - s - 1) : strlen(s + 1);
+    return *len > 1 ? find_long(s + 1, *len) : NULL;
+}
+
 static int unknown_option(const cli_cmd *c, const char *s, const char *name, size_t len) {
     const cli_optdef *d = len ? near_option(c, name, len) : NULL;
-    if (d)
+    if (len == 7 && strncmp(name, "version", 7) == 0)
+        cli_errorf("%s: --version is no option of a command: 'etprof --version'", c->name);
+    else if (d)
         cli_errorf("%s: unknown option %.*s: did you mean --%s? (see 'etprof %s --help')", c->name,
                    (int)(len + 2), s, d->name, c->name);
     else
@@ -142,7 +153,15 @@ static int unknown_option(const cli_cmd *c, const char *s, const char *name, siz
 static int take_option(const cli_cmd *c, const cli_optdef *d, const char *val, int argc,
                        char **argv, int *i, cli_args *a) {
     if (!accepts(c, d->id)) {
-        cli_errorf("%s: option --%s does not apply to this command", c->name, d->name);
+        char who[160] = "";
+        size_t n = 0;
+        for (size_t k = 0; k < NCMD; k++)
+            if (commands[k] && accepts(commands[k], d->id)) {
+                int w = snprintf(who + n, sizeof who - n, "%s%s", n ? ", " : "", commands[k]->name);
+                if (w > 0 && (size_t)w < sizeof who - n) n += (size_t)w;
+            }
+        cli_errorf("%s: option --%s does not apply to this command%s%s%s", c->name, d->name,
+                   n ? " (it is an option of " : "", who, n ? ")" : "");
         return EXIT_USAGE;
     }
     if (d->arg && !val) {
@@ -180,6 +199,13 @@ static int parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
             if ((rc = take_option(c, d, eq ? eq + 1 : NULL, argc, argv, &i, a))) return rc;
             continue;
         }
+        size_t l1;
+        const cli_optdef *d1 = only_pos ? NULL : one_dash_long(s, &l1);
+        if (d1) {
+            cli_errorf("%s: unknown option %.*s: did you mean --%s? (long options take two dashes)",
+                       c->name, (int)(l1 + 1), s, d1->name);
+            return EXIT_USAGE;
+        }
         if (!only_pos && s[0] == '-' && s[1]) {
             for (const char *p = s + 1; *p; p++) {
                 const cli_optdef *d = find_short(*p);
@@ -215,7 +241,10 @@ static const cli_cmd *find_command(const char *name) {
 static int global_arg_count(const char *s) {
     const cli_optdef *d = NULL;
     bool inline_val = false;
-    if (s[0] == '-' && s[1] == '-' && s[2]) {
+    size_t l1;
+    if ((d = one_dash_long(s, &l1)) != NULL) {
+        inline_val = s[1 + l1] == '='; /* the command's parser rejects it with a hint */
+    } else if (s[0] == '-' && s[1] == '-' && s[2]) {
         const char *eq = strchr(s + 2, '=');
         d = find_long(s + 2, eq ? (size_t)(eq - s - 2) : strlen(s + 2));
         inline_val = eq != NULL;
@@ -231,6 +260,115 @@ static int global_arg_count(const char *s) {
     }
     if (!d) return 0;
     return d->arg && !inline_val ? 2 : 1;
+}
+
+/* Appends " word" to b (room cap) as a shell would need it: in single quotes when it holds
+ * anything but letters, digits and -_./=+,:@%. Returns false when it did not fit. */
+static bool append_word(char *b, size_t cap, size_t *n, const char *w, bool *quoted) {
+    if (strlen(w) > 400) return false; /* shown as "..." rather than cut */
+    bool plain = *w != 0;
+    for (const char *p = w; *p && plain; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                strchr("-_./=+,:@%", *p) != NULL;
+    char q[600];
+    size_t k = 0;
+    if (!plain) q[k++] = '\'';
+    for (const char *p = w; *p && k + 6 < sizeof q; p++) {
+        if (*p == '\'' && !plain) {
+            memcpy(q + k, "'\\''", 4);
+            k += 4;
+        } else {
+            q[k++] = (unsigned char)*p < 0x20 ? '?' : *p;
+        }
+    }
+    if (!plain) q[k++] = '\'';
+    q[k] = 0;
+    if (!plain) *quoted = true;
+    int r = snprintf(b + *n, cap - *n, " %s", q);
+    if (r < 0 || (size_t)r >= cap - *n) {
+        b[*n] = 0;
+        return false;
+    }
+    *n += (size_t)r;
+    return true;
+}
+
+/* Does `s` name an input file rather than a command? (it exists, or has a path or an input's
+ * extension; "-" is standard input) */
+static bool looks_like_file(const char *s) {
+    if (strcmp(s, "-") == 0 || strchr(s, '/')) return true;
+    const char *dot = strrchr(s, '.');
+    static const char *const ext[] = {".etdp", ".etdump", ".pte", ".bpte", ".ptd", ".bin",
+                                      ".json", ".csv", ".txt", ".log"};
+    for (size_t i = 0; dot && i < sizeof ext / sizeof ext[0]; i++)
+        if (strcmp(dot, ext[i]) == 0) return true;
+    FILE *f = fopen(s, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* argv[g] is no command: one line saying what was probably meant, e.g. for
+ * "etprof run.etdp ops --top 3": did you mean 'etprof ops run.etdp --top 3'? */
+static void unknown_command(int argc, char **argv, int g) {
+    const char *name = argv[g];
+    int at = -1; /* a command named later on the line */
+    const char *later = NULL;
+    for (int i = g + 1; i < argc && at < 0; i++)
+        if (find_command(argv[i])) at = i;
+    bool file = looks_like_file(name);
+    for (int i = g + 1; i < argc && at < 0 && file; i++) {
+        /* "etprof run.etdp oops": a misspelt command after the file */
+        const cli_cmd *nc = argv[i][0] != '-' && !looks_like_file(argv[i]) ? near_command(argv[i]) : NULL;
+        if (nc) {
+            at = i;
+            later = nc->name;
+        }
+    }
+    if (name[0] == '-' && name[1]) {
+        size_t len;
+        const cli_optdef *d = one_dash_long(name, &len);
+        if (!d && name[1] == '-' && name[2]) {
+            const char *eq = strchr(name + 2, '=');
+            len = eq ? (size_t)(eq - name - 2) : strlen(name + 2);
+            d = near_option(NULL, name + 2, len);
+        }
+        if (d)
+            cli_errorf("unknown option %.*s before the command: did you mean --%s? (see 'etprof "
+                       "--help')",
+                       (int)(len + (name[1] == '-' ? 2 : 1)), name, d->name);
+        else
+            cli_errorf("unknown option %s before the command (see 'etprof --help')", name);
+        return;
+    }
+    if (at >= 0 || file) {
+        /* the same words with the command first (summary for a lone dump, info for a program) */
+        const char *cmd = later ? later : at >= 0 ? argv[at] : NULL;
+        if (!cmd) {
+            const char *dot = strrchr(name, '.');
+            cmd = dot && (strcmp(dot, ".pte") == 0 || strcmp(dot, ".bpte") == 0) ? "info"
+                                                                                  : "summary";
+        }
+        char b[1024];
+        size_t n = 0;
+        bool quoted = false, fits = append_word(b, sizeof b, &n, cmd, &quoted);
+        for (int i = 1; i < argc && fits; i++)
+            if (i != at) fits = append_word(b, sizeof b, &n, argv[i], &quoted);
+        /* quoted words inside a quoted suggestion would read badly: then it stands alone */
+        if (quoted)
+            cli_errorf("unknown command \"%s\": the command comes first: did you mean: etprof%s%s",
+                       name, b, fits ? "" : " ...");
+        else
+            cli_errorf("unknown command \"%s\": the command comes first: did you mean "
+                       "'etprof%s%s'?",
+                       name, b, fits ? "" : " ...");
+        return;
+    }
+    const cli_cmd *near = near_command(name);
+    if (near)
+        cli_errorf("unknown command \"%s\": did you mean '%s'? (see 'etprof --help')", name,
+                   near->name);
+    else
+        cli_errorf("unknown command \"%s\" (see 'etprof --help')", name);
 }
 
 int main(int argc, char **argv) {
@@ -262,20 +400,7 @@ int main(int argc, char **argv) {
     }
     const cli_cmd *c = find_command(name);
     if (!c) {
-        /* "etprof run.etdp ops": the file before the command */
-        const cli_cmd *after = NULL;
-        for (int i = g + 1; i < argc && !after; i++) after = find_command(argv[i]);
-        const cli_cmd *near = near_command(name);
-        if (name[0] == '-')
-            cli_errorf("unknown option %s before the command (see 'etprof --help')", name);
-        else if (after)
-            cli_errorf("unknown command \"%s\": the command comes first, e.g. 'etprof %s %s ...'",
-                       name, after->name, name);
-        else if (near)
-            cli_errorf("unknown command \"%s\": did you mean '%s'? (see 'etprof --help')", name,
-                       near->name);
-        else
-            cli_errorf("unknown command \"%s\" (see 'etprof --help')", name);
+        unknown_command(argc, argv, g);
         return EXIT_USAGE;
     }
     /* the command's arguments: the global options given before it, then the rest */
