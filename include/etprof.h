@@ -680,6 +680,10 @@ uint32_t etp_ops_blocks_read(const etp_ops_result *r);
 uint32_t etp_ops_runs_kept(const etp_ops_result *r);
 /* The block groups (*n of them); the array lives as long as the result. */
 const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t *n);
+/* With opts.ignore_program_mismatch: how many blocks the program could not explain (left
+ * unresolved: no method, operators or backends), and the located reason for the first ("" when
+ * none); the string lives as long as the result. */
+uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first);
 /* "htp_node" for HTP node rows, else etp_kind_name(row->kind). */
 const char *etp_ops_row_kind_name(const etp_ops_row *row);
 

@@ -92,6 +92,8 @@ struct etp_ops_result {
     uint32_t groups_cap;
     etp_ops_block_group *bgroups;
     size_t nbgroups, bgroups_cap;
+    uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
+    const char *mismatch_first; /* the located reason for the first of them */
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -1096,8 +1098,20 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     free(r->groups);
     r->row_of = r->tp = r->grp = NULL;
     r->groups = NULL;
+    const char *first = NULL;
+    r->mismatch_blocks = etp_model_mismatch(m, &first);
+    if (r->mismatch_blocks && first && !(r->mismatch_first = arena_strn(r, first, strlen(first)))) {
+        etp_ops_free(r);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     *out = r;
     return ETP_OK;
+}
+
+uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first) {
+    if (first) *first = r->mismatch_first ? r->mismatch_first : "";
+    return r->mismatch_blocks;
 }
 
 size_t etp_ops_row_count(const etp_ops_result *r) { return r->nacc; }

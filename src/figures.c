@@ -186,6 +186,15 @@ void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
 void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
                        void *ctx) {
     char b[700];
+    const char *first;
+    uint32_t nm = etp_ops_program_mismatch(r, &first);
+    if (nm) {
+        snprintf(b, sizeof b,
+                 "PROGRAM MISMATCH ignored (--ignore-program-mismatch): %u block(s) do not fit the "
+                 "program and are shown without method, operators or backends; first: %.500s",
+                 nm, first);
+        emit(ctx, b);
+    }
     for (size_t i = 0; i < etp_ops_method_count(r); i++) {
         const etp_ops_method *m = etp_ops_method_get(r, i);
         if (!m->n_candidates) continue;
@@ -289,7 +298,16 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
 void ana_json_quality(jw *w, const etp_ops_result *r) {
     size_t ng;
     const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
+    const char *first;
+    uint32_t nm = etp_ops_program_mismatch(r, &first);
     jw_obj_begin(w);
+    jw_key(w, "program_mismatch");
+    jw_obj_begin(w);
+    jw_key(w, "blocks"); jw_uint(w, nm);
+    jw_key(w, "first");
+    if (nm) jw_str(w, first);
+    else jw_null(w);
+    jw_obj_end(w);
     jw_key(w, "blocks");
     jw_arr_begin(w);
     for (size_t i = 0; i < ng; i++) {

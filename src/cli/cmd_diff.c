@@ -220,6 +220,16 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
     char b[640];
     for (int side = 0; side < 2; side++) {
         const etp_ops_result *r = side ? c->rn : c->rb;
+        const char *first;
+        uint32_t nm = r ? etp_ops_program_mismatch(r, &first) : 0;
+        if (nm) {
+            snprintf(b, sizeof b,
+                     "%s: PROGRAM MISMATCH ignored (--ignore-program-mismatch): %u block(s) do not "
+                     "fit the program and are compared without method, operators or backends; "
+                     "first: %.400s",
+                     side ? "NEW" : "BASE", nm, first);
+            emit(ctx, b);
+        }
         for (size_t i = 0; r && i < etp_ops_method_count(r); i++) {
             const etp_ops_method *m = etp_ops_method_get(r, i);
             if (!m->n_candidates) continue;

@@ -167,6 +167,17 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
+        {
+            const char *first = NULL;
+            uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
+            jw_key(&w, "program_mismatch");
+            jw_obj_begin(&w);
+            jw_key(&w, "blocks"); jw_uint(&w, nm);
+            jw_key(&w, "first");
+            if (nm) jw_str(&w, first);
+            else jw_null(&w);
+            jw_obj_end(&w);
+        }
         jw_key(&w, "backends");
         jw_arr_begin(&w);
         for (uint32_t i = 0; i < nbackends; i++) {
@@ -246,6 +257,14 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
                 }
                 if (!nbackends) fprintf(f, " none (no DELEGATE_CALL)");
                 fprintf(f, "\n");
+                const char *first = NULL;
+                uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
+                if (nm)
+                    out_wrapf(f, o.width, 11,
+                              "warning    PROGRAM MISMATCH ignored (--ignore-program-mismatch): %u "
+                              "block(s) do not fit the program and are shown without method or "
+                              "backends; first: %s\n",
+                              nm, first);
             } else {
                 fprintf(f, "program    not given: --pte names the methods, operators and backends\n");
             }
