@@ -5,3 +5,15 @@ add_test(NAME symbols
                  $<TARGET_FILE:etprof_shared> $<TARGET_FILE:etprof_static>
                  libetprof.so.${ETPROF_SOVERSION} $<TARGET_FILE:etprof>)
 set_tests_properties(symbols PROPERTIES LABELS "install;symbols")
+# install: cmake --install into a temporary prefix, then tests/install/consumer.c built against it
+# with pkg-config and with find_package(etprof), shared and static; its values must equal the
+# MANIFEST and the installed etprof's JSON. The consumer gets the sanitizer flags of this build.
+set(ETPROF_CONSUMER_FLAGS "")
+if(ETPROF_SANITIZE)
+  set(ETPROF_CONSUMER_FLAGS "-fsanitize=address,undefined -fno-sanitize-recover=all")
+endif()
+add_test(NAME install
+         COMMAND sh ${CMAKE_SOURCE_DIR}/tests/install/test_install.sh ${CMAKE_BINARY_DIR}
+                 ${CMAKE_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${PROJECT_VERSION} ${CMAKE_C_COMPILER}
+                 "${ETPROF_CONSUMER_FLAGS}" "${ETPROF_CONSUMER_FLAGS}")
+set_tests_properties(install PROPERTIES LABELS "install" TIMEOUT 300)
