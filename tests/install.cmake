@@ -17,3 +17,14 @@ add_test(NAME install
                  ${CMAKE_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} ${PROJECT_VERSION} ${CMAKE_C_COMPILER}
                  "${ETPROF_CONSUMER_FLAGS}" "${ETPROF_CONSUMER_FLAGS}")
 set_tests_properties(install PROPERTIES LABELS "install" TIMEOUT 300)
+if(ETPROF_GEN_DOCS)
+  set_property(TEST install APPEND PROPERTY ENVIRONMENT
+               "ETPROF_MANDIR=${CMAKE_INSTALL_MANDIR}" "ETPROF_DATADIR=${CMAKE_INSTALL_DATADIR}")
+  # man pages: etprof.1 and etprof-CMD.1 say what --help says (options, summary, usage)
+  add_test(NAME man_pages COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/install/test_man.py
+                                  ${ETPROF_BIN} ${ETPROF_GEN}/man1)
+  # bash completion run on simulated command lines; its options per command are --help's
+  add_test(NAME completion COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install/test_completion.sh
+                                   ${ETPROF_BIN} ${ETPROF_GEN}/etprof.bash ${ETPROF_GEN}/_etprof)
+  set_tests_properties(man_pages completion PROPERTIES LABELS "install")
+endif()

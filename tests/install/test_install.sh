@@ -27,6 +27,15 @@ for l in "libetprof.so.$soversion:libetprof.so.$version" "libetprof.so:libetprof
     name=${l%%:*} target=${l#*:}
     [ "$(readlink "$prefix/$libdir/$name" 2>/dev/null)" = "$target" ] || bad "$libdir/$name is not a symlink to $target"
 done
+if [ -n "${ETPROF_MANDIR:-}" ]; then # built with ETPROF_GEN_DOCS
+    for f in "$ETPROF_MANDIR/man1/etprof.1" "$ETPROF_MANDIR/man1/etprof-ops.1" \
+             "$ETPROF_DATADIR/bash-completion/completions/etprof" "$ETPROF_DATADIR/zsh/site-functions/_etprof"; do
+        [ -f "$prefix/$f" ] || bad "not installed: $f"
+    done
+    n=$("$prefix/bin/etprof" --help | sed -n '/^commands:$/,/^$/p' | awk 'NF > 1' | wc -l)
+    m=$(ls "$prefix/$ETPROF_MANDIR/man1" | grep -c '^etprof-.*\.1$')
+    [ "$n" -eq "$m" ] || bad "$m etprof-CMD.1 pages installed for $n commands"
+fi
 [ "$fail" -eq 0 ] || exit 1
 echo "ok: installed into $prefix"
 # the installed libraries export the public API only
