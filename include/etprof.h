@@ -22,9 +22,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Symbol visibility. The library is compiled with -fvisibility=hidden: what a public header
+ * declares between ETP_API_BEGIN and ETP_API_END (or marks ETP_API) is exported, nothing else.
+ * For a program using the library these change nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ETP_API __attribute__((visibility("default")))
+#define ETP_API_BEGIN _Pragma("GCC visibility push(default)")
+#define ETP_API_END _Pragma("GCC visibility pop")
+#else
+#define ETP_API
+#define ETP_API_BEGIN
+#define ETP_API_END
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+ETP_API_BEGIN
 
 /* ---------------------------------------------------------------------------------------------
  * Errors
@@ -120,7 +134,10 @@ typedef enum etp_event_type {
 typedef struct etp_profile_event {
     etp_str name;                   /* absent on delegate events */
     int32_t chain_index;            /* default 0 */
-    int32_t instruction_id;         /* default -1 */
+    int32_t instruction_id;         /* default -1 (field absent). ExecuTorch's runtime writes 0
+                                       for method-level events (Method::init, Method::execute,
+                                       Program::load_method; chain_index -1): "no instruction"
+                                       is chain_index < 0, not instruction_id -1 */
     int32_t delegate_debug_id_int;  /* default -1 */
     etp_str delegate_debug_id_str;  /* absent unless the delegate logged by name */
     etp_vec delegate_debug_metadata;/* bytes; ptr NULL when absent, len 0 when empty */
@@ -169,7 +186,8 @@ typedef struct etp_value {
 
 typedef struct etp_debug_event {
     uint64_t chain_index;          /* u64 in the schema; (u64)-1 = unset */
-    int32_t instruction_id;        /* default -1 */
+    int32_t instruction_id;        /* default -1; the runtime's program-output events carry 0
+                                      (with chain_index (u64)-1) */
     int32_t delegate_debug_id_int; /* default -1 */
     etp_str delegate_debug_id_str;
     etp_str name;
@@ -387,7 +405,9 @@ typedef struct etp_mevent {
     etp_kind kind;
     int32_t parent;        /* index (in this block) of the enclosing wrapper, -1 for none */
     int32_t chain;         /* chain index (debug events normalised: (u64)-1 -> -1) */
-    int32_t instr;         /* instruction id, -1 for none */
+    int32_t instr;         /* instruction id as in the file: -1 when absent; method-level
+                              events written by the runtime (Method::execute...) carry 0 with
+                              chain -1, so test chain < 0 for "not an instruction" */
     const char *label;     /* display identity: name, delegate id string, or the int id; a C
                               string without NULs (ETP_MF_ESCAPED), valid until the next block */
     etp_instr_kind instr_kind; /* from the program, ETP_INSTR_NONE without one */
@@ -518,7 +538,9 @@ void etp_ops_opts_init(etp_ops_opts *o);
  * sums of the runs in which the row occurred (`runs` of them). */
 typedef struct etp_ops_row {
     uint32_t method;      /* index for etp_ops_method_get() */
-    int32_t chain, instr; /* -1 for framework events */
+    int32_t chain, instr; /* framework rows (Method::execute...): chain -1 and instr as the
+                             events carry it, 0 from ExecuTorch's runtime (the commands print
+                             instruction_id null when chain < 0) */
     const char *name;     /* identity: the event name, delegate id string, or the int id */
     etp_kind kind;
     etp_qnn_class qnn;    /* QNN name class (ETP_QNN_NONE for other events) */
@@ -1060,6 +1082,7 @@ void etp_report_opts_init(etp_report_opts *o);
  * write failed; ETP_E_INTERNAL when out of memory. Flushes but does not close `f`. */
 int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *o, etp_error *err);
 
+ETP_API_END
 #ifdef __cplusplus
 }
 #endif

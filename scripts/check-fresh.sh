@@ -2,7 +2,8 @@
 # Proves the README's two commands on a bare Debian 12: a pristine `debootstrap --variant=minbase
 # bookworm` root plus git and ca-certificates (the README starts from a clone), a fresh `git clone`
 # of the commit under test (HEAD; uncommitted changes are not tested), then, inside a chroot and as
-# the README reads them, `scripts/demo.sh` and then `scripts/test.sh`.
+# the README reads them, `scripts/demo.sh` and then `scripts/test.sh`; then the Debian package is
+# built from test.sh's build (cpack -G DEB), installed with dpkg -i, and /usr/bin/etprof run.
 #
 # Needs root, debootstrap (scripts/install-deps.sh --test installs it) and network to Debian's
 # mirror; without them it prints "SKIPPED: <why>" and exits 0.
@@ -18,7 +19,8 @@
 #                        suite) and FUZZ_SECONDS=5 to keep CI time down; the packages are the same
 #                        (install-deps.sh --test installs them all either way)
 #   ETPROF_FRESH_KEEP=1  keep the root after the run (printed), for debugging
-# Exit: 0 passed or skipped, 1 a README command failed on the fresh root, 2 setup error.
+# Exit: 0 passed or skipped, 1 a README command or the package failed on the fresh root, 2 setup
+# error.
 set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -126,4 +128,22 @@ if ! in_root sh -c "cd /root/etprof && ETPROF_QUICK=$quick FUZZ_SECONDS=5 ETPROF
     echo "FAILED: fresh-machine check: scripts/test.sh on a bare Debian 12 root (commit $commit)" >&2; exit 1
 fi
 say "test.sh passed ($(( $(date +%s) - t2 )) s)"
-echo "fresh-machine check passed: demo.sh and test.sh on a bare Debian 12 root, $(( $(date +%s) - t0 )) s in all"
+
+# The Debian package (docs/install.md): made from test.sh's build, installed with dpkg -i, and
+# the command run from /usr/bin.
+t3=$(date +%s)
+version=$(sed -n 's/^project(etprof VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+say "package: cpack -G DEB in build-test, dpkg -i, /usr/bin/etprof --version"
+if ! in_root sh -c 'cd /root/etprof/build-test && rm -rf /tmp/etprof-deb && cpack -G DEB -B /tmp/etprof-deb >/dev/null && dpkg -i /tmp/etprof-deb/etprof_*.deb'; then
+    echo "FAILED: fresh-machine check: building or installing the .deb (cpack -G DEB, dpkg -i) on a bare Debian 12 root (commit $commit)" >&2; exit 1
+fi
+got=$(in_root /usr/bin/etprof --version) || got=""
+case $got in
+    "etprof $version "*) say "installed: $got" ;;
+    *) echo "FAILED: fresh-machine check: /usr/bin/etprof --version from the .deb printed '$got', expected etprof $version (commit $commit)" >&2; exit 1 ;;
+esac
+if ! in_root sh -c 'dpkg -L etprof | grep -qx /usr/share/man/man1/etprof.1 && test -e /usr/lib/libetprof.so.0 && /usr/bin/etprof info /root/etprof/tests/data/real/add_pte_1x.etdp >/dev/null'; then
+    echo "FAILED: fresh-machine check: the installed .deb lacks etprof.1 or libetprof.so.0, or its etprof cannot read a dump (commit $commit)" >&2; exit 1
+fi
+say "package passed ($(( $(date +%s) - t3 )) s)"
+echo "fresh-machine check passed: demo.sh, test.sh and the .deb (dpkg -i, etprof --version) on a bare Debian 12 root, $(( $(date +%s) - t0 )) s in all"

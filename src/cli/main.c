@@ -1,5 +1,6 @@
 /* main.c - the etprof command: picks a subcommand, parses its options, runs it. */
 #include "cli.h"
+#include "cli_gen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,10 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *name = argv[g];
+    if (cli_gen_is_mode(name)) { /* man pages, completion (cmd_man.c) */
+        const cli_gen_table gt = {commands, NCMD, global_opts, usage, cmd_help};
+        return cli_gen_main(&gt, argc - g, argv + g);
+    }
     if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
         printf("etprof %s (JSON schema_version 1)\n", ETPROF_VERSION);
         return EXIT_OK;
