@@ -2,8 +2,9 @@
  * etprof.h - the public API of libetprof.
  *
  * libetprof reads the profiling artifacts of ExecuTorch (ETDump `.etdp`, programs `.pte`/`.bpte`)
- * and answers questions about them. Everything a caller needs is declared here; the `etprof`
- * command uses nothing else of the library.
+ * and answers questions about them. Everything a caller needs is declared here. (The `etprof`
+ * command still uses some internal headers; tests/layering_debt.txt lists them and may only
+ * shrink: CONTRIBUTING.md.)
  *
  * Conventions
  *  - Every function that can fail returns an `int` status: 0 (ETP_OK) or a negative ETP_E_* code,
@@ -14,6 +15,18 @@
  *    (the verifier checks the terminator) and live as long as the object they came from.
  *  - Absent optional values are reported as absent (e.g. `etp_str.ptr == NULL`); absent scalars
  *    carry their schema default.
+ *
+ * Threads
+ *  - The library keeps no global mutable state: every function works on the objects it is given
+ *    (comparators get their context as an argument; nothing is cached in statics), so distinct
+ *    objects may be used from different threads at the same time.
+ *  - An object is used by one thread at a time: etp_dump, etp_program, etp_model and every result
+ *    (etp_ops_result, diff, trace, report...) hold caches or scratch that their calls update. A
+ *    dump and a program may be read by several models only one after another. The dump reader
+ *    may verify in a thread of its own; that is internal, and finished when its open or first
+ *    use returns.
+ *  - The one process-wide state is the command's output sink's list of temporary files, removed
+ *    on SIGINT, SIGTERM and SIGHUP (internal, not in this header; one thread opens sinks).
  */
 #ifndef ETPROF_H
 #define ETPROF_H

@@ -10,6 +10,7 @@
  * nesting, HTP node cycles in their own unit) and QNN deep data (QHAS / optrace / runtrace /
  * heap: per-op HMX/HVX/DMA, VTCM, DRAM, utilization, the HTP timeline), notes.
  */
+#include "sort.h"
 #include "analysis.h"
 #include "etprof.h"
 #include "jw.h"
@@ -1006,11 +1007,11 @@ static void write_hierarchy(rep *R, bool qnn) {
  * Top operators
  * ------------------------------------------------------------------------------------------- */
 
-static const etp_ops_result *g_sort_r; /* qsort has no context argument */
-
-static int cmp_total_desc(const void *a, const void *b) {
+/* Rows by total, largest first (ctx: the ops result). */
+static int cmp_total_desc(const void *a, const void *b, void *ctx) {
+    const etp_ops_result *r = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    double tx = etp_ops_row_get(g_sort_r, x)->stats.total, ty = etp_ops_row_get(g_sort_r, y)->stats.total;
+    double tx = etp_ops_row_get(r, x)->stats.total, ty = etp_ops_row_get(r, y)->stats.total;
     if (isnan(tx)) tx = -INFINITY;
     if (isnan(ty)) ty = -INFINITY;
     if (tx > ty) return -1;
@@ -1103,8 +1104,7 @@ static void write_top_ops(rep *R, uint32_t *idx) {
             !has_time_children(r, i))
             inner[ni++] = (uint32_t)i;
     }
-    g_sort_r = r;
-    qsort(inner, ni, sizeof *inner, cmp_total_desc);
+    etp__sort(inner, ni, sizeof *inner, cmp_total_desc, (void *)r);
     S(R, "<section id=\"top-ops\"><h2>Top operators</h2>\n");
     if (n == 0) {
         S(R, "<p class=\"note\">No operator events: the file holds no OPERATOR_CALL, kernel or "
@@ -1334,8 +1334,7 @@ static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
             idx[n++] = (uint32_t)i;
     }
     if (!n) return;
-    g_sort_r = r;
-    qsort(idx, n, sizeof *idx, cmp_total_desc);
+    etp__sort(idx, n, sizeof *idx, cmp_total_desc, (void *)r);
     size_t shown = n < R->top_nodes ? n : R->top_nodes;
     const etp_ops_row *excl = row_at(R, q->top[ETP_QT_EXCL_WAIT]);
     bool joined = R->row_drow != NULL && R->join->matched > 0 && R->join->qnn >= 0 &&

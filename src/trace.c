@@ -12,6 +12,7 @@
  *
  * Streaming: one block is laid out at a time and written before the next one is read.
  */
+#include "sort.h"
 #include "etprof.h"
 #include "trace_htp.h"
 #include "jw.h"
@@ -369,11 +370,12 @@ static bool add_inst(trace *t, int64_t ts, int32_t ev, int32_t container, uint8_
 
 /* Sort context for host events: start asc, end desc, index desc (a wrapper is written after
  * what it wraps, so with equal spans the later event is the outer one). */
-static const int64_t *g_ws, *g_we;
-static int cmp_host(const void *a, const void *b) {
+static int cmp_host(const void *a, const void *b, void *ctx) {
+    const trace *t = ctx;
+    const int64_t *ws = t->ws, *we = t->we;
     int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
-    if (g_ws[i] != g_ws[j]) return g_ws[i] < g_ws[j] ? -1 : 1;
-    if (g_we[i] != g_we[j]) return g_we[i] > g_we[j] ? -1 : 1;
+    if (ws[i] != ws[j]) return ws[i] < ws[j] ? -1 : 1;
+    if (we[i] != we[j]) return we[i] > we[j] ? -1 : 1;
     return i > j ? -1 : (i < j);
 }
 
@@ -382,9 +384,7 @@ static int layout_host(trace *t, const etp_block_view *v, etp_error *err) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < v->n; i++)
         if (t->wall[i]) t->order[n++] = (int32_t)i;
-    g_ws = t->ws;
-    g_we = t->we;
-    if (n) qsort(t->order, n, sizeof *t->order, cmp_host);
+    etp__sort(t->order, n, sizeof *t->order, cmp_host, t);
     uint32_t depth[N_LANES] = {0};
     for (uint32_t k = 0; k < n; k++) {
         int32_t i = t->order[k];
@@ -429,12 +429,11 @@ oom:
     return ETP_E_INTERNAL;
 }
 
-/* Groups by their container's start, longer first (qsort context, single-threaded). */
-static const int32_t *g_grp, *g_slice_of;
-static const tslice *g_sl;
-static int cmp_group(const void *a, const void *b) {
-    const tslice *x = &g_sl[g_slice_of[g_grp[2 * *(const int32_t *)a]]];
-    const tslice *y = &g_sl[g_slice_of[g_grp[2 * *(const int32_t *)b]]];
+/* Groups by their container's start, longer first (ctx: the trace). */
+static int cmp_group(const void *a, const void *b, void *ctx) {
+    const trace *t = ctx;
+    const tslice *x = &t->sl[t->slice_of[t->grp[2 * *(const int32_t *)a]]];
+    const tslice *y = &t->sl[t->slice_of[t->grp[2 * *(const int32_t *)b]]];
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1;
     return (*(const int32_t *)a > *(const int32_t *)b) - (*(const int32_t *)a < *(const int32_t *)b);
@@ -965,10 +964,7 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
         t->order[ngroups] = (int32_t)k; /* group start in grp */
         k = j;
     }
-    g_grp = t->grp;
-    g_sl = t->sl;
-    g_slice_of = t->slice_of;
-    if (ngroups) qsort(t->order, ngroups, sizeof *t->order, cmp_group);
+    etp__sort(t->order, ngroups, sizeof *t->order, cmp_group, t);
     int64_t set_end[N_SETS];
     for (int q = 0; q < N_SETS; q++) set_end[q] = INT64_MIN;
     for (uint32_t gi = 0; gi < ngroups; gi++) {
@@ -1022,11 +1018,11 @@ typedef struct hslice {
     uint32_t lane;     /* 0 = the hardware thread's track, k >= 1 = overflow lane k */
 } hslice;
 
-static const etp_qnn_trace *g_htp;
-/* Per thread: start asc, end desc (outer first), file order. */
-static int cmp_htp_op(const void *a, const void *b) {
+/* Per thread: start asc, end desc (outer first), file order (ctx: the optrace). */
+static int cmp_htp_op(const void *a, const void *b, void *ctx) {
+    const etp_qnn_trace *ot = ctx;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const etp_qnn_trace_op *x = &g_htp->ops[i], *y = &g_htp->ops[j];
+    const etp_qnn_trace_op *x = &ot->ops[i], *y = &ot->ops[j];
     if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     int64_t ex = x->ts + x->dur, ey = y->ts + y->dur;
@@ -1096,8 +1092,7 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
 #define CYC_NS(cyc) (origin + (int64_t)llround((double)((cyc) - c0) / ghz))
     name_process(t, pid, "HTP (optrace)", pid);
     for (uint32_t i = 0; i < n; i++) ord[i] = i;
-    g_htp = ot;
-    if (n) qsort(ord, n, sizeof *ord, cmp_htp_op);
+    etp__sort(ord, n, sizeof *ord, cmp_htp_op, (void *)ot);
     /* Lanes per hardware thread: lane 0 unless an op overlaps an open one without nesting. Each
      * lane keeps its own stack of open ops (a segment of `stack`, sized per thread). */
     for (uint32_t a = 0; a < n;) {
