@@ -372,6 +372,24 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     return ETP_OK;
 }
 
+int etp__blob_check_dump(const uint8_t *data, size_t size, const char *file, etp_error *err) {
+    if (size >= 12 && (memcmp(data + 8, "ED00", 4) == 0 || memcmp(data + 4, "ED00", 4) == 0))
+        return ETP_OK;
+    char what[160];
+    etp_sniff(data, size, what, sizeof what);
+    etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
+                  "not an ETDump: no file identifier ED00 at byte 8 (size-prefixed) or 4%s%s",
+                  what[0] ? "; this looks like " : "", what);
+    return ETP_E_INPUT;
+}
+
+int etp__blob_check_dump_or_program(const uint8_t *data, size_t size, const char *file,
+                                    etp_error *err) {
+    etp_file_kind k = etp_sniff_kind(data, size);
+    if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED) return ETP_OK;
+    return etp__blob_check_dump(data, size, file, err);
+}
+
 static int open_impl(etp_dump **out, const etp_blob *blob,
                      void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                      bool async, etp_error *err);
@@ -545,17 +563,9 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
                       "file is too small to be an ETDump (%zu bytes; at least 12 needed)", size);
         return ETP_E_INPUT;
     }
-    bool prefixed;
-    if (memcmp(data + 8, "ED00", 4) == 0) prefixed = true;
-    else if (memcmp(data + 4, "ED00", 4) == 0) prefixed = false;
-    else {
-        char what[160];
-        etp_sniff(data, size, what, sizeof what);
-        etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
-                      "not an ETDump: no file identifier ED00 at byte 8 (size-prefixed) or 4%s%s",
-                      what[0] ? "; this looks like " : "", what);
-        return ETP_E_INPUT;
-    }
+    int idrc = etp__blob_check_dump(data, size, file, err);
+    if (idrc) return idrc;
+    bool prefixed = memcmp(data + 8, "ED00", 4) == 0;
     uint64_t start = prefixed ? 4 : 0, len = size - start;
     if (prefixed) {
         uint64_t prefix = fb_u32(data);
