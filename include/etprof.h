@@ -178,9 +178,13 @@ typedef struct etp_debug_event {
 
 typedef struct etp_event {
     etp_event_type type;
-    etp_profile_event profile;       /* valid when type == ETP_EVENT_PROFILE */
-    etp_allocation_event allocation; /* valid when type == ETP_EVENT_ALLOCATION */
-    etp_debug_event debug;           /* valid when type == ETP_EVENT_DEBUG */
+    /* One member, the one `type` names; they share storage (an event is one kind: the model
+     * keeps one per event of a block, docs/verifier.md "Memory"). */
+    union {
+        etp_profile_event profile;       /* valid when type == ETP_EVENT_PROFILE */
+        etp_allocation_event allocation; /* valid when type == ETP_EVENT_ALLOCATION */
+        etp_debug_event debug;           /* valid when type == ETP_EVENT_DEBUG */
+    };
 } etp_event;
 
 typedef struct etp_dump etp_dump;

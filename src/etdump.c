@@ -799,12 +799,7 @@ uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_e
     /* etp_dump_event() leaves every member but the decoded one zero: clear what the previous
      * event left (the new member is assigned in full below). */
     if (ev->type != type) {
-        switch (ev->type) {
-        case ETP_EVENT_PROFILE: memset(&ev->profile, 0, sizeof ev->profile); break;
-        case ETP_EVENT_ALLOCATION: memset(&ev->allocation, 0, sizeof ev->allocation); break;
-        case ETP_EVENT_DEBUG: memset(&ev->debug, 0, sizeof ev->debug); break;
-        default: break;
-        }
+        memset(ev, 0, sizeof *ev); /* the members share storage */
         ev->type = type;
     }
     if (type == ETP_EVENT_PROFILE) {
