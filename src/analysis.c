@@ -16,6 +16,7 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
+#include "model_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1078,6 +1079,9 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         }
         if (o.progress) o.progress(o.progress_ctx, b + 1, di->block_count);
     }
+    /* the rows hold copies of what they need: the largest block's events can go before the
+     * rows are built (docs/verifier.md, "Memory") */
+    etp__model_release_scratch(m);
     if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
     size_t nrows = r->nacc;
     if (!rc) {

@@ -647,6 +647,13 @@ void etp_dump_close(etp_dump *d) {
 
 const etp_dump_info *etp_dump_get_info(const etp_dump *d) { return &d->info; }
 
+uint64_t etp__dump_buffer_size(const etp_dump *d) { return d->size; }
+
+int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi) {
+    if (bi >= d->info.block_count || !d->blocks[bi].events_vec) return -1;
+    return d->base + (int64_t)d->blocks[bi].events_vec;
+}
+
 void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
     memset(out, 0, sizeof *out);
     out->bundled_input_index = -1;

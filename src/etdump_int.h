@@ -58,6 +58,17 @@ typedef struct etp__released {
  * the pass allocates. No-op for other blobs, and for files below ETP_RELEASE_MIN. */
 void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_t hi);
 
+/* The FlatBuffer's size in bytes (the file without the size prefix and trailing bytes), and
+ * the file offset of block `bi`'s events vector (-1 when it has none). */
+uint64_t etp__dump_buffer_size(const etp_dump *d);
+int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi);
+
+/* The memory budget of the model's per-block scratch (docs/verifier.md, "Memory"):
+ * ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE x the FlatBuffer's size. A block whose events
+ * need more (only tables shared by many references get there: see the docs) is rejected. */
+#define ETP_MODEL_BUDGET_BASE ((uint64_t)64 << 20)
+#define ETP_MODEL_BUDGET_PER_BYTE 8u
+
 /* A check of an input's first bytes, before the rest is read: ETP_OK to read on, or an error
  * (set in `err`) that ends the read. `n` >= ETP_BLOB_HEAD. */
 typedef int (*etp_blob_check)(const uint8_t *head, size_t n, const char *name, etp_error *err);
