@@ -432,7 +432,9 @@ void etp_model_opts_init(etp_model_opts *o);
 int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *program,
                    const etp_model_opts *opts, etp_error *err);
 void etp_model_close(etp_model *m);
-/* Classifies block `block`; the view stays valid until the next call on this model. */
+/* Classifies block `block`; the view stays valid until the next call on this model. Fails with
+ * ETP_E_INPUT, located at the block's events vector, when decoding the block would take more
+ * than the memory budget, 64 MiB + 8 x the dump's FlatBuffer size (docs/verifier.md "Memory"). */
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *view, etp_error *err);
 const etp_dump *etp_model_dump(const etp_model *m);
 const etp_program *etp_model_program(const etp_model *m);
