@@ -210,9 +210,13 @@ typedef struct etp_debug_event {
 
 typedef struct etp_event {
     etp_event_type type;
-    etp_profile_event profile;       /* valid when type == ETP_EVENT_PROFILE */
-    etp_allocation_event allocation; /* valid when type == ETP_EVENT_ALLOCATION */
-    etp_debug_event debug;           /* valid when type == ETP_EVENT_DEBUG */
+    /* One member, the one `type` names; they share storage (an event is one kind: the model
+     * keeps one per event of a block, docs/verifier.md "Memory"). */
+    union {
+        etp_profile_event profile;       /* valid when type == ETP_EVENT_PROFILE */
+        etp_allocation_event allocation; /* valid when type == ETP_EVENT_ALLOCATION */
+        etp_debug_event debug;           /* valid when type == ETP_EVENT_DEBUG */
+    };
 } etp_event;
 
 typedef struct etp_dump etp_dump;
@@ -493,7 +497,9 @@ void etp_model_opts_init(etp_model_opts *o);
 int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *program,
                    const etp_model_opts *opts, etp_error *err);
 void etp_model_close(etp_model *m);
-/* Classifies block `block`; the view stays valid until the next call on this model. */
+/* Classifies block `block`; the view stays valid until the next call on this model. Fails with
+ * ETP_E_INPUT, located at the block's events vector, when decoding the block would take more
+ * than the memory budget, 64 MiB + 8 x the dump's FlatBuffer size (docs/verifier.md "Memory"). */
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *view, etp_error *err);
 const etp_dump *etp_model_dump(const etp_model *m);
 const etp_program *etp_model_program(const etp_model *m);

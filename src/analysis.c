@@ -16,6 +16,7 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
+#include "model_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,10 +79,9 @@ struct etp_ops_result {
     size_t hcap;
     method_acc *methods;
     size_t nmethods, methods_cap;
-    /* final, hierarchy order */
-    etp_ops_row *rows;
+    /* final, hierarchy order: acc itself once rows_ready (ROW()) */
+    bool rows_ready;
     uint32_t *child_off, *child_idx; /* CSR; child_off has nrows + 2 entries (last: roots) */
-    uint32_t *acc_of; /* acc index of each final row */
     etp_ops_qnn *qnn;
     size_t nqnn;
     uint32_t blocks_read, runs_kept;
@@ -95,6 +95,9 @@ struct etp_ops_result {
     uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
     const char *mismatch_first; /* the located reason for the first of them */
 };
+/* row k of the result (hierarchy order), once finish_tree() has put the accumulators in it */
+#define ROW(r, k) ((r)->acc[(k)].pub)
+
 
 /* ---------------------------------------------------------------------------------------------
  * Small helpers
@@ -802,30 +805,43 @@ static int finish_tree(etp_ops_result *r) {
         for (size_t k = off[i + 1]; k > off[i]; k--) stack[sp++] = sk[k - 1].idx;
     }
     for (size_t k = 0; k < no; k++) newidx[order[k]] = (uint32_t)k;
-    r->rows = calloc(no ? no : 1, sizeof *r->rows);
     r->child_off = calloc(no + 2, sizeof *r->child_off);
     r->child_idx = malloc((no ? no : 1) * sizeof *r->child_idx);
-    if (!r->rows || !r->child_off || !r->child_idx) goto out;
+    if (!r->child_off || !r->child_idx) goto out;
+    /* The rows are the accumulators themselves, put in hierarchy order in place (a second
+     * array of rows would double the peak for a result of a million rows). Parents, depths
+     * and the methods' rows first, in the new numbering (a parent precedes its children). */
     for (size_t k = 0; k < no; k++) {
-        const row_acc *a = &r->acc[order[k]];
-        etp_ops_row *row = &r->rows[k];
-        *row = a->pub;
+        row_acc *a = &r->acc[order[k]];
+        etp_ops_row *row = &a->pub;
         row->parent = a->parent >= 0 ? (int32_t)newidx[a->parent] : -1;
-        row->depth = row->parent >= 0 ? r->rows[row->parent].depth + 1 : 0;
+        row->depth = row->parent >= 0 ? r->acc[order[row->parent]].pub.depth + 1 : 0;
         r->child_off[(row->parent < 0 ? no : (size_t)row->parent) + 1]++;
     }
+    for (size_t i = 0; i < r->nacc; i++) r->acc[i].parent = r->acc[i].pub.parent;
+    for (size_t mi = 0; mi < r->nmethods; mi++) {
+        int32_t x = r->methods[mi].exec_row >= 0 ? (int32_t)newidx[r->methods[mi].exec_row] : -1;
+        r->methods[mi].exec_row = x;
+        r->methods[mi].pub.exec_row = x;
+    }
+    /* permute: the accumulator at i goes to newidx[i] */
+    for (size_t i = 0; i < no; i++) {
+        while (newidx[i] != i) {
+            uint32_t j = newidx[i];
+            row_acc t = r->acc[i];
+            r->acc[i] = r->acc[j];
+            r->acc[j] = t;
+            newidx[i] = newidx[j];
+            newidx[j] = j;
+        }
+    }
+    r->rows_ready = true;
     for (size_t i = 0; i <= no; i++) r->child_off[i + 1] += r->child_off[i];
     for (size_t k = 0; k < no; k++) {
-        int32_t p = r->rows[k].parent;
+        int32_t p = ROW(r, k).parent;
         size_t s = p < 0 ? no : (size_t)p;
         r->child_idx[r->child_off[s] + fill[s]++] = (uint32_t)k;
     }
-    for (size_t mi = 0; mi < r->nmethods; mi++)
-        r->methods[mi].pub.exec_row =
-            r->methods[mi].exec_row >= 0 ? (int32_t)newidx[r->methods[mi].exec_row] : -1;
-    free(r->acc_of);
-    r->acc_of = order;
-    order = NULL;
     rc = ETP_OK;
 out:
     free(sk);
@@ -839,14 +855,14 @@ out:
 
 static void finish_shares(etp_ops_result *r, size_t nrows) {
     for (size_t k = 0; k < nrows; k++) {
-        etp_ops_row *row = &r->rows[k];
+        etp_ops_row *row = &ROW(r, k);
         const etp_ops_method *m = &r->methods[row->method].pub;
         if (is_time_unit(row->unit) && m->exec_row >= 0) {
-            const etp_ops_row *x = &r->rows[m->exec_row];
+            const etp_ops_row *x = &ROW(r, m->exec_row);
             if (x->unit == row->unit && x->stats.total > 0)
                 row->share = row->stats.total / x->stats.total * 100.0;
         } else if (row->htp_node && row->parent >= 0) {
-            const etp_ops_row *p = &r->rows[row->parent];
+            const etp_ops_row *p = &ROW(r, row->parent);
             if (etp_qnn_top_of(p->name) == ETP_QT_ACCEL_CYCLES && p->stats.total > 0)
                 row->share = row->stats.total / p->stats.total * 100.0;
         }
@@ -863,7 +879,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         m->unit = ETP_UNIT_NS;
         double exec_total = NAN;
         if (m->exec_row >= 0) {
-            const etp_ops_row *x = &r->rows[m->exec_row];
+            const etp_ops_row *x = &ROW(r, m->exec_row);
             m->unit = x->unit;
             m->latency = x->stats;
             exec_total = x->stats.total;
@@ -873,7 +889,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         bool any_opcall = false, any_instr = false;
         size_t ndel = 0, ncpu = 0;
         for (size_t k = 0; k < nrows; k++) {
-            const etp_ops_row *row = &r->rows[k];
+            const etp_ops_row *row = &ROW(r, k);
             if (row->method != mi) continue;
             if (row->kind == ETP_KIND_OPERATOR_CALL) any_opcall = true;
             if (row->kind == ETP_KIND_DELEGATE_CALL) ndel++;
@@ -888,16 +904,16 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         /* method-only: one part per backend whose own outermost timed events sit directly
          * under Method::execute (room: at most one per row) */
         if (m->profiling_level == ETP_PL_METHOD_ONLY)
-            for (size_t k = 0; k < nrows; k++) ndel += r->rows[k].method == mi;
+            for (size_t k = 0; k < nrows; k++) ndel += ROW(r, k).method == mi;
         ma->parts = calloc(ndel + 2, sizeof *ma->parts);
-        for (size_t k = 0; k < nrows; k++) ncpu += r->rows[k].method == mi;
+        for (size_t k = 0; k < nrows; k++) ncpu += ROW(r, k).method == mi;
         ma->cpu_ops = calloc(ncpu ? ncpu : 1, sizeof *ma->cpu_ops);
         if (!ma->parts || !ma->cpu_ops) return ETP_E_INTERNAL;
         uint32_t np = 0, nops = 0;
         etp_ops_part cpu = {.place = ETP_PLACE_CPU, .placement = "cpu", .backend_row = -1};
         double attributed = 0;
         for (size_t k = 0; k < nrows; k++) {
-            const etp_ops_row *row = &r->rows[k];
+            const etp_ops_row *row = &ROW(r, k);
             if (row->method != mi) continue;
             double tot = isnan(row->stats.total) ? 0 : row->stats.total;
             if (row->kind == ETP_KIND_DELEGATE_CALL) {
@@ -954,7 +970,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_FRAMEWORK,
                                          .placement = "framework",
                                          .backend_row = -1,
-                                         .calls = m->exec_row >= 0 ? r->rows[m->exec_row].count : 0,
+                                         .calls = m->exec_row >= 0 ? ROW(r, m->exec_row).count : 0,
                                          .total = exec_total - attributed};
         double runs = m->runs ? (double)m->runs : NAN;
         for (uint32_t j = 0; j < np; j++) {
@@ -978,17 +994,17 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
 
 static int finish_qnn(etp_ops_result *r, size_t nrows) {
     size_t nd = 0;
-    for (size_t k = 0; k < nrows; k++) nd += r->rows[k].kind == ETP_KIND_DELEGATE_CALL;
+    for (size_t k = 0; k < nrows; k++) nd += ROW(r, k).kind == ETP_KIND_DELEGATE_CALL;
     r->qnn = calloc(nd ? nd : 1, sizeof *r->qnn);
     if (!r->qnn) return ETP_E_INTERNAL;
     for (size_t k = 0; k < nrows; k++) {
-        const etp_ops_row *d = &r->rows[k];
+        const etp_ops_row *d = &ROW(r, k);
         if (d->kind != ETP_KIND_DELEGATE_CALL) continue;
         etp_ops_qnn q = {.method = d->method, .delegate_row = (uint32_t)k};
         for (int t = 0; t < ETP_QT_COUNT_; t++) q.top[t] = -1;
         bool any = strcmp(d->placement, "QnnBackend") == 0;
-        for (size_t j = k + 1; j < nrows && r->rows[j].depth > d->depth; j++) {
-            const etp_ops_row *row = &r->rows[j];
+        for (size_t j = k + 1; j < nrows && ROW(r, j).depth > d->depth; j++) {
+            const etp_ops_row *row = &ROW(r, j);
             if (row->qnn == ETP_QNN_TOP) {
                 int t = etp_qnn_top_of(row->name);
                 if (t >= 0 && q.top[t] < 0) q.top[t] = (int32_t)j;
@@ -1003,7 +1019,7 @@ static int finish_qnn(etp_ops_result *r, size_t nrows) {
         }
         if (!any) continue;
         if (q.top[ETP_QT_ACCEL_CYCLES] >= 0) {
-            const row_acc *a = &r->acc[r->acc_of[q.top[ETP_QT_ACCEL_CYCLES]]];
+            const row_acc *a = &r->acc[q.top[ETP_QT_ACCEL_CYCLES]];
             if (a->childsum_any)
                 for (uint32_t s = 0; s < a->pub.runs; s++) {
                     q.runs_checked++;
@@ -1045,10 +1061,8 @@ void etp_ops_free(etp_ops_result *r) {
     free(r->acc);
     free(r->htab);
     free(r->methods);
-    free(r->rows);
     free(r->child_off);
     free(r->child_idx);
-    free(r->acc_of);
     free(r->qnn);
     free(r->row_of);
     free(r->tp);
@@ -1080,6 +1094,9 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         }
         if (o.progress) o.progress(o.progress_ctx, b + 1, di->block_count);
     }
+    /* the rows hold copies of what they need: the largest block's events can go before the
+     * rows are built (docs/verifier.md, "Memory") */
+    etp__model_release_scratch(m);
     if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
     size_t nrows = r->nacc;
     if (!rc) {
@@ -1117,7 +1134,7 @@ uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first) {
 size_t etp_ops_row_count(const etp_ops_result *r) { return r->nacc; }
 
 const etp_ops_row *etp_ops_row_get(const etp_ops_result *r, size_t i) {
-    return i < r->nacc ? &r->rows[i] : NULL;
+    return i < r->nacc && r->rows_ready ? &r->acc[i].pub : NULL;
 }
 
 const uint32_t *etp_ops_children(const etp_ops_result *r, size_t i, size_t *n) {
@@ -1236,9 +1253,9 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
         return ETP_E_INTERNAL;
     }
     for (size_t i = 0; want_op && i < r->nacc; i++)
-        if (r->rows[i].kind == ETP_KIND_KERNEL) kernels[r->rows[i].method] = true;
+        if (ROW(r, i).kind == ETP_KIND_KERNEL) kernels[ROW(r, i).method] = true;
     for (size_t i = 0; i < r->nacc; i++) {
-        const etp_ops_row *row = &r->rows[i];
+        const etp_ops_row *row = &ROW(r, i);
         if (f->method >= 0 && row->method != (uint32_t)f->method) continue;
         if (f->placement && strcasecmp(f->placement, row->placement) != 0) continue;
         if (want_htp && !row->htp_node) continue;
@@ -1281,7 +1298,7 @@ int etp_ops_select(const etp_ops_result *r, const etp_ops_filter *f, uint32_t *i
 int etp_ops_children_stats(const etp_ops_result *r, size_t i, etp_stats *out) {
     etp_stats_compute(NULL, 0, out);
     if (i >= r->nacc) return ETP_E_USAGE;
-    const row_acc *a = &r->acc[r->acc_of[i]];
+    const row_acc *a = &r->acc[i];
     uint32_t n = a->pub.runs;
     double *tmp = n ? malloc(n * sizeof *tmp) : NULL;
     if (n && !tmp) return ETP_E_INTERNAL;

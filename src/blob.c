@@ -1,5 +1,6 @@
 /* blob.c - read-only input files: mmap for regular files, a bounded read for pipes. */
 #include "etprof.h"
+#include "etdump_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_all(etp_blob *b, int fd, etp_error *err) {
+/* Reads a pipe or device to its end, bounded by ETP_STDIN_MAX. With `check`, the first
+ * ETP_BLOB_HEAD bytes (or all of a shorter input) are shown to it as soon as they are in, and a
+ * rejection stops the read there: `/dev/zero` is not read to 4 GiB to find it is not a dump. */
+static int read_all(etp_blob *b, int fd, etp_blob_check check, etp_error *err) {
     size_t cap = 1 << 16, len = 0;
+    bool checked = check == NULL;
     uint8_t *buf = malloc(cap);
     if (!buf) goto oom;
     for (;;) {
@@ -37,6 +42,14 @@ static int read_all(etp_blob *b, int fd, etp_error *err) {
         }
         if (r == 0) break;
         len += (size_t)r;
+        if (!checked && len >= ETP_BLOB_HEAD) {
+            checked = true;
+            int rc = check(buf, len, b->name, err);
+            if (rc) {
+                free(buf);
+                return rc;
+            }
+        }
         if (len > ETP_STDIN_MAX) {
             free(buf);
             etp_error_set(err, ETP_E_IO, b->name, -1, NULL,
@@ -58,9 +71,14 @@ oom:
 }
 
 int etp_blob_open(etp_blob *b, const char *path, etp_error *err) {
+    return etp__blob_open_checked(b, path, NULL, err);
+}
+
+int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check,
+                           etp_error *err) {
     memset(b, 0, sizeof *b);
     snprintf(b->name, sizeof b->name, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
-    if (strcmp(path, "-") == 0) return read_all(b, STDIN_FILENO, err);
+    if (strcmp(path, "-") == 0) return read_all(b, STDIN_FILENO, check, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         etp_error_set(err, ETP_E_IO, b->name, -1, NULL, "cannot open: %s", strerror(errno));
@@ -79,7 +97,7 @@ int etp_blob_open(etp_blob *b, const char *path, etp_error *err) {
         return ETP_E_IO;
     }
     if (!S_ISREG(st.st_mode)) {
-        int rc = read_all(b, fd, err);
+        int rc = read_all(b, fd, check, err);
         close(fd);
         return rc;
     }

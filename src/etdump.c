@@ -372,6 +372,24 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     return ETP_OK;
 }
 
+int etp__blob_check_dump(const uint8_t *data, size_t size, const char *file, etp_error *err) {
+    if (size >= 12 && (memcmp(data + 8, "ED00", 4) == 0 || memcmp(data + 4, "ED00", 4) == 0))
+        return ETP_OK;
+    char what[160];
+    etp_sniff(data, size, what, sizeof what);
+    etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
+                  "not an ETDump: no file identifier ED00 at byte 8 (size-prefixed) or 4%s%s",
+                  what[0] ? "; this looks like " : "", what);
+    return ETP_E_INPUT;
+}
+
+int etp__blob_check_dump_or_program(const uint8_t *data, size_t size, const char *file,
+                                    etp_error *err) {
+    etp_file_kind k = etp_sniff_kind(data, size);
+    if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED) return ETP_OK;
+    return etp__blob_check_dump(data, size, file, err);
+}
+
 static int open_impl(etp_dump **out, const etp_blob *blob,
                      void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                      bool async, etp_error *err);
@@ -545,17 +563,9 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
                       "file is too small to be an ETDump (%zu bytes; at least 12 needed)", size);
         return ETP_E_INPUT;
     }
-    bool prefixed;
-    if (memcmp(data + 8, "ED00", 4) == 0) prefixed = true;
-    else if (memcmp(data + 4, "ED00", 4) == 0) prefixed = false;
-    else {
-        char what[160];
-        etp_sniff(data, size, what, sizeof what);
-        etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
-                      "not an ETDump: no file identifier ED00 at byte 8 (size-prefixed) or 4%s%s",
-                      what[0] ? "; this looks like " : "", what);
-        return ETP_E_INPUT;
-    }
+    int idrc = etp__blob_check_dump(data, size, file, err);
+    if (idrc) return idrc;
+    bool prefixed = memcmp(data + 8, "ED00", 4) == 0;
     uint64_t start = prefixed ? 4 : 0, len = size - start;
     if (prefixed) {
         uint64_t prefix = fb_u32(data);
@@ -636,6 +646,13 @@ void etp_dump_close(etp_dump *d) {
 }
 
 const etp_dump_info *etp_dump_get_info(const etp_dump *d) { return &d->info; }
+
+uint64_t etp__dump_buffer_size(const etp_dump *d) { return d->size; }
+
+int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi) {
+    if (bi >= d->info.block_count || !d->blocks[bi].events_vec) return -1;
+    return d->base + (int64_t)d->blocks[bi].events_vec;
+}
 
 void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
     memset(out, 0, sizeof *out);
@@ -789,12 +806,7 @@ uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_e
     /* etp_dump_event() leaves every member but the decoded one zero: clear what the previous
      * event left (the new member is assigned in full below). */
     if (ev->type != type) {
-        switch (ev->type) {
-        case ETP_EVENT_PROFILE: memset(&ev->profile, 0, sizeof ev->profile); break;
-        case ETP_EVENT_ALLOCATION: memset(&ev->allocation, 0, sizeof ev->allocation); break;
-        case ETP_EVENT_DEBUG: memset(&ev->debug, 0, sizeof ev->debug); break;
-        default: break;
-        }
+        memset(ev, 0, sizeof *ev); /* the members share storage */
         ev->type = type;
     }
     if (type == ETP_EVENT_PROFILE) {

@@ -58,4 +58,29 @@ typedef struct etp__released {
  * the pass allocates. No-op for other blobs, and for files below ETP_RELEASE_MIN. */
 void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_t hi);
 
+/* The FlatBuffer's size in bytes (the file without the size prefix and trailing bytes), and
+ * the file offset of block `bi`'s events vector (-1 when it has none). */
+uint64_t etp__dump_buffer_size(const etp_dump *d);
+int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi);
+
+/* The memory budget of the model's per-block scratch (docs/verifier.md, "Memory"):
+ * ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE x the FlatBuffer's size. A block whose events
+ * need more (only tables shared by many references get there: see the docs) is rejected. */
+#define ETP_MODEL_BUDGET_BASE ((uint64_t)64 << 20)
+#define ETP_MODEL_BUDGET_PER_BYTE 8u
+
+/* A check of an input's first bytes, before the rest is read: ETP_OK to read on, or an error
+ * (set in `err`) that ends the read. `n` >= ETP_BLOB_HEAD. */
+typedef int (*etp_blob_check)(const uint8_t *head, size_t n, const char *name, etp_error *err);
+#define ETP_BLOB_HEAD 16
+/* etp_blob_open() that, for a pipe or device (not a regular file: a mapping reads nothing up
+ * front), shows the first ETP_BLOB_HEAD bytes to `check` (may be NULL) before reading on. */
+int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, etp_error *err);
+/* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
+ * error of etp_program_open()), of either (the ETDump's error). */
+int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);
+int etp__blob_check_program(const uint8_t *head, size_t n, const char *name, etp_error *err);
+int etp__blob_check_dump_or_program(const uint8_t *head, size_t n, const char *name,
+                                    etp_error *err);
+
 #endif

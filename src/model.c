@@ -222,10 +222,39 @@ uint32_t etp_model_mismatch(const etp_model *m, const char **first) {
     return m->mismatch_blocks;
 }
 
-static int reserve(etp_model *m, uint32_t n, etp_error *err) {
+/* Bytes of per-block scratch a block of n events takes: the events, their pending-list links,
+ * their int labels (arena) and the (chain, instruction) hash of at most 4n slots. */
+static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
+    return (uint64_t)n * (sizeof(etp_mevent) + sizeof(int32_t) + 12) +
+           (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
+}
+
+static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
+    uint32_t hc = 64;
+    while (hc < 2 * n) hc *= 2;
+    /* The memory budget: what this block materialises, against the file's size. The events of
+     * a block can outnumber the file's bytes / 40 only when many references share one Event
+     * table (or its vector): a small file that stands for millions of events. */
+    uint64_t need = scratch_bytes(n, hc);
+    uint64_t budget =
+        ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE * etp__dump_buffer_size(m->dump);
+    if (need > budget) {
+        char path[48];
+        snprintf(path, sizeof path, "run_data[%u].events", block);
+        etp_error_set(err, ETP_E_INPUT, m->opts.dump_name, etp__dump_events_offset(m->dump, block),
+                      path,
+                      "%u events would take %.1f MiB to decode, over the "
+                      "memory budget of %.1f MiB (64 MiB + %u x the %llu-byte FlatBuffer; "
+                      "docs/verifier.md \"Memory\"): tables shared by many references?",
+                      n, need / 1048576.0, budget / 1048576.0, ETP_MODEL_BUDGET_PER_BYTE,
+                      (unsigned long long)etp__dump_buffer_size(m->dump));
+        return ETP_E_INPUT;
+    }
     if (n > m->cap) {
+        /* doubling for a run of growing blocks, else the exact need (one large block) */
         uint32_t cap = m->cap ? m->cap : 64;
-        while (cap < n) cap *= 2;
+        if ((uint64_t)cap * 2 >= n && cap <= UINT32_MAX / 2) cap *= 2;
+        if (cap < n) cap = n;
         etp_mevent *ev = realloc(m->ev, (size_t)cap * sizeof *ev);
         if (ev) {
             /* new slots start zeroed: etp__dump_event_reuse() relies on it */
@@ -237,8 +266,6 @@ static int reserve(etp_model *m, uint32_t n, etp_error *err) {
         if (!ev || !nx) goto oom;
         m->cap = cap;
     }
-    uint32_t hc = 64;
-    while (hc < 2 * n) hc *= 2;
     if (hc > m->hcap) {
         free(m->hkeys);
         free(m->hhead);
@@ -257,12 +284,12 @@ static int reserve(etp_model *m, uint32_t n, etp_error *err) {
     /* empty the slots the previous block filled (usually a few instructions' worth) */
     for (uint32_t k = 0; k < m->nused; k++) m->hkeys[m->hused[k]] = 0;
     m->nused = 0;
-    size_t need = (size_t)n * 12 + 16;
-    if (need > m->arena_cap) {
-        char *a = realloc(m->arena, need);
+    size_t arena_need = (size_t)n * 12 + 16;
+    if (arena_need > m->arena_cap) {
+        char *a = realloc(m->arena, arena_need);
         if (!a) goto oom;
         m->arena = a;
-        m->arena_cap = need;
+        m->arena_cap = arena_need;
     }
     m->arena_len = 0;
     return ETP_OK;
@@ -1118,7 +1145,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     bv->method_event = -1;
     etp_dump_block(m->dump, block, &bv->info);
     uint32_t n = bv->info.event_count;
-    rc = reserve(m, n, err);
+    rc = reserve(m, block, n, err);
     if (rc) return rc;
     /* The previous block is done with: give its pages of the mapped file back (a pass over the
      * blocks in order then holds little more than the block it is on). */
@@ -1296,3 +1323,21 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
 }
 
 void etp__model_skip_units(etp_model *m, bool skip) { m->no_units = skip; }
+
+void etp__model_release_scratch(etp_model *m) {
+    free(m->ev);
+    free(m->next);
+    free(m->hkeys);
+    free(m->hhead);
+    free(m->hused);
+    free(m->arena);
+    esc_free(m);
+    m->ev = NULL;
+    m->next = NULL;
+    m->hkeys = NULL;
+    m->hhead = NULL;
+    m->hused = NULL;
+    m->arena = NULL;
+    m->cap = m->hcap = m->nused = 0;
+    m->arena_cap = m->arena_len = 0;
+}

@@ -17,6 +17,7 @@
  * contents) is never touched.
  */
 #include "etprof.h"
+#include "etdump_int.h"
 #include "fb.h"
 #include "sniff.h"
 
@@ -264,19 +265,24 @@ static bool is_program_id(const uint8_t *d) {
     return d[0] == 'E' && d[1] == 'T' && isdigit(d[2]) && isdigit(d[3]);
 }
 
+int etp__blob_check_program(const uint8_t *data, size_t size, const char *file,
+                            etp_error *err) {
+    if (size >= 8 && (is_program_id(data + 4) || memcmp(data + 4, "BP08", 4) == 0)) return ETP_OK;
+    char what[160];
+    etp_sniff(data, size, what, sizeof what);
+    etp_error_set(err, ETP_E_INPUT, file, size < 8 ? 0 : 4, NULL,
+                  "not an ExecuTorch program: no identifier ET12 (or BP08) at byte 4%s%s",
+                  what[0] ? "; this looks like " : "", what);
+    return ETP_E_INPUT;
+}
+
 int etp_program_open(etp_program **out, const etp_blob *blob, etp_error *err) {
     *out = NULL;
     const uint8_t *data = blob->data;
     size_t size = blob->size;
     const char *file = blob->name;
-    char what[160];
-    if (size < 8 || (!is_program_id(data + 4) && memcmp(data + 4, "BP08", 4) != 0)) {
-        etp_sniff(data, size, what, sizeof what);
-        etp_error_set(err, ETP_E_INPUT, file, size < 8 ? 0 : 4, NULL,
-                      "not an ExecuTorch program: no identifier ET12 (or BP08) at byte 4%s%s",
-                      what[0] ? "; this looks like " : "", what);
-        return ETP_E_INPUT;
-    }
+    int idrc = etp__blob_check_program(data, size, file, err);
+    if (idrc) return idrc;
     if (size > UINT32_MAX) {
         etp_error_set(err, ETP_E_INPUT, file, 0, NULL,
                       "file of %zu bytes exceeds the FlatBuffer 4 GiB limit", size);

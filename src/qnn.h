@@ -614,6 +614,9 @@ int etp_qnn_viewer_nodes(const etp_qnn_stat_block *block, etp_qnn_etdump_node **
 int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err);
 
 /* Where a reader's bytes come from: the file `name` (data NULL), or `len` bytes at `data`. */
+/* Default budget of the JSON readers, in values and keys (docs/qnn-inputs.md "Memory"). */
+#define ETP_QNN_JSON_MAX_VALUES ((uint64_t)8 << 20)
+
 typedef struct etp_qnn_src {
     const char *name;
     const void *data;

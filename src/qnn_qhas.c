@@ -367,6 +367,38 @@ int etp_qnn_jget_arr(etp_qnn_jctx *c, const json_t *obj, const char *key, bool r
     return ETP_OK;
 }
 
+/* The JSON readers' budget (docs/qnn-inputs.md, "Memory"): jansson builds the whole document
+ * in memory, tens of bytes per value, so the structural characters `{` `[` `,` `:` outside
+ * strings (about one per value or key) are counted before parsing, and a file with more than
+ * the budget is rejected at the byte where the count passes it. ETPROF_QNN_JSON_MAX_VALUES
+ * (a positive integer) replaces the default. Returns that offset, or -1 within the budget. */
+static uint64_t json_budget(void) {
+    const char *e = getenv("ETPROF_QNN_JSON_MAX_VALUES");
+    if (e && *e) {
+        char *end;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (!*end && v > 0) return v;
+    }
+    return ETP_QNN_JSON_MAX_VALUES;
+}
+
+static int64_t json_over_budget(const char *b, size_t n, uint64_t max) {
+    uint64_t count = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = b[i];
+        if (in_str) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[' || ch == ',' || ch == ':') {
+            if (++count > max) return (int64_t)i;
+        }
+    }
+    return -1;
+}
+
 int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **root,
                       etp_qnn_version *version, etp_error *err) {
     const char *path = src->name;
@@ -379,6 +411,16 @@ int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **roo
     if (len == 0) {
         free(buf);
         etp_error_set(err, ETP_E_INPUT, path, 0, "", "empty file");
+        return ETP_E_INPUT;
+    }
+    uint64_t budget = json_budget();
+    int64_t over = json_over_budget(buf, len, budget);
+    if (over >= 0) {
+        free(buf);
+        etp_error_set(err, ETP_E_INPUT, path, over, "",
+                      "more than %llu JSON values and keys: over the %s reader's memory budget "
+                      "(docs/qnn-inputs.md \"Memory\"; ETPROF_QNN_JSON_MAX_VALUES=N raises it)",
+                      (unsigned long long)budget, artifact);
         return ETP_E_INPUT;
     }
     json_error_t je;

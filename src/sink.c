@@ -216,6 +216,13 @@ int sink_commit(sink *s, etp_error *err) {
     int e = errno;
     if (fclose(s->f) != 0 && !failed) failed = true, e = errno;
     s->f = NULL;
+    /* Test hook (docs/cli.md, "Test hooks"): a signal at the worst moment, the temporary file
+     * complete and not yet renamed, so that a test of the cleanup does not race the writer. */
+    const char *hook = s->tmp ? getenv("ETPROF_TEST_RAISE_BEFORE_RENAME") : NULL;
+    if (hook && !failed) {
+        int sig = atoi(hook);
+        if (sig > 0) raise(sig);
+    }
     if (failed) {
         sink_write_error(s, e, err);
         rc = ETP_E_IO;

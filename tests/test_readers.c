@@ -394,19 +394,25 @@ static bool same_tensor(const etp_tensor *a, const etp_tensor *b) {
            same_vec(a->strides, b->strides) && a->offset == b->offset;
 }
 
+/* Compares the member the type names: the members share storage (a union). */
 static bool same_event(const etp_event *a, const etp_event *b) {
-    const etp_profile_event *p = &a->profile, *q = &b->profile;
+    if (a->type != b->type) return false;
+    if (a->type == ETP_EVENT_PROFILE) {
+        const etp_profile_event *p = &a->profile, *q = &b->profile;
+        return same_str(p->name, q->name) && p->chain_index == q->chain_index &&
+               p->instruction_id == q->instruction_id &&
+               p->delegate_debug_id_int == q->delegate_debug_id_int &&
+               same_str(p->delegate_debug_id_str, q->delegate_debug_id_str) &&
+               same_vec(p->delegate_debug_metadata, q->delegate_debug_metadata) &&
+               p->start_time == q->start_time && p->end_time == q->end_time;
+    }
+    if (a->type == ETP_EVENT_ALLOCATION)
+        return a->allocation.allocator_id == b->allocation.allocator_id &&
+               a->allocation.allocation_size == b->allocation.allocation_size;
+    if (a->type != ETP_EVENT_DEBUG) return true;
     const etp_debug_event *d = &a->debug, *e = &b->debug;
     const etp_value *v = &d->debug_entry, *w = &e->debug_entry;
-    return a->type == b->type && same_str(p->name, q->name) && p->chain_index == q->chain_index &&
-           p->instruction_id == q->instruction_id &&
-           p->delegate_debug_id_int == q->delegate_debug_id_int &&
-           same_str(p->delegate_debug_id_str, q->delegate_debug_id_str) &&
-           same_vec(p->delegate_debug_metadata, q->delegate_debug_metadata) &&
-           p->start_time == q->start_time && p->end_time == q->end_time &&
-           a->allocation.allocator_id == b->allocation.allocator_id &&
-           a->allocation.allocation_size == b->allocation.allocation_size &&
-           d->chain_index == e->chain_index && d->instruction_id == e->instruction_id &&
+    return d->chain_index == e->chain_index && d->instruction_id == e->instruction_id &&
            d->delegate_debug_id_int == e->delegate_debug_id_int &&
            same_str(d->delegate_debug_id_str, e->delegate_debug_id_str) &&
            same_str(d->name, e->name) && d->has_debug_entry == e->has_debug_entry &&

@@ -128,7 +128,7 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
 static int open_path(cli_args *a, const char *path, cli_inputs *in, bool background) {
     etp_error err = {0};
     etp_blob blob;
-    int rc = etp_blob_open(&blob, path, &err);
+    int rc = etp__blob_open_checked(&blob, path, etp__blob_check_dump, &err);
     if (rc) {
         memset(in, 0, sizeof *in);
         cli_error(&err);
@@ -177,7 +177,8 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         cli_progress_end(a);
     }
     if (!rc && a->set[OPT_PTE]) {
-        rc = etp_blob_open(&in->pte_blob, a->val[OPT_PTE], &err);
+        rc = etp__blob_open_checked(&in->pte_blob, a->val[OPT_PTE], etp__blob_check_program,
+                                    &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
     }
     etp_model_opts mo;

@@ -495,15 +495,18 @@ static int run_info(cli_args *a) {
     const char *path = a->pos[0];
     etp_blob blob;
     etp_error err = {0};
-    int rc = etp_blob_open(&blob, path, &err);
+    size_t pl = strlen(path);
+    bool pte_name = (pl > 4 && strcmp(path + pl - 4, ".pte") == 0) ||
+                    (pl > 5 && strcmp(path + pl - 5, ".bpte") == 0);
+    /* a pipe or device that does not start like a dump or a program is rejected before the
+     * rest of it is read */
+    int rc = etp__blob_open_checked(&blob, path,
+                                    pte_name ? NULL : etp__blob_check_dump_or_program, &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);
     }
     etp_file_kind k = etp_sniff_kind(blob.data, blob.size);
-    size_t pl = strlen(path);
-    bool pte_name = (pl > 4 && strcmp(path + pl - 4, ".pte") == 0) ||
-                    (pl > 5 && strcmp(path + pl - 5, ".bpte") == 0);
     /* A program whose identifier is damaged is still a program: let its reader say what is
      * wrong rather than "not an ETDump". */
     if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED || (k == ETP_FILE_UNKNOWN && pte_name)) {

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The memory bound as a property (issue 16.2): every command on a large or hostile input either
+stays within its peak-RSS budget or is rejected with a located one-line error and a documented exit
+code. Peak RSS is measured per child with os.wait4 (ru_maxrss).
+
+usage: test_memory_bounds.py CASE ETPROF DATA_DIR BUILD_TMP SANITIZE
+  CASE: sniff, shared, qnn_json, ulimit
+  SANITIZE: ON for ASan/UBSan builds. ASan reserves terabytes of virtual memory and its shadow and
+  quarantine inflate the resident set, so there the RSS budgets are not checked (a clear "skip"
+  line says so) and only the exit codes and messages are; the release build checks both.
+"""
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+
+case, etprof, data, tmp, sanitize = sys.argv[1:6]
+sanitized = sanitize.upper() in ("ON", "1", "TRUE", "YES")
+os.makedirs(tmp, exist_ok=True)
+MiB = 1 << 20
+fails = 0
+
+
+def check(cond, what):
+    global fails
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        fails += 1
+
+
+def run(args, stdin=None, limit_as=None, timeout=60, stdout_path=None):
+    """Runs etprof ARGS; returns (rc, stdout bytes, stderr text, peak RSS bytes, seconds).
+    Output goes to files (no pipe to drain), the child is reaped with os.wait4 for its own
+    rusage. `limit_as`: an RLIMIT_AS for the child (not under sanitizers)."""
+
+    def pre():
+        if limit_as and not sanitized:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+
+    op = stdout_path or os.path.join(tmp, "run.out")
+    ep = os.path.join(tmp, "run.err")
+    with open(op, "wb") as fo, open(ep, "wb") as fe:
+        t0 = time.monotonic()
+        p = subprocess.Popen([etprof] + args,
+                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                             stdout=fo, stderr=fe, preexec_fn=pre)
+        timer = threading.Timer(timeout, p.kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        timer.cancel()
+        dt = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+    # only the start of the output: this process must stay small, as a child forked from it
+    # starts with its resident set (and ru_maxrss would count it)
+    out = open(op, "rb").read(1 << 20) if stdout_path is None else b""
+    err = open(ep, "rb").read().decode("utf-8", "replace")
+    return p.returncode, out, err, ru.ru_maxrss * 1024, dt
+
+
+def rss_ok(rss, budget, what):
+    if sanitized:
+        print("skip RSS check under sanitizers (%s: %.1f MiB, budget %.1f MiB)"
+              % (what, rss / MiB, budget / MiB))
+        return
+    check(rss <= budget, "%s: peak RSS %.1f MiB <= %.1f MiB" % (what, rss / MiB, budget / MiB))
+
+
+def located(err, name):
+    """One line, 'etprof: NAME: offset N: ...'."""
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith("etprof: %s: offset " % name)
+
+
+def case_sniff():
+    """A device or pipe that does not start like a dump is rejected from its first bytes
+    (docs/cli.md exit 1), not read to the 4 GiB stdin limit first. Before the fix
+    `info /dev/zero` read 4 GiB (here: out of memory under a 1 GiB address-space limit, exit 4)
+    and `head -c 200000000 /dev/zero | info -` held 200 MB."""
+    for dev in ("/dev/zero", "/dev/urandom"):
+        for cmd in (["info"], ["ops"], ["trace", "-o", os.path.join(tmp, "t.json")]):
+            rc, _, err, rss, dt = run(cmd + [dev], limit_as=1 << 30, timeout=30)
+            what = "%s %s" % (" ".join(cmd[:1]), dev)
+            check(rc == 1, "%s: exit 1 (got %d)" % (what, rc))
+            check(located(err, dev) and "not an ETDump" in err, "%s: one located line: %r"
+                  % (what, err.strip()[:120]))
+            check(dt < 5, "%s: quick (%.2f s)" % (what, dt))
+            rss_ok(rss, 16 * MiB, what)
+    # a capped stream of zeros through standard input
+    for cmd in (["info"], ["summary"]):
+        feeder = subprocess.Popen(["head", "-c", "200000000", "/dev/zero"],
+                                  stdout=subprocess.PIPE)
+        rc, _, err, rss, dt = run(cmd + ["-"], stdin=feeder.stdout, timeout=30)
+        feeder.stdout.close()
+        feeder.kill()
+        feeder.wait()
+        what = "head -c 200000000 /dev/zero | %s -" % cmd[0]
+        check(rc == 1, "%s: exit 1 (got %d)" % (what, rc))
+        check(located(err, "<stdin>") and "not an ETDump" in err, "%s: one located line" % what)
+        rss_ok(rss, 16 * MiB, what)
+    # --pte from a device: the program's identifier check, before the rest is read
+    dump = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+    rc, _, err, rss, dt = run(["ops", dump, "--pte", "/dev/zero"], limit_as=1 << 30, timeout=30)
+    check(rc == 1 and located(err, "/dev/zero") and "not an ExecuTorch program" in err,
+          "ops --pte /dev/zero: exit 1 (got %d), one located line: %r" % (rc, err.strip()[:120]))
+    rss_ok(rss, 32 * MiB, "ops --pte /dev/zero")
+    # a real dump through a pipe still reads in full
+    with open(dump, "rb") as f:
+        rc, out, err, rss, dt = run(["info", "-", "--format", "json"], stdin=f)
+    check(rc == 0 and b'"size_bytes"' in out, "a dump through standard input still opens")
+
+
+def commands(f, out):
+    """Every command that reads a dump, in a streaming output format where there is one."""
+    return [["info", f], ["events", f, "--format", "jsonl"], ["ops", f], ["tree", f],
+            ["summary", f], ["explain", f], ["trace", f, "-o", out + ".json"],
+            ["report", f, "-o", out + ".html"], ["diff", f, f]]
+
+
+def case_shared():
+    """Shared-table dumps (tests/tools/shared_event_dump.py): every events vector points at one
+    Event table, within the verifier's visit cap. Before the budget, 2^20 events in one 4 MB
+    block took `info` ~400 MB and `trace -o` ~520 MB; now the model rejects the block (its
+    scratch would exceed 64 MiB + 8 x the file, docs/verifier.md "Memory") with a located line,
+    exit 1. A dump of 8 blocks x 2^16 events (2 MB) stays within the budget: every command runs
+    and keeps within file + 64 MiB."""
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools", "shared_event_dump.py")
+    big = os.path.join(tmp, "shared-1x1M.etdp")
+    many = os.path.join(tmp, "shared-8x64k.etdp")
+    subprocess.check_call([sys.executable, gen, big, "1", str(1 << 20)])
+    # under sanitizers (RSS not checked) 2 blocks keep the exit-code checks within ~10 s
+    subprocess.check_call([sys.executable, gen, many, "2" if sanitized else "8", str(1 << 16)])
+    size = os.path.getsize(big)
+    for cmd in commands(big, os.path.join(tmp, "out-big")):
+        rc, _, err, rss, dt = run(cmd, limit_as=1 << 30)
+        what = "%s %s" % (cmd[0], os.path.basename(big))
+        check(rc == 1, "%s: exit 1 (got %d)" % (what, rc))
+        # the events vector of block 0 lies at a fixed place: size prefix, root, id, ETDump's
+        # vtable and table, the run_data vector, RunData's vtable and table, its name
+        check(located(err, big) and "run_data[0].events: " in err and "memory budget" in err,
+              "%s: one located line naming run_data[0].events and the budget: %r"
+              % (what, err.strip()[:160]))
+        rss_ok(rss, size + 64 * MiB, what)
+    for c in ("out-big.json", "out-big.html"):
+        check(not os.path.exists(os.path.join(tmp, c)), "no %s left by the rejected run" % c)
+    size = os.path.getsize(many)
+    for cmd in commands(many, os.path.join(tmp, "out-many")):
+        rc, _, err, rss, dt = run(cmd)
+        what = "%s %s" % (cmd[0], os.path.basename(many))
+        check(rc == 0, "%s: exit 0 (got %d) %s" % (what, rc, err.strip()[:160]))
+        rss_ok(rss, size + 64 * MiB, what)
+
+
+def case_qnn_json():
+    """The QNN JSON readers' budget (docs/qnn-inputs.md "Memory"). tests/data/qnn-fixtures/
+    optrace_small.json and qhas_small.json padded with an extra top-level array of 400,000
+    numbers (a field the readers ignore): within the default budget (8,388,608) they are read
+    (exit 0, RSS measured); with ETPROF_QNN_JSON_MAX_VALUES=100000 they are refused before
+    parsing, exit 1, one line with the byte offset where the count passed the budget. Before
+    the budget, the lowered limit changed nothing (exit 0)."""
+    fx = os.path.join(data, "qnn-fixtures")
+    pad_n = 400000
+    for kind, opt in (("optrace", "--optrace"), ("qhas", "--qhas")):
+        src = open(os.path.join(fx, kind + "_small.json"), "rb").read()
+        i = src.index(b"{")
+        head = b'{"etprof_padding": [' + b",".join([b"0"] * pad_n) + b"],"
+        body = src[i + 1:]
+        big = os.path.join(tmp, kind + "_padded.json")
+        with open(big, "wb") as f:
+            f.write(head + body)
+        size = os.path.getsize(big)
+        rc, _, err, rss, dt = run(["qnn", opt, big, "--format", "json"])
+        check(rc == 0, "qnn %s padded (%d values): read within the default budget (exit %d) %s"
+              % (kind, pad_n, rc, err.strip()[:160]))
+        rss_ok(rss, size + 64 * MiB, "qnn %s padded" % kind)
+        env_budget = 100000
+        os.environ["ETPROF_QNN_JSON_MAX_VALUES"] = str(env_budget)
+        try:
+            rc, _, err, rss, dt = run(["qnn", opt, big, "--format", "json"])
+        finally:
+            del os.environ["ETPROF_QNN_JSON_MAX_VALUES"]
+        # the budget+1st structural character: '{', ':' and '[' of the head, then the
+        # (budget-2)th comma between the zeros, at L + 2k - 1 from the first zero at L
+        want_off = len(b'{"etprof_padding": [') + 2 * (env_budget - 2) - 1
+        check(rc == 1, "qnn %s with ETPROF_QNN_JSON_MAX_VALUES=%d: exit 1 (got %d)"
+              % (kind, env_budget, rc))
+        check(err.strip() .startswith("etprof: %s: offset %d: more than %d JSON values"
+                                       % (big, want_off, env_budget))
+              and len(err.strip().splitlines()) == 1,
+              "qnn %s: one line located at byte %d: %r" % (kind, want_off, err.strip()[:200]))
+
+
+def case_ulimit():
+    """The large-file cases under an address-space limit (`ulimit -v`, RLIMIT_AS) of file + 256
+    MiB: a regression that allocates per event of a shared-table dump, or reads /dev/zero to
+    its end, fails here with an out-of-memory exit (4) instead of passing silently. The limit is
+    on virtual memory (mappings of the file and of thread stacks count), hence more than the
+    64 MiB of the RSS target. Skipped under sanitizers (ASan reserves terabytes of address
+    space)."""
+    if sanitized:
+        print("skip: ulimit -v under ASan/UBSan (the sanitizer runtime reserves terabytes of "
+              "virtual memory); the exit codes are checked by memory_sniff and "
+              "memory_shared_tables")
+        sys.exit(77)
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools", "shared_event_dump.py")
+    big = os.path.join(tmp, "shared-1x1M.etdp")
+    subprocess.check_call([sys.executable, gen, big, "1", str(1 << 20)])
+    limit = os.path.getsize(big) + 256 * MiB
+    for cmd in commands(big, os.path.join(tmp, "out")):
+        rc, _, err, rss, dt = run(cmd, limit_as=limit)
+        check(rc == 1 and "memory budget" in err,
+              "ulimit -v %d KiB: %s: rejected by the budget, exit 1 (got %d) %s"
+              % (limit // 1024, cmd[0], rc, err.strip()[:100]))
+    for dev in ("/dev/zero",):
+        rc, _, err, rss, dt = run(["info", dev], limit_as=64 * MiB)
+        check(rc == 1, "ulimit -v 65536 KiB: info %s: exit 1 (got %d)" % (dev, rc))
+
+
+CASES = {"sniff": case_sniff, "shared": case_shared, "qnn_json": case_qnn_json,
+         "ulimit": case_ulimit}
+CASES[case]()
+print("%d failure(s)" % fails)
+sys.exit(1 if fails else 0)
