@@ -2,6 +2,7 @@
  * qnn_qhas.c - QHAS reader (`*_qnn_htp_analysis_summary.json`, artifact_type "QHAS"), and the
  * helpers the other qnn_*.c readers share: file loading, located JSON getters, string pool.
  */
+#include "sniff.h"
 #include "qnn.h"
 
 #include <ctype.h>
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,12 +22,31 @@
  * File loading
  * =========================================================================================== */
 
+/* QNN inputs are text (JSON, viewer logs, heap dumps): a byte below 0x20 other than tab, line
+ * feed, carriage return, form feed or escape in the first SNIFF_TEXT bytes means another kind of
+ * file (a binary, /dev/zero, /dev/urandom, UTF-16): rejected before the rest is read. */
+#define SNIFF_TEXT 4096
+static bool not_text_byte(unsigned char c) {
+    return c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
+}
+
 static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, char **buf,
                     size_t *len, etp_error *err) {
-    size_t cap = hint ? hint : 65536, n = 0;
+    size_t cap = hint ? hint : 65536, n = 0, sniffed = 0;
     char *b = malloc(cap + 1);
     if (!b) goto nomem;
     for (;;) {
+        for (; sniffed < n && sniffed < SNIFF_TEXT; sniffed++)
+            if (not_text_byte((unsigned char)b[sniffed])) {
+                unsigned char c = (unsigned char)b[sniffed];
+                char what[160];
+                etp_sniff((const uint8_t *)b, n, what, sizeof what);
+                free(b);
+                etp_error_set(err, ETP_E_INPUT, path, (int64_t)sniffed, "",
+                              "not a text file (QNN JSON or log): byte 0x%02x%s%s", c,
+                              what[0] ? "; this looks like " : "", what);
+                return ETP_E_INPUT;
+            }
         if (n == cap) {
             if ((uint64_t)cap >= limit) {
                 /* Full: one more byte tells whether the input is larger than allowed. */

@@ -11,3 +11,6 @@ add_test(NAME memory_qnn_json COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/test
 add_test(NAME memory_ulimit COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_memory_bounds.py
          ulimit ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_MEM_TMP}/ulimit ${ETPROF_SANITIZE})
 set_tests_properties(memory_ulimit PROPERTIES SKIP_RETURN_CODE 77)
+# QNN inputs sniffed as text before they are read: devices and binaries rejected at once (16.2).
+add_test(NAME memory_qnn_sniff COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_qnn_sniff.py
+                               ${ETPROF_BIN} ${ETPROF_TEST_DATA})
