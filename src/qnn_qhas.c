@@ -22,17 +22,19 @@
  * File loading
  * =========================================================================================== */
 
-/* QNN inputs are text (JSON, viewer logs, heap dumps): a byte below 0x20 other than tab, line
- * feed, carriage return, form feed or escape in the first SNIFF_TEXT bytes means another kind of
- * file (a binary, /dev/zero, /dev/urandom, UTF-16): rejected before the rest is read. */
+/* QNN inputs are text (JSON, viewer logs, heap dumps): in a stream (pipe, device, stdin), a byte
+ * below 0x20 other than tab, line feed, carriage return, form feed or escape in the first
+ * SNIFF_TEXT bytes means another kind of file (a binary, /dev/zero, /dev/urandom, UTF-16):
+ * rejected before the rest is read. A regular file is bounded by its size; its readers locate a
+ * binary byte by line and column. */
 #define SNIFF_TEXT 4096
 static bool not_text_byte(unsigned char c) {
     return c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
 }
 
-static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, char **buf,
-                    size_t *len, etp_error *err) {
-    size_t cap = hint ? hint : 65536, n = 0, sniffed = 0;
+static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, bool sniff,
+                    char **buf, size_t *len, etp_error *err) {
+    size_t cap = hint ? hint : 65536, n = 0, sniffed = sniff ? 0 : SNIFF_TEXT;
     char *b = malloc(cap + 1);
     if (!b) goto nomem;
     for (;;) {
@@ -96,7 +98,7 @@ int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
         etp_error_set(err, ETP_E_USAGE, "", -1, "", "no file name given");
         return ETP_E_USAGE;
     }
-    if (strcmp(path, "-") == 0) return slurp_fd(0, "-", 0, ETP_STDIN_MAX, buf, len, err);
+    if (strcmp(path, "-") == 0) return slurp_fd(0, "-", 0, ETP_STDIN_MAX, true, buf, len, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         etp_error_set(err, ETP_E_IO, path, -1, "", "cannot open: %s", strerror(errno));
@@ -127,7 +129,7 @@ int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
         if ((uint64_t)st.st_size > limit) limit = (uint64_t)st.st_size;
         hint = st.st_size > 0 ? (size_t)st.st_size : 0;
     }
-    int rc = slurp_fd(fd, path, hint, limit, buf, len, err);
+    int rc = slurp_fd(fd, path, hint, limit, !S_ISREG(st.st_mode), buf, len, err);
     close(fd);
     return rc;
 }
