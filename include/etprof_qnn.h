@@ -91,6 +91,24 @@ typedef struct etp_qnn_unit_counts {
 void etp_qnn_unit_counts_get(const etp_qnn_derived *d, etp_qnn_unit_counts *out);
 
 /* ---------------------------------------------------------------------------------------------
+ * Per-QNN-op rows: the order `etprof qnn --sort/--top` shows
+ * ------------------------------------------------------------------------------------------- */
+
+/* True for a sort key of the rows: "order" (file order), the numeric keys "cycles", "share",
+ * "dominant_path_cycles", "htp_ops", "dram_read_bytes", "dram_write_bytes", "vtcm_read_bytes",
+ * "vtcm_write_bytes", "etdump_cycles", "op_id", and the text keys "qnn_op", "qnn_op_type". */
+bool etp_qnn_rows_sort_key_valid(const char *key);
+/* The rows of `d` sorted by `key`: numeric keys largest first except "op_id" (smallest first),
+ * rows without the value (bytes without QHAS, unknown OpId, no ETDump match) last; text keys
+ * ascending (strcmp, absent = ""); "order" keeps file order; equal keys keep file order.
+ * `etdump_cycles` (one value per row, NaN when none; may be NULL = all NaN) is the ETDump p50 of
+ * the "etdump_cycles" key. Fills idx[] (room for every row) with at most `top` rows (0: all) and
+ * *n with their count. ETP_OK; ETP_E_USAGE for an unknown key; ETP_E_INTERNAL when out of memory
+ * (*n = 0 on failure). Reentrant: keeps no state between calls. */
+int etp_qnn_rows_sorted(const etp_qnn_derived *d, const double *etdump_cycles, const char *key,
+                        uint32_t top, uint32_t *idx, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
  * Critical (dominant) path, by QNN op
  * ------------------------------------------------------------------------------------------- */
 

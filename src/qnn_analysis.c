@@ -133,3 +133,91 @@ double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e) {
     if (etp_qnn_viewer_is_qtimer_ticks(e)) return e->fvalue / ETP_QNN_QTIMER_TICKS_PER_US;
     return e->fvalue;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Row order (--sort / --top)
+ * ------------------------------------------------------------------------------------------- */
+
+static const char *const g_num_keys[] = {"cycles",          "share",           "dominant_path_cycles",
+                                         "htp_ops",         "dram_read_bytes", "dram_write_bytes",
+                                         "vtcm_read_bytes", "vtcm_write_bytes", "etdump_cycles",
+                                         "op_id",           NULL};
+
+static int key_index(const char *key, const char *const *keys) {
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(key, keys[i]) == 0) return i;
+    return -1;
+}
+
+bool etp_qnn_rows_sort_key_valid(const char *key) {
+    return key && (strcmp(key, "order") == 0 || key_index(key, g_num_keys) >= 0 ||
+                   strcmp(key, "qnn_op") == 0 || strcmp(key, "qnn_op_type") == 0);
+}
+
+/* One row's key, computed before sorting (the comparators need no context). */
+typedef struct row_key {
+    double v;        /* numeric keys; NaN = absent */
+    const char *s;   /* text keys */
+    uint32_t idx;
+} row_key;
+
+static int by_index(const row_key *x, const row_key *y) { return (x->idx > y->idx) - (x->idx < y->idx); }
+
+static int num_cmp(const row_key *x, const row_key *y, int dir) {
+    bool nx = isnan(x->v), ny = isnan(y->v);
+    if (nx != ny) return nx ? 1 : -1; /* absent last */
+    if (!nx && x->v != y->v) return x->v > y->v ? -dir : dir;
+    return by_index(x, y);
+}
+
+static int cmp_desc(const void *a, const void *b) { return num_cmp(a, b, 1); }
+static int cmp_asc(const void *a, const void *b) { return num_cmp(a, b, -1); }
+
+static int cmp_text(const void *a, const void *b) {
+    const row_key *x = a, *y = b;
+    int r = strcmp(x->s, y->s);
+    return r ? r : by_index(x, y);
+}
+
+static double row_num(const etp_qnn_op_row *r, const double *etd, uint32_t i, int k) {
+    switch (k) {
+    case 0: return (double)r->cycles;
+    case 1: return r->share;
+    case 2: return (double)r->dominant_path_cycles;
+    case 3: return r->htp_ops;
+    case 4: return r->has_bytes ? (double)r->dram_read_bytes : NAN;
+    case 5: return r->has_bytes ? (double)r->dram_write_bytes : NAN;
+    case 6: return r->has_bytes ? (double)r->vtcm_read_bytes : NAN;
+    case 7: return r->has_bytes ? (double)r->vtcm_write_bytes : NAN;
+    case 8: return etd ? etd[i] : NAN;
+    default: return r->has_op_id ? (double)r->op_id : NAN;
+    }
+}
+
+int etp_qnn_rows_sorted(const etp_qnn_derived *d, const double *etdump_cycles, const char *key,
+                        uint32_t top, uint32_t *idx, uint32_t *n) {
+    *n = 0;
+    if (!etp_qnn_rows_sort_key_valid(key)) return ETP_E_USAGE;
+    uint32_t m = d ? d->n_rows : 0;
+    if (!m) return ETP_OK;
+    uint32_t shown = top && top < m ? top : m;
+    if (strcmp(key, "order") == 0) {
+        for (uint32_t i = 0; i < shown; i++) idx[i] = i;
+        *n = shown;
+        return ETP_OK;
+    }
+    row_key *k = malloc(m * sizeof *k);
+    if (!k) return ETP_E_INTERNAL;
+    int ki = key_index(key, g_num_keys);
+    bool type = strcmp(key, "qnn_op_type") == 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const etp_qnn_op_row *r = &d->rows[i];
+        const char *t = type ? r->qnn_op_type : r->qnn_op;
+        k[i] = (row_key){ki >= 0 ? row_num(r, etdump_cycles, i, ki) : NAN, t ? t : "", i};
+    }
+    qsort(k, m, sizeof *k, ki < 0 ? cmp_text : strcmp(key, "op_id") == 0 ? cmp_asc : cmp_desc);
+    for (uint32_t i = 0; i < shown; i++) idx[i] = k[i].idx;
+    free(k);
+    *n = shown;
+    return ETP_OK;
+}

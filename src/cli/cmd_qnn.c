@@ -61,75 +61,14 @@ static const char *row_name(const qctx *c, uint32_t i) { return etp_ops_row_get(
 /* ------------------------------------------------------------------------------------------- */
 /* op rows: order */
 
-typedef struct sort_ctx {
-    const qctx *c;
-    const char *key;
-} sort_ctx;
-
-static sort_ctx g_sort; /* qsort has no context argument in C11 */
-
-static bool num_key(const qctx *c, const etp_qnn_op_row *r, uint32_t i, const char *k, double *v) {
-    if (strcmp(k, "cycles") == 0) *v = (double)r->cycles;
-    else if (strcmp(k, "share") == 0) *v = r->share;
-    else if (strcmp(k, "dominant_path_cycles") == 0) *v = (double)r->dominant_path_cycles;
-    else if (strcmp(k, "htp_ops") == 0) *v = r->htp_ops;
-    else if (strcmp(k, "dram_read_bytes") == 0) *v = r->has_bytes ? (double)r->dram_read_bytes : NAN;
-    else if (strcmp(k, "dram_write_bytes") == 0) *v = r->has_bytes ? (double)r->dram_write_bytes : NAN;
-    else if (strcmp(k, "vtcm_read_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_read_bytes : NAN;
-    else if (strcmp(k, "vtcm_write_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_write_bytes : NAN;
-    else if (strcmp(k, "etdump_cycles") == 0) *v = c->j ? c->j->row_etdump[i] : NAN;
-    else if (strcmp(k, "op_id") == 0) *v = r->has_op_id ? (double)r->op_id : NAN;
-    else return false;
-    return true;
-}
-
-static const char *text_key(const etp_qnn_op_row *r, const char *k) {
-    if (strcmp(k, "qnn_op") == 0) return r->qnn_op ? r->qnn_op : "";
-    if (strcmp(k, "qnn_op_type") == 0) return r->qnn_op_type ? r->qnn_op_type : "";
-    return NULL;
-}
-
-static int cmp_rows(const void *pa, const void *pb) {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const qctx *c = g_sort.c;
-    const etp_qnn_op_row *x = &c->b.der->rows[a], *y = &c->b.der->rows[b];
-    double vx = 0, vy = 0; /* (both set by num_key; initialised for -Wmaybe-uninitialized at -O3) */
-    int r = 0;
-    if (num_key(c, x, a, g_sort.key, &vx)) {
-        num_key(c, y, b, g_sort.key, &vy);
-        bool nx = isnan(vx), ny = isnan(vy);
-        if (nx != ny) r = nx ? 1 : -1; /* absent last */
-        else if (!nx && vx != vy) r = strcmp(g_sort.key, "op_id") == 0 ? (vx < vy ? -1 : 1)
-                                                                        : (vx > vy ? -1 : 1);
-    } else {
-        const char *sx = text_key(x, g_sort.key), *sy = text_key(y, g_sort.key);
-        if (sx && sy) r = strcmp(sx, sy);
-    }
-    if (r) return r;
-    return (a > b) - (a < b);
-}
-
-static bool sort_key_ok(const char *k) {
-    static const char *const keys[] = {"order", "cycles", "share", "dominant_path_cycles",
-                                       "htp_ops", "dram_read_bytes", "dram_write_bytes",
-                                       "vtcm_read_bytes", "vtcm_write_bytes", "etdump_cycles",
-                                       "op_id", "qnn_op", "qnn_op_type"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(k, keys[i]) == 0) return true;
-    return false;
-}
-
 static int make_order(qctx *c, const char *key, size_t top) {
     uint32_t n = c->b.der->n_rows;
     c->order = malloc((n ? n : 1) * sizeof *c->order);
     if (!c->order) return -1;
-    for (uint32_t i = 0; i < n; i++) c->order[i] = i;
-    if (strcmp(key, "order") != 0) {
-        g_sort = (sort_ctx){c, key};
-        qsort(c->order, n, sizeof *c->order, cmp_rows);
-    }
-    c->n_order = top && top < n ? (uint32_t)top : n;
-    return 0;
+    return etp_qnn_rows_sorted(c->b.der, c->j ? c->j->row_etdump : NULL, key,
+                               top > UINT32_MAX ? 0 : (uint32_t)top, c->order, &c->n_order)
+               ? -1
+               : 0;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -1138,7 +1077,7 @@ static int run_qnn(cli_args *a) {
         return EXIT_USAGE;
     }
     const char *sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : "cycles";
-    if (!sort_key_ok(sort)) {
+    if (!etp_qnn_rows_sort_key_valid(sort)) {
         cli_errorf("qnn: --sort: unknown key \"%s\" (order, cycles, share, dominant_path_cycles, "
                    "htp_ops, dram_read_bytes, dram_write_bytes, vtcm_read_bytes, "
                    "vtcm_write_bytes, etdump_cycles, op_id, qnn_op, qnn_op_type)",
