@@ -28,6 +28,8 @@ typedef struct etp_qnn_etd_pair {
     bool trusted;         /* the names agree, or the ETDump node is unnamed ("OpId_N (cycles)"):
                              false = an OpId match under another name (a conflict) */
     double etdump_cycles; /* the ETDump node's p50 over the runs */
+    bool cycles_differ;   /* trusted and the p50 (rounded) != the QNN op's cycles (counted in
+                             etp_qnn_etd_join.cycles_different; the "cycles differ" list) */
 } etp_qnn_etd_pair;
 
 typedef struct etp_qnn_etd_join {

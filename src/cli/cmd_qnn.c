@@ -314,8 +314,7 @@ static void json_join(const qctx *c, jw *w) {
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
-            continue;
+        if (!p->cycles_differ) continue;
         jw_obj_begin(w);
         jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
         jw_key(w, "etdump_cycles"); jw_double(w, p->etdump_cycles);
@@ -642,8 +641,7 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
-            continue;
+        if (!p->cycles_differ) continue;
         if (shown++ >= LIST_MAX) {
             more++;
             continue;
