@@ -138,10 +138,10 @@ double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e) {
  * Row order (--sort / --top)
  * ------------------------------------------------------------------------------------------- */
 
-static const char *const g_num_keys[] = {"cycles",          "share",           "dominant_path_cycles",
-                                         "htp_ops",         "dram_read_bytes", "dram_write_bytes",
-                                         "vtcm_read_bytes", "vtcm_write_bytes", "etdump_cycles",
-                                         "op_id",           NULL};
+static const char *const k_num_keys[] = {
+    "cycles",           "share",           "dominant_path_cycles", "htp_ops",
+    "dram_read_bytes",  "dram_write_bytes", "vtcm_read_bytes",     "vtcm_write_bytes",
+    "etdump_cycles",    "op_id",           NULL};
 
 static int key_index(const char *key, const char *const *keys) {
     for (int i = 0; keys[i]; i++)
@@ -150,7 +150,7 @@ static int key_index(const char *key, const char *const *keys) {
 }
 
 bool etp_qnn_rows_sort_key_valid(const char *key) {
-    return key && (strcmp(key, "order") == 0 || key_index(key, g_num_keys) >= 0 ||
+    return key && (strcmp(key, "order") == 0 || key_index(key, k_num_keys) >= 0 ||
                    strcmp(key, "qnn_op") == 0 || strcmp(key, "qnn_op_type") == 0);
 }
 
@@ -208,7 +208,7 @@ int etp_qnn_rows_sorted(const etp_qnn_derived *d, const double *etdump_cycles, c
     }
     row_key *k = malloc(m * sizeof *k);
     if (!k) return ETP_E_INTERNAL;
-    int ki = key_index(key, g_num_keys);
+    int ki = key_index(key, k_num_keys);
     bool type = strcmp(key, "qnn_op_type") == 0;
     for (uint32_t i = 0; i < m; i++) {
         const etp_qnn_op_row *r = &d->rows[i];

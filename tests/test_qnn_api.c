@@ -99,6 +99,30 @@ static void test_optrace_path(void) {
     CHECK_EQ_U(uc.none, 1);
     etp_qnn_unit_counts_get(NULL, &uc);
     CHECK_EQ_U(uc.qnn_ops + uc.hmx + uc.hvx + uc.dma, 0);
+
+    /* row order. Rows in order of first appearance: 0 Conv_x, 1 MatMul_1, 2 Quant_1, 3 Sub_1,
+     * 4 Nop_1, 5 Relu_1; cycles (sum of durations): 30, 110, 20, 90, 5, 100; OpIds (low 32 bits
+     * of the first HTP op ID) 1, 2, 3, 4, 5, 7; no bytes (optrace). */
+    uint32_t idx[6], n = 0;
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "cycles", 0, idx, &n), ETP_OK);
+    CHECK_EQ_U(n, 6);
+    if (n == 6)
+        CHECK(idx[0] == 1 && idx[1] == 5 && idx[2] == 3 && idx[3] == 0 && idx[4] == 2 && idx[5] == 4);
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "cycles", 2, idx, &n), ETP_OK);
+    CHECK(n == 2 && idx[0] == 1 && idx[1] == 5);
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "qnn_op", 0, idx, &n), ETP_OK);
+    if (n == 6) /* Conv_x MatMul_1 Nop_1 Quant_1 Relu_1 Sub_1 */
+        CHECK(idx[0] == 0 && idx[1] == 1 && idx[2] == 4 && idx[3] == 2 && idx[4] == 5 && idx[5] == 3);
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "op_id", 0, idx, &n), ETP_OK); /* smallest first */
+    if (n == 6) CHECK(idx[0] == 0 && idx[1] == 1 && idx[2] == 2 && idx[5] == 5);
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "dram_read_bytes", 0, idx, &n), ETP_OK);
+    if (n == 6) CHECK(idx[0] == 0 && idx[3] == 3 && idx[5] == 5); /* all absent: file order */
+    const double etd[6] = {NAN, 5, NAN, 7, 1, NAN};
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, etd, "etdump_cycles", 0, idx, &n), ETP_OK);
+    if (n == 6) /* 7, 5, 1, then the rows without a value in file order */
+        CHECK(idx[0] == 3 && idx[1] == 1 && idx[2] == 4 && idx[3] == 0 && idx[4] == 2 && idx[5] == 5);
+    CHECK_EQ_I(etp_qnn_rows_sorted(b.der, NULL, "nope", 0, idx, &n), ETP_E_USAGE);
+    CHECK(n == 0 && !etp_qnn_rows_sort_key_valid("nope") && etp_qnn_rows_sort_key_valid("order"));
     etp_qnn_bundle_free(&b);
 }
 
