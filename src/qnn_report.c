@@ -187,7 +187,7 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
         uint32_t orow = best_row[p->node];
         bool t = trusted_pair(&best_nodes[p->node], p);
         double p50 = etp_ops_row_get(r, orow)->stats.p50;
-        j->pairs[j->n_pairs++] = (etp_qnn_etd_pair){orow, p->row, p->by_id, t, p50};
+        j->pairs[j->n_pairs++] = (etp_qnn_etd_pair){orow, p->row, p->by_id, t, p50, false};
         if (!t) {
             j->conflicts++;
             continue;
@@ -202,6 +202,7 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
             j->cycles_equal++;
         } else {
             j->cycles_different++;
+            j->pairs[j->n_pairs - 1].cycles_differ = true;
             int64_t diff;
             if (__builtin_sub_overflow(ec, qc, &diff)) diff = INT64_MAX;
             if (diff < 0) diff = diff == INT64_MIN ? INT64_MAX : -diff;

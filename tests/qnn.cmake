@@ -8,3 +8,9 @@ add_test(NAME qnn_real COMMAND test_qnn --real ${ETPROF_SHARED}/corpus/qnn)
 set_tests_properties(qnn_real PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME qnn_viewer_real COMMAND test_qnn --viewer-real ${ETPROF_SHARED}/corpus/external/qnn-viewer)
 set_tests_properties(qnn_viewer_real PROPERTIES SKIP_RETURN_CODE 77)
+# The public QNN analyses (include/etprof_qnn.h): critical path, HMX/HVX/DMA op counts, viewer sums,
+# on hand-made fixtures whose answers are computed by hand in the test's comments.
+add_executable(test_qnn_api ${CMAKE_SOURCE_DIR}/tests/test_qnn_api.c)
+target_link_libraries(test_qnn_api PRIVATE etprof m)
+target_include_directories(test_qnn_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME qnn_api COMMAND test_qnn_api ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)

@@ -30,6 +30,7 @@ typedef struct qctx {
     bool have_in;
     etp_ops_result *r;
     etp_qnn_etd_join *j;
+    etp_qnn_critical_path *cp; /* the critical path by QNN op (library) */
     etp_qnn_cycle_mismatch *mm;
     uint32_t n_mm;
     bool checked;             /* optrace and QHAS were both given */
@@ -60,75 +61,14 @@ static const char *row_name(const qctx *c, uint32_t i) { return etp_ops_row_get(
 /* ------------------------------------------------------------------------------------------- */
 /* op rows: order */
 
-typedef struct sort_ctx {
-    const qctx *c;
-    const char *key;
-} sort_ctx;
-
-static sort_ctx g_sort; /* qsort has no context argument in C11 */
-
-static bool num_key(const qctx *c, const etp_qnn_op_row *r, uint32_t i, const char *k, double *v) {
-    if (strcmp(k, "cycles") == 0) *v = (double)r->cycles;
-    else if (strcmp(k, "share") == 0) *v = r->share;
-    else if (strcmp(k, "dominant_path_cycles") == 0) *v = (double)r->dominant_path_cycles;
-    else if (strcmp(k, "htp_ops") == 0) *v = r->htp_ops;
-    else if (strcmp(k, "dram_read_bytes") == 0) *v = r->has_bytes ? (double)r->dram_read_bytes : NAN;
-    else if (strcmp(k, "dram_write_bytes") == 0) *v = r->has_bytes ? (double)r->dram_write_bytes : NAN;
-    else if (strcmp(k, "vtcm_read_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_read_bytes : NAN;
-    else if (strcmp(k, "vtcm_write_bytes") == 0) *v = r->has_bytes ? (double)r->vtcm_write_bytes : NAN;
-    else if (strcmp(k, "etdump_cycles") == 0) *v = c->j ? c->j->row_etdump[i] : NAN;
-    else if (strcmp(k, "op_id") == 0) *v = r->has_op_id ? (double)r->op_id : NAN;
-    else return false;
-    return true;
-}
-
-static const char *text_key(const etp_qnn_op_row *r, const char *k) {
-    if (strcmp(k, "qnn_op") == 0) return r->qnn_op ? r->qnn_op : "";
-    if (strcmp(k, "qnn_op_type") == 0) return r->qnn_op_type ? r->qnn_op_type : "";
-    return NULL;
-}
-
-static int cmp_rows(const void *pa, const void *pb) {
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const qctx *c = g_sort.c;
-    const etp_qnn_op_row *x = &c->b.der->rows[a], *y = &c->b.der->rows[b];
-    double vx = 0, vy = 0; /* (both set by num_key; initialised for -Wmaybe-uninitialized at -O3) */
-    int r = 0;
-    if (num_key(c, x, a, g_sort.key, &vx)) {
-        num_key(c, y, b, g_sort.key, &vy);
-        bool nx = isnan(vx), ny = isnan(vy);
-        if (nx != ny) r = nx ? 1 : -1; /* absent last */
-        else if (!nx && vx != vy) r = strcmp(g_sort.key, "op_id") == 0 ? (vx < vy ? -1 : 1)
-                                                                        : (vx > vy ? -1 : 1);
-    } else {
-        const char *sx = text_key(x, g_sort.key), *sy = text_key(y, g_sort.key);
-        if (sx && sy) r = strcmp(sx, sy);
-    }
-    if (r) return r;
-    return (a > b) - (a < b);
-}
-
-static bool sort_key_ok(const char *k) {
-    static const char *const keys[] = {"order", "cycles", "share", "dominant_path_cycles",
-                                       "htp_ops", "dram_read_bytes", "dram_write_bytes",
-                                       "vtcm_read_bytes", "vtcm_write_bytes", "etdump_cycles",
-                                       "op_id", "qnn_op", "qnn_op_type"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strcmp(k, keys[i]) == 0) return true;
-    return false;
-}
-
 static int make_order(qctx *c, const char *key, size_t top) {
     uint32_t n = c->b.der->n_rows;
     c->order = malloc((n ? n : 1) * sizeof *c->order);
     if (!c->order) return -1;
-    for (uint32_t i = 0; i < n; i++) c->order[i] = i;
-    if (strcmp(key, "order") != 0) {
-        g_sort = (sort_ctx){c, key};
-        qsort(c->order, n, sizeof *c->order, cmp_rows);
-    }
-    c->n_order = top && top < n ? (uint32_t)top : n;
-    return 0;
+    return etp_qnn_rows_sorted(c->b.der, c->j ? c->j->row_etdump : NULL, key,
+                               top > UINT32_MAX ? 0 : (uint32_t)top, c->order, &c->n_order)
+               ? -1
+               : 0;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -211,58 +151,6 @@ static void op_notes(const qctx *c, out_table *t) {
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* critical path: cycles per QNN op */
-
-typedef struct dp_agg {
-    const char *qnn_op;
-    int64_t dp;
-    uint32_t steps;
-} dp_agg;
-
-static int cmp_dp_agg(const void *pa, const void *pb) {
-    const dp_agg *x = pa, *y = pb;
-    if (x->dp != y->dp) return x->dp > y->dp ? -1 : 1;
-    return 0;
-}
-
-/* Aggregates the dominant path by QNN op, largest first; returns the count (0 on OOM too). */
-static uint32_t dp_top(const etp_qnn_summary *s, dp_agg **out) {
-    *out = NULL;
-    if (!s->n_dominant) return 0;
-    dp_agg *v = calloc(s->n_dominant, sizeof *v);
-    if (!v) return 0;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < s->n_dominant; i++) {
-        const etp_qnn_dp_op *p = &s->dominant[i];
-        const char *name = p->qnn_op ? p->qnn_op : p->htp_op ? p->htp_op : "?";
-        int64_t dp = p->dp_cycles.has ? p->dp_cycles.v : p->cycles;
-        uint32_t k = 0;
-        while (k < n && strcmp(v[k].qnn_op, name) != 0) k++;
-        if (k == n) v[n++] = (dp_agg){name, 0, 0};
-        v[k].dp += dp;
-        v[k].steps++;
-    }
-    /* stable by first appearance for ties: insertion sort */
-    for (uint32_t i = 1; i < n; i++) {
-        dp_agg x = v[i];
-        uint32_t k = i;
-        while (k > 0 && cmp_dp_agg(&x, &v[k - 1]) < 0) {
-            v[k] = v[k - 1];
-            k--;
-        }
-        v[k] = x;
-    }
-    *out = v;
-    return n;
-}
-
-/* The denominator of critical-path shares: the timeline, else the path with its idle steps. */
-static int64_t dp_span(const etp_qnn_summary *s) {
-    if (s->timeline_cycles.has && s->timeline_cycles.v > 0) return s->timeline_cycles.v;
-    return s->dominant_dp_cycles + s->dominant_idle_cycles;
-}
-
-/* ------------------------------------------------------------------------------------------- */
 /* JSON */
 
 static void json_summary(const qctx *c, jw *w) {
@@ -300,28 +188,26 @@ static void json_summary(const qctx *c, jw *w) {
     }
     jw_arr_end(w);
     jw_key(w, "dominant_path");
-    if (s->dominant_source == ETP_QNN_SRC_NONE) {
+    const etp_qnn_critical_path *cp = c->cp;
+    if (!cp->present) {
         jw_null(w);
     } else {
         jw_obj_begin(w);
-        jw_key(w, "source"); jw_str(w, etp_qnn_source_name(s->dominant_source));
-        jw_key(w, "steps"); jw_uint(w, s->n_dominant);
-        jw_key(w, "path_cycles"); jw_int(w, s->dominant_dp_cycles);
-        jw_key(w, "idle_cycles"); jw_int(w, s->dominant_idle_cycles);
+        jw_key(w, "source"); jw_str(w, cp->source);
+        jw_key(w, "steps"); jw_uint(w, cp->steps);
+        jw_key(w, "path_cycles"); jw_int(w, cp->path_cycles);
+        jw_key(w, "idle_cycles"); jw_int(w, cp->idle_cycles);
         jw_key(w, "top_ops");
         jw_arr_begin(w);
-        dp_agg *v;
-        uint32_t n = dp_top(s, &v), span_n = n < DP_TOP ? n : DP_TOP;
-        int64_t span = dp_span(s);
-        for (uint32_t k = 0; k < span_n; k++) {
+        for (uint32_t k = 0; k < cp->n_ops && k < DP_TOP; k++) {
+            const etp_qnn_cp_op *op = &cp->ops[k];
             jw_obj_begin(w);
-            jw_key(w, "qnn_op"); jw_str(w, v[k].qnn_op);
-            jw_key(w, "dp_cycles"); jw_int(w, v[k].dp);
-            jw_key(w, "steps"); jw_uint(w, v[k].steps);
-            jw_key(w, "share"); jw_double(w, span > 0 ? (double)v[k].dp * 100.0 / (double)span : NAN);
+            jw_key(w, "qnn_op"); jw_str(w, op->qnn_op);
+            jw_key(w, "dp_cycles"); jw_int(w, op->dp_cycles);
+            jw_key(w, "steps"); jw_uint(w, op->steps);
+            jw_key(w, "share"); jw_double(w, op->share_percent);
             jw_obj_end(w);
         }
-        free(v);
         jw_arr_end(w);
         jw_obj_end(w);
     }
@@ -428,8 +314,7 @@ static void json_join(const qctx *c, jw *w) {
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
-            continue;
+        if (!p->cycles_differ) continue;
         jw_obj_begin(w);
         jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
         jw_key(w, "etdump_cycles"); jw_double(w, p->etdump_cycles);
@@ -625,22 +510,20 @@ static int write_summary_table(qctx *c, cli_out *o) {
         if (th->share.has) snprintf(nb, sizeof nb, "%.2f%% of the timeline", th->share.v);
         s_row(t, item, true, true, th->busy_cycles, 0, "cycles", th->share.has ? nb : NULL);
     }
-    if (s->dominant_source != ETP_QNN_SRC_NONE) {
-        snprintf(nb, sizeof nb, "%u step(s) from the %s; plus %lld idle cycles", s->n_dominant,
-                 s->dominant_source == ETP_QNN_SRC_QHAS ? "QHAS dominant_path_htp_0" : "optrace",
-                 (long long)s->dominant_idle_cycles);
-        s_row(t, "critical path", true, true, s->dominant_dp_cycles, 0, "cycles", nb);
-        dp_agg *v;
-        uint32_t n = dp_top(s, &v);
-        int64_t span = dp_span(s);
-        for (uint32_t k = 0; k < n && k < DP_TOP; k++) {
+    const etp_qnn_critical_path *cp = c->cp;
+    if (cp->present) {
+        snprintf(nb, sizeof nb, "%u step(s) from the %s; plus %lld idle cycles", cp->steps,
+                 strcmp(cp->source, "qhas") == 0 ? "QHAS dominant_path_htp_0" : "optrace",
+                 (long long)cp->idle_cycles);
+        s_row(t, "critical path", true, true, cp->path_cycles, 0, "cycles", nb);
+        for (uint32_t k = 0; k < cp->n_ops && k < DP_TOP; k++) {
+            const etp_qnn_cp_op *op = &cp->ops[k];
             char item[300];
-            snprintf(item, sizeof item, "  critical path: %s", v[k].qnn_op);
-            snprintf(nb, sizeof nb, "%u step(s), %.2f%% of the timeline", v[k].steps,
-                     span > 0 ? (double)v[k].dp * 100.0 / (double)span : 0.0);
-            s_row(t, item, true, true, v[k].dp, 0, "cycles", nb);
+            snprintf(item, sizeof item, "  critical path: %s", op->qnn_op);
+            snprintf(nb, sizeof nb, "%u step(s), %.2f%% of the timeline", op->steps,
+                     isnan(op->share_percent) ? 0.0 : op->share_percent);
+            s_row(t, item, true, true, op->dp_cycles, 0, "cycles", nb);
         }
-        free(v);
     }
     s_i64(t, "DSP heap before", s->heap_before_bytes, "bytes", "DSP:before_context_created");
     s_i64(t, "DSP heap after", s->heap_after_bytes, "bytes", "DSP:after_context_freed");
@@ -758,8 +641,7 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        if (!p->trusted || (isfinite(p->etdump_cycles) && llround(p->etdump_cycles) == r->cycles))
-            continue;
+        if (!p->cycles_differ) continue;
         if (shown++ >= LIST_MAX) {
             more++;
             continue;
@@ -823,11 +705,6 @@ static int write_flat(qctx *c, cli_out *o) {
 /* ------------------------------------------------------------------------------------------- */
 /* qnn-profile-viewer mode */
 
-static bool is_tick_event(const char *id) {
-    return strcmp(id, "Time for initial VTCM acquire") == 0 ||
-           strcmp(id, "Time for HVX + HMX power on and acquire") == 0;
-}
-
 static const char *unit_word(const etp_qnn_stat_event *e) {
     switch (e->unit) {
     case ETP_QNN_UNIT_US: return "us";
@@ -838,47 +715,6 @@ static const char *unit_word(const etp_qnn_stat_event *e) {
     case ETP_QNN_UNIT_OTHER: return e->unit_text;
     default: return NULL;
     }
-}
-
-/* The parent of the node events: "Accelerator (execute) time (cycles)" (text identifier may
- * carry the unit in its name), or NULL. */
-static const etp_qnn_stat_event *cycles_parent(const etp_qnn_stat_block *b) {
-    for (uint32_t i = 0; i < b->n_events; i++) {
-        const etp_qnn_stat_event *e = &b->events[i];
-        if (!e->is_node && e->unit == ETP_QNN_UNIT_CYCLES && e->has_value &&
-            strncmp(e->identifier, "Accelerator (execute) time", 26) == 0)
-            return e;
-    }
-    return NULL;
-}
-
-typedef struct vsum {
-    int64_t node_sum;
-    uint32_t nodes;
-    const etp_qnn_stat_event *parent;
-    double excl_wait_us; /* Accelerator (execute excluding wait) time, NaN when absent */
-} vsum;
-
-/* A node's share of the excluding-wait time by its share of the parent cycles: an estimate. */
-static double wall_est(const vsum *s, const etp_qnn_stat_event *e) {
-    if (!e->is_node || !e->has_value || !s->parent || s->parent->value <= 0) return NAN;
-    return (double)e->value / (double)s->parent->value * s->excl_wait_us;
-}
-
-static vsum viewer_sum(const etp_qnn_stat_block *b) {
-    vsum s = {0, 0, cycles_parent(b), NAN};
-    for (uint32_t i = 0; i < b->n_events; i++) {
-        const etp_qnn_stat_event *e = &b->events[i];
-        if (!e->is_node && e->has_value && e->unit == ETP_QNN_UNIT_US &&
-            strncmp(e->identifier, "Accelerator (execute excluding wait) time", 41) == 0)
-            s.excl_wait_us = e->fvalue;
-    }
-    for (uint32_t i = 0; i < b->n_events; i++)
-        if (b->events[i].is_node && b->events[i].has_value) {
-            s.node_sum += b->events[i].value;
-            s.nodes++;
-        }
-    return s;
 }
 
 static const out_col v_cols[] = {
@@ -895,7 +731,7 @@ static const out_col v_cols[] = {
 #define NVCOLS (sizeof v_cols / sizeof v_cols[0])
 
 static void v_event_row(out_table *t, const etp_qnn_stat_block *b, const etp_qnn_stat_event *e,
-                        const vsum *s) {
+                        const etp_qnn_viewer_sums *s) {
     etp_qnn_node_name nn;
     out_row_begin(t);
     out_cell_uint(t, b->index);
@@ -904,16 +740,15 @@ static void v_event_row(out_table *t, const etp_qnn_stat_block *b, const etp_qnn
     if (e->is_node && etp_qnn_parse_node_name(e->identifier, &nn) != ETP_QNN_NODE_NONE)
         out_cell_uint(t, nn.op_id);
     else out_cell_null(t);
-    bool ticks = !e->is_node && e->unit == ETP_QNN_UNIT_US && is_tick_event(e->identifier);
+    bool ticks = etp_qnn_viewer_is_qtimer_ticks(e);
     if (!e->has_value) out_cell_null(t);
-    else if (ticks) out_cell_float(t, e->fvalue / 19.2);
-    else if (e->fvalue == (double)e->value) out_cell_int(t, e->value);
-    else out_cell_float(t, e->fvalue);
+    else if (!ticks && e->fvalue == (double)e->value) out_cell_int(t, e->value);
+    else out_cell_float(t, etp_qnn_viewer_event_value(e));
     out_cell_str(t, unit_word(e));
-    if (e->is_node && s->parent && s->parent->value > 0 && e->has_value)
-        out_cell_float(t, (double)e->value * 100.0 / (double)s->parent->value);
-    else out_cell_null(t);
-    out_cell_float(t, wall_est(s, e));
+    double share = etp_qnn_viewer_node_share(s, e);
+    if (isnan(share)) out_cell_null(t);
+    else out_cell_float(t, share);
+    out_cell_float(t, etp_qnn_viewer_wall_est_us(s, e));
     if (ticks) {
         char b2[120];
         snprintf(b2, sizeof b2, "written %g \"us\": 19.2 MHz QTimer ticks, converted", e->fvalue);
@@ -927,7 +762,8 @@ static void v_event_row(out_table *t, const etp_qnn_stat_block *b, const etp_qnn
 }
 
 static void json_viewer_block(jw *w, const etp_qnn_stat_block *b) {
-    vsum s = viewer_sum(b);
+    etp_qnn_viewer_sums s;
+    etp_qnn_viewer_sums_get(b, &s);
     jw_obj_begin(w);
     jw_key(w, "index"); jw_uint(w, b->index);
     jw_key(w, "title"); jw_str(w, b->title);
@@ -938,13 +774,12 @@ static void json_viewer_block(jw *w, const etp_qnn_stat_block *b) {
     for (uint32_t i = 0; i < b->n_events; i++) {
         const etp_qnn_stat_event *e = &b->events[i];
         if (e->is_node) continue;
-        bool ticks = e->unit == ETP_QNN_UNIT_US && is_tick_event(e->identifier);
+        bool ticks = etp_qnn_viewer_is_qtimer_ticks(e);
         jw_obj_begin(w);
         jw_key(w, "name"); jw_str(w, e->identifier);
         jw_key(w, "value");
         if (!e->has_value) jw_null(w);
-        else if (ticks) jw_double(w, e->fvalue / 19.2);
-        else jw_double(w, e->fvalue);
+        else jw_double(w, etp_qnn_viewer_event_value(e));
         jw_key(w, "unit"); jw_str(w, unit_word(e));
         jw_key(w, "written_value");
         if (e->has_value) jw_double(w, e->fvalue);
@@ -978,21 +813,18 @@ static void json_viewer_block(jw *w, const etp_qnn_stat_block *b) {
         if (e->has_value) jw_double(w, e->fvalue);
         else jw_null(w);
         jw_key(w, "unit"); jw_str(w, unit_word(e));
-        jw_key(w, "share");
-        jw_double(w, s.parent && s.parent->value > 0 && e->has_value
-                         ? (double)e->value * 100.0 / (double)s.parent->value
-                         : NAN);
-        jw_key(w, "wall_est_us"); jw_double(w, wall_est(&s, e));
+        jw_key(w, "share"); jw_double(w, etp_qnn_viewer_node_share(&s, e));
+        jw_key(w, "wall_est_us"); jw_double(w, etp_qnn_viewer_wall_est_us(&s, e));
         jw_obj_end(w);
     }
     jw_arr_end(w);
     jw_key(w, "parent_cycles");
-    if (s.parent) jw_int(w, s.parent->value);
+    if (s.has_parent) jw_int(w, s.parent_cycles);
     else jw_null(w);
-    jw_key(w, "node_cycles_sum"); jw_int(w, s.node_sum);
-    jw_key(w, "node_count"); jw_uint(w, s.nodes);
+    jw_key(w, "node_cycles_sum"); jw_int(w, s.node_cycles_sum);
+    jw_key(w, "node_count"); jw_uint(w, s.node_count);
     jw_key(w, "nodes_sum_to_parent");
-    if (s.parent && s.nodes) jw_bool(w, s.node_sum == s.parent->value);
+    if (s.comparable) jw_bool(w, s.nodes_equal_parent);
     else jw_null(w);
     jw_obj_end(w);
 }
@@ -1128,15 +960,17 @@ static int run_viewer(cli_args *a) {
         if (t) out_table_set_droppable(t, drop);
         for (uint32_t i = 0; t && i < v->n_executes; i++) {
             const etp_qnn_stat_block *b = &v->executes[i];
-            vsum s = viewer_sum(b);
+            etp_qnn_viewer_sums s;
+            etp_qnn_viewer_sums_get(b, &s);
             for (uint32_t k = 0; k < b->n_events; k++) v_event_row(t, b, &b->events[k], &s);
-            if (report && s.parent && s.nodes) {
+            if (report && s.comparable) {
                 char nb[300];
                 snprintf(nb, sizeof nb,
                          "execute %u: %u node(s) sum to %lld cycles, Accelerator (execute) time "
                          "(cycles) = %lld: %s",
-                         b->index, s.nodes, (long long)s.node_sum, (long long)s.parent->value,
-                         s.node_sum == s.parent->value ? "equal" : "DIFFERENT (events dropped?)");
+                         b->index, s.node_count, (long long)s.node_cycles_sum,
+                         (long long)s.parent_cycles,
+                         s.nodes_equal_parent ? "equal" : "DIFFERENT (events dropped?)");
                 out_table_note(t, nb);
             }
         }
@@ -1194,6 +1028,7 @@ static void progress(void *ctx, uint64_t done, uint64_t total) {
 static void qctx_free(qctx *c) {
     free(c->order);
     free(c->mm);
+    etp_qnn_critical_path_free(c->cp);
     etp_qnn_etd_join_free(c->j);
     etp_ops_free(c->r);
     if (c->have_in) cli_close_inputs(&c->in);
@@ -1240,7 +1075,7 @@ static int run_qnn(cli_args *a) {
         return EXIT_USAGE;
     }
     const char *sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : "cycles";
-    if (!sort_key_ok(sort)) {
+    if (!etp_qnn_rows_sort_key_valid(sort)) {
         cli_errorf("qnn: --sort: unknown key \"%s\" (order, cycles, share, dominant_path_cycles, "
                    "htp_ops, dram_read_bytes, dram_write_bytes, vtcm_read_bytes, "
                    "vtcm_write_bytes, etdump_cycles, op_id, qnn_op, qnn_op_type)",
@@ -1266,6 +1101,7 @@ static int run_qnn(cli_args *a) {
         return cli_exit_for(rc);
     }
     c->clock_ghz = etp_qnn_clock(ghz, &c->b, &c->clock_source);
+    if ((rc = etp_qnn_critical_path_get(c->b.der, &c->cp, &err))) goto fail_err;
     if (c->b.qhas && c->b.trace) {
         c->checked = true;
         if ((rc = etp_qnn_check_optrace_qhas(c->b.trace, c->b.qhas, &c->mm, &c->n_mm, &err)))

@@ -1,14 +1,16 @@
 /* consumer.c - a program built against an installed libetprof (tests/install/test_install.sh):
- * only <etprof.h>, only the public API. Opens an ETDump, prints its event count and the
- * Method::execute row of the per-operator statistics, one "key value" per line. */
+ * only <etprof.h> and <etprof_qnn.h>, only the public API. Opens an ETDump, prints its event
+ * count and the Method::execute row of the per-operator statistics; with a QHAS file too, its
+ * critical path and HMX/HVX/DMA op counts. One "key value" per line. */
 #include <etprof.h>
+#include <etprof_qnn.h>
 
 #include <stdio.h>
 #include <string.h>
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: consumer FILE.etdp\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: consumer FILE.etdp [QHAS.json]\n");
         return 2;
     }
     etp_error err;
@@ -38,6 +40,26 @@ int main(int argc, char **argv) {
         printf("method_execute_chain %d\n", row->chain);
         printf("method_execute_instr %d\n", row->instr);
         break;
+    }
+    if (argc == 3) {
+        etp_qnn_paths qp = {argv[2], NULL, NULL, NULL};
+        etp_qnn_bundle qb;
+        etp_qnn_critical_path *cp = NULL;
+        if ((rc = etp_qnn_bundle_load(&qp, &qb, &err))) goto fail;
+        if ((rc = etp_qnn_critical_path_get(qb.der, &cp, &err))) {
+            etp_qnn_bundle_free(&qb);
+            goto fail;
+        }
+        etp_qnn_unit_counts uc;
+        etp_qnn_unit_counts_get(qb.der, &uc);
+        printf("qnn_path_cycles %lld\n", (long long)cp->path_cycles);
+        printf("qnn_path_idle_cycles %lld\n", (long long)cp->idle_cycles);
+        printf("qnn_path_top_op %s\n", cp->n_ops ? cp->ops[0].qnn_op : "-");
+        printf("qnn_path_top_share %.17g\n", cp->n_ops ? cp->ops[0].share_percent : 0.0);
+        printf("qnn_ops_using_hmx %u\n", uc.hmx);
+        printf("qnn_ops_using_dma %u\n", uc.dma);
+        etp_qnn_critical_path_free(cp);
+        etp_qnn_bundle_free(&qb);
     }
     etp_ops_free(ops);
     etp_model_close(model);

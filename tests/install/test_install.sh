@@ -45,6 +45,9 @@ sh "$src/tests/install/check_symbols.sh" "$prefix/include" "$prefix/$libdir/libe
 # the installed command's JSON for the same file
 "$prefix/bin/etprof" info "$dump" --format json > "$tmp/info.json"
 "$prefix/bin/etprof" ops "$dump" --format json > "$tmp/ops.json"
+qhas="$src/tests/data/qnn-fixtures/qhas_small.json"
+"$prefix/bin/etprof" qnn --qhas "$qhas" --format json > "$tmp/qnn.json"
+[ -f "$prefix/include/etprof_qnn.h" ] || bad "include/etprof_qnn.h not installed"
 
 # 1. pkg-config
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
@@ -81,7 +84,7 @@ for c in pc_static cmake_static; do
 done
 
 for c in pc_shared pc_static cmake_shared cmake_static; do
-    "$tmp/$c" "$dump" > "$tmp/$c.out" || { bad "$c exited $?"; continue; }
+    "$tmp/$c" "$dump" "$qhas" > "$tmp/$c.out" || { bad "$c exited $?"; continue; }
 done
 [ "$fail" -eq 0 ] || exit 1
 for c in pc_static cmake_shared cmake_static; do
@@ -90,11 +93,12 @@ done
 cat "$tmp/pc_shared.out"
 
 # the values: MANIFEST and the command's JSON
-python3 - "$tmp/pc_shared.out" "$tmp/info.json" "$tmp/ops.json" <<'PY' || fail=1
+python3 - "$tmp/pc_shared.out" "$tmp/info.json" "$tmp/ops.json" "$tmp/qnn.json" <<'PY' || fail=1
 import json, sys
 vals = dict(l.split(None, 1) for l in open(sys.argv[1]).read().splitlines())
 info = json.load(open(sys.argv[2]))
 ops = json.load(open(sys.argv[3]))
+qnn = json.load(open(sys.argv[4]))
 ok = True
 def check(what, got, want):
     global ok
@@ -121,6 +125,18 @@ if not (row["unit"] == "us" and abs(avg_us - row["avg"]) <= 1e-9 * max(1.0, abs(
     print("FAIL: Method::execute mean: consumer %r us, etprof ops JSON %r %s" % (avg_us, row["avg"], row["unit"])); ok = False
 else:
     print("ok: Method::execute mean %r us = etprof ops JSON avg" % avg_us)
+# <etprof_qnn.h> on tests/data/qnn-fixtures/qhas_small.json: by hand from the file
+# (dominant_path_htp_0: Input 100, idle 10, Conv_1 300, Output 200; timeline 1000; HMX: Conv_1;
+# DMA: Input (dma), Conv_1 (dma_wait)), and the installed command's JSON
+dp = qnn["summary"]["dominant_path"]
+check("QNN critical path cycles (hand)", int(vals["qnn_path_cycles"]), 600)
+check("QNN critical path cycles (etprof qnn JSON)", int(vals["qnn_path_cycles"]), dp["path_cycles"])
+check("QNN idle cycles (etprof qnn JSON)", int(vals["qnn_path_idle_cycles"]), dp["idle_cycles"])
+check("QNN critical path top op (hand)", vals["qnn_path_top_op"], "Conv_1")
+check("QNN critical path top op (etprof qnn JSON)", vals["qnn_path_top_op"], dp["top_ops"][0]["qnn_op"])
+check("QNN top op share (etprof qnn JSON)", float(vals["qnn_path_top_share"]), dp["top_ops"][0]["share"])
+check("QNN ops using HMX (hand)", int(vals["qnn_ops_using_hmx"]), 1)
+check("QNN ops using DMA (etprof qnn JSON)", int(vals["qnn_ops_using_dma"]), qnn["summary"]["ops_using_dma"])
 sys.exit(0 if ok else 1)
 PY
 [ "$fail" -eq 0 ] && echo "install: ok (pkg-config and find_package, shared and static)"

@@ -1,0 +1,189 @@
+/*
+ * etprof_qnn.h - the public QNN API of libetprof: QNN's own profiling files (QHAS analysis
+ * summary, optrace Chrome trace, runtrace, DSP heap log, qnn-profile-viewer output) loaded
+ * together and the analyses `etprof qnn` shows, as typed results with explicit units.
+ *
+ * Conventions (as in etprof.h)
+ *  - Functions that can fail return 0 (ETP_OK) or a negative ETP_E_* code and fill an etp_error
+ *    with the file, byte offset, field path and reason (located, one line).
+ *  - The QNN file objects (etp_qnn_qhas, etp_qnn_trace, ..., etp_qnn_derived, etp_qnn_stat_block,
+ *    etp_qnn_stat_event) are opaque here: obtained from the library, read through the functions
+ *    below, freed by the function named with them.
+ *  - Strings in results point into the object they were computed from (the bundle) and live as
+ *    long as it does.
+ *  - Thread safety: the library keeps no global mutable state for these functions. A loaded
+ *    bundle and the results computed from it are read-only and may be shared between threads;
+ *    loading, computing and freeing need no lock beyond not freeing an object another thread reads.
+ *  - Cycles are HTP processor cycles; "busy" cycles are work summed over the hardware threads,
+ *    the timeline is the graph's wall span on the HTP.
+ */
+#ifndef ETPROF_QNN_PUBLIC_H
+#define ETPROF_QNN_PUBLIC_H
+
+#include "etprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+ETP_API_BEGIN
+
+/* Opaque QNN file objects (their layout is private to the library). */
+typedef struct etp_qnn_qhas etp_qnn_qhas;         /* QHAS analysis summary JSON */
+typedef struct etp_qnn_trace etp_qnn_trace;       /* optrace (Chrome trace JSON) */
+typedef struct etp_qnn_runtrace etp_qnn_runtrace; /* runtrace (Chrome trace JSON) */
+typedef struct etp_qnn_heap etp_qnn_heap;         /* DSP heap usage log */
+typedef struct etp_qnn_derived etp_qnn_derived;   /* the per-QNN-op rows and the summary */
+typedef struct etp_qnn_stat_block etp_qnn_stat_block; /* one qnn-profile-viewer block */
+typedef struct etp_qnn_stat_event etp_qnn_stat_event; /* one event line of a block */
+
+/* ---------------------------------------------------------------------------------------------
+ * Loading: a set of QNN files in one call
+ * ------------------------------------------------------------------------------------------- */
+
+/* The QNN files of one analysis; each NULL when not given. */
+typedef struct etp_qnn_paths {
+    const char *qhas, *optrace, *runtrace, *heap;
+} etp_qnn_paths;
+
+/* The files read and what is derived from them. Owned by the caller: release with
+ * etp_qnn_bundle_free(). Read-only after etp_qnn_bundle_load() returns. */
+typedef struct etp_qnn_bundle {
+    etp_qnn_qhas *qhas;
+    etp_qnn_trace *trace;
+    etp_qnn_runtrace *runtrace;
+    etp_qnn_heap *heap;
+    etp_qnn_derived *der; /* derived from the files above; NULL when no file was given */
+} etp_qnn_bundle;
+
+/* True when any path is set. */
+bool etp_qnn_paths_any(const etp_qnn_paths *p);
+/* Reads every file given (in the order QHAS, optrace, runtrace, heap; the first rejected one
+ * fails the call with its located error: ETP_E_INPUT or ETP_E_IO; ETP_E_INTERNAL when out of
+ * memory) and derives the rows and the summary. On failure *b is left empty. */
+int etp_qnn_bundle_load(const etp_qnn_paths *p, etp_qnn_bundle *b, etp_error *err);
+/* Frees what the bundle holds and empties it; safe on an empty bundle and on NULL. */
+void etp_qnn_bundle_free(etp_qnn_bundle *b);
+
+/* The HTP clock for cycle -> time estimates, GHz: `given_ghz` when > 0 (source "htp-clock-ghz"),
+ * else the bundle's (source "runtrace": measured, or "qhas": timeline_cycles /
+ * graph_execute_us). NaN (source NULL) when none is known. `b` may be NULL. The source is a
+ * static string. */
+double etp_qnn_clock(double given_ghz, const etp_qnn_bundle *b, const char **source);
+/* What a clock source means, one phrase (static string); for NULL: how to get one. */
+const char *etp_qnn_clock_meaning(const char *source);
+
+/* ---------------------------------------------------------------------------------------------
+ * HMX / HVX / DMA use: the one definition of the op counts (qnn, explain, report)
+ * ------------------------------------------------------------------------------------------- */
+
+/* How many QNN ops use each HTP unit: an op uses a unit when any of its HTP ops does (QHAS
+ * htp_op_instances flags, or optrace Flags; dma = dma, dma_set or dma_wait). All counts. */
+typedef struct etp_qnn_unit_counts {
+    uint32_t qnn_ops;          /* derived rows (QNN ops) */
+    uint32_t htp_ops;          /* HTP ops over all rows */
+    uint32_t hmx, hvx, dma;    /* ops using HMX / HVX / DMA (an op may count in several) */
+    uint32_t hmx_and_hvx;      /* ops using both HMX and HVX */
+    uint32_t dma_only;         /* ops using DMA and neither HMX nor HVX */
+    uint32_t none;             /* ops using none of the three */
+} etp_qnn_unit_counts;
+
+/* Counts over `d`'s rows into *out; all zero when `d` is NULL. Cannot fail. */
+void etp_qnn_unit_counts_get(const etp_qnn_derived *d, etp_qnn_unit_counts *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Per-QNN-op rows: the order `etprof qnn --sort/--top` shows
+ * ------------------------------------------------------------------------------------------- */
+
+/* True for a sort key of the rows: "order" (file order), the numeric keys "cycles", "share",
+ * "dominant_path_cycles", "htp_ops", "dram_read_bytes", "dram_write_bytes", "vtcm_read_bytes",
+ * "vtcm_write_bytes", "etdump_cycles", "op_id", and the text keys "qnn_op", "qnn_op_type". */
+bool etp_qnn_rows_sort_key_valid(const char *key);
+/* The rows of `d` sorted by `key`: numeric keys largest first except "op_id" (smallest first),
+ * rows without the value (bytes without QHAS, unknown OpId, no ETDump match) last; text keys
+ * ascending (strcmp, absent = ""); "order" keeps file order; equal keys keep file order.
+ * `etdump_cycles` (one value per row, NaN when none; may be NULL = all NaN) is the ETDump p50 of
+ * the "etdump_cycles" key. Fills idx[] (room for every row) with at most `top` rows (0: all) and
+ * *n with their count. ETP_OK; ETP_E_USAGE for an unknown key; ETP_E_INTERNAL when out of memory
+ * (*n = 0 on failure). Reentrant: keeps no state between calls. */
+int etp_qnn_rows_sorted(const etp_qnn_derived *d, const double *etdump_cycles, const char *key,
+                        uint32_t top, uint32_t *idx, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Critical (dominant) path, by QNN op
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_qnn_cp_op {
+    const char *qnn_op;    /* the step's QNN op name, else its HTP op name, else "?" */
+    int64_t dp_cycles;     /* cycles the op contributes to the path, summed over its steps
+                              (a step's dp_cycles, or its cycles when the file has none) */
+    uint32_t steps;        /* path steps of this op */
+    double share_percent;  /* dp_cycles / span_cycles x 100, %; NaN when span_cycles <= 0 */
+} etp_qnn_cp_op;
+
+typedef struct etp_qnn_critical_path {
+    bool present;          /* false: the files have no dominant path (the rest is zero/NULL) */
+    const char *source;    /* "qhas" (dominant_path_htp_<first core>) or "optrace"; NULL */
+    uint32_t steps;        /* steps on the path, the "Accumulated Idle" steps left out */
+    int64_t path_cycles;   /* sum of the steps' dp cycles, cycles */
+    int64_t idle_cycles;   /* sum of the left-out idle steps' dp cycles, cycles */
+    int64_t span_cycles;   /* the share denominator, cycles: the timeline when known and > 0,
+                              else path_cycles + idle_cycles */
+    uint32_t n_ops;
+    etp_qnn_cp_op *ops;    /* one per QNN op on the path, largest dp_cycles first; equal
+                              dp_cycles keep the order of first appearance on the path */
+} etp_qnn_critical_path;
+
+/* Computes the critical path of `d` (which must outlive the result: names point into it).
+ * ETP_OK (*out set, present=false when there is no path or `d` is NULL), or ETP_E_INTERNAL when
+ * out of memory (*out NULL). Free with etp_qnn_critical_path_free(). */
+int etp_qnn_critical_path_get(const etp_qnn_derived *d, etp_qnn_critical_path **out,
+                              etp_error *err);
+void etp_qnn_critical_path_free(etp_qnn_critical_path *p);
+
+/* ---------------------------------------------------------------------------------------------
+ * qnn-profile-viewer executes: node sums, shares, wall-time estimates
+ * ------------------------------------------------------------------------------------------- */
+
+/* The factor of the QTimer: "Time for initial VTCM acquire" and "Time for HVX + HMX power on and
+ * acquire" are written in 19.2 MHz ticks despite their "us" label. */
+#define ETP_QNN_QTIMER_TICKS_PER_US 19.2
+
+typedef struct etp_qnn_viewer_sums {
+    bool has_parent;          /* the block has "Accelerator (execute) time (cycles)" with a value */
+    int64_t parent_cycles;    /* its value, cycles (0 without a parent) */
+    int64_t node_cycles_sum;  /* sum of the node events' values, cycles */
+    uint32_t node_count;      /* node events with a value */
+    double excl_wait_us;      /* "Accelerator (execute excluding wait) time", us; NaN if absent */
+    bool comparable;          /* has_parent and node_count > 0 */
+    bool nodes_equal_parent;  /* comparable and node_cycles_sum == parent_cycles */
+} etp_qnn_viewer_sums;
+
+/* Sums of one block (an execute) into *out. Cannot fail. */
+void etp_qnn_viewer_sums_get(const etp_qnn_stat_block *b, etp_qnn_viewer_sums *out);
+/* A node event's share of the parent cycles, %; NaN when `e` is not a node, has no value, or the
+ * parent is missing or not positive. */
+double etp_qnn_viewer_node_share(const etp_qnn_viewer_sums *s, const etp_qnn_stat_event *e);
+/* A node event's wall-time ESTIMATE, us: its share of the parent cycles x the excluding-wait
+ * time (the NPU compute wall time apportioned by cycle share); NaN when either is unknown. */
+double etp_qnn_viewer_wall_est_us(const etp_qnn_viewer_sums *s, const etp_qnn_stat_event *e);
+/* True when `e` is a top-level "us" event that is really QTimer ticks (see above). */
+bool etp_qnn_viewer_is_qtimer_ticks(const etp_qnn_stat_event *e);
+/* The event's value in its unit, ticks converted to us; NaN when it has no value. */
+double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e);
+
+/* ---------------------------------------------------------------------------------------------
+ * Per-node wall-time estimate of an ETDump QNN partition
+ * ------------------------------------------------------------------------------------------- */
+
+/* For a cycles row of a QNN partition (an HTP node or "Accelerator (execute) time (cycles)"):
+ * ns of "Accelerator (execute excluding wait) time" per cycle, i.e. the partition's excluding-
+ * wait total over its Accelerator (execute) time (cycles) total over the runs kept. A node's
+ * cycles times this factor apportion the NPU compute wall time by cycle share: an ESTIMATE.
+ * NaN when the row is not such a row or either total is missing or not positive. */
+double etp_qnn_wall_ns_per_cycle(const etp_ops_result *r, size_t row);
+
+ETP_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETPROF_QNN_PUBLIC_H */
