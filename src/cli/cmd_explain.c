@@ -3,6 +3,7 @@
  * the same findings as structured records (docs/analyses.md). */
 #include "cli_ana.h"
 #include "qnn_report.h"
+#include "etprof_explain.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,7 +42,6 @@ static void sb_printf(sbuf *s, const char *fmt, ...) {
 }
 
 #define MAX_FINDINGS 32
-#define EXPLAIN_TOP_OPS 5 /* top operators named per method */
 
 typedef struct finding {
     const char *id;
@@ -130,12 +130,6 @@ static const etp_ops_qnn *qnn_of(const ex_ctx *c, uint32_t mi) {
     return NULL;
 }
 
-static size_t qnn_count(const ex_ctx *c, uint32_t mi) {
-    size_t n = 0;
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) n += etp_ops_qnn_get(c->r, i)->method == mi;
-    return n;
-}
-
 /* "12.3 us" */
 static void say_t(ex_ctx *c, etp_unit u, double v) {
     double x = tv(c, u, v);
@@ -144,152 +138,172 @@ static void say_t(ex_ctx *c, etp_unit u, double v) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void q_same_thing(ex_ctx *c, uint32_t mi) {
-    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
-    const etp_ops_row *exec = row_at(c, m->exec_row);
-    const etp_ops_qnn *q = qnn_of(c, mi);
-    begin(c, "same_thing", m->name,
-          "Are \"Accelerator (execute) time (cycles)\", \"Method::execute\" and \"DELEGATE_CALL\" "
-          "the same thing?");
-    fact_str(c, "method", m->name);
-    fact_uint(c, "runs", m->runs);
-    fact_str(c, "stat", "p50");
-    fact_str(c, "time_unit", c->d->time_unit);
-    sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
-                       "them are times. ");
-    if (exec) {
-        sb_printf(&c->ans, "In %s (p50 over %u run%s): Method::execute = ", m->name ? m->name : "this method",
-                  m->runs, m->runs == 1 ? "" : "s");
-        say_t(c, exec->unit, exec->stats.p50);
-        sb_printf(&c->ans, " is the whole method on the host clock. ");
-        fact_num(c, "method_execute", tv(c, exec->unit, exec->stats.p50));
-    }
-    const etp_ops_row *dc = q ? row_at(c, (int32_t)q->delegate_row) : NULL;
-    if (!dc) {
-        /* the largest partition, whatever the backend */
-        size_t nrows = etp_ops_row_count(c->r);
-        for (size_t i = 0; i < nrows; i++) {
-            const etp_ops_row *row = etp_ops_row_get(c->r, i);
-            if (row->method == mi && row->kind == ETP_KIND_DELEGATE_CALL &&
-                (!dc || row->stats.p50 > dc->stats.p50))
-                dc = row;
+/* The facts of a finding as its JSON "facts" object (schema 1): time values in the display
+ * unit, "time_unit" the display unit's name, extra facts left out. */
+static void json_facts(ex_ctx *c, const etp_finding *fi) {
+    const char *open = NULL; /* the list being written */
+    int64_t item = -1;       /* its record being written */
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->extra) continue;
+        if (open && f->list != open) {
+            if (item >= 0) jw_obj_end(&c->w);
+            jw_arr_end(&c->w);
+            open = NULL;
+            item = -1;
+        }
+        if (f->kind == ETP_FACT_ROW) {
+            ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, (size_t)f->row));
+            continue;
+        }
+        if (f->list && (int64_t)f->item != item) {
+            if (item >= 0) jw_obj_end(&c->w);
+            jw_obj_begin(&c->w);
+            item = f->item;
+        }
+        jw_key(&c->w, f->id);
+        switch (f->kind) {
+        case ETP_FACT_LIST:
+            jw_arr_begin(&c->w);
+            open = f->id;
+            item = -1;
+            break;
+        case ETP_FACT_NUMBER:
+            jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
+                                 ? f->value
+                                 : tv(c, f->unit, f->value));
+            break;
+        case ETP_FACT_COUNT: jw_uint(&c->w, f->count); break;
+        case ETP_FACT_FLAG: jw_bool(&c->w, f->flag); break;
+        case ETP_FACT_TEXT:
+            jw_str(&c->w, strcmp(f->id, "time_unit") == 0 ? c->d->time_unit : f->text);
+            break;
+        case ETP_FACT_ROW: break;
         }
     }
+    if (open) {
+        if (item >= 0) jw_obj_end(&c->w);
+        jw_arr_end(&c->w);
+    }
+}
+
+#define FACT(id) etp_explain_fact(fi, id)
+
+/* A member fact of record `item` of list `list`. */
+static const etp_fact *member(const etp_finding *fi, const char *list, uint32_t item, const char *id) {
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->list && strcmp(f->list, list) == 0 && f->item == item && strcmp(f->id, id) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+static uint64_t count_of(const etp_finding *fi, const char *id) {
+    const etp_fact *f = FACT(id);
+    return f ? f->count : 0;
+}
+
+static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
+                       "them are times. ");
+    const etp_fact *me = FACT("method_execute");
+    if (me) {
+        unsigned runs = (unsigned)count_of(fi, "runs");
+        sb_printf(&c->ans, "In %s (p50 over %u run%s): Method::execute = ",
+                  fi->method_name ? fi->method_name : "this method", runs, runs == 1 ? "" : "s");
+        say_t(c, me->unit, me->value);
+        sb_printf(&c->ans, " is the whole method on the host clock. ");
+    }
+    const etp_fact *dc = FACT("delegate_call"), *ie = FACT("instruction_events");
     if (dc) {
-        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->placement);
-        say_t(c, dc->unit, dc->stats.p50);
-        fact_str(c, "backend", dc->placement);
-        fact_num(c, "delegate_call", tv(c, dc->unit, dc->stats.p50));
-        if (exec && exec->stats.p50 > 0 && dc->unit == exec->unit) {
-            double pct = dc->stats.p50 / exec->stats.p50 * 100.0;
+        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->name);
+        say_t(c, dc->unit, dc->value);
+        const etp_fact *share = FACT("delegate_call_share_of_method");
+        if (share) {
             sb_printf(&c->ans, " (%.1f%% of Method::execute) is ExecuTorch's call into that delegate "
                                "partition (instruction %d), measured by the host around the backend's "
                                "execute(); the rest of Method::execute is the other instructions and "
                                "the interpreter. ",
-                      pct, dc->instr);
-            fact_num(c, "delegate_call_share_of_method", pct);
+                      share->value, etp_ops_row_get(c->r, (size_t)dc->row)->instr);
         } else {
             sb_printf(&c->ans, " is ExecuTorch's call into that delegate partition. ");
         }
-        if (m->delegate_partitions > 1)
+        uint64_t parts = count_of(fi, "delegate_partitions");
+        if (parts > 1)
             sb_printf(&c->ans, "This method has %u delegate partitions; each has its own DELEGATE_CALL. ",
-                      m->delegate_partitions);
-    } else if (m->profiling_level != ETP_PL_FULL) {
+                      (unsigned)parts);
+    } else if (ie && !ie->flag) {
         sb_printf(&c->ans, "This method has no DELEGATE_CALL: its profiling level is %s, so the "
                            "instruction events (DELEGATE_CALL, OPERATOR_CALL) were not recorded. ",
-                  etp_profiling_level_name(m->profiling_level));
+                  FACT("profiling_level")->text);
     } else {
         sb_printf(&c->ans, "This method has no DELEGATE_CALL (nothing delegated). ");
     }
-    fact_str(c, "profiling_level", etp_profiling_level_name(m->profiling_level));
-    fact_uint(c, "delegate_partitions", m->delegate_partitions);
-    const etp_ops_part *own = NULL;
-    for (uint32_t j = 0; j < m->n_parts; j++)
-        if (m->parts[j].backend_own && m->parts[j].backend_row >= 0) own = &m->parts[j];
-    if (!q && own) {
-        const etp_ops_row *br = row_at(c, own->backend_row);
+    const etp_fact *own = FACT("backend_own_time");
+    if (own) {
         sb_printf(&c->ans, "The backend %s logged its own events under Method::execute; its "
-                           "top-level \"%s\" = ", own->placement, br->name);
-        say_t(c, br->unit, br->stats.p50);
+                           "top-level \"%s\" = ", own->name, FACT("backend_event")->text);
+        say_t(c, own->unit, own->value);
         sb_printf(&c->ans, " is the best available delegate time (the backend's own time, not a "
                            "DELEGATE_CALL: the host time around the backend call is not in the "
                            "file).");
-        fact_bool(c, "qnn_events", br->qnn != ETP_QNN_NONE);
-        fact_str(c, "backend_event", br->name);
-        fact_num(c, "backend_own_time", tv(c, br->unit, br->stats.p50));
         end(c);
         return;
     }
-    if (!q) {
+    const etp_fact *qe = FACT("qnn_events");
+    if (!qe || !qe->flag) {
         sb_printf(&c->ans, "The file has no QNN events, so there is no \"Accelerator (execute) time "
                            "(cycles)\" here.");
-        fact_bool(c, "qnn_events", false);
         end(c);
         return;
     }
-    fact_bool(c, "qnn_events", true);
-    static const struct {
-        etp_qnn_top t;
-        const char *label, *key;
-    } chain[] = {
-        {ETP_QT_QNN_EXECUTE, "QNN (execute) time", "qnn_execute"},
-        {ETP_QT_RPC, "RPC (execute) time", "rpc_execute"},
-        {ETP_QT_QNN_ACCEL, "QNN accelerator (execute) time", "qnn_accelerator_execute"},
-        {ETP_QT_ACCEL_US, "Accelerator (execute) time", "accelerator_execute"},
-        {ETP_QT_EXCL_WAIT, "Accelerator (execute excluding wait) time", "accelerator_excluding_wait"},
-    };
+    static const char *const chain[] = {"qnn_execute", "rpc_execute", "qnn_accelerator_execute",
+                                        "accelerator_execute", "accelerator_excluding_wait"};
     bool first = true;
     for (size_t k = 0; k < sizeof chain / sizeof chain[0]; k++) {
-        const etp_ops_row *row = row_at(c, q->top[chain[k].t]);
-        if (!row) continue;
+        const etp_fact *f = FACT(chain[k]);
+        if (!f) continue;
         sb_printf(&c->ans, first ? "Inside the call, QNN reported durations (not timestamps): %s "
                                  : " which contains %s ",
-                  chain[k].label);
-        say_t(c, row->unit, row->stats.p50);
-        fact_num(c, chain[k].key, tv(c, row->unit, row->stats.p50));
+                  f->name);
+        say_t(c, f->unit, f->value);
         first = false;
     }
     if (!first) sb_printf(&c->ans, "; the last one is the NPU's compute wall time. ");
-    const etp_ops_row *qe = row_at(c, q->top[ETP_QT_QNN_EXECUTE]);
-    etp_ops_delegate_time dt;
-    if (dc && qe && dc->unit == qe->unit &&
-        etp_ops_delegate_time_get(c->r, q->delegate_row, &dt) == ETP_OK && dt.has_backend) {
+    const etp_fact *ov = FACT("delegate_overhead");
+    if (ov) {
         sb_printf(&c->ans, "DELEGATE_CALL minus QNN (execute) time (p50 of the per-run "
                            "difference) = ");
-        say_t(c, dc->unit, dt.overhead.p50);
+        say_t(c, ov->unit, ov->value);
         sb_printf(&c->ans, " is ExecuTorch and profiling overhead around QnnGraph_execute "
                            "(including walking the profile events after every execute). ");
-        fact_num(c, "delegate_overhead", tv(c, dc->unit, dt.overhead.p50));
-        fact_num(c, "delegate_backend_time", tv(c, dc->unit, dt.backend.p50));
-        if (dt.overhead.p50 < 0)
+        if (ov->value < 0)
             sb_printf(&c->ans, "That is negative: QNN (execute) time exceeds the DELEGATE_CALL "
                                "that contains it, so these values are inconsistent (synthetic, or "
                                "logged in another unit than their label says). ");
     }
-    const etp_ops_row *cyc = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
-    const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
+    const etp_fact *cyc = FACT("accelerator_cycles");
     if (cyc) {
+        unsigned checked = (unsigned)count_of(fi, "node_sum_runs_checked");
         sb_printf(&c->ans, "\"Accelerator (execute) time (cycles)\" = %.0f cycles is not a time at all: "
                            "it is the parent of the %u HTP node rows and equals the sum of their "
                            "cycles",
-                  cyc->stats.p50, q->node_rows);
-        if (q->runs_checked)
+                  cyc->value, (unsigned)count_of(fi, "htp_node_rows"));
+        if (checked)
             sb_printf(&c->ans, " (checked: it matches in %u of %u runs)",
-                      q->runs_checked - q->runs_sum_mismatch, q->runs_checked);
+                      checked - (unsigned)count_of(fi, "node_sum_runs_mismatch"), checked);
         sb_printf(&c->ans, "; these are busy cycles added up over the HTP hardware threads (HVX and "
                            "HMX), i.e. work, not latency.");
-        fact_num(c, "accelerator_cycles", cyc->stats.p50);
-        fact_uint(c, "htp_node_rows", q->node_rows);
-        fact_uint(c, "node_sum_runs_checked", q->runs_checked);
-        fact_uint(c, "node_sum_runs_mismatch", q->runs_sum_mismatch);
-        if (ex && ex->stats.p50 > 0) {
-            double cpu = cyc->stats.p50 / (ex->stats.p50 / 1000.0);
-            sb_printf(&c->ans, " Cycles per microsecond of the excluding-wait time: %.0f", cpu);
-            if (cpu > 2000)
+        const etp_fact *cpu = FACT("cycles_per_us_excl_wait");
+        if (cpu) {
+            sb_printf(&c->ans, " Cycles per microsecond of the excluding-wait time: %.0f", cpu->value);
+            if (cpu->value > 2000)
                 sb_printf(&c->ans, ", more than one HTP thread at ~2 GHz can do, which shows the "
                                    "aggregation.");
             else sb_printf(&c->ans, ".");
-            fact_num(c, "cycles_per_us_excl_wait", cpu);
         }
     }
     sb_printf(&c->ans, " They look alike because every QNN value is logged inside the same "
@@ -298,75 +312,42 @@ static void q_same_thing(ex_ctx *c, uint32_t mi) {
     end(c);
 }
 
-static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
-    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
-    begin(c, "npu_vs_cpu", m->name,
-          "Which rows ran on the NPU (inside a delegate) and which fell back to the CPU?");
-    fact_str(c, "method", m->name);
-    fact_uint(c, "delegate_partitions", m->delegate_partitions);
-    /* partitions per backend */
-    jw_key(&c->w, "delegates");
-    jw_arr_begin(&c->w);
-    for (uint32_t j = 0; j < m->n_parts; j++) {
-        const etp_ops_part *p = &m->parts[j];
-        if (p->place != ETP_PLACE_DELEGATE) continue;
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "backend"); jw_str(&c->w, p->placement);
-        jw_key(&c->w, "partitions"); jw_uint(&c->w, p->partitions);
-        jw_key(&c->w, "share_of_method"); jw_double(&c->w, p->share);
-        jw_obj_end(&c->w);
-        sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", p->partitions,
-                  p->partitions == 1 ? "" : "s", p->placement, p->share);
+static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    for (uint32_t j = 0; j < count_of(fi, "delegates"); j++) {
+        unsigned parts = (unsigned)member(fi, "delegates", j, "partitions")->count;
+        sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", parts,
+                  parts == 1 ? "" : "s", member(fi, "delegates", j, "backend")->text,
+                  member(fi, "delegates", j, "share_of_method")->value);
     }
-    jw_arr_end(&c->w);
-    uint32_t ninstr = 0;
-    for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
-    jw_key(&c->w, "cpu_operators");
-    jw_arr_begin(&c->w);
-    for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
-        const etp_ops_cpu_op *o = &m->cpu_ops[j];
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "operator"); jw_str(&c->w, o->op);
-        jw_key(&c->w, "instructions"); jw_uint(&c->w, o->instructions);
-        jw_key(&c->w, "per_run"); jw_double(&c->w, tv(c, m->unit, o->per_run));
-        jw_key(&c->w, "share_of_method"); jw_double(&c->w, o->share);
-        jw_obj_end(&c->w);
-    }
-    jw_arr_end(&c->w);
-    fact_uint(c, "cpu_kernel_instructions", ninstr);
-    if (ninstr == 0 && m->profiling_level != ETP_PL_FULL) {
+    const etp_fact *ci = FACT("cpu_kernel_instructions");
+    unsigned ninstr = (unsigned)ci->count;
+    if (ninstr == 0 && ci->cannot_tell) {
         sb_printf(&c->ans, "Unknown: the profiling level is %s, so no instruction events "
                            "(OPERATOR_CALL, DELEGATE_CALL) were recorded and the file cannot tell "
                            "which operators fell back to the CPU. ",
-                  etp_profiling_level_name(m->profiling_level));
+                  FACT("profiling_level")->text);
     } else if (ninstr == 0) {
         sb_printf(&c->ans, "Nothing ran on the CPU as a fallback: the method has no OPERATOR_CALL "
                            "(kernel instruction) events. ");
     } else {
-        const etp_ops_part *cpu = NULL;
-        for (uint32_t j = 0; j < m->n_parts; j++)
-            if (m->parts[j].place == ETP_PLACE_CPU) cpu = &m->parts[j];
         sb_printf(&c->ans, "%u kernel instruction%s ran on the CPU (not delegated): ", ninstr,
                   ninstr == 1 ? "" : "s");
-        for (uint32_t j = 0; j < m->n_cpu_ops; j++)
-            sb_printf(&c->ans, "%s%ux %s", j ? ", " : "", m->cpu_ops[j].instructions, m->cpu_ops[j].op);
-        if (cpu) {
+        for (uint32_t j = 0; j < count_of(fi, "cpu_operators"); j++)
+            sb_printf(&c->ans, "%s%ux %s", j ? ", " : "",
+                      (unsigned)member(fi, "cpu_operators", j, "instructions")->count,
+                      member(fi, "cpu_operators", j, "operator")->text);
+        const etp_fact *pr = FACT("cpu_per_run");
+        if (pr) {
             sb_printf(&c->ans, "; together ");
-            say_t(c, m->unit, cpu->per_run);
-            sb_printf(&c->ans, " per run (%.1f%% of Method::execute). ", cpu->share);
+            say_t(c, pr->unit, pr->value);
+            sb_printf(&c->ans, " per run (%.1f%% of Method::execute). ",
+                      FACT("cpu_share_of_method")->value);
         }
     }
-    size_t nq = qnn_count(c, mi);
-    uint32_t nodes = 0, aten = 0, named = 0;
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, i);
-        if (q->method != mi) continue;
-        nodes += q->node_rows;
-        aten += q->node_rows_aten;
-        named += q->node_rows_named;
-    }
-    fact_uint(c, "htp_node_rows", nodes);
-    fact_uint(c, "htp_node_rows_aten", aten);
+    uint64_t nq = count_of(fi, "qnn_partitions");
+    unsigned nodes = (unsigned)count_of(fi, "htp_node_rows");
     if (nq && nodes) {
         sb_printf(&c->ans, "The %u \"<name>:OpId_N (cycles)\" / \"Input|Output OpId_N (cycles)\" / "
                            "\"OpId_N (cycles)\" rows (%u of them named aten_*) are HTP nodes of the "
@@ -374,28 +355,19 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
                            "names of the delegated subgraph, not CPU kernels; a CPU fallback shows up "
                            "only as an OPERATOR_CALL between DELEGATE_CALLs (QNN never falls back "
                            "inside a partition: unsupported ops are left out at export). ",
-                  nodes, aten);
-        (void)named;
+                  nodes, (unsigned)count_of(fi, "htp_node_rows_aten"));
     } else if (nq) {
         sb_printf(&c->ans, "The QNN partition logged no HTP node rows (profile level basic?), so "
                            "per-node NPU work is not in this file. ");
     }
-    /* the top operators, as summary, report and `ops --kind operator` rank them */
-    size_t nrows = etp_ops_row_count(c->r);
-    uint32_t *top = malloc((nrows ? nrows : 1) * sizeof *top);
-    size_t nt = top ? etp_ops_top(c->r, (int32_t)mi, EXPLAIN_TOP_OPS, top) : 0;
-    if (!top) c->oom = true;
-    jw_key(&c->w, "top_operators");
-    jw_arr_begin(&c->w);
-    for (size_t k = 0; k < nt; k++) ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, top[k]));
-    jw_arr_end(&c->w);
+    uint64_t nt = count_of(fi, "top_operators");
     if (nt) {
         sb_printf(&c->ans, "Largest operators by total time (CPU kernels and delegate partitions, "
                            "which do not overlap): ");
-        for (size_t k = 0; k < nt; k++) {
-            const etp_ops_row *row = etp_ops_row_get(c->r, top[k]);
-            sb_printf(&c->ans, "%s%s", k ? ", " : "",
-                      row->kind == ETP_KIND_DELEGATE_CALL ? "DELEGATE_CALL" : row->op ? row->op : row->name);
+        for (uint32_t k = 0; k < nt; k++) {
+            const etp_fact *f = member(fi, "top_operators", k, "operator");
+            const etp_ops_row *row = etp_ops_row_get(c->r, (size_t)f->row);
+            sb_printf(&c->ans, "%s%s", k ? ", " : "", f->name);
             if (row->kind == ETP_KIND_DELEGATE_CALL) sb_printf(&c->ans, " [%s]", row->placement);
             sb_printf(&c->ans, " (instruction %d, ", row->instr);
             say_t(c, row->unit, row->stats.total);
@@ -405,13 +377,15 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
         }
         sb_printf(&c->ans, ". ");
     }
-    free(top);
-    if (!c->has_prog)
+    const etp_fact *pg = FACT("program_given");
+    if (pg && !pg->flag)
         sb_printf(&c->ans, "Without --pte the backend of each DELEGATE_CALL is unknown (shown as "
                            "\"delegate\") and CPU operators are named from their native_call_ events "
                            "only.");
     end(c);
 }
+
+#undef FACT
 
 static void q_units(ex_ctx *c) {
     const etp_ops_result *r = c->r;
@@ -1036,10 +1010,16 @@ static int run_explain(cli_args *a) {
     c->qj = qj;
     c->clock = clock;
     c->clock_src = clock_src;
-    uint32_t nm = (uint32_t)etp_ops_method_count(r);
-    /* room is kept for the findings that follow (units, hmx_vs_hvx, memory, cannot, missing) */
-    for (uint32_t mi = 0; mi < nm && c->n + 7 < MAX_FINDINGS; mi++) q_same_thing(c, mi);
-    for (uint32_t mi = 0; mi < nm && c->n + 6 < MAX_FINDINGS; mi++) q_npu_cpu(c, mi);
+    /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
+     * follow (units, hmx_vs_hvx, memory, cannot, missing) */
+    etp_explain_result *xr = NULL;
+    etp_explain_options xo = {.program_given = in.prog != NULL};
+    if (etp_explain_compute(r, &xo, &xr, &err)) c->oom = true;
+    for (size_t i = 0; xr && i < xr->n_findings; i++) {
+        const etp_finding *fi = &xr->findings[i];
+        if (fi->question == ETP_EXQ_SAME_THING && c->n + 7 < MAX_FINDINGS) r_same_thing(c, fi);
+        if (fi->question == ETP_EXQ_NPU_CPU && c->n + 6 < MAX_FINDINGS) r_npu_cpu(c, fi);
+    }
     q_units(c);
     /* questions 3 and 4: when the ETDump has QNN events or QNN files were given */
     if (etp_ops_qnn_count(r) > 0 || qb.der) {
@@ -1137,6 +1117,7 @@ static int run_explain(cli_args *a) {
         free(c->f[i].facts);
     }
     free(c);
+    etp_explain_free(xr);
     etp_qnn_etd_join_free(qj);
     etp_qnn_bundle_free(&qb);
     etp_ops_free(r);

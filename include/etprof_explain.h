@@ -1,0 +1,99 @@
+/* etprof_explain.h - the findings of `etprof explain` as structured facts (issue 11.1).
+ *
+ * etp_explain_compute() answers the profiling questions of docs/analyses.md ("explain") from an
+ * ops result: each answer is an etp_finding holding typed facts (numbers with their unit, counts,
+ * names, flags, lists of records) and, where the file cannot tell, a "cannot tell" fact saying
+ * what would settle it. `etprof explain` only renders these (its text answers and its JSON
+ * "facts" objects).
+ *
+ * Coverage: questions 1 (same_thing: Method::execute vs DELEGATE_CALL vs the QNN values) and 2
+ * (npu_vs_cpu: delegated partitions, CPU fallbacks, top operators), one finding per method each.
+ * The other findings of the command (units, hmx_vs_hvx, memory_utilization, cannot_tell, missing)
+ * are not in the result yet.
+ *
+ * Figures are not recomputed here: every number is a field of the ops result (its rows, methods,
+ * partitions, QNN groups, etp_ops_delegate_time_get, etp_ops_top), or a ratio of two of them.
+ *
+ * Ownership and lifetime: the result is owned by the caller and freed with etp_explain_free(). Its
+ * texts and names point into the ops result (or are static): the ops result must outlive it.
+ * Thread safety: etp_explain_compute() only reads the ops result, so several threads may compute
+ * from one ops result at once; a result may be read by several threads, freed by one.
+ */
+#ifndef ETPROF_EXPLAIN_H
+#define ETPROF_EXPLAIN_H
+
+#include "etprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+ETP_API_BEGIN
+
+typedef enum etp_fact_kind {
+    ETP_FACT_NUMBER = 0, /* value, in unit (per per_unit; a percentage when percent) */
+    ETP_FACT_COUNT,      /* count */
+    ETP_FACT_TEXT,       /* text (NULL: not known, JSON null) */
+    ETP_FACT_FLAG,       /* flag */
+    ETP_FACT_LIST,       /* a list of `count` records: the facts whose `list` is this id */
+    ETP_FACT_ROW,        /* a record that is one ops row (`row`) */
+} etp_fact_kind;
+
+typedef struct etp_fact {
+    const char *id;      /* stable key, = the key in the finding's JSON "facts" object */
+    etp_fact_kind kind;
+    double value;        /* NUMBER */
+    etp_unit unit;       /* NUMBER: ETP_UNIT_NS / ETP_UNIT_TICKS host time (the row's unit, not
+                          * the display unit), ETP_UNIT_CYCLES, ETP_UNIT_NONE for a plain number */
+    etp_unit per_unit;   /* NUMBER: value per one of these (cycles per ETP_UNIT_US), else NONE */
+    bool percent;        /* NUMBER: a percentage (of Method::execute unless the id says) */
+    uint64_t count;      /* COUNT; LIST: number of records */
+    bool flag;           /* FLAG */
+    const char *text;    /* TEXT */
+    const char *name;    /* the name the fact refers to (backend, event, label), or NULL */
+    int32_t row;         /* the ops row it refers to, -1 */
+    const char *list;    /* id of the LIST it is a member of, NULL at the top level */
+    uint32_t item;       /* index of its record in that list */
+    bool extra;          /* not a field of explain JSON schema 1 (used by the text only) */
+    bool cannot_tell;    /* the file cannot tell this; `settle` says what would */
+    const char *settle;
+} etp_fact;
+
+typedef enum etp_explain_question {
+    ETP_EXQ_SAME_THING = 1, /* are Accelerator time, Method::execute and DELEGATE_CALL the same? */
+    ETP_EXQ_NPU_CPU = 2,    /* which ops ran on the NPU, which fell back to the CPU? */
+} etp_explain_question;
+
+typedef struct etp_finding {
+    const char *id;            /* "same_thing", "npu_vs_cpu" */
+    etp_explain_question question;
+    int32_t method;            /* method index in the ops result, -1 for the whole file */
+    const char *method_name;   /* NULL when unknown */
+    const char *question_text; /* the question in words */
+    size_t n_facts;
+    const etp_fact *facts;     /* in a stable order (the JSON order) */
+} etp_finding;
+
+typedef struct etp_explain_result {
+    size_t n_findings;
+    const etp_finding *findings; /* per method: same_thing; then per method: npu_vs_cpu */
+} etp_explain_result;
+
+typedef struct etp_explain_options {
+    bool program_given; /* the ops result was computed with a .pte (names, backends) */
+    uint32_t top_ops;   /* operators named per method (0: 5) */
+} etp_explain_options;
+
+/* Computes the findings. opt may be NULL (no program, 5 top operators). Returns ETP_OK and *out,
+ * or ETP_E_INTERNAL (out of memory) / ETP_E_USAGE (r or out NULL) with err filled (err may be NULL). */
+int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
+                        etp_explain_result **out, etp_error *err);
+void etp_explain_free(etp_explain_result *x);
+
+/* The first top-level fact (list == NULL) of f with this id, NULL when the finding has none. */
+const etp_fact *etp_explain_fact(const etp_finding *f, const char *id);
+
+ETP_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETPROF_EXPLAIN_H */

@@ -1,0 +1,348 @@
+/* explain.c - the findings of `etprof explain` as typed facts (include/etprof_explain.h).
+ * Nothing is measured or recomputed here: every number is a field of the ops result or a ratio
+ * of two of them; the prose lives in the renderer (src/cli/cmd_explain.c). */
+#include "etprof_explain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPLAIN_TOP_OPS 5
+
+typedef struct xb {
+    etp_explain_result res;
+    etp_finding *fi;
+    size_t nfi, capfi;
+    etp_fact *fa;
+    size_t nfa, capfa;
+    size_t *first; /* per finding: index of its first fact */
+    bool oom;
+    /* the current list */
+    const char *list;
+    uint32_t item;
+} xb;
+
+static etp_fact *add(xb *b, const char *id, etp_fact_kind k) {
+    if (b->oom) return NULL;
+    if (b->nfa == b->capfa) {
+        size_t cap = b->capfa ? 2 * b->capfa : 64;
+        etp_fact *p = realloc(b->fa, cap * sizeof *p);
+        if (!p) {
+            b->oom = true;
+            return NULL;
+        }
+        b->fa = p;
+        b->capfa = cap;
+    }
+    etp_fact *f = &b->fa[b->nfa++];
+    memset(f, 0, sizeof *f);
+    f->id = id;
+    f->kind = k;
+    f->row = -1;
+    f->list = b->list;
+    f->item = b->item;
+    return f;
+}
+
+static etp_fact *num(xb *b, const char *id, double v, etp_unit u) {
+    etp_fact *f = add(b, id, ETP_FACT_NUMBER);
+    if (f) f->value = v, f->unit = u;
+    return f;
+}
+static etp_fact *pct(xb *b, const char *id, double v) {
+    etp_fact *f = num(b, id, v, ETP_UNIT_NONE);
+    if (f) f->percent = true;
+    return f;
+}
+static etp_fact *cnt(xb *b, const char *id, uint64_t v) {
+    etp_fact *f = add(b, id, ETP_FACT_COUNT);
+    if (f) f->count = v;
+    return f;
+}
+static etp_fact *txt(xb *b, const char *id, const char *v) {
+    etp_fact *f = add(b, id, ETP_FACT_TEXT);
+    if (f) f->text = v;
+    return f;
+}
+static etp_fact *flg(xb *b, const char *id, bool v) {
+    etp_fact *f = add(b, id, ETP_FACT_FLAG);
+    if (f) f->flag = v;
+    return f;
+}
+static etp_fact *row_fact(etp_fact *f, int32_t row, const char *name) {
+    if (f) f->row = row, f->name = name;
+    return f;
+}
+static etp_fact *extra(etp_fact *f) {
+    if (f) f->extra = true;
+    return f;
+}
+static void cannot(etp_fact *f, const char *settle) {
+    if (f) f->cannot_tell = true, f->settle = settle;
+}
+
+static void list_begin(xb *b, const char *id, uint64_t n) {
+    cnt(b, id, n);
+    if (!b->oom) b->fa[b->nfa - 1].kind = ETP_FACT_LIST;
+    b->list = id;
+    b->item = 0;
+}
+static void list_end(xb *b) {
+    b->list = NULL;
+    b->item = 0;
+}
+
+static void begin(xb *b, const char *id, etp_explain_question q, int32_t mi, const char *mname,
+                  const char *text) {
+    if (b->oom) return;
+    if (b->nfi == b->capfi) {
+        size_t cap = b->capfi ? 2 * b->capfi : 8;
+        etp_finding *p = realloc(b->fi, cap * sizeof *p);
+        size_t *fp = realloc(b->first, cap * sizeof *fp);
+        if (p) b->fi = p;
+        if (fp) b->first = fp;
+        if (!p || !fp) {
+            b->oom = true;
+            return;
+        }
+        b->capfi = cap;
+    }
+    b->fi[b->nfi] = (etp_finding){.id = id, .question = q, .method = mi, .method_name = mname,
+                                  .question_text = text};
+    b->first[b->nfi] = b->nfa;
+    b->nfi++;
+}
+
+static const etp_ops_row *row_at(const etp_ops_result *r, int32_t i) {
+    return i >= 0 ? etp_ops_row_get(r, (size_t)i) : NULL;
+}
+
+static const etp_ops_qnn *qnn_of(const etp_ops_result *r, uint32_t mi) {
+    for (size_t i = 0; i < etp_ops_qnn_count(r); i++)
+        if (etp_ops_qnn_get(r, i)->method == mi) return etp_ops_qnn_get(r, i);
+    return NULL;
+}
+
+static int32_t row_index(const etp_ops_result *r, const etp_ops_row *row) {
+    size_t n = etp_ops_row_count(r);
+    for (size_t i = 0; row && i < n; i++)
+        if (etp_ops_row_get(r, i) == row) return (int32_t)i;
+    return -1;
+}
+
+static const char *const k_instr_settle =
+    "profile again with instruction events on (not method-only)";
+
+/* Question 1: Method::execute, DELEGATE_CALL and the QNN values of one method. */
+static void q_same_thing(xb *b, const etp_ops_result *r, uint32_t mi) {
+    const etp_ops_method *m = etp_ops_method_get(r, mi);
+    const etp_ops_row *exec = row_at(r, m->exec_row);
+    const etp_ops_qnn *q = qnn_of(r, mi);
+    begin(b, "same_thing", ETP_EXQ_SAME_THING, (int32_t)mi, m->name,
+          "Are \"Accelerator (execute) time (cycles)\", \"Method::execute\" and \"DELEGATE_CALL\" "
+          "the same thing?");
+    txt(b, "method", m->name);
+    cnt(b, "runs", m->runs);
+    txt(b, "stat", "p50");                      /* every value below is the p50 over the runs */
+    txt(b, "time_unit", etp_unit_name(m->unit)); /* of the time values here (a renderer converts) */
+    if (exec) row_fact(num(b, "method_execute", exec->stats.p50, exec->unit), m->exec_row, exec->name);
+    const etp_ops_row *dc = q ? row_at(r, (int32_t)q->delegate_row) : NULL;
+    if (!dc) {
+        /* the largest partition, whatever the backend */
+        size_t nrows = etp_ops_row_count(r);
+        for (size_t i = 0; i < nrows; i++) {
+            const etp_ops_row *row = etp_ops_row_get(r, i);
+            if (row->method == mi && row->kind == ETP_KIND_DELEGATE_CALL &&
+                (!dc || row->stats.p50 > dc->stats.p50))
+                dc = row;
+        }
+    }
+    int32_t dci = row_index(r, dc);
+    if (dc) {
+        row_fact(txt(b, "backend", dc->placement), dci, dc->name);
+        row_fact(num(b, "delegate_call", dc->stats.p50, dc->unit), dci, dc->placement);
+        if (exec && exec->stats.p50 > 0 && dc->unit == exec->unit)
+            pct(b, "delegate_call_share_of_method", dc->stats.p50 / exec->stats.p50 * 100.0);
+    }
+    etp_fact *ie = extra(flg(b, "instruction_events", m->profiling_level == ETP_PL_FULL));
+    if (m->profiling_level != ETP_PL_FULL) cannot(ie, k_instr_settle);
+    txt(b, "profiling_level", etp_profiling_level_name(m->profiling_level));
+    cnt(b, "delegate_partitions", m->delegate_partitions);
+    const etp_ops_part *own = NULL;
+    for (uint32_t j = 0; j < m->n_parts; j++)
+        if (m->parts[j].backend_own && m->parts[j].backend_row >= 0) own = &m->parts[j];
+    if (!q && own) {
+        const etp_ops_row *br = row_at(r, own->backend_row);
+        flg(b, "qnn_events", br->qnn != ETP_QNN_NONE);
+        row_fact(txt(b, "backend_event", br->name), own->backend_row, own->placement);
+        row_fact(num(b, "backend_own_time", br->stats.p50, br->unit), own->backend_row,
+                 own->placement);
+        return;
+    }
+    if (!q) {
+        flg(b, "qnn_events", false);
+        return;
+    }
+    flg(b, "qnn_events", true);
+    static const struct {
+        etp_qnn_top t;
+        const char *label, *key;
+    } chain[] = {
+        {ETP_QT_QNN_EXECUTE, "QNN (execute) time", "qnn_execute"},
+        {ETP_QT_RPC, "RPC (execute) time", "rpc_execute"},
+        {ETP_QT_QNN_ACCEL, "QNN accelerator (execute) time", "qnn_accelerator_execute"},
+        {ETP_QT_ACCEL_US, "Accelerator (execute) time", "accelerator_execute"},
+        {ETP_QT_EXCL_WAIT, "Accelerator (execute excluding wait) time", "accelerator_excluding_wait"},
+    };
+    for (size_t k = 0; k < sizeof chain / sizeof chain[0]; k++) {
+        const etp_ops_row *row = row_at(r, q->top[chain[k].t]);
+        if (row) row_fact(num(b, chain[k].key, row->stats.p50, row->unit), q->top[chain[k].t], chain[k].label);
+    }
+    const etp_ops_row *qe = row_at(r, q->top[ETP_QT_QNN_EXECUTE]);
+    etp_ops_delegate_time dt;
+    if (dc && qe && dc->unit == qe->unit &&
+        etp_ops_delegate_time_get(r, q->delegate_row, &dt) == ETP_OK && dt.has_backend) {
+        row_fact(num(b, "delegate_overhead", dt.overhead.p50, dc->unit), dci, dc->placement);
+        row_fact(num(b, "delegate_backend_time", dt.backend.p50, dc->unit), dci, dc->placement);
+    }
+    const etp_ops_row *cyc = row_at(r, q->top[ETP_QT_ACCEL_CYCLES]);
+    const etp_ops_row *ex = row_at(r, q->top[ETP_QT_EXCL_WAIT]);
+    if (cyc) {
+        row_fact(num(b, "accelerator_cycles", cyc->stats.p50, ETP_UNIT_CYCLES),
+                 q->top[ETP_QT_ACCEL_CYCLES], cyc->name);
+        cnt(b, "htp_node_rows", q->node_rows);
+        cnt(b, "node_sum_runs_checked", q->runs_checked);
+        cnt(b, "node_sum_runs_mismatch", q->runs_sum_mismatch);
+        if (ex && ex->stats.p50 > 0) {
+            /* the excluding-wait row is in ns: cycles per microsecond */
+            etp_fact *f = num(b, "cycles_per_us_excl_wait", cyc->stats.p50 / (ex->stats.p50 / 1000.0),
+                              ETP_UNIT_CYCLES);
+            if (f) f->per_unit = ETP_UNIT_US;
+        }
+    }
+}
+
+/* Question 2: what ran in a delegate, what on the CPU, and the largest operators, of one method. */
+static void q_npu_cpu(xb *b, const etp_ops_result *r, uint32_t mi, bool has_prog, uint32_t ntop) {
+    const etp_ops_method *m = etp_ops_method_get(r, mi);
+    begin(b, "npu_vs_cpu", ETP_EXQ_NPU_CPU, (int32_t)mi, m->name,
+          "Which rows ran on the NPU (inside a delegate) and which fell back to the CPU?");
+    txt(b, "method", m->name);
+    cnt(b, "delegate_partitions", m->delegate_partitions);
+    uint32_t nd = 0;
+    for (uint32_t j = 0; j < m->n_parts; j++) nd += m->parts[j].place == ETP_PLACE_DELEGATE;
+    list_begin(b, "delegates", nd);
+    for (uint32_t j = 0; j < m->n_parts; j++) {
+        const etp_ops_part *p = &m->parts[j];
+        if (p->place != ETP_PLACE_DELEGATE) continue;
+        etp_fact *bk = txt(b, "backend", p->placement);
+        if (!has_prog && bk) cannot(bk, "--pte: the program names the backend of each DELEGATE_CALL");
+        cnt(b, "partitions", p->partitions);
+        pct(b, "share_of_method", p->share);
+        b->item++;
+    }
+    list_end(b);
+    uint32_t ninstr = 0;
+    for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
+    list_begin(b, "cpu_operators", m->n_cpu_ops);
+    for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
+        const etp_ops_cpu_op *o = &m->cpu_ops[j];
+        txt(b, "operator", o->op);
+        cnt(b, "instructions", o->instructions);
+        num(b, "per_run", o->per_run, m->unit);
+        pct(b, "share_of_method", o->share);
+        b->item++;
+    }
+    list_end(b);
+    etp_fact *ci = cnt(b, "cpu_kernel_instructions", ninstr);
+    if (ninstr == 0 && m->profiling_level != ETP_PL_FULL)
+        cannot(ci, k_instr_settle); /* no OPERATOR_CALL recorded: fallbacks unknown */
+    extra(flg(b, "instruction_events", m->profiling_level == ETP_PL_FULL));
+    extra(txt(b, "profiling_level", etp_profiling_level_name(m->profiling_level)));
+    const etp_ops_part *cpu = NULL;
+    for (uint32_t j = 0; j < m->n_parts; j++)
+        if (m->parts[j].place == ETP_PLACE_CPU) cpu = &m->parts[j];
+    if (cpu) {
+        extra(num(b, "cpu_per_run", cpu->per_run, m->unit));
+        extra(pct(b, "cpu_share_of_method", cpu->share));
+    }
+    uint32_t nq = 0, nodes = 0, aten = 0;
+    for (size_t i = 0; i < etp_ops_qnn_count(r); i++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(r, i);
+        if (q->method != mi) continue;
+        nq++;
+        nodes += q->node_rows;
+        aten += q->node_rows_aten;
+    }
+    extra(cnt(b, "qnn_partitions", nq));
+    cnt(b, "htp_node_rows", nodes);
+    cnt(b, "htp_node_rows_aten", aten);
+    /* the top operators, as summary, report and `ops --kind operator` rank them */
+    size_t nrows = etp_ops_row_count(r);
+    uint32_t *top = malloc((nrows ? nrows : 1) * sizeof *top);
+    size_t nt = top ? etp_ops_top(r, (int32_t)mi, ntop, top) : 0;
+    if (!top) b->oom = true;
+    list_begin(b, "top_operators", nt);
+    for (size_t k = 0; k < nt; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, top[k]);
+        row_fact(add(b, "operator", ETP_FACT_ROW), (int32_t)top[k],
+                 row->kind == ETP_KIND_DELEGATE_CALL ? "DELEGATE_CALL" : row->op ? row->op : row->name);
+        b->item++;
+    }
+    list_end(b);
+    free(top);
+    etp_fact *pg = extra(flg(b, "program_given", has_prog));
+    if (!has_prog) cannot(pg, "--pte: backends of the DELEGATE_CALLs and namespaced operator names");
+}
+
+int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
+                        etp_explain_result **out, etp_error *err) {
+    if (!r || !out) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "etp_explain_compute: no ops result or out");
+        return ETP_E_USAGE;
+    }
+    *out = NULL;
+    bool has_prog = opt && opt->program_given;
+    uint32_t ntop = opt && opt->top_ops ? opt->top_ops : EXPLAIN_TOP_OPS;
+    xb b = {0};
+    uint32_t nm = (uint32_t)etp_ops_method_count(r);
+    for (uint32_t mi = 0; mi < nm; mi++) q_same_thing(&b, r, mi);
+    for (uint32_t mi = 0; mi < nm; mi++) q_npu_cpu(&b, r, mi, has_prog, ntop);
+    /* one block: the result, then the findings, then the facts */
+    etp_explain_result *x = NULL;
+    if (!b.oom) {
+        size_t sz = sizeof *x + b.nfi * sizeof(etp_finding) + b.nfa * sizeof(etp_fact);
+        x = malloc(sz);
+    }
+    if (!x) {
+        free(b.fa);
+        free(b.fi);
+        free(b.first);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    etp_finding *fi = (etp_finding *)(x + 1);
+    etp_fact *fa = (etp_fact *)(fi + b.nfi);
+    if (b.nfa) memcpy(fa, b.fa, b.nfa * sizeof *fa);
+    for (size_t i = 0; i < b.nfi; i++) {
+        fi[i] = b.fi[i];
+        size_t end = i + 1 < b.nfi ? b.first[i + 1] : b.nfa;
+        fi[i].facts = fa + b.first[i];
+        fi[i].n_facts = end - b.first[i];
+    }
+    x->n_findings = b.nfi;
+    x->findings = fi;
+    free(b.fa);
+    free(b.fi);
+    free(b.first);
+    *out = x;
+    return ETP_OK;
+}
+
+void etp_explain_free(etp_explain_result *x) { free(x); }
+
+const etp_fact *etp_explain_fact(const etp_finding *f, const char *id) {
+    for (size_t i = 0; f && id && i < f->n_facts; i++)
+        if (!f->facts[i].list && strcmp(f->facts[i].id, id) == 0) return &f->facts[i];
+    return NULL;
+}
