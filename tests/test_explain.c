@@ -1,0 +1,235 @@
+/* test_explain.c - etp_explain_compute (include/etprof_explain.h): explain's findings as facts,
+ * checked against tests/data/MANIFEST.md (instruction patterns, DELEGATE_CALL durations, QNN
+ * check values) and hand calculation, including the "cannot tell" facts.
+ * Usage: test_explain DATA_DIR */
+#include "check.h"
+#include "etprof.h"
+#include "etprof_explain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *data_dir = "tests/data";
+
+typedef struct fixture {
+    etp_blob db, pb;
+    etp_dump *dump;
+    etp_program *prog;
+    etp_model *model;
+    etp_ops_result *r;
+    etp_explain_result *x;
+} fixture;
+
+static bool open_fx(fixture *fx, const char *etdp, const char *pte, uint32_t skip_first) {
+    char p[1024];
+    etp_error err = {0};
+    memset(fx, 0, sizeof *fx);
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.skip_first = skip_first;
+    snprintf(p, sizeof p, "%s/%s", data_dir, etdp);
+    if (etp_blob_open(&fx->db, p, &err) || etp_dump_open(&fx->dump, &fx->db, &err)) goto fail;
+    if (pte) {
+        snprintf(p, sizeof p, "%s/%s", data_dir, pte);
+        if (etp_blob_open(&fx->pb, p, &err) || etp_program_open(&fx->prog, &fx->pb, &err)) goto fail;
+    }
+    if (etp_model_open(&fx->model, fx->dump, fx->prog, NULL, &err)) goto fail;
+    if (etp_ops_compute(fx->model, &oo, &fx->r, &err)) goto fail;
+    etp_explain_options xo = {.program_given = pte != NULL};
+    if (etp_explain_compute(fx->r, &xo, &fx->x, &err)) goto fail;
+    return true;
+fail:
+    fprintf(stderr, "cannot open %s: %s\n", etdp, err.msg);
+    CHECK(!"fixture opened");
+    return false;
+}
+
+static void close_fx(fixture *fx) {
+    etp_explain_free(fx->x);
+    etp_ops_free(fx->r);
+    etp_model_close(fx->model);
+    etp_dump_close(fx->dump);
+    etp_program_close(fx->prog);
+    if (fx->db.kind) etp_blob_close(&fx->db);
+    if (fx->pb.kind) etp_blob_close(&fx->pb);
+}
+
+static const etp_finding *finding(const fixture *fx, const char *id, int32_t method) {
+    for (size_t i = 0; i < fx->x->n_findings; i++)
+        if (strcmp(fx->x->findings[i].id, id) == 0 && fx->x->findings[i].method == method)
+            return &fx->x->findings[i];
+    return NULL;
+}
+
+/* The fact `id` of record `item` of list `list`. */
+static const etp_fact *member(const etp_finding *f, const char *list, uint32_t item, const char *id) {
+    for (size_t i = 0; f && i < f->n_facts; i++)
+        if (f->facts[i].list && strcmp(f->facts[i].list, list) == 0 && f->facts[i].item == item &&
+            strcmp(f->facts[i].id, id) == 0)
+            return &f->facts[i];
+    return NULL;
+}
+
+/* The CPU operator record named op in npu_vs_cpu, its instruction count (-1 when absent). */
+static long long cpu_op_instr(const etp_finding *f, const char *op) {
+    const etp_fact *l = etp_explain_fact(f, "cpu_operators");
+    for (uint32_t i = 0; l && i < l->count; i++) {
+        const etp_fact *o = member(f, "cpu_operators", i, "operator");
+        if (o && o->text && strcmp(o->text, op) == 0)
+            return (long long)member(f, "cpu_operators", i, "instructions")->count;
+    }
+    return -1;
+}
+
+#define FACT(f, id) etp_explain_fact(f, id)
+
+/* MANIFEST: mobilenet_v2_ethosu_single_1x, pattern K0 D1 K2, DELEGATE_CALL 10925344 ns (one run) */
+static void test_ethosu_single(void) {
+    fixture fx;
+    if (!open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte", 0))
+        return;
+    CHECK_EQ_U(fx.x->n_findings, 2); /* one method: same_thing + npu_vs_cpu */
+    const etp_finding *st = finding(&fx, "same_thing", 0), *nc = finding(&fx, "npu_vs_cpu", 0);
+    CHECK(st && st->question == ETP_EXQ_SAME_THING);
+    CHECK(nc && nc->question == ETP_EXQ_NPU_CPU);
+    if (!st || !nc) goto out;
+    const etp_fact *dc = FACT(st, "delegate_call"), *me = FACT(st, "method_execute");
+    CHECK(dc && dc->kind == ETP_FACT_NUMBER && dc->unit == ETP_UNIT_NS && dc->value == 10925344.0);
+    CHECK(dc && dc->name && strcmp(dc->name, "EthosUBackend") == 0);
+    CHECK(dc && dc->row >= 0 && etp_ops_row_get(fx.r, (size_t)dc->row)->instr == 1); /* D1 */
+    const etp_fact *sh = FACT(st, "delegate_call_share_of_method");
+    CHECK(me && me->value >= 10925344.0); /* Method::execute contains the call */
+    CHECK(sh && sh->percent && me && fabs(sh->value - 10925344.0 / me->value * 100.0) < 1e-9);
+    CHECK(FACT(st, "runs") && FACT(st, "runs")->count == 1);
+    CHECK(FACT(st, "qnn_events") && !FACT(st, "qnn_events")->flag);
+    CHECK(FACT(st, "instruction_events") && FACT(st, "instruction_events")->flag &&
+          !FACT(st, "instruction_events")->cannot_tell);
+    CHECK(FACT(nc, "delegate_partitions")->count == 1);
+    CHECK(FACT(nc, "cpu_kernel_instructions")->count == 2); /* K0, K2 */
+    CHECK(!FACT(nc, "cpu_kernel_instructions")->cannot_tell);
+    CHECK(FACT(nc, "delegates")->kind == ETP_FACT_LIST && FACT(nc, "delegates")->count == 1);
+    const etp_fact *bk = member(nc, "delegates", 0, "backend");
+    CHECK(bk && bk->text && strcmp(bk->text, "EthosUBackend") == 0 && !bk->cannot_tell);
+    CHECK(member(nc, "delegates", 0, "partitions")->count == 1);
+    CHECK(cpu_op_instr(nc, "cortex_m::quantize_per_tensor.out") == 1);
+    CHECK(cpu_op_instr(nc, "cortex_m::dequantize_per_tensor.out") == 1);
+    CHECK(FACT(nc, "program_given")->flag && !FACT(nc, "program_given")->cannot_tell);
+out:
+    close_fx(&fx);
+}
+
+/* MANIFEST: mobilenet_v2_ethosu_N_partial_1x, 11 DelegateCall + 42 KernelCall
+ * (quantize x11, dequantize x21, add x10) */
+static void test_ethosu_partial(void) {
+    fixture fx;
+    if (!open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte", 0))
+        return;
+    const etp_finding *st = finding(&fx, "same_thing", 0), *nc = finding(&fx, "npu_vs_cpu", 0);
+    CHECK(st && nc);
+    if (!st || !nc) goto out;
+    CHECK_EQ_U(FACT(nc, "delegate_partitions")->count, 11);
+    CHECK_EQ_U(FACT(st, "delegate_partitions")->count, 11);
+    CHECK_EQ_U(FACT(nc, "cpu_kernel_instructions")->count, 42);
+    CHECK_EQ_I(cpu_op_instr(nc, "cortex_m::quantize_per_tensor.out"), 11);
+    CHECK_EQ_I(cpu_op_instr(nc, "cortex_m::dequantize_per_tensor.out"), 21);
+    CHECK_EQ_I(cpu_op_instr(nc, "aten::add.out"), 10);
+    CHECK_EQ_U(member(nc, "delegates", 0, "partitions")->count, 11);
+    /* the largest DELEGATE_CALL is at most the MANIFEST's longest, 5546682 ns */
+    CHECK(FACT(st, "delegate_call") && FACT(st, "delegate_call")->value <= 5546682.0 &&
+          FACT(st, "delegate_call")->value >= 379501.0);
+    const etp_fact *top = FACT(nc, "top_operators");
+    CHECK(top && top->kind == ETP_FACT_LIST && top->count == 5);
+    for (uint32_t k = 0; top && k < top->count; k++) {
+        const etp_fact *o = member(nc, "top_operators", k, "operator");
+        CHECK(o && o->kind == ETP_FACT_ROW && o->row >= 0 && o->name);
+    }
+out:
+    close_fx(&fx);
+}
+
+/* Without --pte: the backends and namespaced names cannot be told; with --skip-first 1 on a one-run
+ * dump nothing is left, so the CPU fallbacks cannot be told either. */
+static void test_cannot_tell(void) {
+    fixture fx;
+    if (open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp", NULL, 0)) {
+        const etp_finding *nc = finding(&fx, "npu_vs_cpu", 0);
+        CHECK(nc);
+        const etp_fact *pg = nc ? FACT(nc, "program_given") : NULL;
+        CHECK(pg && !pg->flag && pg->cannot_tell && pg->settle && strstr(pg->settle, "--pte"));
+        const etp_fact *bk = member(nc, "delegates", 0, "backend");
+        CHECK(bk && bk->cannot_tell && bk->settle);
+        CHECK(nc && FACT(nc, "cpu_kernel_instructions")->count == 42); /* still known */
+        CHECK(nc && cpu_op_instr(nc, "aten::add.out") == -1);        /* no namespace without it */
+        close_fx(&fx);
+    }
+    if (open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte", 1)) {
+        const etp_finding *st = finding(&fx, "same_thing", 0), *nc = finding(&fx, "npu_vs_cpu", 0);
+        CHECK(st && nc);
+        if (st && nc) {
+            CHECK_EQ_U(FACT(st, "runs")->count, 0);
+            CHECK(!FACT(st, "delegate_call") && !FACT(st, "method_execute"));
+            const etp_fact *ie = FACT(st, "instruction_events");
+            CHECK(ie && !ie->flag && ie->cannot_tell && ie->settle);
+            const etp_fact *ci = FACT(nc, "cpu_kernel_instructions");
+            CHECK(ci && ci->count == 0 && ci->cannot_tell);
+        }
+        close_fx(&fx);
+    }
+}
+
+/* MANIFEST QNN check of stories260k_qnn_kv_forward_1x: 1518 node events, node sum == parent,
+ * parent cycles 1224737, excl-wait 292 us. */
+static void test_qnn(void) {
+    fixture fx;
+    if (!open_fx(&fx, "fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                 "upstream/stories260k_hybrid_llama_qnn.pte", 0))
+        return;
+    const etp_finding *st = NULL, *nc = NULL;
+    for (size_t i = 0; i < fx.x->n_findings; i++) {
+        const etp_finding *f = &fx.x->findings[i];
+        const etp_fact *q = FACT(f, "qnn_events");
+        if (q && q->flag) st = f;
+    }
+    CHECK(st);
+    if (!st) goto out;
+    nc = finding(&fx, "npu_vs_cpu", st->method);
+    const etp_fact *cy = FACT(st, "accelerator_cycles"), *ex = FACT(st, "accelerator_excluding_wait");
+    CHECK(cy && cy->unit == ETP_UNIT_CYCLES && cy->value == 1224737.0);
+    CHECK(ex && ex->unit == ETP_UNIT_NS && ex->value == 292000.0);
+    CHECK(ex && ex->name && strcmp(ex->name, "Accelerator (execute excluding wait) time") == 0);
+    CHECK_EQ_U(FACT(st, "htp_node_rows")->count, 1518);
+    CHECK_EQ_U(FACT(st, "node_sum_runs_checked")->count, 1);
+    CHECK_EQ_U(FACT(st, "node_sum_runs_mismatch")->count, 0);
+    const etp_fact *cpu = FACT(st, "cycles_per_us_excl_wait");
+    CHECK(cpu && cpu->unit == ETP_UNIT_CYCLES && cpu->per_unit == ETP_UNIT_US &&
+          fabs(cpu->value - 1224737.0 / 292.0) < 1e-9);
+    /* QNN (execute) >= ... >= excl-wait (MANIFEST nesting check) */
+    const etp_fact *qe = FACT(st, "qnn_execute");
+    CHECK(qe && ex && qe->value >= ex->value);
+    CHECK(nc && FACT(nc, "htp_node_rows")->count == 1518);
+    CHECK(nc && FACT(nc, "qnn_partitions")->count == 1 && FACT(nc, "qnn_partitions")->extra);
+out:
+    close_fx(&fx);
+}
+
+static void test_args(void) {
+    etp_explain_result *x = (etp_explain_result *)1;
+    etp_error err = {0};
+    CHECK(etp_explain_compute(NULL, NULL, &x, &err) == ETP_E_USAGE && err.code == ETP_E_USAGE);
+    CHECK(etp_explain_fact(NULL, "x") == NULL);
+    etp_explain_free(NULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) data_dir = argv[1];
+    test_ethosu_single();
+    test_ethosu_partial();
+    test_cannot_tell();
+    test_qnn();
+    test_args();
+    return check_done();
+}
