@@ -7,9 +7,10 @@
  * "facts" objects).
  *
  * Coverage: questions 1 (same_thing: Method::execute vs DELEGATE_CALL vs the QNN values) and 2
- * (npu_vs_cpu: delegated partitions, CPU fallbacks, top operators), one finding per method each.
- * The other findings of the command (units, hmx_vs_hvx, memory_utilization, cannot_tell, missing)
- * are not in the result yet.
+ * (npu_vs_cpu: delegated partitions, CPU fallbacks, top operators), one finding per method each;
+ * then the file-wide units (units and traps), cannot_tell and missing. The QNN-file answers of
+ * the command (hmx_vs_hvx, memory_utilization: questions 3 and 4, from --qhas/--optrace/
+ * --runtrace/--heap) are not in the result yet; they are still computed by the command.
  *
  * Figures are not recomputed here: every number is a field of the ops result (its rows, methods,
  * partitions, QNN groups, etp_ops_delegate_time_get, etp_ops_top), or a ratio of two of them.
@@ -34,8 +35,11 @@ typedef enum etp_fact_kind {
     ETP_FACT_COUNT,      /* count */
     ETP_FACT_TEXT,       /* text (NULL: not known, JSON null) */
     ETP_FACT_FLAG,       /* flag */
-    ETP_FACT_LIST,       /* a list of `count` records: the facts whose `list` is this id */
+    ETP_FACT_LIST,       /* a list of `count` records: the facts whose `list` is this id, by
+                          * `item`; flag set: each record is one plain value (its fact's id is
+                          * then "value") */
     ETP_FACT_ROW,        /* a record that is one ops row (`row`) */
+    ETP_FACT_RECORD,     /* one record of `count` facts: those whose `list` is this id */
 } etp_fact_kind;
 
 typedef struct etp_fact {
@@ -51,6 +55,7 @@ typedef struct etp_fact {
     const char *text;    /* TEXT */
     const char *name;    /* the name the fact refers to (backend, event, label), or NULL */
     int32_t row;         /* the ops row it refers to, -1 */
+    int32_t method;      /* the method it is about, -1 (file-wide findings name it per fact) */
     const char *list;    /* id of the LIST it is a member of, NULL at the top level */
     uint32_t item;       /* index of its record in that list */
     bool extra;          /* not a field of explain JSON schema 1 (used by the text only) */
@@ -61,10 +66,15 @@ typedef struct etp_fact {
 typedef enum etp_explain_question {
     ETP_EXQ_SAME_THING = 1, /* are Accelerator time, Method::execute and DELEGATE_CALL the same? */
     ETP_EXQ_NPU_CPU = 2,    /* which ops ran on the NPU, which fell back to the CPU? */
+    ETP_EXQ_HMX_HVX = 3,    /* (not computed here yet: the command's hmx_vs_hvx) */
+    ETP_EXQ_MEMORY = 4,     /* (not computed here yet: the command's memory_utilization) */
+    ETP_EXQ_UNITS = 5,      /* what unit is each number in, and the traps */
+    ETP_EXQ_CANNOT_TELL = 6, /* what the file cannot tell */
+    ETP_EXQ_MISSING = 7,    /* what is missing from the file or the command line */
 } etp_explain_question;
 
 typedef struct etp_finding {
-    const char *id;            /* "same_thing", "npu_vs_cpu" */
+    const char *id;            /* "same_thing", "npu_vs_cpu", "units", "cannot_tell", "missing" */
     etp_explain_question question;
     int32_t method;            /* method index in the ops result, -1 for the whole file */
     const char *method_name;   /* NULL when unknown */
@@ -75,12 +85,14 @@ typedef struct etp_finding {
 
 typedef struct etp_explain_result {
     size_t n_findings;
-    const etp_finding *findings; /* per method: same_thing; then per method: npu_vs_cpu */
+    const etp_finding *findings; /* per method: same_thing; then per method: npu_vs_cpu; then
+                                  * units, cannot_tell, missing */
 } etp_explain_result;
 
 typedef struct etp_explain_options {
     bool program_given; /* the ops result was computed with a .pte (names, backends) */
     uint32_t top_ops;   /* operators named per method (0: 5) */
+    double tick_ns;     /* host ns per tick the ops result was computed with, 0 = unknown rate */
 } etp_explain_options;
 
 /* Computes the findings. opt may be NULL (no program, 5 top operators). Returns ETP_OK and *out,

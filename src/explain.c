@@ -17,9 +17,10 @@ typedef struct xb {
     size_t nfa, capfa;
     size_t *first; /* per finding: index of its first fact */
     bool oom;
-    /* the current list */
+    /* the current list, and the method of the facts added */
     const char *list;
     uint32_t item;
+    int32_t method;
 } xb;
 
 static etp_fact *add(xb *b, const char *id, etp_fact_kind k) {
@@ -41,6 +42,7 @@ static etp_fact *add(xb *b, const char *id, etp_fact_kind k) {
     f->row = -1;
     f->list = b->list;
     f->item = b->item;
+    f->method = b->method;
     return f;
 }
 
@@ -87,6 +89,10 @@ static void list_begin(xb *b, const char *id, uint64_t n) {
     b->list = id;
     b->item = 0;
 }
+static void record_begin(xb *b, const char *id, uint64_t n) {
+    list_begin(b, id, n);
+    if (!b->oom) b->fa[b->nfa - 1].kind = ETP_FACT_RECORD;
+}
 static void list_end(xb *b) {
     b->list = NULL;
     b->item = 0;
@@ -111,6 +117,7 @@ static void begin(xb *b, const char *id, etp_explain_question q, int32_t mi, con
                                   .question_text = text};
     b->first[b->nfi] = b->nfa;
     b->nfi++;
+    b->method = mi;
 }
 
 static const etp_ops_row *row_at(const etp_ops_result *r, int32_t i) {
@@ -295,6 +302,111 @@ static void q_npu_cpu(xb *b, const etp_ops_result *r, uint32_t mi, bool has_prog
     if (!has_prog) cannot(pg, "--pte: backends of the DELEGATE_CALLs and namespaced operator names");
 }
 
+static const char *const k_cmd_net_run =
+    "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin --input_list "
+    "input_list.txt --use_native_input_files --use_native_output_files --config_file "
+    "backend_extension_config.json --profiling_level detailed --profiling_option optrace";
+static const char *const k_cmd_viewer =
+    "qnn-profile-viewer --config viewer_config.json --schematic <graph>_schematic.bin --reader "
+    "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so --input_log "
+    "qnn-profiling-data_0.log --output optrace.json";
+
+/* The units of the rows and the traps: file-wide, some facts per method. */
+static void q_units(xb *b, const etp_ops_result *r, double tick_ns) {
+    begin(b, "units", ETP_EXQ_UNITS, -1, NULL, "What unit is each number in, and what are the traps?");
+    size_t nrows = etp_ops_row_count(r);
+    uint64_t per_unit[ETP_UNIT_COUNT_] = {0};
+    uint32_t flags = 0, nu = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        per_unit[row->unit]++;
+        flags |= row->flags;
+    }
+    for (int u = 1; u < ETP_UNIT_COUNT_; u++) nu += per_unit[u] != 0;
+    record_begin(b, "rows_per_unit", nu); /* members: unit name -> rows */
+    for (int u = 1; u < ETP_UNIT_COUNT_; u++)
+        if (per_unit[u]) cnt(b, etp_unit_name((etp_unit)u), per_unit[u]);
+    list_end(b);
+    etp_fact *tn = num(b, "tick_ns", tick_ns, ETP_UNIT_NS);
+    if (tn) tn->per_unit = ETP_UNIT_TICKS;
+    if (per_unit[ETP_UNIT_TICKS] || tick_ns <= 0)
+        cannot(tn, "--tick-hz: the rate of the host tick counter");
+    extra(flg(b, "qnn_values_not_wall", (flags & ETP_MF_NOT_WALL) != 0));
+    if (flags & ETP_MF_QTIMER) flg(b, "qtimer_converted", true);
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        const etp_ops_qnn *q = qnn_of(r, mi);
+        b->method = (int32_t)mi;
+        if (q) {
+            const etp_ops_row *qa = row_at(r, q->top[ETP_QT_QNN_ACCEL]);
+            const etp_ops_row *ac = row_at(r, q->top[ETP_QT_ACCEL_US]);
+            if (qa && ac && ac->stats.p50 > 0)
+                num(b, "qnn_accelerator_over_accelerator", qa->stats.p50 / ac->stats.p50, ETP_UNIT_NONE);
+        }
+        const etp_ops_row *exec = row_at(r, m->exec_row);
+        if (exec && exec->runs > 2 && exec->stats.p50 > 0) {
+            extra(row_fact(num(b, "first_run", exec->samples[0], exec->unit), m->exec_row, m->name));
+            extra(row_fact(num(b, "method_p50", exec->stats.p50, exec->unit), m->exec_row, m->name));
+            row_fact(num(b, "first_run_over_p50", exec->samples[0] / exec->stats.p50, ETP_UNIT_NONE),
+                     m->exec_row, m->name);
+        }
+        if (m->operator_calls == 0 && m->delegate_calls == 0 && exec) {
+            size_t n = 0;
+            for (size_t i = 0; i < nrows; i++) {
+                const etp_ops_row *row = etp_ops_row_get(r, i);
+                n += row->method == mi && row->kind == ETP_KIND_DELEGATE_INTERNAL;
+            }
+            if (n) {
+                etp_fact *mo = extra(flg(b, "method_only_backend_events", true));
+                if (mo) mo->name = m->name;
+                cannot(mo, k_instr_settle);
+            }
+        }
+    }
+    b->method = -1;
+}
+
+/* What the ETDump cannot tell. */
+static void q_cannot(xb *b, const etp_ops_result *r) {
+    bool any_qnn = etp_ops_qnn_count(r) > 0;
+    begin(b, "cannot_tell", ETP_EXQ_CANNOT_TELL, -1, NULL, "What can this file not tell?");
+    etp_fact *q = flg(b, "qnn", any_qnn);
+    if (any_qnn) {
+        cannot(q, "a QNN optrace run: optrace.json (--optrace) and its QHAS summary (--qhas)");
+        list_begin(b, "commands", 2);
+        if (!b->oom) b->fa[b->nfa - 1].flag = true;
+        txt(b, "value", k_cmd_net_run);
+        b->item++;
+        txt(b, "value", k_cmd_viewer);
+        list_end(b);
+    }
+}
+
+/* What is missing from the file or the command line. */
+static void q_missing(xb *b, const etp_ops_result *r, bool has_prog) {
+    begin(b, "missing", ETP_EXQ_MISSING, -1, NULL, "What is missing from this file or this command line?");
+    etp_fact *pg = flg(b, "pte_given", has_prog);
+    if (!has_prog) cannot(pg, "--pte: method names, backends, operator names, the method check");
+    etp_fact *rk = cnt(b, "runs", etp_ops_runs_kept(r));
+    if (etp_ops_runs_kept(r) < 3) cannot(rk, "more runs: percentiles need at least 3");
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_qnn *q = qnn_of(r, mi);
+        b->method = (int32_t)mi;
+        if (q && q->top[ETP_QT_ACCEL_CYCLES] < 0 && q->node_rows == 0)
+            cannot(extra(flg(b, "qnn_basic_level", true)), "QNN profile level 2 (detailed)");
+        if (q && q->runs_sum_mismatch) extra(cnt(b, "node_sum_runs_mismatch", q->runs_sum_mismatch));
+    }
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (m->profiling_level == ETP_PL_FULL) continue;
+        b->method = (int32_t)mi;
+        etp_fact *pl = extra(txt(b, "profiling_level", etp_profiling_level_name(m->profiling_level)));
+        if (pl) pl->name = m->name;
+        cannot(pl, k_instr_settle);
+    }
+    b->method = -1;
+}
+
 int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
                         etp_explain_result **out, etp_error *err) {
     if (!r || !out) {
@@ -308,6 +420,9 @@ int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
     uint32_t nm = (uint32_t)etp_ops_method_count(r);
     for (uint32_t mi = 0; mi < nm; mi++) q_same_thing(&b, r, mi);
     for (uint32_t mi = 0; mi < nm; mi++) q_npu_cpu(&b, r, mi, has_prog, ntop);
+    q_units(&b, r, opt ? opt->tick_ns : 0);
+    q_cannot(&b, r);
+    q_missing(&b, r, has_prog);
     /* one block: the result, then the findings, then the facts */
     etp_explain_result *x = NULL;
     if (!b.oom) {

@@ -90,7 +90,7 @@ static void test_ethosu_single(void) {
     if (!open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
                  "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte", 0))
         return;
-    CHECK_EQ_U(fx.x->n_findings, 2); /* one method: same_thing + npu_vs_cpu */
+    CHECK_EQ_U(fx.x->n_findings, 5); /* one method: same_thing, npu_vs_cpu; units, cannot_tell, missing */
     const etp_finding *st = finding(&fx, "same_thing", 0), *nc = finding(&fx, "npu_vs_cpu", 0);
     CHECK(st && st->question == ETP_EXQ_SAME_THING);
     CHECK(nc && nc->question == ETP_EXQ_NPU_CPU);
@@ -216,6 +216,66 @@ out:
     close_fx(&fx);
 }
 
+/* The file-wide findings: units, cannot_tell, missing. */
+static void test_file_wide(void) {
+    fixture fx;
+    /* MANIFEST: kv_forward_1x labels: 1518 HTP node "(cycles)" labels + "Accelerator (execute)
+     * time (cycles)", two "(count)" labels, the two QTimer-tick "(us)" labels; one run */
+    if (open_fx(&fx, "fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                "upstream/stories260k_hybrid_llama_qnn.pte", 0)) {
+        const etp_finding *u = finding(&fx, "units", -1), *ct = finding(&fx, "cannot_tell", -1),
+                          *mi = finding(&fx, "missing", -1);
+        CHECK(u && u->question == ETP_EXQ_UNITS && ct && mi);
+        if (u && ct && mi) {
+            const etp_fact *rpu = FACT(u, "rows_per_unit");
+            CHECK(rpu && rpu->kind == ETP_FACT_RECORD);
+            const etp_fact *cy = member(u, "rows_per_unit", 0, "cycles");
+            const etp_fact *co = member(u, "rows_per_unit", 0, "count");
+            CHECK(cy && cy->count == 1519);
+            CHECK(co && co->count == 2);
+            CHECK(FACT(u, "qtimer_converted") && FACT(u, "qtimer_converted")->flag);
+            CHECK(!FACT(u, "first_run_over_p50")); /* one run: no cold-run ratio */
+            const etp_fact *q = FACT(ct, "qnn");
+            CHECK(q && q->flag && q->cannot_tell && q->settle && strstr(q->settle, "--qhas"));
+            const etp_fact *cmds = FACT(ct, "commands");
+            CHECK(cmds && cmds->kind == ETP_FACT_LIST && cmds->flag && cmds->count == 2);
+            const etp_fact *c0 = member(ct, "commands", 0, "value");
+            CHECK(c0 && c0->text && strncmp(c0->text, "qnn-net-run ", 12) == 0);
+            CHECK(FACT(mi, "pte_given")->flag && !FACT(mi, "pte_given")->cannot_tell);
+            const etp_fact *runs = FACT(mi, "runs");
+            CHECK(runs && runs->count == 1 && runs->cannot_tell); /* < 3 runs: no percentiles */
+        }
+        close_fx(&fx);
+    }
+    /* 10 runs (MANIFEST), no --pte */
+    if (open_fx(&fx, "fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", NULL, 0)) {
+        const etp_finding *mi = finding(&fx, "missing", -1), *u = finding(&fx, "units", -1);
+        CHECK(mi && FACT(mi, "runs")->count == 10 && !FACT(mi, "runs")->cannot_tell);
+        CHECK(mi && !FACT(mi, "pte_given")->flag && FACT(mi, "pte_given")->cannot_tell);
+        /* the cold-run ratio is the first run over the p50 of Method::execute */
+        const etp_fact *fr = u ? FACT(u, "first_run_over_p50") : NULL;
+        CHECK(fr && fr->method == 0 && fr->row >= 0);
+        if (fr && fr->row >= 0) {
+            const etp_ops_row *ex = etp_ops_row_get(fx.r, (size_t)fr->row);
+            CHECK(strcmp(ex->name, "Method::execute") == 0 && ex->runs == 10);
+            CHECK(fabs(fr->value - ex->samples[0] / ex->stats.p50) < 1e-12);
+        }
+        close_fx(&fx);
+    }
+    if (open_fx(&fx, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte", 1)) {
+        const etp_finding *mi = finding(&fx, "missing", -1), *ct = finding(&fx, "cannot_tell", -1);
+        CHECK(ct && !FACT(ct, "qnn")->flag && !FACT(ct, "commands"));
+        CHECK(mi && FACT(mi, "runs")->count == 0);
+        /* the only run skipped: method 0 has no instruction events to show */
+        const etp_fact *pl = NULL;
+        for (size_t i = 0; mi && i < mi->n_facts; i++)
+            if (strcmp(mi->facts[i].id, "profiling_level") == 0) pl = &mi->facts[i];
+        CHECK(pl && pl->method == 0 && pl->extra && pl->cannot_tell && strcmp(pl->text, "full") != 0);
+        close_fx(&fx);
+    }
+}
+
 static void test_args(void) {
     etp_explain_result *x = (etp_explain_result *)1;
     etp_error err = {0};
@@ -230,6 +290,7 @@ int main(int argc, char **argv) {
     test_ethosu_partial();
     test_cannot_tell();
     test_qnn();
+    test_file_wide();
     test_args();
     return check_done();
 }

@@ -124,12 +124,6 @@ static const etp_ops_row *row_at(const ex_ctx *c, int32_t i) {
     return i >= 0 ? etp_ops_row_get(c->r, (size_t)i) : NULL;
 }
 
-static const etp_ops_qnn *qnn_of(const ex_ctx *c, uint32_t mi) {
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++)
-        if (etp_ops_qnn_get(c->r, i)->method == mi) return etp_ops_qnn_get(c->r, i);
-    return NULL;
-}
-
 /* "12.3 us" */
 static void say_t(ex_ctx *c, etp_unit u, double v) {
     double x = tv(c, u, v);
@@ -143,30 +137,42 @@ static void say_t(ex_ctx *c, etp_unit u, double v) {
 static void json_facts(ex_ctx *c, const etp_finding *fi) {
     const char *open = NULL; /* the list being written */
     int64_t item = -1;       /* its record being written */
+    bool plain = false;      /* its records are plain values (or it is one record) */
+    bool record = false;     /* it is one record (a JSON object) */
     for (size_t i = 0; i < fi->n_facts; i++) {
         const etp_fact *f = &fi->facts[i];
         if (f->extra) continue;
         if (open && f->list != open) {
             if (item >= 0) jw_obj_end(&c->w);
-            jw_arr_end(&c->w);
+            if (record) jw_obj_end(&c->w);
+            else jw_arr_end(&c->w);
             open = NULL;
             item = -1;
+            plain = record = false;
         }
         if (f->kind == ETP_FACT_ROW) {
             ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, (size_t)f->row));
             continue;
         }
-        if (f->list && (int64_t)f->item != item) {
+        if (f->list && !plain && (int64_t)f->item != item) {
             if (item >= 0) jw_obj_end(&c->w);
             jw_obj_begin(&c->w);
             item = f->item;
         }
-        jw_key(&c->w, f->id);
+        if (!f->list || !plain || record) jw_key(&c->w, f->id);
         switch (f->kind) {
         case ETP_FACT_LIST:
             jw_arr_begin(&c->w);
             open = f->id;
             item = -1;
+            plain = f->flag;
+            break;
+        case ETP_FACT_RECORD:
+            jw_obj_begin(&c->w);
+            open = f->id;
+            item = -1;
+            plain = true;
+            record = true;
             break;
         case ETP_FACT_NUMBER:
             jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
@@ -183,7 +189,8 @@ static void json_facts(ex_ctx *c, const etp_finding *fi) {
     }
     if (open) {
         if (item >= 0) jw_obj_end(&c->w);
-        jw_arr_end(&c->w);
+        if (record) jw_obj_end(&c->w);
+        else jw_arr_end(&c->w);
     }
 }
 
@@ -386,103 +393,6 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
 }
 
 #undef FACT
-
-static void q_units(ex_ctx *c) {
-    const etp_ops_result *r = c->r;
-    begin(c, "units", NULL, "What unit is each number in, and what are the traps?");
-    size_t nrows = etp_ops_row_count(r);
-    uint64_t per_unit[ETP_UNIT_COUNT_] = {0};
-    uint32_t flags = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        per_unit[row->unit]++;
-        flags |= row->flags;
-    }
-    jw_key(&c->w, "rows_per_unit");
-    jw_obj_begin(&c->w);
-    for (int u = 1; u < ETP_UNIT_COUNT_; u++)
-        if (per_unit[u]) {
-            jw_key(&c->w, etp_unit_name((etp_unit)u));
-            jw_uint(&c->w, per_unit[u]);
-        }
-    jw_obj_end(&c->w);
-    fact_num(c, "tick_ns", c->d->tick_ns);
-    if (per_unit[ETP_UNIT_NS] && c->d->tick_ns > 0)
-        sb_printf(&c->ans, "Runtime events (Method::execute, DELEGATE_CALL, OPERATOR_CALL, kernels, "
-                           "backend scopes with timestamps) are host ticks, taken as %g ns per tick "
-                           "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
-                  c->d->tick_ns, c->d->time_unit);
-    if (per_unit[ETP_UNIT_TICKS])
-        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
-                           "them into time. ");
-    if (flags & ETP_MF_NOT_WALL)
-        sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
-                           "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "
-                           "have no position on the timeline. ",
-                  c->d->time_unit);
-    if (flags & ETP_MF_QTIMER) {
-        sb_printf(&c->ans, "Trap: \"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX "
-                           "power on and acquire (us)\" are 19.2 MHz QTimer ticks despite the label; "
-                           "etprof divides them by 19.2. ");
-        fact_bool(c, "qtimer_converted", true);
-    }
-    if (per_unit[ETP_UNIT_CYCLES])
-        sb_printf(&c->ans, "Trap: HTP cycles are thread-aggregate busy cycles (HVX + HMX threads "
-                           "added up): use them as work share, not as time; --htp-clock-ghz gives a "
-                           "labelled estimate only. ");
-    if (per_unit[ETP_UNIT_RAW])
-        sb_printf(&c->ans, "%llu row(s) are \"raw\": a delegate logged a value with start 0 and no "
-                           "unit suffix, so its unit is unknown. ",
-                  (unsigned long long)per_unit[ETP_UNIT_RAW]);
-    /* detailed-profiling inflation and cold first run, per method */
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_method *m = etp_ops_method_get(r, mi);
-        const etp_ops_qnn *q = qnn_of(c, mi);
-        if (q) {
-            const etp_ops_row *qa = row_at(c, q->top[ETP_QT_QNN_ACCEL]);
-            const etp_ops_row *ac = row_at(c, q->top[ETP_QT_ACCEL_US]);
-            if (qa && ac && ac->stats.p50 > 0) {
-                double ratio = qa->stats.p50 / ac->stats.p50;
-                sb_printf(&c->ans, "Trap: with detailed profiling (node cycles present) the host-side "
-                                   "QNN times are inflated; here QNN accelerator (execute) is %.1fx "
-                                   "Accelerator (execute). Trust \"Accelerator (execute excluding "
-                                   "wait) time\" for NPU time. ",
-                          ratio);
-                fact_num(c, "qnn_accelerator_over_accelerator", ratio);
-            }
-        }
-        const etp_ops_row *exec = row_at(c, m->exec_row);
-        if (exec && exec->runs > 2 && exec->stats.p50 > 0) {
-            double first = exec->samples[0], ratio = first / exec->stats.p50;
-            fact_num(c, "first_run_over_p50", ratio);
-            if (ratio > 1.2) {
-                sb_printf(&c->ans, "Trap: the first run of %s is cold: ", m->name ? m->name : "the method");
-                say_t(c, exec->unit, first);
-                sb_printf(&c->ans, " vs p50 ");
-                say_t(c, exec->unit, exec->stats.p50);
-                sb_printf(&c->ans, " (%.1fx); use --skip-first 1 for steady state. ", ratio);
-            }
-        }
-        if (m->operator_calls == 0 && m->delegate_calls == 0 && exec) {
-            size_t n = 0;
-            for (size_t i = 0; i < nrows; i++) {
-                const etp_ops_row *row = etp_ops_row_get(r, i);
-                n += row->method == mi && row->kind == ETP_KIND_DELEGATE_INTERNAL;
-            }
-            if (n)
-                sb_printf(&c->ans, "Trap: %s has backend events but no OPERATOR_CALL or "
-                                   "DELEGATE_CALL: the dump was made with method-only profiling, "
-                                   "which hides the instruction scopes (and CPU kernels). ",
-                          m->name ? m->name : "the method");
-        }
-    }
-    sb_printf(&c->ans, "The Python Inspector converts every value with one scale (default ns to ms), "
-                       "which is wrong for QNN us/cycles/count, and keeps only the last occurrence "
-                       "of a repeated event per run; etprof keeps each row in its own unit and sums "
-                       "repeats.");
-    end(c);
-}
-
 
 /* ------------------------------------------------------------------------------------------- */
 /* Questions 3 and 4: answered from QNN's own files when given, else where to get them. */
@@ -819,9 +729,85 @@ static void q_memory(ex_ctx *c) {
     end(c);
 }
 
-static void q_cannot(ex_ctx *c, bool any_qnn) {
-    begin(c, "cannot_tell", NULL, "What can this file not tell?");
-    fact_bool(c, "qnn", any_qnn);
+#define FACT(id) etp_explain_fact(fi, id)
+
+/* A fact of this finding about method mi. */
+static const etp_fact *fact_of(const etp_finding *fi, const char *id, int32_t mi) {
+    for (size_t i = 0; i < fi->n_facts; i++)
+        if (!fi->facts[i].list && fi->facts[i].method == mi && strcmp(fi->facts[i].id, id) == 0)
+            return &fi->facts[i];
+    return NULL;
+}
+
+static void r_units(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    const etp_fact *ns = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_NS));
+    const etp_fact *ticks = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_TICKS));
+    const etp_fact *cycles = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_CYCLES));
+    const etp_fact *raw = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_RAW));
+    double tick_ns = FACT("tick_ns")->value;
+    if (ns && tick_ns > 0)
+        sb_printf(&c->ans, "Runtime events (Method::execute, DELEGATE_CALL, OPERATOR_CALL, kernels, "
+                           "backend scopes with timestamps) are host ticks, taken as %g ns per tick "
+                           "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
+                  tick_ns, c->d->time_unit);
+    if (ticks)
+        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
+                           "them into time. ");
+    if (FACT("qnn_values_not_wall")->flag)
+        sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
+                           "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "
+                           "have no position on the timeline. ",
+                  c->d->time_unit);
+    if (FACT("qtimer_converted"))
+        sb_printf(&c->ans, "Trap: \"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX "
+                           "power on and acquire (us)\" are 19.2 MHz QTimer ticks despite the label; "
+                           "etprof divides them by 19.2. ");
+    if (cycles)
+        sb_printf(&c->ans, "Trap: HTP cycles are thread-aggregate busy cycles (HVX + HMX threads "
+                           "added up): use them as work share, not as time; --htp-clock-ghz gives a "
+                           "labelled estimate only. ");
+    if (raw)
+        sb_printf(&c->ans, "%llu row(s) are \"raw\": a delegate logged a value with start 0 and no "
+                           "unit suffix, so its unit is unknown. ",
+                  (unsigned long long)raw->count);
+    /* detailed-profiling inflation, cold first run and method-only profiling, per method */
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->method < 0 || f->list) continue;
+        if (strcmp(f->id, "qnn_accelerator_over_accelerator") == 0) {
+            sb_printf(&c->ans, "Trap: with detailed profiling (node cycles present) the host-side "
+                               "QNN times are inflated; here QNN accelerator (execute) is %.1fx "
+                               "Accelerator (execute). Trust \"Accelerator (execute excluding "
+                               "wait) time\" for NPU time. ",
+                      f->value);
+        } else if (strcmp(f->id, "first_run_over_p50") == 0 && f->value > 1.2) {
+            const etp_fact *first = fact_of(fi, "first_run", f->method),
+                           *p50 = fact_of(fi, "method_p50", f->method);
+            sb_printf(&c->ans, "Trap: the first run of %s is cold: ", f->name ? f->name : "the method");
+            say_t(c, first->unit, first->value);
+            sb_printf(&c->ans, " vs p50 ");
+            say_t(c, p50->unit, p50->value);
+            sb_printf(&c->ans, " (%.1fx); use --skip-first 1 for steady state. ", f->value);
+        } else if (strcmp(f->id, "method_only_backend_events") == 0) {
+            sb_printf(&c->ans, "Trap: %s has backend events but no OPERATOR_CALL or "
+                               "DELEGATE_CALL: the dump was made with method-only profiling, "
+                               "which hides the instruction scopes (and CPU kernels). ",
+                      f->name ? f->name : "the method");
+        }
+    }
+    sb_printf(&c->ans, "The Python Inspector converts every value with one scale (default ns to ms), "
+                       "which is wrong for QNN us/cycles/count, and keeps only the last occurrence "
+                       "of a repeated event per run; etprof keeps each row in its own unit and sums "
+                       "repeats.");
+    end(c);
+}
+
+static void r_cannot(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    bool any_qnn = FACT("qnn")->flag;
     if (any_qnn && c->qb->der) {
         char fb[1200];
         sb_printf(&c->ans, "The QNN files given (%s) answer HMX vs HVX, memory, utilization and "
@@ -846,17 +832,6 @@ static void q_cannot(ex_ctx *c, bool any_qnn) {
                   "optrace.json (Chrome trace) and optrace_qnn_htp_analysis_summary.json (QHAS); "
                   "ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the same "
                   "steps. Join them to these rows by OpId (the number after OpId_).");
-        jw_key(&c->w, "commands");
-        jw_arr_begin(&c->w);
-        jw_str(&c->w, "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin "
-                      "--input_list input_list.txt --use_native_input_files "
-                      "--use_native_output_files --config_file backend_extension_config.json "
-                      "--profiling_level detailed --profiling_option optrace");
-        jw_str(&c->w, "qnn-profile-viewer --config viewer_config.json --schematic "
-                      "<graph>_schematic.bin --reader "
-                      "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so "
-                      "--input_log qnn-profiling-data_0.log --output optrace.json");
-        jw_arr_end(&c->w);
     } else {
         sb_printf(&c->ans, "Inside a delegate the file holds only what the backend chose to log: "
                            "no per-unit utilization, memory traffic or hardware counters (Ethos-U "
@@ -867,60 +842,56 @@ static void q_cannot(ex_ctx *c, bool any_qnn) {
     end(c);
 }
 
-static void q_missing(ex_ctx *c, bool any_qnn) {
-    const etp_ops_result *r = c->r;
-    begin(c, "missing", NULL, "What is missing from this file or this command line?");
-    fact_bool(c, "pte_given", c->has_prog);
-    fact_uint(c, "runs", etp_ops_runs_kept(r));
+static void r_missing(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
     bool any = false;
-    if (!c->has_prog) {
+    if (!FACT("pte_given")->flag) {
         sb_printf(&c->ans, "No --pte was given: the method names, the backend of each DELEGATE_CALL "
                            "and the operator names with namespaces (aten::add.out) come from the "
                            ".pte; with --pte etprof also checks which method each run executed. ");
         any = true;
     }
-    if (etp_ops_runs_kept(r) == 0) {
+    unsigned runs = (unsigned)FACT("runs")->count;
+    if (runs == 0) {
         sb_printf(&c->ans, "The file has no Execute block: the method was loaded but never run "
                            "with the event tracer on. ");
         any = true;
-    } else if (etp_ops_runs_kept(r) < 3) {
+    } else if (runs < 3) {
         sb_printf(&c->ans, "Only %u run(s): percentiles need more runs; run the method more times "
                            "(the first one is usually cold). ",
-                  etp_ops_runs_kept(r));
+                  runs);
         any = true;
     }
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_qnn *q = qnn_of(c, mi);
-        if (q && q->top[ETP_QT_ACCEL_CYCLES] < 0 && q->node_rows == 0) {
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->method < 0 || f->list) continue;
+        if (strcmp(f->id, "qnn_basic_level") == 0) {
             sb_printf(&c->ans, "The QNN partition has no cycles/node events: it was profiled at the "
                                "basic level; use profile level 2 (detailed) for per-node cycles. ");
             any = true;
-        }
-        if (q && q->runs_sum_mismatch) {
+        } else if (strcmp(f->id, "node_sum_runs_mismatch") == 0) {
             sb_printf(&c->ans, "In %u run(s) the HTP node cycles do not add up to Accelerator "
                                "(execute) time (cycles): node events were dropped (QNN's profile "
                                "event cap?). ",
-                      q->runs_sum_mismatch);
+                      (unsigned)f->count);
+            any = true;
+        } else if (strcmp(f->id, "profiling_level") == 0) {
+            sb_printf(&c->ans, "%s%s: profiling level %s: the instruction events (OPERATOR_CALL, "
+                               "DELEGATE_CALL, kernels) were not recorded, so the per-operator times, "
+                               "the CPU fallbacks and the host time around each delegate call are not "
+                               "in the file; profile again with instruction events on (not "
+                               "method-only). ",
+                      f->name ? "" : "method ", f->name ? f->name : "(unknown)", f->text);
             any = true;
         }
     }
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_method *m = etp_ops_method_get(r, mi);
-        if (m->profiling_level == ETP_PL_FULL) continue;
-        sb_printf(&c->ans, "%s%s: profiling level %s: the instruction events (OPERATOR_CALL, "
-                           "DELEGATE_CALL, kernels) were not recorded, so the per-operator times, "
-                           "the CPU fallbacks and the host time around each delegate call are not "
-                           "in the file; profile again with instruction events on (not "
-                           "method-only). ",
-                  m->name ? "" : "method ", m->name ? m->name : "(unknown)",
-                  etp_profiling_level_name(m->profiling_level));
-        any = true;
-    }
-    (void)any_qnn;
     if (!any) sb_printf(&c->ans, "Nothing essential: the program was given and every run has its "
                                  "instruction events.");
     end(c);
 }
+
+#undef FACT
 
 /* ------------------------------------------------------------------------------------------- */
 
@@ -1013,21 +984,27 @@ static int run_explain(cli_args *a) {
     /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
      * follow (units, hmx_vs_hvx, memory, cannot, missing) */
     etp_explain_result *xr = NULL;
-    etp_explain_options xo = {.program_given = in.prog != NULL};
+    etp_explain_options xo = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns};
     if (etp_explain_compute(r, &xo, &xr, &err)) c->oom = true;
     for (size_t i = 0; xr && i < xr->n_findings; i++) {
         const etp_finding *fi = &xr->findings[i];
         if (fi->question == ETP_EXQ_SAME_THING && c->n + 7 < MAX_FINDINGS) r_same_thing(c, fi);
         if (fi->question == ETP_EXQ_NPU_CPU && c->n + 6 < MAX_FINDINGS) r_npu_cpu(c, fi);
     }
-    q_units(c);
-    /* questions 3 and 4: when the ETDump has QNN events or QNN files were given */
-    if (etp_ops_qnn_count(r) > 0 || qb.der) {
-        q_hmx_hvx(c);
-        q_memory(c);
+    for (size_t i = 0; xr && i < xr->n_findings; i++) {
+        const etp_finding *fi = &xr->findings[i];
+        if (fi->question == ETP_EXQ_UNITS) r_units(c, fi);
+        if (fi->question != ETP_EXQ_CANNOT_TELL) continue;
+        /* questions 3 and 4 (still computed here): when the ETDump has QNN events or QNN files
+         * were given */
+        if (etp_ops_qnn_count(r) > 0 || qb.der) {
+            q_hmx_hvx(c);
+            q_memory(c);
+        }
+        r_cannot(c, fi);
     }
-    q_cannot(c, etp_ops_qnn_count(r) > 0);
-    q_missing(c, etp_ops_qnn_count(r) > 0);
+    for (size_t i = 0; xr && i < xr->n_findings; i++)
+        if (xr->findings[i].question == ETP_EXQ_MISSING) r_missing(c, &xr->findings[i]);
     cli_out o;
     if (c->oom) rc = EXIT_INTERNAL, cli_errorf("out of memory");
     else rc = cli_out_open(a, &o);
