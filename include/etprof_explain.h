@@ -8,9 +8,9 @@
  *
  * Coverage: questions 1 (same_thing: Method::execute vs DELEGATE_CALL vs the QNN values) and 2
  * (npu_vs_cpu: delegated partitions, CPU fallbacks, top operators), one finding per method each;
- * then the file-wide units (units and traps), cannot_tell and missing. The QNN-file answers of
- * the command (hmx_vs_hvx, memory_utilization: questions 3 and 4, from --qhas/--optrace/
- * --runtrace/--heap) are not in the result yet; they are still computed by the command.
+ * then the file-wide units (units and traps); questions 3 (hmx_vs_hvx) and 4 (memory_utilization)
+ * from QNN's own files when given (else what gives them, and the commands); cannot_tell and
+ * missing.
  *
  * Figures are not recomputed here: every number is a field of the ops result (its rows, methods,
  * partitions, QNN groups, etp_ops_delegate_time_get, etp_ops_top), or a ratio of two of them.
@@ -59,6 +59,8 @@ typedef struct etp_fact {
     const char *list;    /* id of the LIST it is a member of, NULL at the top level */
     uint32_t item;       /* index of its record in that list */
     bool extra;          /* not a field of explain JSON schema 1 (used by the text only) */
+    bool unknown;        /* NUMBER: the value is not known (JSON null; value NaN or 0) */
+    bool integral;       /* NUMBER: a whole number (bytes, cycles, us as the file gives them) */
     bool cannot_tell;    /* the file cannot tell this; `settle` says what would */
     const char *settle;
 } etp_fact;
@@ -66,15 +68,16 @@ typedef struct etp_fact {
 typedef enum etp_explain_question {
     ETP_EXQ_SAME_THING = 1, /* are Accelerator time, Method::execute and DELEGATE_CALL the same? */
     ETP_EXQ_NPU_CPU = 2,    /* which ops ran on the NPU, which fell back to the CPU? */
-    ETP_EXQ_HMX_HVX = 3,    /* (not computed here yet: the command's hmx_vs_hvx) */
-    ETP_EXQ_MEMORY = 4,     /* (not computed here yet: the command's memory_utilization) */
+    ETP_EXQ_HMX_HVX = 3,    /* does each op run on HMX or HVX? (QNN files) */
+    ETP_EXQ_MEMORY = 4,     /* VTCM/TCM, DRAM, heap, utilization, clock (QNN files) */
     ETP_EXQ_UNITS = 5,      /* what unit is each number in, and the traps */
     ETP_EXQ_CANNOT_TELL = 6, /* what the file cannot tell */
     ETP_EXQ_MISSING = 7,    /* what is missing from the file or the command line */
 } etp_explain_question;
 
 typedef struct etp_finding {
-    const char *id;            /* "same_thing", "npu_vs_cpu", "units", "cannot_tell", "missing" */
+    const char *id;            /* "same_thing", "npu_vs_cpu", "units", "hmx_vs_hvx",
+                                * "memory_utilization", "cannot_tell", "missing" */
     etp_explain_question question;
     int32_t method;            /* method index in the ops result, -1 for the whole file */
     const char *method_name;   /* NULL when unknown */
@@ -86,13 +89,20 @@ typedef struct etp_finding {
 typedef struct etp_explain_result {
     size_t n_findings;
     const etp_finding *findings; /* per method: same_thing; then per method: npu_vs_cpu; then
-                                  * units, cannot_tell, missing */
+                                  * units; hmx_vs_hvx and memory_utilization when the ETDump has
+                                  * QNN events or QNN files were given; cannot_tell, missing */
 } etp_explain_result;
 
 typedef struct etp_explain_options {
     bool program_given; /* the ops result was computed with a .pte (names, backends) */
     uint32_t top_ops;   /* operators named per method (0: 5) */
     double tick_ns;     /* host ns per tick the ops result was computed with, 0 = unknown rate */
+    /* QNN's own files (questions 3 and 4). These objects are library-internal for now (the
+     * QNN readers have no public header yet): NULL when no QNN file was given. */
+    const struct etp_qnn_derived *qnn;        /* the tables derived from --qhas/--optrace/... */
+    const struct etp_qnn_etd_join *qnn_join;  /* their join to this ETDump's HTP nodes, or NULL */
+    double htp_clock_ghz;                     /* for cycle -> time estimates; <= 0 or NaN: unknown */
+    const char *htp_clock_source;             /* "htp-clock-ghz", "runtrace", "qhas", or NULL */
 } etp_explain_options;
 
 /* Computes the findings. opt may be NULL (no program, 5 top operators). Returns ETP_OK and *out,

@@ -2,6 +2,7 @@
  * Nothing is measured or recomputed here: every number is a field of the ops result or a ratio
  * of two of them; the prose lives in the renderer (src/cli/cmd_explain.c). */
 #include "etprof_explain.h"
+#include "qnn_report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -366,19 +367,224 @@ static void q_units(xb *b, const etp_ops_result *r, double tick_ns) {
     b->method = -1;
 }
 
+/* ---- questions 3 and 4: QNN's own files ---------------------------------------------------- */
+
+static etp_fact *i64f(xb *b, const char *id, const etp_qnn_i64 *v) {
+    etp_fact *f = num(b, id, v ? (double)v->v : 0, ETP_UNIT_NONE);
+    if (f) f->integral = true, f->unknown = !v || !v->has;
+    return f;
+}
+static etp_fact *f64f(xb *b, const char *id, const etp_qnn_f64 *v) {
+    bool has = v && v->has;
+    etp_fact *f = num(b, id, has ? v->v : NAN, ETP_UNIT_NONE);
+    if (f) f->unknown = !has;
+    return f;
+}
+
+static void set_unit(etp_fact *f, etp_unit u) {
+    if (f) f->unit = u;
+}
+static void set_pct(etp_fact *f) {
+    if (f) f->percent = true;
+}
+
+static void commands(xb *b) {
+    list_begin(b, "commands", 2);
+    if (!b->oom) b->fa[b->nfa - 1].flag = true;
+    txt(b, "value", k_cmd_net_run);
+    b->item++;
+    txt(b, "value", k_cmd_viewer);
+    list_end(b);
+}
+
+static void q_hmx_hvx(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
+                      const etp_qnn_etd_join *j, double clock) {
+    begin(b, "hmx_vs_hvx", ETP_EXQ_HMX_HVX, -1, NULL,
+          "Does each op run on HMX (the matrix unit) or HVX (the vector unit)?");
+    bool have = d && d->n_rows > 0;
+    etp_fact *av = flg(b, "available", have);
+    if (!have) {
+        cannot(av, "--qhas F (QHAS htp_op_instances) or --optrace F (Flags uses_hmx/uses_hvx)");
+        list_begin(b, "needs", 2);
+        if (!b->oom) b->fa[b->nfa - 1].flag = true;
+        txt(b, "value", "--qhas");
+        b->item++;
+        txt(b, "value", "--optrace");
+        list_end(b);
+        commands(b);
+        return;
+    }
+    const etp_qnn_summary *s = &d->summary;
+    etp_qnn_unit_counts uc;
+    etp_qnn_unit_counts_get(d, &uc);
+    txt(b, "rows_source", d->rows_source == ETP_QNN_SRC_QHAS ? "qhas" : "optrace");
+    cnt(b, "qnn_ops", uc.qnn_ops);
+    cnt(b, "ops_using_hmx", uc.hmx);
+    cnt(b, "ops_using_hvx", uc.hvx);
+    cnt(b, "ops_using_dma", uc.dma);
+    cnt(b, "ops_using_both", uc.hmx_and_hvx);
+    cnt(b, "ops_dma_only", uc.dma_only);
+    cnt(b, "ops_using_none", uc.none);
+    set_unit(i64f(b, "hmx_busy_cycles", &s->hmx_busy_cycles), ETP_UNIT_CYCLES);
+    set_pct(f64f(b, "hmx_busy_share", &s->hmx_busy_share));
+    set_unit(i64f(b, "hvx_busy_cycles", &s->hvx_busy_cycles), ETP_UNIT_CYCLES);
+    set_pct(f64f(b, "hvx_busy_share", &s->hvx_busy_share));
+    cnt(b, "hvx_threads", s->hvx_threads);
+    set_unit(extra(i64f(b, "timeline_cycles", &s->timeline_cycles)), ETP_UNIT_CYCLES);
+    /* the largest ops */
+    uint32_t *top = malloc((d->n_rows ? d->n_rows : 1) * sizeof *top), nt = 0;
+    if (!top || etp_qnn_rows_by_cycles(d, 5, top, &nt) != ETP_OK) b->oom = true;
+    list_begin(b, "top_ops", nt);
+    for (uint32_t k = 0; k < nt; k++) {
+        const etp_qnn_op_row *o = &d->rows[top[k]];
+        txt(b, "qnn_op", o->qnn_op);
+        txt(b, "qnn_op_type", o->qnn_op_type);
+        etp_qnn_i64 v = {o->cycles, true};
+        set_unit(i64f(b, "cycles", &v), ETP_UNIT_CYCLES);
+        pct(b, "share", o->share);
+        flg(b, "hmx", o->hmx);
+        flg(b, "hvx", o->hvx);
+        flg(b, "dma", o->dma);
+        v.v = o->hmx_cycles;
+        set_unit(i64f(b, "hmx_cycles", &v), ETP_UNIT_CYCLES);
+        v.v = o->hvx_cycles;
+        set_unit(i64f(b, "hvx_cycles", &v), ETP_UNIT_CYCLES);
+        v.v = o->dma_cycles;
+        set_unit(i64f(b, "dma_cycles", &v), ETP_UNIT_CYCLES);
+        num(b, "etdump_cycles", j ? j->row_etdump[top[k]] : NAN, ETP_UNIT_CYCLES);
+        /* the ETDump wall-time estimate of its matched node: cycles x the partition's ns/cycle */
+        double wall = NAN;
+        int32_t orow = j ? j->row_ops[top[k]] : -1;
+        if (orow >= 0 && !isnan(clock))
+            wall = etp_ops_row_get(r, (size_t)orow)->stats.p50 * etp_qnn_wall_ns_per_cycle(r, (size_t)orow);
+        row_fact(num(b, "wall_estimate", wall, ETP_UNIT_NS), orow, o->qnn_op);
+        b->item++;
+    }
+    list_end(b);
+    free(top);
+    if (j) {
+        record_begin(b, "join", 10);
+        cnt(b, "etdump_nodes", j->n_nodes);
+        cnt(b, "matched", j->matched);
+        cnt(b, "matched_by_op_id", j->matched_by_id);
+        cnt(b, "matched_by_name_only", j->matched_by_name);
+        cnt(b, "etdump_only", j->n_etdump_only);
+        cnt(b, "qnn_only", j->n_qnn_only);
+        cnt(b, "conflicts", j->conflicts);
+        cnt(b, "cycles_equal", j->cycles_equal);
+        cnt(b, "cycles_different", j->cycles_different);
+        txt(b, "verdict", etp_qnn_etd_agreement(j));
+        list_end(b);
+    }
+}
+
+static const char *const k_settle_util =
+    "NPU utilization and the timeline (--qhas F: the QHAS summary, or --optrace F, computed)";
+static const char *const k_settle_vtcm =
+    "peak VTCM (--qhas F, or --optrace F when the viewer config had \"memory_info\": true)";
+static const char *const k_settle_dram = "DRAM and VTCM traffic (--qhas F)";
+static const char *const k_settle_clock =
+    "the HTP clock (--runtrace F, measured: the viewer writes <name>_runtrace.json when "
+    "viewer_config.json has \"runtrace\": true; else --qhas F approximates it; or --htp-clock-ghz G)";
+static const char *const k_settle_heap =
+    "the DSP heap (--heap F: the text file the ExecuTorch runtime writes with the runtime option "
+    "qnn_runtime_heap_profiling_path, e.g. qnn_executor_runner --heap_profiling_path "
+    "htp_heap_usage.txt, profile level above 0)";
+
+static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d, double clock,
+                     const char *clock_src) {
+    const etp_qnn_summary *s = d ? &d->summary : NULL;
+    begin(b, "memory_utilization", ETP_EXQ_MEMORY, -1, NULL,
+          "How much memory (VTCM/TCM, DRAM, heap) does the NPU use, how busy is it, and at what "
+          "clock?");
+    bool util = s && s->utilization_percent.has, vtcm = s && s->peak_vtcm_bytes.has,
+         dram = s && s->dram_read_bytes.has, heap = s && s->heap_before_bytes.has,
+         has_clock = !isnan(clock);
+    flg(b, "available", util || vtcm || dram || heap || has_clock);
+    extra(flg(b, "qnn_files", s != NULL));
+    etp_fact *f = f64f(b, "utilization_percent", s ? &s->utilization_percent : NULL);
+    if (f) f->percent = true;
+    if (!util) cannot(f, k_settle_util);
+    f = f64f(b, "idle_percent", s ? &s->idle_percent : NULL);
+    if (f) f->percent = true;
+    set_unit(i64f(b, "timeline_cycles", s ? &s->timeline_cycles : NULL), ETP_UNIT_CYCLES);
+    set_unit(i64f(b, "graph_execute_us", s ? &s->graph_execute_us : NULL), ETP_UNIT_US);
+    f = i64f(b, "peak_vtcm_bytes", s ? &s->peak_vtcm_bytes : NULL);
+    if (f) f->unit = ETP_UNIT_BYTES;
+    if (!vtcm) cannot(f, k_settle_vtcm);
+    set_unit(i64f(b, "vtcm_read_bytes", s ? &s->vtcm_read_bytes : NULL), ETP_UNIT_BYTES);
+    set_unit(i64f(b, "vtcm_write_bytes", s ? &s->vtcm_write_bytes : NULL), ETP_UNIT_BYTES);
+    f = i64f(b, "dram_read_bytes", s ? &s->dram_read_bytes : NULL);
+    if (f) f->unit = ETP_UNIT_BYTES;
+    if (!dram) cannot(f, k_settle_dram);
+    set_unit(i64f(b, "dram_write_bytes", s ? &s->dram_write_bytes : NULL), ETP_UNIT_BYTES);
+    if (dram) {
+        /* the largest DRAM reader */
+        const etp_qnn_op_row *big = NULL;
+        for (uint32_t i = 0; i < d->n_rows; i++)
+            if (d->rows[i].has_bytes && (!big || d->rows[i].dram_read_bytes > big->dram_read_bytes))
+                big = &d->rows[i];
+        if (big && big->dram_read_bytes > 0) {
+            etp_qnn_i64 v = {big->dram_read_bytes, true};
+            f = extra(i64f(b, "largest_dram_reader_bytes", &v));
+            if (f) f->unit = ETP_UNIT_BYTES, f->name = big->qnn_op;
+        }
+    }
+    f = i64f(b, "heap_before_bytes", s ? &s->heap_before_bytes : NULL);
+    if (f) f->unit = ETP_UNIT_BYTES;
+    if (!heap) cannot(f, k_settle_heap);
+    set_unit(i64f(b, "heap_after_bytes", s ? &s->heap_after_bytes : NULL), ETP_UNIT_BYTES);
+    set_unit(i64f(b, "heap_delta_bytes", s ? &s->heap_delta_bytes : NULL), ETP_UNIT_BYTES);
+    if (has_clock) {
+        /* the ETDump's accelerator cycles as thread-busy time at that clock */
+        for (size_t qi = 0; qi < etp_ops_qnn_count(r); qi++) {
+            const etp_ops_qnn *q = etp_ops_qnn_get(r, qi);
+            const etp_ops_row *cy = row_at(r, q->top[ETP_QT_ACCEL_CYCLES]);
+            const etp_ops_row *ex = row_at(r, q->top[ETP_QT_EXCL_WAIT]);
+            if (!cy) continue;
+            double busy_us = cy->stats.p50 / clock / 1000.0;
+            extra(row_fact(num(b, "accelerator_cycles", cy->stats.p50, ETP_UNIT_CYCLES),
+                           q->top[ETP_QT_ACCEL_CYCLES], cy->name));
+            if (ex && ex->stats.p50 > 0) {
+                double ex_us = ex->stats.p50 / 1000.0;
+                extra(row_fact(num(b, "accelerator_excluding_wait_us", ex_us, ETP_UNIT_US),
+                               q->top[ETP_QT_EXCL_WAIT], ex->name));
+                num(b, "mean_busy_threads_estimate", busy_us / ex_us, ETP_UNIT_NONE);
+            }
+            num(b, "accelerator_busy_us_estimate", busy_us, ETP_UNIT_US);
+            break;
+        }
+    }
+    f = num(b, "clock_ghz", clock, ETP_UNIT_NONE);
+    if (!has_clock) cannot(f, k_settle_clock);
+    txt(b, "clock_source", clock_src);
+    extra(txt(b, "clock_meaning", has_clock ? etp_qnn_clock_meaning(clock_src) : NULL));
+    if (!util || !vtcm || !dram || !heap || !has_clock) commands(b);
+    /* what the ETDump itself says */
+    for (size_t qi = 0; qi < etp_ops_qnn_count(r); qi++) {
+        const etp_ops_qnn *q = etp_ops_qnn_get(r, qi);
+        const etp_ops_row *th = row_at(r, q->top[ETP_QT_HVX_THREADS]);
+        const etp_ops_row *vt = row_at(r, q->top[ETP_QT_VTCM]);
+        if (!th && !vt) continue;
+        if (th)
+            extra(row_fact(num(b, "etdump_hvx_threads", th->stats.p50, ETP_UNIT_COUNT),
+                           q->top[ETP_QT_HVX_THREADS], th->name));
+        if (vt)
+            extra(row_fact(num(b, "etdump_vtcm_acquire", vt->stats.p50, vt->unit),
+                           q->top[ETP_QT_VTCM], vt->name));
+        break;
+    }
+}
+
 /* What the ETDump cannot tell. */
-static void q_cannot(xb *b, const etp_ops_result *r) {
+static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d) {
     bool any_qnn = etp_ops_qnn_count(r) > 0;
     begin(b, "cannot_tell", ETP_EXQ_CANNOT_TELL, -1, NULL, "What can this file not tell?");
     etp_fact *q = flg(b, "qnn", any_qnn);
+    extra(flg(b, "qnn_files", d != NULL)); /* they answer questions 3 and 4 above */
     if (any_qnn) {
         cannot(q, "a QNN optrace run: optrace.json (--optrace) and its QHAS summary (--qhas)");
-        list_begin(b, "commands", 2);
-        if (!b->oom) b->fa[b->nfa - 1].flag = true;
-        txt(b, "value", k_cmd_net_run);
-        b->item++;
-        txt(b, "value", k_cmd_viewer);
-        list_end(b);
+        commands(b);
     }
 }
 
@@ -421,7 +627,13 @@ int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
     for (uint32_t mi = 0; mi < nm; mi++) q_same_thing(&b, r, mi);
     for (uint32_t mi = 0; mi < nm; mi++) q_npu_cpu(&b, r, mi, has_prog, ntop);
     q_units(&b, r, opt ? opt->tick_ns : 0);
-    q_cannot(&b, r);
+    const etp_qnn_derived *qd = opt ? opt->qnn : NULL;
+    double clock = opt && opt->htp_clock_ghz > 0 ? opt->htp_clock_ghz : NAN;
+    if (etp_ops_qnn_count(r) > 0 || qd) {
+        q_hmx_hvx(&b, r, qd, opt ? opt->qnn_join : NULL, clock);
+        q_memory(&b, r, qd, clock, isnan(clock) ? NULL : opt->htp_clock_source);
+    }
+    q_cannot(&b, r, qd);
     q_missing(&b, r, has_prog);
     /* one block: the result, then the findings, then the facts */
     etp_explain_result *x = NULL;

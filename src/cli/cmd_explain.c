@@ -91,22 +91,6 @@ static void end(ex_ctx *c) {
     if (c->n + 1 < MAX_FINDINGS) c->n++;
 }
 
-static void fact_num(ex_ctx *c, const char *k, double v) {
-    jw_key(&c->w, k);
-    jw_double(&c->w, v);
-}
-static void fact_uint(ex_ctx *c, const char *k, uint64_t v) {
-    jw_key(&c->w, k);
-    jw_uint(&c->w, v);
-}
-static void fact_str(ex_ctx *c, const char *k, const char *v) {
-    jw_key(&c->w, k);
-    jw_str(&c->w, v);
-}
-static void fact_bool(ex_ctx *c, const char *k, bool v) {
-    jw_key(&c->w, k);
-    jw_bool(&c->w, v);
-}
 
 /* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
 static double tv(const ex_ctx *c, etp_unit u, double v) {
@@ -120,9 +104,6 @@ static const char *tu(const ex_ctx *c, etp_unit u) {
     return un;
 }
 
-static const etp_ops_row *row_at(const ex_ctx *c, int32_t i) {
-    return i >= 0 ? etp_ops_row_get(c->r, (size_t)i) : NULL;
-}
 
 /* "12.3 us" */
 static void say_t(ex_ctx *c, etp_unit u, double v) {
@@ -175,7 +156,9 @@ static void json_facts(ex_ctx *c, const etp_finding *fi) {
             record = true;
             break;
         case ETP_FACT_NUMBER:
-            jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
+            if (f->unknown) jw_null(&c->w);
+            else if (f->integral) jw_int(&c->w, (int64_t)f->value);
+            else jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
                                  ? f->value
                                  : tv(c, f->unit, f->value));
             break;
@@ -397,35 +380,6 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
 /* ------------------------------------------------------------------------------------------- */
 /* Questions 3 and 4: answered from QNN's own files when given, else where to get them. */
 
-static const char *const k_cmd_net_run =
-    "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin --input_list "
-    "input_list.txt --use_native_input_files --use_native_output_files --config_file "
-    "backend_extension_config.json --profiling_level detailed --profiling_option optrace";
-static const char *const k_cmd_viewer =
-    "qnn-profile-viewer --config viewer_config.json --schematic <graph>_schematic.bin --reader "
-    "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so --input_log "
-    "qnn-profiling-data_0.log --output optrace.json";
-
-static void fact_i64(ex_ctx *c, const char *k, etp_qnn_i64 v) {
-    jw_key(&c->w, k);
-    if (v.has) jw_int(&c->w, v.v);
-    else jw_null(&c->w);
-}
-
-static void fact_f64(ex_ctx *c, const char *k, etp_qnn_f64 v) {
-    jw_key(&c->w, k);
-    if (v.has) jw_double(&c->w, v.v);
-    else jw_null(&c->w);
-}
-
-static void fact_commands(ex_ctx *c) {
-    jw_key(&c->w, "commands");
-    jw_arr_begin(&c->w);
-    jw_str(&c->w, k_cmd_net_run);
-    jw_str(&c->w, k_cmd_viewer);
-    jw_arr_end(&c->w);
-}
-
 /* "1126400 bytes (1.07 MiB)" */
 static void say_bytes(ex_ctx *c, int64_t v) {
     sb_printf(&c->ans, "%lld bytes", (long long)v);
@@ -445,20 +399,15 @@ static const char *files_given(const ex_ctx *c, char *b, size_t cap) {
     return b;
 }
 
-/* The ETDump wall-time estimate of a derived row's matched node, in the display unit (NaN). */
-static double row_wall(const ex_ctx *c, uint32_t qrow) {
-    if (!c->qj || c->qj->row_ops[qrow] < 0 || isnan(c->clock)) return NAN;
-    size_t orow = (size_t)c->qj->row_ops[qrow];
-    double f = etp_qnn_wall_ns_per_cycle(c->r, orow);
-    return etp_ops_row_get(c->r, orow)->stats.p50 * f / c->d->unit_ns;
-}
+#define FACT(id) etp_explain_fact(fi, id)
 
-static void q_hmx_hvx(ex_ctx *c) {
-    const etp_qnn_derived *d = c->qb->der;
-    begin(c, "hmx_vs_hvx", NULL, "Does each op run on HMX (the matrix unit) or HVX (the vector unit)?");
-    bool have = d && d->n_rows > 0;
-    fact_bool(c, "available", have);
-    if (!have) {
+/* A whole-number fact's value (0 when absent). */
+static long long ival(const etp_fact *f) { return f ? (long long)f->value : 0; }
+
+static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    if (!FACT("available")->flag) {
         sb_printf(&c->ans,
                   "Not from an ETDump: its HTP node events hold one aggregate cycle count per "
                   "node, and QNN's per-op resource mask exists only at the linting profile level, "
@@ -471,263 +420,173 @@ static void q_hmx_hvx(ex_ctx *c) {
                   "(ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the "
                   "same steps). Then: etprof explain FILE --qhas F, or etprof qnn FILE --qhas F "
                   "for the table.",
-                  k_cmd_net_run, k_cmd_viewer);
-        jw_key(&c->w, "needs");
-        jw_arr_begin(&c->w);
-        jw_str(&c->w, "--qhas");
-        jw_str(&c->w, "--optrace");
-        jw_arr_end(&c->w);
-        fact_commands(c);
+                  member(fi, "commands", 0, "value")->text, member(fi, "commands", 1, "value")->text);
         end(c);
         return;
     }
-    const etp_qnn_summary *s = &d->summary;
-    etp_qnn_unit_counts uc;
-    etp_qnn_unit_counts_get(d, &uc);
     char fb[1200];
     sb_printf(&c->ans, "From %s (per-op unit flags of the %s): of %u QNN ops, %u use HMX, %u use "
                        "HVX (%u both), %u use DMA (%u only move data), %u use none of the three. ",
               files_given(c, fb, sizeof fb),
-              d->rows_source == ETP_QNN_SRC_QHAS ? "QHAS htp_op_instances" : "optrace Flags",
-              uc.qnn_ops, uc.hmx, uc.hvx, uc.hmx_and_hvx, uc.dma, uc.dma_only, uc.none);
-    fact_str(c, "rows_source", d->rows_source == ETP_QNN_SRC_QHAS ? "qhas" : "optrace");
-    fact_uint(c, "qnn_ops", uc.qnn_ops);
-    fact_uint(c, "ops_using_hmx", uc.hmx);
-    fact_uint(c, "ops_using_hvx", uc.hvx);
-    fact_uint(c, "ops_using_dma", uc.dma);
-    fact_uint(c, "ops_using_both", uc.hmx_and_hvx);
-    fact_uint(c, "ops_dma_only", uc.dma_only);
-    fact_uint(c, "ops_using_none", uc.none);
-    if (s->hmx_busy_cycles.has)
+              strcmp(FACT("rows_source")->text, "qhas") == 0 ? "QHAS htp_op_instances" : "optrace Flags",
+              (unsigned)count_of(fi, "qnn_ops"), (unsigned)count_of(fi, "ops_using_hmx"),
+              (unsigned)count_of(fi, "ops_using_hvx"), (unsigned)count_of(fi, "ops_using_both"),
+              (unsigned)count_of(fi, "ops_using_dma"), (unsigned)count_of(fi, "ops_dma_only"),
+              (unsigned)count_of(fi, "ops_using_none"));
+    const etp_fact *hmx = FACT("hmx_busy_cycles"), *hvx = FACT("hvx_busy_cycles");
+    if (!hmx->unknown)
         sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
                            "timeline). ",
-                  (long long)s->hmx_busy_cycles.v, s->hmx_busy_share.has ? s->hmx_busy_share.v : NAN,
-                  (long long)s->timeline_cycles.v);
-    if (s->hvx_busy_cycles.has)
+                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")));
+    if (!hvx->unknown)
         sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "
                            "of the timeline). ",
-                  s->hvx_threads, (long long)s->hvx_busy_cycles.v,
-                  s->hvx_busy_share.has ? s->hvx_busy_share.v : NAN);
-    fact_i64(c, "hmx_busy_cycles", s->hmx_busy_cycles);
-    fact_f64(c, "hmx_busy_share", s->hmx_busy_share);
-    fact_i64(c, "hvx_busy_cycles", s->hvx_busy_cycles);
-    fact_f64(c, "hvx_busy_share", s->hvx_busy_share);
-    fact_uint(c, "hvx_threads", s->hvx_threads);
-    /* the largest ops */
-    uint32_t *top = malloc(d->n_rows * sizeof *top), nt = 0;
-    if (!top || etp_qnn_rows_by_cycles(d, 5, top, &nt) != ETP_OK) c->oom = true;
+                  (unsigned)count_of(fi, "hvx_threads"), ival(hvx), FACT("hvx_busy_share")->value);
     sb_printf(&c->ans, "Largest ops by cycles (busy cycles of their HTP ops on whatever unit ran "
                        "them; an op's unit cycles can overlap): ");
-    jw_key(&c->w, "top_ops");
-    jw_arr_begin(&c->w);
     bool any_wall = false;
-    for (uint32_t k = 0; k < nt; k++) {
-        const etp_qnn_op_row *r = &d->rows[top[k]];
-        const char *units = r->hmx && r->hvx ? "HMX+HVX"
-                            : r->hmx         ? "HMX"
-                            : r->hvx         ? "HVX"
-                            : r->dma         ? "DMA only"
-                                             : "no HMX/HVX/DMA";
+    for (uint32_t k = 0; k < count_of(fi, "top_ops"); k++) {
+#define M(id) member(fi, "top_ops", k, id)
+        bool uh = M("hmx")->flag, uv = M("hvx")->flag, ud = M("dma")->flag;
+        const char *units = uh && uv ? "HMX+HVX" : uh ? "HMX" : uv ? "HVX" : ud ? "DMA only" : "no HMX/HVX/DMA";
+        const char *type = M("qnn_op_type")->text;
         sb_printf(&c->ans, "%s%s (%s, %.1f%%): %s, HMX %lld / HVX %lld / DMA %lld cycles",
-                  k ? "; " : "", r->qnn_op, r->qnn_op_type ? r->qnn_op_type : "?", r->share, units,
-                  (long long)r->hmx_cycles, (long long)r->hvx_cycles, (long long)r->dma_cycles);
-        double wall = row_wall(c, top[k]);
+                  k ? "; " : "", M("qnn_op")->text, type ? type : "?", M("share")->value, units,
+                  ival(M("hmx_cycles")), ival(M("hvx_cycles")), ival(M("dma_cycles")));
+        const etp_fact *w = M("wall_estimate");
+        double wall = tv(c, w->unit, w->value);
         if (!isnan(wall)) {
             sb_printf(&c->ans, ", its ETDump node ~%.3g %s of wall time (estimate)", wall,
                       c->d->est_unit);
             any_wall = true;
         }
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "qnn_op"); jw_str(&c->w, r->qnn_op);
-        jw_key(&c->w, "qnn_op_type"); jw_str(&c->w, r->qnn_op_type);
-        jw_key(&c->w, "cycles"); jw_int(&c->w, r->cycles);
-        jw_key(&c->w, "share"); jw_double(&c->w, r->share);
-        jw_key(&c->w, "hmx"); jw_bool(&c->w, r->hmx);
-        jw_key(&c->w, "hvx"); jw_bool(&c->w, r->hvx);
-        jw_key(&c->w, "dma"); jw_bool(&c->w, r->dma);
-        jw_key(&c->w, "hmx_cycles"); jw_int(&c->w, r->hmx_cycles);
-        jw_key(&c->w, "hvx_cycles"); jw_int(&c->w, r->hvx_cycles);
-        jw_key(&c->w, "dma_cycles"); jw_int(&c->w, r->dma_cycles);
-        jw_key(&c->w, "etdump_cycles");
-        jw_double(&c->w, c->qj ? c->qj->row_etdump[top[k]] : NAN);
-        jw_key(&c->w, "wall_estimate"); jw_double(&c->w, wall);
-        jw_obj_end(&c->w);
+#undef M
     }
-    jw_arr_end(&c->w);
     sb_printf(&c->ans, ". ");
     if (any_wall)
         sb_printf(&c->ans, "(Wall-time estimates apportion the partition's Accelerator (execute "
                            "excluding wait) time by cycle share.) ");
-    if (c->qj) {
-        const etp_qnn_etd_join *j = c->qj;
-        const char *v = etp_qnn_etd_agreement(j);
+    if (FACT("join")) {
+#define J(id) member(fi, "join", 0, id)
+        unsigned conflicts = (unsigned)J("conflicts")->count;
+        const char *v = J("verdict")->text;
         sb_printf(&c->ans, "Joined to this ETDump's %u HTP nodes by OpId and name: %u matched, %u "
                            "ETDump nodes have no QNN op in the files, %u QNN ops have no ETDump "
                            "node",
-                  j->n_nodes, j->matched, j->n_etdump_only, j->n_qnn_only);
-        if (j->conflicts) sb_printf(&c->ans, ", %u OpId conflicts (same id, another name)", j->conflicts);
-        sb_printf(&c->ans, "; cycles are equal for %u of %u matched ops: %s. ", j->cycles_equal,
-                  j->cycles_equal + j->cycles_different,
+                  (unsigned)J("etdump_nodes")->count, (unsigned)J("matched")->count,
+                  (unsigned)J("etdump_only")->count, (unsigned)J("qnn_only")->count);
+        if (conflicts) sb_printf(&c->ans, ", %u OpId conflicts (same id, another name)", conflicts);
+        sb_printf(&c->ans, "; cycles are equal for %u of %u matched ops: %s. ",
+                  (unsigned)J("cycles_equal")->count,
+                  (unsigned)(J("cycles_equal")->count + J("cycles_different")->count),
                   strcmp(v, "same_run") == 0 ? "the files come from the same run as the ETDump"
                   : strcmp(v, "none") == 0   ? "nothing to compare"
                                              : "they come from different runs (optrace/QHAS are "
                                                "made by a separate qnn-net-run), so compare shares, "
                                                "not cycles");
-        jw_key(&c->w, "join");
-        ana_json_qnn_join(&c->w, j);
+#undef J
     }
     sb_printf(&c->ans, "etprof qnn with the same files lists every op.");
-    free(top);
     end(c);
 }
 
-static void q_memory(ex_ctx *c) {
-    const etp_qnn_derived *d = c->qb->der;
-    const etp_qnn_summary *s = d ? &d->summary : NULL;
-    begin(c, "memory_utilization", NULL,
-          "How much memory (VTCM/TCM, DRAM, heap) does the NPU use, how busy is it, and at what "
-          "clock?");
-    bool util = s && s->utilization_percent.has, vtcm = s && s->peak_vtcm_bytes.has,
-         dram = s && s->dram_read_bytes.has, heap = s && s->heap_before_bytes.has,
-         clock = !isnan(c->clock);
-    fact_bool(c, "available", util || vtcm || dram || heap || clock);
+static void r_memory(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    const etp_fact *util = FACT("utilization_percent"), *vtcm = FACT("peak_vtcm_bytes"),
+                   *dram = FACT("dram_read_bytes"), *heap = FACT("heap_before_bytes"),
+                   *clock = FACT("clock_ghz");
+    bool files = FACT("qnn_files")->flag, has_clock = !clock->cannot_tell;
     char fb[1200];
-    if (s) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
-    if (util) {
+    if (files) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
+    if (!util->unknown) {
         sb_printf(&c->ans, "NPU utilization %.2f%% of the graph timeline (%lld cycles; idle "
                            "%.2f%%)",
-                  s->utilization_percent.v, (long long)s->timeline_cycles.v,
-                  s->idle_percent.has ? s->idle_percent.v : NAN);
-        if (s->graph_execute_us.has)
-            sb_printf(&c->ans, ", graph execute %lld us", (long long)s->graph_execute_us.v);
+                  util->value, ival(FACT("timeline_cycles")), FACT("idle_percent")->value);
+        const etp_fact *ge = FACT("graph_execute_us");
+        if (!ge->unknown) sb_printf(&c->ans, ", graph execute %lld us", ival(ge));
         sb_printf(&c->ans, ". ");
     }
-    fact_f64(c, "utilization_percent", s ? s->utilization_percent : (etp_qnn_f64){0, false});
-    fact_f64(c, "idle_percent", s ? s->idle_percent : (etp_qnn_f64){0, false});
-    fact_i64(c, "timeline_cycles", s ? s->timeline_cycles : (etp_qnn_i64){0, false});
-    fact_i64(c, "graph_execute_us", s ? s->graph_execute_us : (etp_qnn_i64){0, false});
-    if (vtcm) {
+    if (!vtcm->unknown) {
         sb_printf(&c->ans, "Peak VTCM (the HTP's tightly coupled memory, TCM) allocation ");
-        say_bytes(c, s->peak_vtcm_bytes.v);
-        if (s->vtcm_read_bytes.has && s->vtcm_write_bytes.has) {
+        say_bytes(c, ival(vtcm));
+        const etp_fact *vr = FACT("vtcm_read_bytes"), *vw = FACT("vtcm_write_bytes");
+        if (!vr->unknown && !vw->unknown) {
             sb_printf(&c->ans, "; VTCM traffic ");
-            say_bytes(c, s->vtcm_read_bytes.v);
+            say_bytes(c, ival(vr));
             sb_printf(&c->ans, " read, ");
-            say_bytes(c, s->vtcm_write_bytes.v);
+            say_bytes(c, ival(vw));
             sb_printf(&c->ans, " written");
         }
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "peak_vtcm_bytes", s ? s->peak_vtcm_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "vtcm_read_bytes", s ? s->vtcm_read_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "vtcm_write_bytes", s ? s->vtcm_write_bytes : (etp_qnn_i64){0, false});
-    if (dram) {
+    if (!dram->unknown) {
+        const etp_fact *dw = FACT("dram_write_bytes"), *big = FACT("largest_dram_reader_bytes");
         sb_printf(&c->ans, "DRAM traffic: ");
-        say_bytes(c, s->dram_read_bytes.v);
+        say_bytes(c, ival(dram));
         sb_printf(&c->ans, " read, ");
-        say_bytes(c, s->dram_write_bytes.has ? s->dram_write_bytes.v : 0);
+        say_bytes(c, dw->unknown ? 0 : ival(dw));
         sb_printf(&c->ans, " written per execute");
-        /* the largest DRAM reader */
-        const etp_qnn_op_row *big = NULL;
-        for (uint32_t i = 0; i < d->n_rows; i++)
-            if (d->rows[i].has_bytes && (!big || d->rows[i].dram_read_bytes > big->dram_read_bytes))
-                big = &d->rows[i];
-        if (big && big->dram_read_bytes > 0)
-            sb_printf(&c->ans, " (largest reader: %s, %lld bytes)", big->qnn_op,
-                      (long long)big->dram_read_bytes);
+        if (big) sb_printf(&c->ans, " (largest reader: %s, %lld bytes)", big->name, ival(big));
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "dram_read_bytes", s ? s->dram_read_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "dram_write_bytes", s ? s->dram_write_bytes : (etp_qnn_i64){0, false});
-    if (heap) {
-        sb_printf(&c->ans, "DSP heap: %lld bytes before the context was created",
-                  (long long)s->heap_before_bytes.v);
-        if (s->heap_after_bytes.has)
-            sb_printf(&c->ans, ", %lld after it was freed (delta %+lld bytes)",
-                      (long long)s->heap_after_bytes.v, (long long)s->heap_delta_bytes.v);
+    if (!heap->unknown) {
+        const etp_fact *after = FACT("heap_after_bytes");
+        sb_printf(&c->ans, "DSP heap: %lld bytes before the context was created", ival(heap));
+        if (!after->unknown)
+            sb_printf(&c->ans, ", %lld after it was freed (delta %+lld bytes)", ival(after),
+                      ival(FACT("heap_delta_bytes")));
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "heap_before_bytes", s ? s->heap_before_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "heap_after_bytes", s ? s->heap_after_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "heap_delta_bytes", s ? s->heap_delta_bytes : (etp_qnn_i64){0, false});
-    if (clock) {
-        sb_printf(&c->ans, "HTP clock %.4g GHz (%s). ", c->clock, etp_qnn_clock_meaning(c->clock_src));
-        /* the ETDump's accelerator cycles as thread-busy time at that clock */
-        for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
-            const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
-            const etp_ops_row *cy = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
-            const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
-            if (!cy) continue;
-            double busy_us = cy->stats.p50 / c->clock / 1000.0;
+    if (has_clock) {
+        sb_printf(&c->ans, "HTP clock %.4g GHz (%s). ", clock->value, FACT("clock_meaning")->text);
+        const etp_fact *cy = FACT("accelerator_cycles"), *busy = FACT("accelerator_busy_us_estimate");
+        if (cy && busy) {
             sb_printf(&c->ans, "At that clock this ETDump's Accelerator (execute) time (cycles) "
                                "p50 %.0f is ~%.1f us of thread-busy time (estimate)",
-                      cy->stats.p50, busy_us);
-            if (ex && ex->stats.p50 > 0) {
-                double ex_us = ex->stats.p50 / 1000.0;
+                      cy->value, busy->value);
+            const etp_fact *ex = FACT("accelerator_excluding_wait_us");
+            if (ex)
                 sb_printf(&c->ans, " against %.1f us of Accelerator (execute excluding wait) time: "
                                    "~%.1f hardware threads busy on average",
-                          ex_us, busy_us / ex_us);
-                fact_num(c, "mean_busy_threads_estimate", busy_us / ex_us);
-            }
+                          ex->value, FACT("mean_busy_threads_estimate")->value);
             sb_printf(&c->ans, ". ");
-            fact_num(c, "accelerator_busy_us_estimate", busy_us);
-            break;
         }
     }
-    jw_key(&c->w, "clock_ghz");
-    jw_double(&c->w, c->clock);
-    fact_str(c, "clock_source", c->clock_src);
-    /* what is missing, and which file gives it */
-    bool any_missing = !util || !vtcm || !dram || !heap || !clock;
-    if (any_missing) {
-        sb_printf(&c->ans, "%s", s || clock ? "Not in the files given: " : "Not in an ETDump: ");
+    /* what is missing, and which file gives it: the settle texts of the facts not known */
+    if (util->cannot_tell || vtcm->cannot_tell || dram->cannot_tell || heap->cannot_tell ||
+        clock->cannot_tell) {
+        sb_printf(&c->ans, "%s", files || has_clock ? "Not in the files given: " : "Not in an ETDump: ");
+        const etp_fact *order[] = {util, vtcm, dram, clock, heap};
         bool first = true;
-#define MISSING(cond, text)                                                                        \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            sb_printf(&c->ans, "%s%s", first ? "" : "; ", text);                                   \
-            first = false;                                                                         \
-        }                                                                                          \
-    } while (0)
-        MISSING(!util, "NPU utilization and the timeline (--qhas F: the QHAS summary, or "
-                       "--optrace F, computed)");
-        MISSING(!vtcm, "peak VTCM (--qhas F, or --optrace F when the viewer config had "
-                       "\"memory_info\": true)");
-        MISSING(!dram, "DRAM and VTCM traffic (--qhas F)");
-        MISSING(!clock, "the HTP clock (--runtrace F, measured: the viewer writes "
-                        "<name>_runtrace.json when viewer_config.json has \"runtrace\": true; "
-                        "else --qhas F approximates it; or --htp-clock-ghz G)");
-        MISSING(!heap, "the DSP heap (--heap F: the text file the ExecuTorch runtime writes with "
-                       "the runtime option qnn_runtime_heap_profiling_path, e.g. "
-                       "qnn_executor_runner --heap_profiling_path htp_heap_usage.txt, profile "
-                       "level above 0)");
-#undef MISSING
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            if (order[i]->cannot_tell) {
+                sb_printf(&c->ans, "%s%s", first ? "" : "; ", order[i]->settle);
+                first = false;
+            }
         sb_printf(&c->ans, ". The QHAS, optrace and runtrace come from one optrace run (the "
                            "commands are in the HMX/HVX answer and in facts.commands: qnn-net-run "
                            "--profiling_level detailed --profiling_option optrace on the device, "
                            "then qnn-profile-viewer with libQnnHtpOptraceProfilingReader.so on "
                            "the host) with viewer_config.json = {\"features\":{\"qhas_json\":"
                            "true,\"runtrace\":true,\"memory_info\":true}}. ");
-        fact_commands(c);
     }
     /* what the ETDump itself says */
-    for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
-        const etp_ops_row *th = row_at(c, q->top[ETP_QT_HVX_THREADS]);
-        const etp_ops_row *vt = row_at(c, q->top[ETP_QT_VTCM]);
-        if (!th && !vt) continue;
+    const etp_fact *th = FACT("etdump_hvx_threads"), *vt = FACT("etdump_vtcm_acquire");
+    if (th || vt) {
         sb_printf(&c->ans, "The ETDump itself has only");
-        if (th) sb_printf(&c->ans, " the HVX thread count (%.0f)", th->stats.p50);
+        if (th) sb_printf(&c->ans, " the HVX thread count (%.0f)", th->value);
         if (vt) {
             sb_printf(&c->ans, "%s the VTCM acquire wait (p50 ", th ? " and" : "");
-            say_t(c, vt->unit, vt->stats.p50);
+            say_t(c, vt->unit, vt->value);
             sb_printf(&c->ans, ")");
         }
         sb_printf(&c->ans, ".");
-        break;
     }
     end(c);
 }
+
+#undef FACT
 
 #define FACT(id) etp_explain_fact(fi, id)
 
@@ -808,7 +667,7 @@ static void r_cannot(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
     json_facts(c, fi);
     bool any_qnn = FACT("qnn")->flag;
-    if (any_qnn && c->qb->der) {
+    if (any_qnn && FACT("qnn_files")->flag) {
         char fb[1200];
         sb_printf(&c->ans, "The QNN files given (%s) answer HMX vs HVX, memory, utilization and "
                            "the clock above; the ETDump alone could not. ",
@@ -984,7 +843,8 @@ static int run_explain(cli_args *a) {
     /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
      * follow (units, hmx_vs_hvx, memory, cannot, missing) */
     etp_explain_result *xr = NULL;
-    etp_explain_options xo = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns};
+    etp_explain_options xo = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns, .qnn = qb.der,
+                              .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src};
     if (etp_explain_compute(r, &xo, &xr, &err)) c->oom = true;
     for (size_t i = 0; xr && i < xr->n_findings; i++) {
         const etp_finding *fi = &xr->findings[i];
@@ -994,17 +854,11 @@ static int run_explain(cli_args *a) {
     for (size_t i = 0; xr && i < xr->n_findings; i++) {
         const etp_finding *fi = &xr->findings[i];
         if (fi->question == ETP_EXQ_UNITS) r_units(c, fi);
-        if (fi->question != ETP_EXQ_CANNOT_TELL) continue;
-        /* questions 3 and 4 (still computed here): when the ETDump has QNN events or QNN files
-         * were given */
-        if (etp_ops_qnn_count(r) > 0 || qb.der) {
-            q_hmx_hvx(c);
-            q_memory(c);
-        }
-        r_cannot(c, fi);
+        if (fi->question == ETP_EXQ_HMX_HVX) r_hmx_hvx(c, fi);
+        if (fi->question == ETP_EXQ_MEMORY) r_memory(c, fi);
+        if (fi->question == ETP_EXQ_CANNOT_TELL) r_cannot(c, fi);
+        if (fi->question == ETP_EXQ_MISSING) r_missing(c, fi);
     }
-    for (size_t i = 0; xr && i < xr->n_findings; i++)
-        if (xr->findings[i].question == ETP_EXQ_MISSING) r_missing(c, &xr->findings[i]);
     cli_out o;
     if (c->oom) rc = EXIT_INTERNAL, cli_errorf("out of memory");
     else rc = cli_out_open(a, &o);
