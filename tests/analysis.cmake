@@ -9,5 +9,5 @@ add_test(NAME cli_analysis
 # explain's findings as library facts (issue 11.1)
 add_executable(test_explain ${CMAKE_SOURCE_DIR}/tests/test_explain.c)
 target_link_libraries(test_explain PRIVATE etprof)
-target_include_directories(test_explain PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_explain PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME explain_facts COMMAND test_explain ${ETPROF_TEST_DATA})

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "etprof.h"
 #include "etprof_explain.h"
+#include "qnn_report.h" /* the QNN file readers (internal until etprof_qnn.h) */
 
 #include <math.h>
 #include <stdlib.h>
@@ -276,6 +277,91 @@ static void test_file_wide(void) {
     }
 }
 
+/* Questions 3 and 4 from QNN's own files (tests/data/qnn-fixtures): expected values read from the
+ * fixture JSON with jq (HMX ops = distinct qnn_op of htp_op_instances with hmx: 101, HVX: 1410,
+ * HMX busy = the HMX htp_resources cycles_used: 387812), the heap file by hand (931000 - 928212 =
+ * 2788) and the runtrace's 1.25 GHz (as test_qnn_cli.sh checks them on the command). */
+static void test_qnn_files(void) {
+    fixture fx;
+    if (!open_fx(&fx, "fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                 "upstream/stories260k_hybrid_llama_qnn.pte", 0))
+        return;
+    char qh[1024], rt[1024], hp[1024];
+    snprintf(qh, sizeof qh, "%s/qnn-fixtures/stories260k_kv_qhas.json", data_dir);
+    snprintf(rt, sizeof rt, "%s/qnn-fixtures/runtrace_small.json", data_dir);
+    snprintf(hp, sizeof hp, "%s/qnn-fixtures/heap_ok.txt", data_dir);
+    etp_qnn_paths qp = {qh, NULL, rt, hp};
+    etp_qnn_bundle qb;
+    etp_error err = {0};
+    etp_qnn_etd_join *qj = NULL;
+    etp_explain_result *x = NULL;
+    CHECK(etp_qnn_bundle_load(&qp, &qb, &err) == ETP_OK);
+    CHECK(etp_qnn_join_etdump(fx.r, qb.der, &qj, &err) == ETP_OK);
+    const char *src = NULL;
+    double clock = etp_qnn_clock(0, &qb, &src);
+    etp_explain_options xo = {.program_given = true, .qnn = qb.der, .qnn_join = qj,
+                              .htp_clock_ghz = clock, .htp_clock_source = src};
+    CHECK(etp_explain_compute(fx.r, &xo, &x, &err) == ETP_OK);
+    const etp_finding *h = NULL, *m = NULL;
+    for (size_t i = 0; x && i < x->n_findings; i++) {
+        if (x->findings[i].question == ETP_EXQ_HMX_HVX) h = &x->findings[i];
+        if (x->findings[i].question == ETP_EXQ_MEMORY) m = &x->findings[i];
+    }
+    CHECK(h && m);
+    if (h && m) {
+        CHECK(FACT(h, "available")->flag && !FACT(h, "available")->cannot_tell);
+        CHECK_EQ_U(FACT(h, "qnn_ops")->count, 1517);
+        CHECK_EQ_U(FACT(h, "ops_using_hmx")->count, 101);
+        CHECK_EQ_U(FACT(h, "ops_using_hvx")->count, 1410);
+        const etp_fact *hb = FACT(h, "hmx_busy_cycles");
+        CHECK(hb && hb->integral && !hb->unknown && hb->unit == ETP_UNIT_CYCLES && hb->value == 387812);
+        const etp_fact *top = FACT(h, "top_ops");
+        CHECK(top && top->count == 5);
+        /* largest first */
+        for (uint32_t k = 1; top && k < top->count; k++)
+            CHECK(member(h, "top_ops", k - 1, "cycles")->value >= member(h, "top_ops", k, "cycles")->value);
+        CHECK(FACT(h, "join") && FACT(h, "join")->kind == ETP_FACT_RECORD);
+        CHECK_EQ_U(member(h, "join", 0, "etdump_nodes")->count, 1518); /* MANIFEST: 1518 nodes */
+        const etp_fact *u = FACT(m, "utilization_percent");
+        CHECK(u && u->percent && !u->cannot_tell && u->value == 90.5);
+        CHECK(FACT(m, "peak_vtcm_bytes")->value == 2097152 && FACT(m, "peak_vtcm_bytes")->unit == ETP_UNIT_BYTES);
+        CHECK(FACT(m, "heap_delta_bytes")->value == 2788);
+        CHECK(FACT(m, "clock_ghz")->value == 1.25 && !FACT(m, "clock_ghz")->cannot_tell);
+        CHECK(strcmp(FACT(m, "clock_source")->text, "runtrace") == 0);
+        /* MANIFEST: parent cycles 1224737, excl-wait 292 us: busy us at 1.25 GHz, threads */
+        const etp_fact *bu = FACT(m, "accelerator_busy_us_estimate"), *mt = FACT(m, "mean_busy_threads_estimate");
+        CHECK(bu && bu->unit == ETP_UNIT_US && fabs(bu->value - 1224737.0 / 1.25 / 1000.0) < 1e-9);
+        CHECK(mt && fabs(mt->value - 1224737.0 / 1.25 / 1000.0 / 292.0) < 1e-9);
+        CHECK(!FACT(m, "commands")); /* nothing missing */
+    }
+    etp_explain_free(x);
+    x = NULL;
+    /* the same dump without the files: HMX/HVX and memory cannot be told, and say what gives them */
+    etp_explain_options none = {.program_given = true};
+    CHECK(etp_explain_compute(fx.r, &none, &x, &err) == ETP_OK);
+    h = m = NULL;
+    for (size_t i = 0; x && i < x->n_findings; i++) {
+        if (x->findings[i].question == ETP_EXQ_HMX_HVX) h = &x->findings[i];
+        if (x->findings[i].question == ETP_EXQ_MEMORY) m = &x->findings[i];
+    }
+    CHECK(h && m);
+    if (h && m) {
+        const etp_fact *av = FACT(h, "available");
+        CHECK(av && !av->flag && av->cannot_tell && strstr(av->settle, "--qhas"));
+        CHECK(FACT(h, "needs") && FACT(h, "needs")->count == 2);
+        const etp_fact *ck = FACT(m, "clock_ghz");
+        CHECK(ck && ck->cannot_tell && isnan(ck->value) && strstr(ck->settle, "--runtrace"));
+        const etp_fact *hb = FACT(m, "heap_before_bytes");
+        CHECK(hb && hb->unknown && hb->cannot_tell && strstr(hb->settle, "--heap"));
+        CHECK(FACT(m, "utilization_percent")->unknown);
+        CHECK(FACT(m, "commands") && FACT(m, "commands")->count == 2);
+    }
+    etp_explain_free(x);
+    etp_qnn_etd_join_free(qj);
+    etp_qnn_bundle_free(&qb);
+    close_fx(&fx);
+}
+
 static void test_args(void) {
     etp_explain_result *x = (etp_explain_result *)1;
     etp_error err = {0};
@@ -291,6 +377,7 @@ int main(int argc, char **argv) {
     test_cannot_tell();
     test_qnn();
     test_file_wide();
+    test_qnn_files();
     test_args();
     return check_done();
 }
