@@ -1,6 +1,7 @@
 /* cmd_explain.c - `etprof explain FILE [--pte P]`: the profiling questions answered in plain words
  * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
- * the same findings as structured records (docs/analyses.md). */
+ * the same findings as structured records (docs/analyses.md). The findings are the library's
+ * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
 #include "cli_ana.h"
 #include "qnn_report.h"
 #include "etprof_explain.h"
@@ -51,17 +52,12 @@ typedef struct finding {
     char *facts; /* a JSON object */
 } finding;
 
+/* The renderer's state: the findings are computed by etp_explain_compute (src/explain.c); this
+ * only turns their facts into the answer text and the JSON facts objects. */
 typedef struct ex_ctx {
-    cli_args *a;
     const etp_ops_result *r;
     const ana_disp *d;
-    bool has_prog;
-    /* QNN's own files (--qhas, --optrace, --runtrace, --heap), the join and the clock */
-    const etp_qnn_paths *qp;
-    const etp_qnn_bundle *qb;
-    const etp_qnn_etd_join *qj;
-    double clock;             /* GHz, NaN when unknown */
-    const char *clock_src;
+    const etp_qnn_paths *qp; /* QNN's own files given (named in the answers) */
     finding f[MAX_FINDINGS];
     size_t n;
     /* per finding under construction */
@@ -831,15 +827,9 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return EXIT_INTERNAL;
     }
-    c->a = a;
     c->r = r;
     c->d = &d;
-    c->has_prog = in.prog != NULL;
     c->qp = &qp;
-    c->qb = &qb;
-    c->qj = qj;
-    c->clock = clock;
-    c->clock_src = clock_src;
     /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
      * follow (units, hmx_vs_hvx, memory, cannot, missing) */
     etp_explain_result *xr = NULL;
