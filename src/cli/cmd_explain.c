@@ -1,8 +1,10 @@
 /* cmd_explain.c - `etprof explain FILE [--pte P]`: the profiling questions answered in plain words
  * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
- * the same findings as structured records (docs/analyses.md). */
+ * the same findings as structured records (docs/analyses.md). The findings are the library's
+ * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
 #include "cli_ana.h"
 #include "qnn_report.h"
+#include "etprof_explain.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,7 +43,6 @@ static void sb_printf(sbuf *s, const char *fmt, ...) {
 }
 
 #define MAX_FINDINGS 32
-#define EXPLAIN_TOP_OPS 5 /* top operators named per method */
 
 typedef struct finding {
     const char *id;
@@ -51,17 +52,12 @@ typedef struct finding {
     char *facts; /* a JSON object */
 } finding;
 
+/* The renderer's state: the findings are computed by etp_explain_compute (src/explain.c); this
+ * only turns their facts into the answer text and the JSON facts objects. */
 typedef struct ex_ctx {
-    cli_args *a;
     const etp_ops_result *r;
     const ana_disp *d;
-    bool has_prog;
-    /* QNN's own files (--qhas, --optrace, --runtrace, --heap), the join and the clock */
-    const etp_qnn_paths *qp;
-    const etp_qnn_bundle *qb;
-    const etp_qnn_etd_join *qj;
-    double clock;             /* GHz, NaN when unknown */
-    const char *clock_src;
+    const etp_qnn_paths *qp; /* QNN's own files given (named in the answers) */
     finding f[MAX_FINDINGS];
     size_t n;
     /* per finding under construction */
@@ -91,22 +87,6 @@ static void end(ex_ctx *c) {
     if (c->n + 1 < MAX_FINDINGS) c->n++;
 }
 
-static void fact_num(ex_ctx *c, const char *k, double v) {
-    jw_key(&c->w, k);
-    jw_double(&c->w, v);
-}
-static void fact_uint(ex_ctx *c, const char *k, uint64_t v) {
-    jw_key(&c->w, k);
-    jw_uint(&c->w, v);
-}
-static void fact_str(ex_ctx *c, const char *k, const char *v) {
-    jw_key(&c->w, k);
-    jw_str(&c->w, v);
-}
-static void fact_bool(ex_ctx *c, const char *k, bool v) {
-    jw_key(&c->w, k);
-    jw_bool(&c->w, v);
-}
 
 /* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
 static double tv(const ex_ctx *c, etp_unit u, double v) {
@@ -120,21 +100,6 @@ static const char *tu(const ex_ctx *c, etp_unit u) {
     return un;
 }
 
-static const etp_ops_row *row_at(const ex_ctx *c, int32_t i) {
-    return i >= 0 ? etp_ops_row_get(c->r, (size_t)i) : NULL;
-}
-
-static const etp_ops_qnn *qnn_of(const ex_ctx *c, uint32_t mi) {
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++)
-        if (etp_ops_qnn_get(c->r, i)->method == mi) return etp_ops_qnn_get(c->r, i);
-    return NULL;
-}
-
-static size_t qnn_count(const ex_ctx *c, uint32_t mi) {
-    size_t n = 0;
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) n += etp_ops_qnn_get(c->r, i)->method == mi;
-    return n;
-}
 
 /* "12.3 us" */
 static void say_t(ex_ctx *c, etp_unit u, double v) {
@@ -144,152 +109,187 @@ static void say_t(ex_ctx *c, etp_unit u, double v) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void q_same_thing(ex_ctx *c, uint32_t mi) {
-    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
-    const etp_ops_row *exec = row_at(c, m->exec_row);
-    const etp_ops_qnn *q = qnn_of(c, mi);
-    begin(c, "same_thing", m->name,
-          "Are \"Accelerator (execute) time (cycles)\", \"Method::execute\" and \"DELEGATE_CALL\" "
-          "the same thing?");
-    fact_str(c, "method", m->name);
-    fact_uint(c, "runs", m->runs);
-    fact_str(c, "stat", "p50");
-    fact_str(c, "time_unit", c->d->time_unit);
-    sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
-                       "them are times. ");
-    if (exec) {
-        sb_printf(&c->ans, "In %s (p50 over %u run%s): Method::execute = ", m->name ? m->name : "this method",
-                  m->runs, m->runs == 1 ? "" : "s");
-        say_t(c, exec->unit, exec->stats.p50);
-        sb_printf(&c->ans, " is the whole method on the host clock. ");
-        fact_num(c, "method_execute", tv(c, exec->unit, exec->stats.p50));
-    }
-    const etp_ops_row *dc = q ? row_at(c, (int32_t)q->delegate_row) : NULL;
-    if (!dc) {
-        /* the largest partition, whatever the backend */
-        size_t nrows = etp_ops_row_count(c->r);
-        for (size_t i = 0; i < nrows; i++) {
-            const etp_ops_row *row = etp_ops_row_get(c->r, i);
-            if (row->method == mi && row->kind == ETP_KIND_DELEGATE_CALL &&
-                (!dc || row->stats.p50 > dc->stats.p50))
-                dc = row;
+/* The facts of a finding as its JSON "facts" object (schema 1): time values in the display
+ * unit, "time_unit" the display unit's name, extra facts left out. */
+static void json_facts(ex_ctx *c, const etp_finding *fi) {
+    const char *open = NULL; /* the list being written */
+    int64_t item = -1;       /* its record being written */
+    bool plain = false;      /* its records are plain values (or it is one record) */
+    bool record = false;     /* it is one record (a JSON object) */
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->extra) continue;
+        if (open && f->list != open) {
+            if (item >= 0) jw_obj_end(&c->w);
+            if (record) jw_obj_end(&c->w);
+            else jw_arr_end(&c->w);
+            open = NULL;
+            item = -1;
+            plain = record = false;
+        }
+        if (f->kind == ETP_FACT_ROW) {
+            ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, (size_t)f->row));
+            continue;
+        }
+        if (f->list && !plain && (int64_t)f->item != item) {
+            if (item >= 0) jw_obj_end(&c->w);
+            jw_obj_begin(&c->w);
+            item = f->item;
+        }
+        if (!f->list || !plain || record) jw_key(&c->w, f->id);
+        switch (f->kind) {
+        case ETP_FACT_LIST:
+            jw_arr_begin(&c->w);
+            open = f->id;
+            item = -1;
+            plain = f->flag;
+            break;
+        case ETP_FACT_RECORD:
+            jw_obj_begin(&c->w);
+            open = f->id;
+            item = -1;
+            plain = true;
+            record = true;
+            break;
+        case ETP_FACT_NUMBER:
+            if (f->unknown) jw_null(&c->w);
+            else if (f->integral) jw_int(&c->w, (int64_t)f->value);
+            else jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
+                                 ? f->value
+                                 : tv(c, f->unit, f->value));
+            break;
+        case ETP_FACT_COUNT: jw_uint(&c->w, f->count); break;
+        case ETP_FACT_FLAG: jw_bool(&c->w, f->flag); break;
+        case ETP_FACT_TEXT:
+            jw_str(&c->w, strcmp(f->id, "time_unit") == 0 ? c->d->time_unit : f->text);
+            break;
+        case ETP_FACT_ROW: break;
         }
     }
+    if (open) {
+        if (item >= 0) jw_obj_end(&c->w);
+        if (record) jw_obj_end(&c->w);
+        else jw_arr_end(&c->w);
+    }
+}
+
+#define FACT(id) etp_explain_fact(fi, id)
+
+/* A member fact of record `item` of list `list`. */
+static const etp_fact *member(const etp_finding *fi, const char *list, uint32_t item, const char *id) {
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->list && strcmp(f->list, list) == 0 && f->item == item && strcmp(f->id, id) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+static uint64_t count_of(const etp_finding *fi, const char *id) {
+    const etp_fact *f = FACT(id);
+    return f ? f->count : 0;
+}
+
+static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
+                       "them are times. ");
+    const etp_fact *me = FACT("method_execute");
+    if (me) {
+        unsigned runs = (unsigned)count_of(fi, "runs");
+        sb_printf(&c->ans, "In %s (p50 over %u run%s): Method::execute = ",
+                  fi->method_name ? fi->method_name : "this method", runs, runs == 1 ? "" : "s");
+        say_t(c, me->unit, me->value);
+        sb_printf(&c->ans, " is the whole method on the host clock. ");
+    }
+    const etp_fact *dc = FACT("delegate_call"), *ie = FACT("instruction_events");
     if (dc) {
-        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->placement);
-        say_t(c, dc->unit, dc->stats.p50);
-        fact_str(c, "backend", dc->placement);
-        fact_num(c, "delegate_call", tv(c, dc->unit, dc->stats.p50));
-        if (exec && exec->stats.p50 > 0 && dc->unit == exec->unit) {
-            double pct = dc->stats.p50 / exec->stats.p50 * 100.0;
+        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->name);
+        say_t(c, dc->unit, dc->value);
+        const etp_fact *share = FACT("delegate_call_share_of_method");
+        if (share) {
             sb_printf(&c->ans, " (%.1f%% of Method::execute) is ExecuTorch's call into that delegate "
                                "partition (instruction %d), measured by the host around the backend's "
                                "execute(); the rest of Method::execute is the other instructions and "
                                "the interpreter. ",
-                      pct, dc->instr);
-            fact_num(c, "delegate_call_share_of_method", pct);
+                      share->value, etp_ops_row_get(c->r, (size_t)dc->row)->instr);
         } else {
             sb_printf(&c->ans, " is ExecuTorch's call into that delegate partition. ");
         }
-        if (m->delegate_partitions > 1)
+        uint64_t parts = count_of(fi, "delegate_partitions");
+        if (parts > 1)
             sb_printf(&c->ans, "This method has %u delegate partitions; each has its own DELEGATE_CALL. ",
-                      m->delegate_partitions);
-    } else if (m->profiling_level != ETP_PL_FULL) {
+                      (unsigned)parts);
+    } else if (ie && !ie->flag) {
         sb_printf(&c->ans, "This method has no DELEGATE_CALL: its profiling level is %s, so the "
                            "instruction events (DELEGATE_CALL, OPERATOR_CALL) were not recorded. ",
-                  etp_profiling_level_name(m->profiling_level));
+                  FACT("profiling_level")->text);
     } else {
         sb_printf(&c->ans, "This method has no DELEGATE_CALL (nothing delegated). ");
     }
-    fact_str(c, "profiling_level", etp_profiling_level_name(m->profiling_level));
-    fact_uint(c, "delegate_partitions", m->delegate_partitions);
-    const etp_ops_part *own = NULL;
-    for (uint32_t j = 0; j < m->n_parts; j++)
-        if (m->parts[j].backend_own && m->parts[j].backend_row >= 0) own = &m->parts[j];
-    if (!q && own) {
-        const etp_ops_row *br = row_at(c, own->backend_row);
+    const etp_fact *own = FACT("backend_own_time");
+    if (own) {
         sb_printf(&c->ans, "The backend %s logged its own events under Method::execute; its "
-                           "top-level \"%s\" = ", own->placement, br->name);
-        say_t(c, br->unit, br->stats.p50);
+                           "top-level \"%s\" = ", own->name, FACT("backend_event")->text);
+        say_t(c, own->unit, own->value);
         sb_printf(&c->ans, " is the best available delegate time (the backend's own time, not a "
                            "DELEGATE_CALL: the host time around the backend call is not in the "
                            "file).");
-        fact_bool(c, "qnn_events", br->qnn != ETP_QNN_NONE);
-        fact_str(c, "backend_event", br->name);
-        fact_num(c, "backend_own_time", tv(c, br->unit, br->stats.p50));
         end(c);
         return;
     }
-    if (!q) {
+    const etp_fact *qe = FACT("qnn_events");
+    if (!qe || !qe->flag) {
         sb_printf(&c->ans, "The file has no QNN events, so there is no \"Accelerator (execute) time "
                            "(cycles)\" here.");
-        fact_bool(c, "qnn_events", false);
         end(c);
         return;
     }
-    fact_bool(c, "qnn_events", true);
-    static const struct {
-        etp_qnn_top t;
-        const char *label, *key;
-    } chain[] = {
-        {ETP_QT_QNN_EXECUTE, "QNN (execute) time", "qnn_execute"},
-        {ETP_QT_RPC, "RPC (execute) time", "rpc_execute"},
-        {ETP_QT_QNN_ACCEL, "QNN accelerator (execute) time", "qnn_accelerator_execute"},
-        {ETP_QT_ACCEL_US, "Accelerator (execute) time", "accelerator_execute"},
-        {ETP_QT_EXCL_WAIT, "Accelerator (execute excluding wait) time", "accelerator_excluding_wait"},
-    };
+    static const char *const chain[] = {"qnn_execute", "rpc_execute", "qnn_accelerator_execute",
+                                        "accelerator_execute", "accelerator_excluding_wait"};
     bool first = true;
     for (size_t k = 0; k < sizeof chain / sizeof chain[0]; k++) {
-        const etp_ops_row *row = row_at(c, q->top[chain[k].t]);
-        if (!row) continue;
+        const etp_fact *f = FACT(chain[k]);
+        if (!f) continue;
         sb_printf(&c->ans, first ? "Inside the call, QNN reported durations (not timestamps): %s "
                                  : " which contains %s ",
-                  chain[k].label);
-        say_t(c, row->unit, row->stats.p50);
-        fact_num(c, chain[k].key, tv(c, row->unit, row->stats.p50));
+                  f->name);
+        say_t(c, f->unit, f->value);
         first = false;
     }
     if (!first) sb_printf(&c->ans, "; the last one is the NPU's compute wall time. ");
-    const etp_ops_row *qe = row_at(c, q->top[ETP_QT_QNN_EXECUTE]);
-    etp_ops_delegate_time dt;
-    if (dc && qe && dc->unit == qe->unit &&
-        etp_ops_delegate_time_get(c->r, q->delegate_row, &dt) == ETP_OK && dt.has_backend) {
+    const etp_fact *ov = FACT("delegate_overhead");
+    if (ov) {
         sb_printf(&c->ans, "DELEGATE_CALL minus QNN (execute) time (p50 of the per-run "
                            "difference) = ");
-        say_t(c, dc->unit, dt.overhead.p50);
+        say_t(c, ov->unit, ov->value);
         sb_printf(&c->ans, " is ExecuTorch and profiling overhead around QnnGraph_execute "
                            "(including walking the profile events after every execute). ");
-        fact_num(c, "delegate_overhead", tv(c, dc->unit, dt.overhead.p50));
-        fact_num(c, "delegate_backend_time", tv(c, dc->unit, dt.backend.p50));
-        if (dt.overhead.p50 < 0)
+        if (ov->value < 0)
             sb_printf(&c->ans, "That is negative: QNN (execute) time exceeds the DELEGATE_CALL "
                                "that contains it, so these values are inconsistent (synthetic, or "
                                "logged in another unit than their label says). ");
     }
-    const etp_ops_row *cyc = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
-    const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
+    const etp_fact *cyc = FACT("accelerator_cycles");
     if (cyc) {
+        unsigned checked = (unsigned)count_of(fi, "node_sum_runs_checked");
         sb_printf(&c->ans, "\"Accelerator (execute) time (cycles)\" = %.0f cycles is not a time at all: "
                            "it is the parent of the %u HTP node rows and equals the sum of their "
                            "cycles",
-                  cyc->stats.p50, q->node_rows);
-        if (q->runs_checked)
+                  cyc->value, (unsigned)count_of(fi, "htp_node_rows"));
+        if (checked)
             sb_printf(&c->ans, " (checked: it matches in %u of %u runs)",
-                      q->runs_checked - q->runs_sum_mismatch, q->runs_checked);
+                      checked - (unsigned)count_of(fi, "node_sum_runs_mismatch"), checked);
         sb_printf(&c->ans, "; these are busy cycles added up over the HTP hardware threads (HVX and "
                            "HMX), i.e. work, not latency.");
-        fact_num(c, "accelerator_cycles", cyc->stats.p50);
-        fact_uint(c, "htp_node_rows", q->node_rows);
-        fact_uint(c, "node_sum_runs_checked", q->runs_checked);
-        fact_uint(c, "node_sum_runs_mismatch", q->runs_sum_mismatch);
-        if (ex && ex->stats.p50 > 0) {
-            double cpu = cyc->stats.p50 / (ex->stats.p50 / 1000.0);
-            sb_printf(&c->ans, " Cycles per microsecond of the excluding-wait time: %.0f", cpu);
-            if (cpu > 2000)
+        const etp_fact *cpu = FACT("cycles_per_us_excl_wait");
+        if (cpu) {
+            sb_printf(&c->ans, " Cycles per microsecond of the excluding-wait time: %.0f", cpu->value);
+            if (cpu->value > 2000)
                 sb_printf(&c->ans, ", more than one HTP thread at ~2 GHz can do, which shows the "
                                    "aggregation.");
             else sb_printf(&c->ans, ".");
-            fact_num(c, "cycles_per_us_excl_wait", cpu);
         }
     }
     sb_printf(&c->ans, " They look alike because every QNN value is logged inside the same "
@@ -298,75 +298,42 @@ static void q_same_thing(ex_ctx *c, uint32_t mi) {
     end(c);
 }
 
-static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
-    const etp_ops_method *m = etp_ops_method_get(c->r, mi);
-    begin(c, "npu_vs_cpu", m->name,
-          "Which rows ran on the NPU (inside a delegate) and which fell back to the CPU?");
-    fact_str(c, "method", m->name);
-    fact_uint(c, "delegate_partitions", m->delegate_partitions);
-    /* partitions per backend */
-    jw_key(&c->w, "delegates");
-    jw_arr_begin(&c->w);
-    for (uint32_t j = 0; j < m->n_parts; j++) {
-        const etp_ops_part *p = &m->parts[j];
-        if (p->place != ETP_PLACE_DELEGATE) continue;
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "backend"); jw_str(&c->w, p->placement);
-        jw_key(&c->w, "partitions"); jw_uint(&c->w, p->partitions);
-        jw_key(&c->w, "share_of_method"); jw_double(&c->w, p->share);
-        jw_obj_end(&c->w);
-        sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", p->partitions,
-                  p->partitions == 1 ? "" : "s", p->placement, p->share);
+static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    for (uint32_t j = 0; j < count_of(fi, "delegates"); j++) {
+        unsigned parts = (unsigned)member(fi, "delegates", j, "partitions")->count;
+        sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", parts,
+                  parts == 1 ? "" : "s", member(fi, "delegates", j, "backend")->text,
+                  member(fi, "delegates", j, "share_of_method")->value);
     }
-    jw_arr_end(&c->w);
-    uint32_t ninstr = 0;
-    for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
-    jw_key(&c->w, "cpu_operators");
-    jw_arr_begin(&c->w);
-    for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
-        const etp_ops_cpu_op *o = &m->cpu_ops[j];
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "operator"); jw_str(&c->w, o->op);
-        jw_key(&c->w, "instructions"); jw_uint(&c->w, o->instructions);
-        jw_key(&c->w, "per_run"); jw_double(&c->w, tv(c, m->unit, o->per_run));
-        jw_key(&c->w, "share_of_method"); jw_double(&c->w, o->share);
-        jw_obj_end(&c->w);
-    }
-    jw_arr_end(&c->w);
-    fact_uint(c, "cpu_kernel_instructions", ninstr);
-    if (ninstr == 0 && m->profiling_level != ETP_PL_FULL) {
+    const etp_fact *ci = FACT("cpu_kernel_instructions");
+    unsigned ninstr = (unsigned)ci->count;
+    if (ninstr == 0 && ci->cannot_tell) {
         sb_printf(&c->ans, "Unknown: the profiling level is %s, so no instruction events "
                            "(OPERATOR_CALL, DELEGATE_CALL) were recorded and the file cannot tell "
                            "which operators fell back to the CPU. ",
-                  etp_profiling_level_name(m->profiling_level));
+                  FACT("profiling_level")->text);
     } else if (ninstr == 0) {
         sb_printf(&c->ans, "Nothing ran on the CPU as a fallback: the method has no OPERATOR_CALL "
                            "(kernel instruction) events. ");
     } else {
-        const etp_ops_part *cpu = NULL;
-        for (uint32_t j = 0; j < m->n_parts; j++)
-            if (m->parts[j].place == ETP_PLACE_CPU) cpu = &m->parts[j];
         sb_printf(&c->ans, "%u kernel instruction%s ran on the CPU (not delegated): ", ninstr,
                   ninstr == 1 ? "" : "s");
-        for (uint32_t j = 0; j < m->n_cpu_ops; j++)
-            sb_printf(&c->ans, "%s%ux %s", j ? ", " : "", m->cpu_ops[j].instructions, m->cpu_ops[j].op);
-        if (cpu) {
+        for (uint32_t j = 0; j < count_of(fi, "cpu_operators"); j++)
+            sb_printf(&c->ans, "%s%ux %s", j ? ", " : "",
+                      (unsigned)member(fi, "cpu_operators", j, "instructions")->count,
+                      member(fi, "cpu_operators", j, "operator")->text);
+        const etp_fact *pr = FACT("cpu_per_run");
+        if (pr) {
             sb_printf(&c->ans, "; together ");
-            say_t(c, m->unit, cpu->per_run);
-            sb_printf(&c->ans, " per run (%.1f%% of Method::execute). ", cpu->share);
+            say_t(c, pr->unit, pr->value);
+            sb_printf(&c->ans, " per run (%.1f%% of Method::execute). ",
+                      FACT("cpu_share_of_method")->value);
         }
     }
-    size_t nq = qnn_count(c, mi);
-    uint32_t nodes = 0, aten = 0, named = 0;
-    for (size_t i = 0; i < etp_ops_qnn_count(c->r); i++) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, i);
-        if (q->method != mi) continue;
-        nodes += q->node_rows;
-        aten += q->node_rows_aten;
-        named += q->node_rows_named;
-    }
-    fact_uint(c, "htp_node_rows", nodes);
-    fact_uint(c, "htp_node_rows_aten", aten);
+    uint64_t nq = count_of(fi, "qnn_partitions");
+    unsigned nodes = (unsigned)count_of(fi, "htp_node_rows");
     if (nq && nodes) {
         sb_printf(&c->ans, "The %u \"<name>:OpId_N (cycles)\" / \"Input|Output OpId_N (cycles)\" / "
                            "\"OpId_N (cycles)\" rows (%u of them named aten_*) are HTP nodes of the "
@@ -374,28 +341,19 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
                            "names of the delegated subgraph, not CPU kernels; a CPU fallback shows up "
                            "only as an OPERATOR_CALL between DELEGATE_CALLs (QNN never falls back "
                            "inside a partition: unsupported ops are left out at export). ",
-                  nodes, aten);
-        (void)named;
+                  nodes, (unsigned)count_of(fi, "htp_node_rows_aten"));
     } else if (nq) {
         sb_printf(&c->ans, "The QNN partition logged no HTP node rows (profile level basic?), so "
                            "per-node NPU work is not in this file. ");
     }
-    /* the top operators, as summary, report and `ops --kind operator` rank them */
-    size_t nrows = etp_ops_row_count(c->r);
-    uint32_t *top = malloc((nrows ? nrows : 1) * sizeof *top);
-    size_t nt = top ? etp_ops_top(c->r, (int32_t)mi, EXPLAIN_TOP_OPS, top) : 0;
-    if (!top) c->oom = true;
-    jw_key(&c->w, "top_operators");
-    jw_arr_begin(&c->w);
-    for (size_t k = 0; k < nt; k++) ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, top[k]));
-    jw_arr_end(&c->w);
+    uint64_t nt = count_of(fi, "top_operators");
     if (nt) {
         sb_printf(&c->ans, "Largest operators by total time (CPU kernels and delegate partitions, "
                            "which do not overlap): ");
-        for (size_t k = 0; k < nt; k++) {
-            const etp_ops_row *row = etp_ops_row_get(c->r, top[k]);
-            sb_printf(&c->ans, "%s%s", k ? ", " : "",
-                      row->kind == ETP_KIND_DELEGATE_CALL ? "DELEGATE_CALL" : row->op ? row->op : row->name);
+        for (uint32_t k = 0; k < nt; k++) {
+            const etp_fact *f = member(fi, "top_operators", k, "operator");
+            const etp_ops_row *row = etp_ops_row_get(c->r, (size_t)f->row);
+            sb_printf(&c->ans, "%s%s", k ? ", " : "", f->name);
             if (row->kind == ETP_KIND_DELEGATE_CALL) sb_printf(&c->ans, " [%s]", row->placement);
             sb_printf(&c->ans, " (instruction %d, ", row->instr);
             say_t(c, row->unit, row->stats.total);
@@ -405,142 +363,18 @@ static void q_npu_cpu(ex_ctx *c, uint32_t mi) {
         }
         sb_printf(&c->ans, ". ");
     }
-    free(top);
-    if (!c->has_prog)
+    const etp_fact *pg = FACT("program_given");
+    if (pg && !pg->flag)
         sb_printf(&c->ans, "Without --pte the backend of each DELEGATE_CALL is unknown (shown as "
                            "\"delegate\") and CPU operators are named from their native_call_ events "
                            "only.");
     end(c);
 }
 
-static void q_units(ex_ctx *c) {
-    const etp_ops_result *r = c->r;
-    begin(c, "units", NULL, "What unit is each number in, and what are the traps?");
-    size_t nrows = etp_ops_row_count(r);
-    uint64_t per_unit[ETP_UNIT_COUNT_] = {0};
-    uint32_t flags = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        per_unit[row->unit]++;
-        flags |= row->flags;
-    }
-    jw_key(&c->w, "rows_per_unit");
-    jw_obj_begin(&c->w);
-    for (int u = 1; u < ETP_UNIT_COUNT_; u++)
-        if (per_unit[u]) {
-            jw_key(&c->w, etp_unit_name((etp_unit)u));
-            jw_uint(&c->w, per_unit[u]);
-        }
-    jw_obj_end(&c->w);
-    fact_num(c, "tick_ns", c->d->tick_ns);
-    if (per_unit[ETP_UNIT_NS] && c->d->tick_ns > 0)
-        sb_printf(&c->ans, "Runtime events (Method::execute, DELEGATE_CALL, OPERATOR_CALL, kernels, "
-                           "backend scopes with timestamps) are host ticks, taken as %g ns per tick "
-                           "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
-                  c->d->tick_ns, c->d->time_unit);
-    if (per_unit[ETP_UNIT_TICKS])
-        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
-                           "them into time. ");
-    if (flags & ETP_MF_NOT_WALL)
-        sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
-                           "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "
-                           "have no position on the timeline. ",
-                  c->d->time_unit);
-    if (flags & ETP_MF_QTIMER) {
-        sb_printf(&c->ans, "Trap: \"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX "
-                           "power on and acquire (us)\" are 19.2 MHz QTimer ticks despite the label; "
-                           "etprof divides them by 19.2. ");
-        fact_bool(c, "qtimer_converted", true);
-    }
-    if (per_unit[ETP_UNIT_CYCLES])
-        sb_printf(&c->ans, "Trap: HTP cycles are thread-aggregate busy cycles (HVX + HMX threads "
-                           "added up): use them as work share, not as time; --htp-clock-ghz gives a "
-                           "labelled estimate only. ");
-    if (per_unit[ETP_UNIT_RAW])
-        sb_printf(&c->ans, "%llu row(s) are \"raw\": a delegate logged a value with start 0 and no "
-                           "unit suffix, so its unit is unknown. ",
-                  (unsigned long long)per_unit[ETP_UNIT_RAW]);
-    /* detailed-profiling inflation and cold first run, per method */
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_method *m = etp_ops_method_get(r, mi);
-        const etp_ops_qnn *q = qnn_of(c, mi);
-        if (q) {
-            const etp_ops_row *qa = row_at(c, q->top[ETP_QT_QNN_ACCEL]);
-            const etp_ops_row *ac = row_at(c, q->top[ETP_QT_ACCEL_US]);
-            if (qa && ac && ac->stats.p50 > 0) {
-                double ratio = qa->stats.p50 / ac->stats.p50;
-                sb_printf(&c->ans, "Trap: with detailed profiling (node cycles present) the host-side "
-                                   "QNN times are inflated; here QNN accelerator (execute) is %.1fx "
-                                   "Accelerator (execute). Trust \"Accelerator (execute excluding "
-                                   "wait) time\" for NPU time. ",
-                          ratio);
-                fact_num(c, "qnn_accelerator_over_accelerator", ratio);
-            }
-        }
-        const etp_ops_row *exec = row_at(c, m->exec_row);
-        if (exec && exec->runs > 2 && exec->stats.p50 > 0) {
-            double first = exec->samples[0], ratio = first / exec->stats.p50;
-            fact_num(c, "first_run_over_p50", ratio);
-            if (ratio > 1.2) {
-                sb_printf(&c->ans, "Trap: the first run of %s is cold: ", m->name ? m->name : "the method");
-                say_t(c, exec->unit, first);
-                sb_printf(&c->ans, " vs p50 ");
-                say_t(c, exec->unit, exec->stats.p50);
-                sb_printf(&c->ans, " (%.1fx); use --skip-first 1 for steady state. ", ratio);
-            }
-        }
-        if (m->operator_calls == 0 && m->delegate_calls == 0 && exec) {
-            size_t n = 0;
-            for (size_t i = 0; i < nrows; i++) {
-                const etp_ops_row *row = etp_ops_row_get(r, i);
-                n += row->method == mi && row->kind == ETP_KIND_DELEGATE_INTERNAL;
-            }
-            if (n)
-                sb_printf(&c->ans, "Trap: %s has backend events but no OPERATOR_CALL or "
-                                   "DELEGATE_CALL: the dump was made with method-only profiling, "
-                                   "which hides the instruction scopes (and CPU kernels). ",
-                          m->name ? m->name : "the method");
-        }
-    }
-    sb_printf(&c->ans, "The Python Inspector converts every value with one scale (default ns to ms), "
-                       "which is wrong for QNN us/cycles/count, and keeps only the last occurrence "
-                       "of a repeated event per run; etprof keeps each row in its own unit and sums "
-                       "repeats.");
-    end(c);
-}
-
+#undef FACT
 
 /* ------------------------------------------------------------------------------------------- */
 /* Questions 3 and 4: answered from QNN's own files when given, else where to get them. */
-
-static const char *const k_cmd_net_run =
-    "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin --input_list "
-    "input_list.txt --use_native_input_files --use_native_output_files --config_file "
-    "backend_extension_config.json --profiling_level detailed --profiling_option optrace";
-static const char *const k_cmd_viewer =
-    "qnn-profile-viewer --config viewer_config.json --schematic <graph>_schematic.bin --reader "
-    "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so --input_log "
-    "qnn-profiling-data_0.log --output optrace.json";
-
-static void fact_i64(ex_ctx *c, const char *k, etp_qnn_i64 v) {
-    jw_key(&c->w, k);
-    if (v.has) jw_int(&c->w, v.v);
-    else jw_null(&c->w);
-}
-
-static void fact_f64(ex_ctx *c, const char *k, etp_qnn_f64 v) {
-    jw_key(&c->w, k);
-    if (v.has) jw_double(&c->w, v.v);
-    else jw_null(&c->w);
-}
-
-static void fact_commands(ex_ctx *c) {
-    jw_key(&c->w, "commands");
-    jw_arr_begin(&c->w);
-    jw_str(&c->w, k_cmd_net_run);
-    jw_str(&c->w, k_cmd_viewer);
-    jw_arr_end(&c->w);
-}
 
 /* "1126400 bytes (1.07 MiB)" */
 static void say_bytes(ex_ctx *c, int64_t v) {
@@ -561,20 +395,15 @@ static const char *files_given(const ex_ctx *c, char *b, size_t cap) {
     return b;
 }
 
-/* The ETDump wall-time estimate of a derived row's matched node, in the display unit (NaN). */
-static double row_wall(const ex_ctx *c, uint32_t qrow) {
-    if (!c->qj || c->qj->row_ops[qrow] < 0 || isnan(c->clock)) return NAN;
-    size_t orow = (size_t)c->qj->row_ops[qrow];
-    double f = etp_qnn_wall_ns_per_cycle(c->r, orow);
-    return etp_ops_row_get(c->r, orow)->stats.p50 * f / c->d->unit_ns;
-}
+#define FACT(id) etp_explain_fact(fi, id)
 
-static void q_hmx_hvx(ex_ctx *c) {
-    const etp_qnn_derived *d = c->qb->der;
-    begin(c, "hmx_vs_hvx", NULL, "Does each op run on HMX (the matrix unit) or HVX (the vector unit)?");
-    bool have = d && d->n_rows > 0;
-    fact_bool(c, "available", have);
-    if (!have) {
+/* A whole-number fact's value (0 when absent). */
+static long long ival(const etp_fact *f) { return f ? (long long)f->value : 0; }
+
+static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    if (!FACT("available")->flag) {
         sb_printf(&c->ans,
                   "Not from an ETDump: its HTP node events hold one aggregate cycle count per "
                   "node, and QNN's per-op resource mask exists only at the linting profile level, "
@@ -587,268 +416,254 @@ static void q_hmx_hvx(ex_ctx *c) {
                   "(ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the "
                   "same steps). Then: etprof explain FILE --qhas F, or etprof qnn FILE --qhas F "
                   "for the table.",
-                  k_cmd_net_run, k_cmd_viewer);
-        jw_key(&c->w, "needs");
-        jw_arr_begin(&c->w);
-        jw_str(&c->w, "--qhas");
-        jw_str(&c->w, "--optrace");
-        jw_arr_end(&c->w);
-        fact_commands(c);
+                  member(fi, "commands", 0, "value")->text, member(fi, "commands", 1, "value")->text);
         end(c);
         return;
     }
-    const etp_qnn_summary *s = &d->summary;
-    etp_qnn_unit_counts uc;
-    etp_qnn_unit_counts_get(d, &uc);
     char fb[1200];
     sb_printf(&c->ans, "From %s (per-op unit flags of the %s): of %u QNN ops, %u use HMX, %u use "
                        "HVX (%u both), %u use DMA (%u only move data), %u use none of the three. ",
               files_given(c, fb, sizeof fb),
-              d->rows_source == ETP_QNN_SRC_QHAS ? "QHAS htp_op_instances" : "optrace Flags",
-              uc.qnn_ops, uc.hmx, uc.hvx, uc.hmx_and_hvx, uc.dma, uc.dma_only, uc.none);
-    fact_str(c, "rows_source", d->rows_source == ETP_QNN_SRC_QHAS ? "qhas" : "optrace");
-    fact_uint(c, "qnn_ops", uc.qnn_ops);
-    fact_uint(c, "ops_using_hmx", uc.hmx);
-    fact_uint(c, "ops_using_hvx", uc.hvx);
-    fact_uint(c, "ops_using_dma", uc.dma);
-    fact_uint(c, "ops_using_both", uc.hmx_and_hvx);
-    fact_uint(c, "ops_dma_only", uc.dma_only);
-    fact_uint(c, "ops_using_none", uc.none);
-    if (s->hmx_busy_cycles.has)
+              strcmp(FACT("rows_source")->text, "qhas") == 0 ? "QHAS htp_op_instances" : "optrace Flags",
+              (unsigned)count_of(fi, "qnn_ops"), (unsigned)count_of(fi, "ops_using_hmx"),
+              (unsigned)count_of(fi, "ops_using_hvx"), (unsigned)count_of(fi, "ops_using_both"),
+              (unsigned)count_of(fi, "ops_using_dma"), (unsigned)count_of(fi, "ops_dma_only"),
+              (unsigned)count_of(fi, "ops_using_none"));
+    const etp_fact *hmx = FACT("hmx_busy_cycles"), *hvx = FACT("hvx_busy_cycles");
+    if (!hmx->unknown)
         sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
                            "timeline). ",
-                  (long long)s->hmx_busy_cycles.v, s->hmx_busy_share.has ? s->hmx_busy_share.v : NAN,
-                  (long long)s->timeline_cycles.v);
-    if (s->hvx_busy_cycles.has)
+                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")));
+    if (!hvx->unknown)
         sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "
                            "of the timeline). ",
-                  s->hvx_threads, (long long)s->hvx_busy_cycles.v,
-                  s->hvx_busy_share.has ? s->hvx_busy_share.v : NAN);
-    fact_i64(c, "hmx_busy_cycles", s->hmx_busy_cycles);
-    fact_f64(c, "hmx_busy_share", s->hmx_busy_share);
-    fact_i64(c, "hvx_busy_cycles", s->hvx_busy_cycles);
-    fact_f64(c, "hvx_busy_share", s->hvx_busy_share);
-    fact_uint(c, "hvx_threads", s->hvx_threads);
-    /* the largest ops */
-    uint32_t *top = malloc(d->n_rows * sizeof *top), nt = 0;
-    if (!top || etp_qnn_rows_by_cycles(d, 5, top, &nt) != ETP_OK) c->oom = true;
+                  (unsigned)count_of(fi, "hvx_threads"), ival(hvx), FACT("hvx_busy_share")->value);
     sb_printf(&c->ans, "Largest ops by cycles (busy cycles of their HTP ops on whatever unit ran "
                        "them; an op's unit cycles can overlap): ");
-    jw_key(&c->w, "top_ops");
-    jw_arr_begin(&c->w);
     bool any_wall = false;
-    for (uint32_t k = 0; k < nt; k++) {
-        const etp_qnn_op_row *r = &d->rows[top[k]];
-        const char *units = r->hmx && r->hvx ? "HMX+HVX"
-                            : r->hmx         ? "HMX"
-                            : r->hvx         ? "HVX"
-                            : r->dma         ? "DMA only"
-                                             : "no HMX/HVX/DMA";
+    for (uint32_t k = 0; k < count_of(fi, "top_ops"); k++) {
+#define M(id) member(fi, "top_ops", k, id)
+        bool uh = M("hmx")->flag, uv = M("hvx")->flag, ud = M("dma")->flag;
+        const char *units = uh && uv ? "HMX+HVX" : uh ? "HMX" : uv ? "HVX" : ud ? "DMA only" : "no HMX/HVX/DMA";
+        const char *type = M("qnn_op_type")->text;
         sb_printf(&c->ans, "%s%s (%s, %.1f%%): %s, HMX %lld / HVX %lld / DMA %lld cycles",
-                  k ? "; " : "", r->qnn_op, r->qnn_op_type ? r->qnn_op_type : "?", r->share, units,
-                  (long long)r->hmx_cycles, (long long)r->hvx_cycles, (long long)r->dma_cycles);
-        double wall = row_wall(c, top[k]);
+                  k ? "; " : "", M("qnn_op")->text, type ? type : "?", M("share")->value, units,
+                  ival(M("hmx_cycles")), ival(M("hvx_cycles")), ival(M("dma_cycles")));
+        const etp_fact *w = M("wall_estimate");
+        double wall = tv(c, w->unit, w->value);
         if (!isnan(wall)) {
             sb_printf(&c->ans, ", its ETDump node ~%.3g %s of wall time (estimate)", wall,
                       c->d->est_unit);
             any_wall = true;
         }
-        jw_obj_begin(&c->w);
-        jw_key(&c->w, "qnn_op"); jw_str(&c->w, r->qnn_op);
-        jw_key(&c->w, "qnn_op_type"); jw_str(&c->w, r->qnn_op_type);
-        jw_key(&c->w, "cycles"); jw_int(&c->w, r->cycles);
-        jw_key(&c->w, "share"); jw_double(&c->w, r->share);
-        jw_key(&c->w, "hmx"); jw_bool(&c->w, r->hmx);
-        jw_key(&c->w, "hvx"); jw_bool(&c->w, r->hvx);
-        jw_key(&c->w, "dma"); jw_bool(&c->w, r->dma);
-        jw_key(&c->w, "hmx_cycles"); jw_int(&c->w, r->hmx_cycles);
-        jw_key(&c->w, "hvx_cycles"); jw_int(&c->w, r->hvx_cycles);
-        jw_key(&c->w, "dma_cycles"); jw_int(&c->w, r->dma_cycles);
-        jw_key(&c->w, "etdump_cycles");
-        jw_double(&c->w, c->qj ? c->qj->row_etdump[top[k]] : NAN);
-        jw_key(&c->w, "wall_estimate"); jw_double(&c->w, wall);
-        jw_obj_end(&c->w);
+#undef M
     }
-    jw_arr_end(&c->w);
     sb_printf(&c->ans, ". ");
     if (any_wall)
         sb_printf(&c->ans, "(Wall-time estimates apportion the partition's Accelerator (execute "
                            "excluding wait) time by cycle share.) ");
-    if (c->qj) {
-        const etp_qnn_etd_join *j = c->qj;
-        const char *v = etp_qnn_etd_agreement(j);
+    if (FACT("join")) {
+#define J(id) member(fi, "join", 0, id)
+        unsigned conflicts = (unsigned)J("conflicts")->count;
+        const char *v = J("verdict")->text;
         sb_printf(&c->ans, "Joined to this ETDump's %u HTP nodes by OpId and name: %u matched, %u "
                            "ETDump nodes have no QNN op in the files, %u QNN ops have no ETDump "
                            "node",
-                  j->n_nodes, j->matched, j->n_etdump_only, j->n_qnn_only);
-        if (j->conflicts) sb_printf(&c->ans, ", %u OpId conflicts (same id, another name)", j->conflicts);
-        sb_printf(&c->ans, "; cycles are equal for %u of %u matched ops: %s. ", j->cycles_equal,
-                  j->cycles_equal + j->cycles_different,
+                  (unsigned)J("etdump_nodes")->count, (unsigned)J("matched")->count,
+                  (unsigned)J("etdump_only")->count, (unsigned)J("qnn_only")->count);
+        if (conflicts) sb_printf(&c->ans, ", %u OpId conflicts (same id, another name)", conflicts);
+        sb_printf(&c->ans, "; cycles are equal for %u of %u matched ops: %s. ",
+                  (unsigned)J("cycles_equal")->count,
+                  (unsigned)(J("cycles_equal")->count + J("cycles_different")->count),
                   strcmp(v, "same_run") == 0 ? "the files come from the same run as the ETDump"
                   : strcmp(v, "none") == 0   ? "nothing to compare"
                                              : "they come from different runs (optrace/QHAS are "
                                                "made by a separate qnn-net-run), so compare shares, "
                                                "not cycles");
-        jw_key(&c->w, "join");
-        ana_json_qnn_join(&c->w, j);
+#undef J
     }
     sb_printf(&c->ans, "etprof qnn with the same files lists every op.");
-    free(top);
     end(c);
 }
 
-static void q_memory(ex_ctx *c) {
-    const etp_qnn_derived *d = c->qb->der;
-    const etp_qnn_summary *s = d ? &d->summary : NULL;
-    begin(c, "memory_utilization", NULL,
-          "How much memory (VTCM/TCM, DRAM, heap) does the NPU use, how busy is it, and at what "
-          "clock?");
-    bool util = s && s->utilization_percent.has, vtcm = s && s->peak_vtcm_bytes.has,
-         dram = s && s->dram_read_bytes.has, heap = s && s->heap_before_bytes.has,
-         clock = !isnan(c->clock);
-    fact_bool(c, "available", util || vtcm || dram || heap || clock);
+static void r_memory(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    const etp_fact *util = FACT("utilization_percent"), *vtcm = FACT("peak_vtcm_bytes"),
+                   *dram = FACT("dram_read_bytes"), *heap = FACT("heap_before_bytes"),
+                   *clock = FACT("clock_ghz");
+    bool files = FACT("qnn_files")->flag, has_clock = !clock->cannot_tell;
     char fb[1200];
-    if (s) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
-    if (util) {
+    if (files) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
+    if (!util->unknown) {
         sb_printf(&c->ans, "NPU utilization %.2f%% of the graph timeline (%lld cycles; idle "
                            "%.2f%%)",
-                  s->utilization_percent.v, (long long)s->timeline_cycles.v,
-                  s->idle_percent.has ? s->idle_percent.v : NAN);
-        if (s->graph_execute_us.has)
-            sb_printf(&c->ans, ", graph execute %lld us", (long long)s->graph_execute_us.v);
+                  util->value, ival(FACT("timeline_cycles")), FACT("idle_percent")->value);
+        const etp_fact *ge = FACT("graph_execute_us");
+        if (!ge->unknown) sb_printf(&c->ans, ", graph execute %lld us", ival(ge));
         sb_printf(&c->ans, ". ");
     }
-    fact_f64(c, "utilization_percent", s ? s->utilization_percent : (etp_qnn_f64){0, false});
-    fact_f64(c, "idle_percent", s ? s->idle_percent : (etp_qnn_f64){0, false});
-    fact_i64(c, "timeline_cycles", s ? s->timeline_cycles : (etp_qnn_i64){0, false});
-    fact_i64(c, "graph_execute_us", s ? s->graph_execute_us : (etp_qnn_i64){0, false});
-    if (vtcm) {
+    if (!vtcm->unknown) {
         sb_printf(&c->ans, "Peak VTCM (the HTP's tightly coupled memory, TCM) allocation ");
-        say_bytes(c, s->peak_vtcm_bytes.v);
-        if (s->vtcm_read_bytes.has && s->vtcm_write_bytes.has) {
+        say_bytes(c, ival(vtcm));
+        const etp_fact *vr = FACT("vtcm_read_bytes"), *vw = FACT("vtcm_write_bytes");
+        if (!vr->unknown && !vw->unknown) {
             sb_printf(&c->ans, "; VTCM traffic ");
-            say_bytes(c, s->vtcm_read_bytes.v);
+            say_bytes(c, ival(vr));
             sb_printf(&c->ans, " read, ");
-            say_bytes(c, s->vtcm_write_bytes.v);
+            say_bytes(c, ival(vw));
             sb_printf(&c->ans, " written");
         }
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "peak_vtcm_bytes", s ? s->peak_vtcm_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "vtcm_read_bytes", s ? s->vtcm_read_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "vtcm_write_bytes", s ? s->vtcm_write_bytes : (etp_qnn_i64){0, false});
-    if (dram) {
+    if (!dram->unknown) {
+        const etp_fact *dw = FACT("dram_write_bytes"), *big = FACT("largest_dram_reader_bytes");
         sb_printf(&c->ans, "DRAM traffic: ");
-        say_bytes(c, s->dram_read_bytes.v);
+        say_bytes(c, ival(dram));
         sb_printf(&c->ans, " read, ");
-        say_bytes(c, s->dram_write_bytes.has ? s->dram_write_bytes.v : 0);
+        say_bytes(c, dw->unknown ? 0 : ival(dw));
         sb_printf(&c->ans, " written per execute");
-        /* the largest DRAM reader */
-        const etp_qnn_op_row *big = NULL;
-        for (uint32_t i = 0; i < d->n_rows; i++)
-            if (d->rows[i].has_bytes && (!big || d->rows[i].dram_read_bytes > big->dram_read_bytes))
-                big = &d->rows[i];
-        if (big && big->dram_read_bytes > 0)
-            sb_printf(&c->ans, " (largest reader: %s, %lld bytes)", big->qnn_op,
-                      (long long)big->dram_read_bytes);
+        if (big) sb_printf(&c->ans, " (largest reader: %s, %lld bytes)", big->name, ival(big));
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "dram_read_bytes", s ? s->dram_read_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "dram_write_bytes", s ? s->dram_write_bytes : (etp_qnn_i64){0, false});
-    if (heap) {
-        sb_printf(&c->ans, "DSP heap: %lld bytes before the context was created",
-                  (long long)s->heap_before_bytes.v);
-        if (s->heap_after_bytes.has)
-            sb_printf(&c->ans, ", %lld after it was freed (delta %+lld bytes)",
-                      (long long)s->heap_after_bytes.v, (long long)s->heap_delta_bytes.v);
+    if (!heap->unknown) {
+        const etp_fact *after = FACT("heap_after_bytes");
+        sb_printf(&c->ans, "DSP heap: %lld bytes before the context was created", ival(heap));
+        if (!after->unknown)
+            sb_printf(&c->ans, ", %lld after it was freed (delta %+lld bytes)", ival(after),
+                      ival(FACT("heap_delta_bytes")));
         sb_printf(&c->ans, ". ");
     }
-    fact_i64(c, "heap_before_bytes", s ? s->heap_before_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "heap_after_bytes", s ? s->heap_after_bytes : (etp_qnn_i64){0, false});
-    fact_i64(c, "heap_delta_bytes", s ? s->heap_delta_bytes : (etp_qnn_i64){0, false});
-    if (clock) {
-        sb_printf(&c->ans, "HTP clock %.4g GHz (%s). ", c->clock, etp_qnn_clock_meaning(c->clock_src));
-        /* the ETDump's accelerator cycles as thread-busy time at that clock */
-        for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
-            const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
-            const etp_ops_row *cy = row_at(c, q->top[ETP_QT_ACCEL_CYCLES]);
-            const etp_ops_row *ex = row_at(c, q->top[ETP_QT_EXCL_WAIT]);
-            if (!cy) continue;
-            double busy_us = cy->stats.p50 / c->clock / 1000.0;
+    if (has_clock) {
+        sb_printf(&c->ans, "HTP clock %.4g GHz (%s). ", clock->value, FACT("clock_meaning")->text);
+        const etp_fact *cy = FACT("accelerator_cycles"), *busy = FACT("accelerator_busy_us_estimate");
+        if (cy && busy) {
             sb_printf(&c->ans, "At that clock this ETDump's Accelerator (execute) time (cycles) "
                                "p50 %.0f is ~%.1f us of thread-busy time (estimate)",
-                      cy->stats.p50, busy_us);
-            if (ex && ex->stats.p50 > 0) {
-                double ex_us = ex->stats.p50 / 1000.0;
+                      cy->value, busy->value);
+            const etp_fact *ex = FACT("accelerator_excluding_wait_us");
+            if (ex)
                 sb_printf(&c->ans, " against %.1f us of Accelerator (execute excluding wait) time: "
                                    "~%.1f hardware threads busy on average",
-                          ex_us, busy_us / ex_us);
-                fact_num(c, "mean_busy_threads_estimate", busy_us / ex_us);
-            }
+                          ex->value, FACT("mean_busy_threads_estimate")->value);
             sb_printf(&c->ans, ". ");
-            fact_num(c, "accelerator_busy_us_estimate", busy_us);
-            break;
         }
     }
-    jw_key(&c->w, "clock_ghz");
-    jw_double(&c->w, c->clock);
-    fact_str(c, "clock_source", c->clock_src);
-    /* what is missing, and which file gives it */
-    bool any_missing = !util || !vtcm || !dram || !heap || !clock;
-    if (any_missing) {
-        sb_printf(&c->ans, "%s", s || clock ? "Not in the files given: " : "Not in an ETDump: ");
+    /* what is missing, and which file gives it: the settle texts of the facts not known */
+    if (util->cannot_tell || vtcm->cannot_tell || dram->cannot_tell || heap->cannot_tell ||
+        clock->cannot_tell) {
+        sb_printf(&c->ans, "%s", files || has_clock ? "Not in the files given: " : "Not in an ETDump: ");
+        const etp_fact *order[] = {util, vtcm, dram, clock, heap};
         bool first = true;
-#define MISSING(cond, text)                                                                        \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            sb_printf(&c->ans, "%s%s", first ? "" : "; ", text);                                   \
-            first = false;                                                                         \
-        }                                                                                          \
-    } while (0)
-        MISSING(!util, "NPU utilization and the timeline (--qhas F: the QHAS summary, or "
-                       "--optrace F, computed)");
-        MISSING(!vtcm, "peak VTCM (--qhas F, or --optrace F when the viewer config had "
-                       "\"memory_info\": true)");
-        MISSING(!dram, "DRAM and VTCM traffic (--qhas F)");
-        MISSING(!clock, "the HTP clock (--runtrace F, measured: the viewer writes "
-                        "<name>_runtrace.json when viewer_config.json has \"runtrace\": true; "
-                        "else --qhas F approximates it; or --htp-clock-ghz G)");
-        MISSING(!heap, "the DSP heap (--heap F: the text file the ExecuTorch runtime writes with "
-                       "the runtime option qnn_runtime_heap_profiling_path, e.g. "
-                       "qnn_executor_runner --heap_profiling_path htp_heap_usage.txt, profile "
-                       "level above 0)");
-#undef MISSING
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            if (order[i]->cannot_tell) {
+                sb_printf(&c->ans, "%s%s", first ? "" : "; ", order[i]->settle);
+                first = false;
+            }
         sb_printf(&c->ans, ". The QHAS, optrace and runtrace come from one optrace run (the "
                            "commands are in the HMX/HVX answer and in facts.commands: qnn-net-run "
                            "--profiling_level detailed --profiling_option optrace on the device, "
                            "then qnn-profile-viewer with libQnnHtpOptraceProfilingReader.so on "
                            "the host) with viewer_config.json = {\"features\":{\"qhas_json\":"
                            "true,\"runtrace\":true,\"memory_info\":true}}. ");
-        fact_commands(c);
     }
     /* what the ETDump itself says */
-    for (size_t qi = 0; qi < etp_ops_qnn_count(c->r); qi++) {
-        const etp_ops_qnn *q = etp_ops_qnn_get(c->r, qi);
-        const etp_ops_row *th = row_at(c, q->top[ETP_QT_HVX_THREADS]);
-        const etp_ops_row *vt = row_at(c, q->top[ETP_QT_VTCM]);
-        if (!th && !vt) continue;
+    const etp_fact *th = FACT("etdump_hvx_threads"), *vt = FACT("etdump_vtcm_acquire");
+    if (th || vt) {
         sb_printf(&c->ans, "The ETDump itself has only");
-        if (th) sb_printf(&c->ans, " the HVX thread count (%.0f)", th->stats.p50);
+        if (th) sb_printf(&c->ans, " the HVX thread count (%.0f)", th->value);
         if (vt) {
             sb_printf(&c->ans, "%s the VTCM acquire wait (p50 ", th ? " and" : "");
-            say_t(c, vt->unit, vt->stats.p50);
+            say_t(c, vt->unit, vt->value);
             sb_printf(&c->ans, ")");
         }
         sb_printf(&c->ans, ".");
-        break;
     }
     end(c);
 }
 
-static void q_cannot(ex_ctx *c, bool any_qnn) {
-    begin(c, "cannot_tell", NULL, "What can this file not tell?");
-    fact_bool(c, "qnn", any_qnn);
-    if (any_qnn && c->qb->der) {
+#undef FACT
+
+#define FACT(id) etp_explain_fact(fi, id)
+
+/* A fact of this finding about method mi. */
+static const etp_fact *fact_of(const etp_finding *fi, const char *id, int32_t mi) {
+    for (size_t i = 0; i < fi->n_facts; i++)
+        if (!fi->facts[i].list && fi->facts[i].method == mi && strcmp(fi->facts[i].id, id) == 0)
+            return &fi->facts[i];
+    return NULL;
+}
+
+static void r_units(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    const etp_fact *ns = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_NS));
+    const etp_fact *ticks = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_TICKS));
+    const etp_fact *cycles = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_CYCLES));
+    const etp_fact *raw = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_RAW));
+    double tick_ns = FACT("tick_ns")->value;
+    if (ns && tick_ns > 0)
+        sb_printf(&c->ans, "Runtime events (Method::execute, DELEGATE_CALL, OPERATOR_CALL, kernels, "
+                           "backend scopes with timestamps) are host ticks, taken as %g ns per tick "
+                           "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
+                  tick_ns, c->d->time_unit);
+    if (ticks)
+        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
+                           "them into time. ");
+    if (FACT("qnn_values_not_wall")->flag)
+        sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
+                           "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "
+                           "have no position on the timeline. ",
+                  c->d->time_unit);
+    if (FACT("qtimer_converted"))
+        sb_printf(&c->ans, "Trap: \"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX "
+                           "power on and acquire (us)\" are 19.2 MHz QTimer ticks despite the label; "
+                           "etprof divides them by 19.2. ");
+    if (cycles)
+        sb_printf(&c->ans, "Trap: HTP cycles are thread-aggregate busy cycles (HVX + HMX threads "
+                           "added up): use them as work share, not as time; --htp-clock-ghz gives a "
+                           "labelled estimate only. ");
+    if (raw)
+        sb_printf(&c->ans, "%llu row(s) are \"raw\": a delegate logged a value with start 0 and no "
+                           "unit suffix, so its unit is unknown. ",
+                  (unsigned long long)raw->count);
+    /* detailed-profiling inflation, cold first run and method-only profiling, per method */
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->method < 0 || f->list) continue;
+        if (strcmp(f->id, "qnn_accelerator_over_accelerator") == 0) {
+            sb_printf(&c->ans, "Trap: with detailed profiling (node cycles present) the host-side "
+                               "QNN times are inflated; here QNN accelerator (execute) is %.1fx "
+                               "Accelerator (execute). Trust \"Accelerator (execute excluding "
+                               "wait) time\" for NPU time. ",
+                      f->value);
+        } else if (strcmp(f->id, "first_run_over_p50") == 0 && f->value > 1.2) {
+            const etp_fact *first = fact_of(fi, "first_run", f->method),
+                           *p50 = fact_of(fi, "method_p50", f->method);
+            sb_printf(&c->ans, "Trap: the first run of %s is cold: ", f->name ? f->name : "the method");
+            say_t(c, first->unit, first->value);
+            sb_printf(&c->ans, " vs p50 ");
+            say_t(c, p50->unit, p50->value);
+            sb_printf(&c->ans, " (%.1fx); use --skip-first 1 for steady state. ", f->value);
+        } else if (strcmp(f->id, "method_only_backend_events") == 0) {
+            sb_printf(&c->ans, "Trap: %s has backend events but no OPERATOR_CALL or "
+                               "DELEGATE_CALL: the dump was made with method-only profiling, "
+                               "which hides the instruction scopes (and CPU kernels). ",
+                      f->name ? f->name : "the method");
+        }
+    }
+    sb_printf(&c->ans, "The Python Inspector converts every value with one scale (default ns to ms), "
+                       "which is wrong for QNN us/cycles/count, and keeps only the last occurrence "
+                       "of a repeated event per run; etprof keeps each row in its own unit and sums "
+                       "repeats.");
+    end(c);
+}
+
+static void r_cannot(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
+    bool any_qnn = FACT("qnn")->flag;
+    if (any_qnn && FACT("qnn_files")->flag) {
         char fb[1200];
         sb_printf(&c->ans, "The QNN files given (%s) answer HMX vs HVX, memory, utilization and "
                            "the clock above; the ETDump alone could not. ",
@@ -872,17 +687,6 @@ static void q_cannot(ex_ctx *c, bool any_qnn) {
                   "optrace.json (Chrome trace) and optrace_qnn_htp_analysis_summary.json (QHAS); "
                   "ExecuTorch's backends/qualcomm/debugger/utils.py generate_optrace() runs the same "
                   "steps. Join them to these rows by OpId (the number after OpId_).");
-        jw_key(&c->w, "commands");
-        jw_arr_begin(&c->w);
-        jw_str(&c->w, "qnn-net-run --backend libQnnHtp.so --retrieve_context <graph>.bin "
-                      "--input_list input_list.txt --use_native_input_files "
-                      "--use_native_output_files --config_file backend_extension_config.json "
-                      "--profiling_level detailed --profiling_option optrace");
-        jw_str(&c->w, "qnn-profile-viewer --config viewer_config.json --schematic "
-                      "<graph>_schematic.bin --reader "
-                      "$QNN_SDK_ROOT/lib/x86_64-linux-clang/libQnnHtpOptraceProfilingReader.so "
-                      "--input_log qnn-profiling-data_0.log --output optrace.json");
-        jw_arr_end(&c->w);
     } else {
         sb_printf(&c->ans, "Inside a delegate the file holds only what the backend chose to log: "
                            "no per-unit utilization, memory traffic or hardware counters (Ethos-U "
@@ -893,60 +697,56 @@ static void q_cannot(ex_ctx *c, bool any_qnn) {
     end(c);
 }
 
-static void q_missing(ex_ctx *c, bool any_qnn) {
-    const etp_ops_result *r = c->r;
-    begin(c, "missing", NULL, "What is missing from this file or this command line?");
-    fact_bool(c, "pte_given", c->has_prog);
-    fact_uint(c, "runs", etp_ops_runs_kept(r));
+static void r_missing(ex_ctx *c, const etp_finding *fi) {
+    begin(c, fi->id, fi->method_name, fi->question_text);
+    json_facts(c, fi);
     bool any = false;
-    if (!c->has_prog) {
+    if (!FACT("pte_given")->flag) {
         sb_printf(&c->ans, "No --pte was given: the method names, the backend of each DELEGATE_CALL "
                            "and the operator names with namespaces (aten::add.out) come from the "
                            ".pte; with --pte etprof also checks which method each run executed. ");
         any = true;
     }
-    if (etp_ops_runs_kept(r) == 0) {
+    unsigned runs = (unsigned)FACT("runs")->count;
+    if (runs == 0) {
         sb_printf(&c->ans, "The file has no Execute block: the method was loaded but never run "
                            "with the event tracer on. ");
         any = true;
-    } else if (etp_ops_runs_kept(r) < 3) {
+    } else if (runs < 3) {
         sb_printf(&c->ans, "Only %u run(s): percentiles need more runs; run the method more times "
                            "(the first one is usually cold). ",
-                  etp_ops_runs_kept(r));
+                  runs);
         any = true;
     }
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_qnn *q = qnn_of(c, mi);
-        if (q && q->top[ETP_QT_ACCEL_CYCLES] < 0 && q->node_rows == 0) {
+    for (size_t i = 0; i < fi->n_facts; i++) {
+        const etp_fact *f = &fi->facts[i];
+        if (f->method < 0 || f->list) continue;
+        if (strcmp(f->id, "qnn_basic_level") == 0) {
             sb_printf(&c->ans, "The QNN partition has no cycles/node events: it was profiled at the "
                                "basic level; use profile level 2 (detailed) for per-node cycles. ");
             any = true;
-        }
-        if (q && q->runs_sum_mismatch) {
+        } else if (strcmp(f->id, "node_sum_runs_mismatch") == 0) {
             sb_printf(&c->ans, "In %u run(s) the HTP node cycles do not add up to Accelerator "
                                "(execute) time (cycles): node events were dropped (QNN's profile "
                                "event cap?). ",
-                      q->runs_sum_mismatch);
+                      (unsigned)f->count);
+            any = true;
+        } else if (strcmp(f->id, "profiling_level") == 0) {
+            sb_printf(&c->ans, "%s%s: profiling level %s: the instruction events (OPERATOR_CALL, "
+                               "DELEGATE_CALL, kernels) were not recorded, so the per-operator times, "
+                               "the CPU fallbacks and the host time around each delegate call are not "
+                               "in the file; profile again with instruction events on (not "
+                               "method-only). ",
+                      f->name ? "" : "method ", f->name ? f->name : "(unknown)", f->text);
             any = true;
         }
     }
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
-        const etp_ops_method *m = etp_ops_method_get(r, mi);
-        if (m->profiling_level == ETP_PL_FULL) continue;
-        sb_printf(&c->ans, "%s%s: profiling level %s: the instruction events (OPERATOR_CALL, "
-                           "DELEGATE_CALL, kernels) were not recorded, so the per-operator times, "
-                           "the CPU fallbacks and the host time around each delegate call are not "
-                           "in the file; profile again with instruction events on (not "
-                           "method-only). ",
-                  m->name ? "" : "method ", m->name ? m->name : "(unknown)",
-                  etp_profiling_level_name(m->profiling_level));
-        any = true;
-    }
-    (void)any_qnn;
     if (!any) sb_printf(&c->ans, "Nothing essential: the program was given and every run has its "
                                  "instruction events.");
     end(c);
 }
+
+#undef FACT
 
 /* ------------------------------------------------------------------------------------------- */
 
@@ -1027,27 +827,28 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return EXIT_INTERNAL;
     }
-    c->a = a;
     c->r = r;
     c->d = &d;
-    c->has_prog = in.prog != NULL;
     c->qp = &qp;
-    c->qb = &qb;
-    c->qj = qj;
-    c->clock = clock;
-    c->clock_src = clock_src;
-    uint32_t nm = (uint32_t)etp_ops_method_count(r);
-    /* room is kept for the findings that follow (units, hmx_vs_hvx, memory, cannot, missing) */
-    for (uint32_t mi = 0; mi < nm && c->n + 7 < MAX_FINDINGS; mi++) q_same_thing(c, mi);
-    for (uint32_t mi = 0; mi < nm && c->n + 6 < MAX_FINDINGS; mi++) q_npu_cpu(c, mi);
-    q_units(c);
-    /* questions 3 and 4: when the ETDump has QNN events or QNN files were given */
-    if (etp_ops_qnn_count(r) > 0 || qb.der) {
-        q_hmx_hvx(c);
-        q_memory(c);
+    /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
+     * follow (units, hmx_vs_hvx, memory, cannot, missing) */
+    etp_explain_result *xr = NULL;
+    etp_explain_options xo = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns, .qnn = qb.der,
+                              .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src};
+    if (etp_explain_compute(r, &xo, &xr, &err)) c->oom = true;
+    for (size_t i = 0; xr && i < xr->n_findings; i++) {
+        const etp_finding *fi = &xr->findings[i];
+        if (fi->question == ETP_EXQ_SAME_THING && c->n + 7 < MAX_FINDINGS) r_same_thing(c, fi);
+        if (fi->question == ETP_EXQ_NPU_CPU && c->n + 6 < MAX_FINDINGS) r_npu_cpu(c, fi);
     }
-    q_cannot(c, etp_ops_qnn_count(r) > 0);
-    q_missing(c, etp_ops_qnn_count(r) > 0);
+    for (size_t i = 0; xr && i < xr->n_findings; i++) {
+        const etp_finding *fi = &xr->findings[i];
+        if (fi->question == ETP_EXQ_UNITS) r_units(c, fi);
+        if (fi->question == ETP_EXQ_HMX_HVX) r_hmx_hvx(c, fi);
+        if (fi->question == ETP_EXQ_MEMORY) r_memory(c, fi);
+        if (fi->question == ETP_EXQ_CANNOT_TELL) r_cannot(c, fi);
+        if (fi->question == ETP_EXQ_MISSING) r_missing(c, fi);
+    }
     cli_out o;
     if (c->oom) rc = EXIT_INTERNAL, cli_errorf("out of memory");
     else rc = cli_out_open(a, &o);
@@ -1137,6 +938,7 @@ static int run_explain(cli_args *a) {
         free(c->f[i].facts);
     }
     free(c);
+    etp_explain_free(xr);
     etp_qnn_etd_join_free(qj);
     etp_qnn_bundle_free(&qb);
     etp_ops_free(r);
