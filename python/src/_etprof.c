@@ -145,10 +145,11 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         Py_DECREF(ds);
         return -1;
     }
-    p->etdump_path = ds;
-    p->pte_path = ps ? ps : (Py_INCREF(Py_None), Py_None);
+    /* __init__ may run again after a failed open: replace, do not leak, what it recorded */
+    Py_XSETREF(p->etdump_path, ds);
+    Py_XSETREF(p->pte_path, ps ? ps : (Py_INCREF(Py_None), Py_None));
     Py_INCREF(method);
-    p->method = method;
+    Py_XSETREF(p->method, method);
 
     PyObject *db = NULL, *pb = NULL;
     if (!PyUnicode_FSConverter(ds, &db) || (ps && !PyUnicode_FSConverter(ps, &pb))) {

@@ -22,6 +22,9 @@ DATA = _env("ETPROF_TEST_DATA", os.path.join(ROOT, "tests", "data"))
 SCHEMA = _env("ETPROF_SCHEMA_DIR", os.path.join(ROOT, "schema"))
 CORPUS = _env("ETPROF_FUZZ_CORPUS", os.path.join(ROOT, "fuzz", "corpus", "etdump"))
 FLATC = os.environ.get("ETPROF_FLATC") or "flatc"
+# set when the library and the module are ASan/UBSan builds (tests/python.cmake): RSS is then the
+# sanitizer's (quarantine, shadow), not ours
+SANITIZED = os.environ.get("ETPROF_SANITIZED") == "1"
 
 
 def data(*parts):
@@ -30,7 +33,9 @@ def data(*parts):
 
 def cli(*args):
     """Runs the command; returns (exit code, stdout, stderr)."""
-    r = subprocess.run([BIN, *args], capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)  # the sanitizer runtime preloaded for Python (tests/python.cmake)
+    r = subprocess.run([BIN, *args], capture_output=True, text=True, check=False, env=env)
     return r.returncode, r.stdout, r.stderr
 
 
