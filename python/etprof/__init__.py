@@ -75,13 +75,16 @@ class Profile:
 
     __slots__ = ("_p",)
 
-    def __init__(self, etdump, pte=None, *, method=None):
-        self._p = _etprof.Profile(etdump, pte, method=method)
+    def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
+                 ignore_program_mismatch=False):
+        self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
+                                  block=block, tick_hz=tick_hz,
+                                  ignore_program_mismatch=bool(ignore_program_mismatch))
 
     # -- what it is -----------------------------------------------------------------------
     @property
     def etdump(self):
-        """The ETDump path as given."""
+        """The ETDump path as given ("<bytes>" for a dump given as bytes)."""
         return self._p.etdump
 
     @property
@@ -167,15 +170,26 @@ class Profile:
         return self._p.summary(time_unit=time_unit)
 
 
-def open(etdump, pte=None, *, method=None):  # noqa: A001 (the package's entry point)
+def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
+         ignore_program_mismatch=False):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
-    ``etdump`` and ``pte`` are paths (str, bytes or os.PathLike). ``method`` forces the
-    execution plan of every run (``--method``; needs ``pte``). The whole file is verified
-    before this returns, as the command does.
+    ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
+    copy and kept alive by the Profile; other buffers such as bytearray are copied first, so
+    that later changes cannot reach verified data); its errors then name the file "<bytes>".
+    ``pte`` is a path. The whole dump is verified before this returns, as the command does.
+
+    The options are those of the command: ``method`` (``--method``, needs ``pte``) forces the
+    execution plan of every run; ``skip_first`` (``--skip-first``) drops the first N runs of
+    each method (warm-up); ``block`` (``--block``) takes the blocks of that name as the runs
+    instead of the Execute blocks; ``tick_hz`` (``--tick-hz``) is the rate of the dump's host
+    clock (default: ns ticks, as on Linux and Android); ``ignore_program_mismatch``
+    (``--ignore-program-mismatch``) leaves blocks the program cannot explain unresolved instead
+    of raising InputError.
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
     unknown method, ``method`` without ``pte``), :class:`IOError` when a file cannot be read.
     """
-    return Profile(etdump, pte, method=method)
+    return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
+                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)

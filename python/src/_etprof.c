@@ -91,7 +91,14 @@ typedef struct {
     etp_program *prog;
     etp_model *model;
     etp_ops_result *ops;
-    PyObject *etdump_path, *pte_path, *method; /* as given (str / None) */
+    PyObject *etdump_path, *pte_path, *method; /* as given (str / None; etdump "<bytes>") */
+    /* a dump given as bytes: the object is kept (immutable, so the verified bytes stay as they
+     * were verified) and its buffer borrowed by dump_blob */
+    PyObject *dump_bytes;
+    Py_buffer dump_view;
+    bool have_view;
+    uint32_t skip_first;
+    char *block; /* ops --block, NULL: the Execute blocks */
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -106,6 +113,11 @@ static void profile_release(Profile *p) {
     if (p->have_dump_blob) etp_blob_close(&p->dump_blob);
     if (p->have_pte_blob) etp_blob_close(&p->pte_blob);
     p->have_dump_blob = p->have_pte_blob = false;
+    if (p->have_view) PyBuffer_Release(&p->dump_view);
+    p->have_view = false;
+    Py_CLEAR(p->dump_bytes);
+    free(p->block);
+    p->block = NULL;
 }
 
 static void Profile_dealloc(Profile *p) {
@@ -126,9 +138,14 @@ static PyObject *path_str(PyObject *o) {
 }
 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"etdump", "pte", "method", NULL};
-    PyObject *etdump = NULL, *pte = Py_None, *method = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$O:Profile", kwlist, &etdump, &pte, &method))
+    static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
+                             "ignore_program_mismatch", NULL};
+    PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
+    Py_ssize_t skip = 0;
+    const char *block = NULL;
+    int ignore_mismatch = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOp:Profile", kwlist, &etdump, &pte,
+                                     &method, &skip, &block, &tick, &ignore_mismatch))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -138,11 +155,40 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_TypeError, "method must be a str or None");
         return -1;
     }
-    PyObject *ds = path_str(etdump);
-    if (!ds) return -1;
+    if (skip < 0 || (uint64_t)skip > UINT32_MAX) {
+        raise_usage("skip_first: expected a number >= 0, got %s", "a negative or huge number");
+        return -1;
+    }
+    double tick_ns = 1; /* etp_model_opts_init's default: ns ticks (Linux) */
+    if (tick != Py_None) {
+        double hz = PyFloat_AsDouble(tick);
+        if (hz == -1 && PyErr_Occurred()) return -1;
+        if (!(hz > 0) || isinf(hz)) {
+            raise_usage("tick_hz: expected a positive frequency in Hz, got %s", "another value");
+            return -1;
+        }
+        tick_ns = 1e9 / hz;
+    }
+    PyObject *ds;
+    PyObject *content = NULL; /* the dump's bytes, when given as bytes */
+    if (PyBytes_Check(etdump)) {
+        Py_INCREF(etdump);
+        content = etdump;
+    } else if (PyObject_CheckBuffer(etdump)) {
+        /* bytearray, memoryview...: copied, since the caller could change them after the
+         * verification (the accessors may rely only on verified bytes) */
+        if (!(content = PyBytes_FromObject(etdump))) return -1;
+    }
+    if (content) ds = PyUnicode_FromString("<bytes>");
+    else ds = path_str(etdump);
+    if (!ds) {
+        Py_XDECREF(content);
+        return -1;
+    }
     PyObject *ps = NULL;
     if (pte != Py_None && !(ps = path_str(pte))) {
         Py_DECREF(ds);
+        Py_XDECREF(content);
         return -1;
     }
     /* __init__ may run again after a failed open: replace, do not leak, what it recorded */
@@ -152,21 +198,45 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     Py_XSETREF(p->method, method);
 
     PyObject *db = NULL, *pb = NULL;
-    if (!PyUnicode_FSConverter(ds, &db) || (ps && !PyUnicode_FSConverter(ps, &pb))) {
+    if ((!content && !PyUnicode_FSConverter(ds, &db)) ||
+        (ps && !PyUnicode_FSConverter(ps, &pb))) {
         Py_XDECREF(db);
+        Py_XDECREF(content);
+        return -1;
+    }
+    p->skip_first = (uint32_t)skip;
+    if (block && !(p->block = strdup(block))) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        PyErr_NoMemory();
         return -1;
     }
     const char *mname = method == Py_None ? NULL : PyUnicode_AsUTF8(method);
     if (method != Py_None && !mname) {
-        Py_DECREF(db);
+        Py_XDECREF(db);
         Py_XDECREF(pb);
+        Py_XDECREF(content);
         return -1;
     }
     /* the order of the command (src/cli/cli.c open_inputs): dump, program, model */
     etp_error err;
     memset(&err, 0, sizeof err);
-    int rc = etp_blob_open(&p->dump_blob, PyBytes_AS_STRING(db), &err);
-    p->have_dump_blob = rc == ETP_OK;
+    int rc = ETP_OK;
+    if (content) {
+        if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
+            Py_XDECREF(pb);
+            Py_DECREF(content);
+            return -1;
+        }
+        p->have_view = true;
+        p->dump_bytes = content; /* the reference is the Profile's now */
+        etp_blob_borrow(&p->dump_blob, p->dump_view.buf, (size_t)p->dump_view.len, "<bytes>");
+        p->have_dump_blob = true;
+    } else {
+        rc = etp_blob_open(&p->dump_blob, PyBytes_AS_STRING(db), &err);
+        p->have_dump_blob = rc == ETP_OK;
+    }
     if (!rc) rc = etp_dump_open(&p->dump, &p->dump_blob, &err);
     if (!rc && pb) {
         rc = etp_blob_open(&p->pte_blob, PyBytes_AS_STRING(pb), &err);
@@ -177,10 +247,12 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         etp_model_opts mo;
         etp_model_opts_init(&mo);
         mo.method = mname;
+        mo.tick_ns = tick_ns;
+        mo.ignore_program_mismatch = ignore_mismatch != 0;
         mo.dump_name = p->dump_blob.name;
         rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
     }
-    Py_DECREF(db);
+    Py_XDECREF(db);
     Py_XDECREF(pb);
     if (rc) {
         profile_release(p);
@@ -200,6 +272,8 @@ static int need_ops(Profile *p) {
     memset(&err, 0, sizeof err);
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
+    oo.skip_first = p->skip_first;
+    oo.block = p->block;
     int rc = etp_ops_compute(p->model, &oo, &p->ops, &err);
     if (rc) {
         p->ops = NULL;

@@ -82,3 +82,20 @@ def test_usage_and_io_errors(tmp_path):
     with pytest.raises(TypeError):
         etprof.open(SRC, method=3)
     assert os.path.exists(SRC)
+
+
+def test_program_mismatch_is_a_located_input_error():
+    """The wrong program: raised by ops() (the blocks are checked as they are analysed), with the
+    command's file, field path and reason."""
+    dump = data("real/module_linear_10x.etdp")
+    rc, _, err = cli("ops", dump, "--pte", data("upstream/add.pte"))
+    assert rc == 1
+    line = err.strip().splitlines()[-1]
+    p = etprof.open(dump, data("upstream/add.pte"))
+    with pytest.raises(etprof.InputError) as ei:
+        p.ops()
+    e = ei.value
+    assert line == "etprof: " + str(e)
+    assert e.file == dump and e.path == "run_data[1].events[0]" and e.offset is None
+    assert "not the program of this dump" in e.reason
+    p.close()

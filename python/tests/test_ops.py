@@ -123,3 +123,74 @@ def test_repr_and_close():
     assert p.closed and "closed" in repr(p)
     with pytest.raises(ValueError):
         p.ops()
+
+
+# open() options against the command's options of the same names
+OPTION_CASES = [
+    ("real/add_pte_10x.etdp", "upstream/add.pte", {"skip_first": 1}, ["--skip-first", "1"]),
+    ("real/bundled_program_10x.etdp", "upstream/bundled_program.bpte",
+     {"skip_first": 3, "tick_hz": 1e8}, ["--skip-first", "3", "--tick-hz", "1e8"]),
+    ("real/add_pte_10x.etdp", None, {"block": "Default"}, ["--block", "Default"]),
+    ("real/module_linear_10x.etdp", "upstream/add.pte", {"ignore_program_mismatch": True},
+     ["--ignore-program-mismatch"]),
+]
+
+
+@pytest.mark.parametrize("dump,pte,kw,args", OPTION_CASES)
+def test_open_options_equal_cli_options(dump, pte, kw, args):
+    with etprof.open(data(dump), data(pte) if pte else None, **kw) as p:
+        check(cli_rows(dump, pte, None, *args), p.ops(as_dict=True))
+        check(cli_rows(dump, pte, None, "--all", *args), p.ops(all=True, as_dict=True))
+
+
+def test_skip_first_drops_the_first_samples():
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        every = p.ops(as_dict=True)
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"), skip_first=2) as p:
+        kept = p.ops(as_dict=True)
+        assert p.summary()["methods"][0]["skipped"] == 2
+    assert [s[2:] for s in every["samples"]] == kept["samples"]
+
+
+def test_tick_hz_scales_times():
+    """100 MHz ticks are 10 ns each: every time is 10 x the ns-tick reading."""
+    with etprof.open(data("real/add_pte_10x.etdp")) as p:
+        ns = p.ops(as_dict=True)
+    with etprof.open(data("real/add_pte_10x.etdp"), tick_hz=1e8) as p:
+        t = p.ops(as_dict=True)
+    for a, b in zip(ns["samples"], t["samples"]):
+        assert b == pytest.approx([10 * x for x in a], rel=1e-12)
+
+
+def test_dump_as_bytes():
+    raw = open(data("real/module_linear_10x.etdp"), "rb").read()
+    pte = data("upstream/module_linear_no_constant_segment.pte")
+    with etprof.open(data("real/module_linear_10x.etdp"), pte) as p:
+        want = p.ops(as_dict=True)
+    with etprof.open(raw, pte) as p:
+        assert p.etdump == "<bytes>" and "'<bytes>'" in repr(p)
+        assert _nan_equal(p.ops(as_dict=True), want)
+    buf = bytearray(raw)
+    p = etprof.open(buf, pte)  # copied: changing the buffer later cannot reach the dump
+    buf[:] = b"\xff" * len(buf)
+    assert _nan_equal(p.ops(as_dict=True), want)
+    p.close()
+    with pytest.raises(etprof.InputError) as ei:
+        etprof.open(raw[:100])
+    assert ei.value.file == "<bytes>" and ei.value.offset == 0 and ei.value.path == "size_prefix"
+
+
+def _nan_equal(a, b):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        for x, y in zip(a[k], b[k]):
+            if x != y and not (isinstance(x, float) and math.isnan(x) and math.isnan(y)):
+                return False
+    return True
+
+
+def test_open_option_usage_errors():
+    for kw in ({"tick_hz": 0}, {"tick_hz": -5}, {"skip_first": -1}):
+        with pytest.raises(etprof.UsageError):
+            etprof.open(data("real/add_pte_1x.etdp"), **kw)
