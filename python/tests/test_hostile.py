@@ -71,3 +71,25 @@ def test_open_close_cycles_do_not_grow_rss():
         assert after - before < 1024, "RSS grew by %d KiB over 1000 cycles" % (after - before)
     assert after_py - before_py < 64 * 1024, "Python objects grew by %d bytes" % (
         after_py - before_py)
+
+
+def test_mutations_through_python():
+    """Every truncation and every inverted byte of a small real dump, given as bytes (with its
+    program, so the model and the program check run too): opens or raises InputError, never
+    anything else."""
+    raw = open(data("real/add_pte_1x.etdp"), "rb").read()
+    pte = data("upstream/add.pte")
+    outcomes = {"ok": 0, "input": 0}
+    variants = [raw[:n] for n in range(len(raw))]
+    variants += [raw[:i] + bytes([raw[i] ^ 0xFF]) + raw[i + 1:] for i in range(len(raw))]
+    for v in variants:
+        try:
+            with etprof.open(v, pte) as p:
+                p.ops(all=True, as_dict=True)
+                p.summary()
+            outcomes["ok"] += 1
+        except etprof.InputError as e:
+            assert e.file == "<bytes>" and e.reason
+            outcomes["input"] += 1
+    assert outcomes["ok"] and outcomes["input"]
+    assert sum(outcomes.values()) == 2 * len(raw)
