@@ -194,3 +194,14 @@ def test_open_option_usage_errors():
     for kw in ({"tick_hz": 0}, {"tick_hz": -5}, {"skip_first": -1}):
         with pytest.raises(etprof.UsageError):
             etprof.open(data("real/add_pte_1x.etdp"), **kw)
+
+
+def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
+    """pandas is optional: when it does not import, ops() gives column lists."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ImportError
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        cols = p.ops()
+    assert isinstance(cols, dict) and tuple(cols) == etprof.OPS_COLUMNS
+    check(cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None), cols)
