@@ -156,7 +156,9 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         return -1;
     }
     if (skip < 0 || (uint64_t)skip > UINT32_MAX) {
-        raise_usage("skip_first: expected a number >= 0, got %s", "a negative or huge number");
+        char v[32];
+        snprintf(v, sizeof v, "%zd", skip);
+        raise_usage("skip_first: expected a number of runs >= 0, got %s", v);
         return -1;
     }
     double tick_ns = 1; /* etp_model_opts_init's default: ns ticks (Linux) */
@@ -164,7 +166,9 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         double hz = PyFloat_AsDouble(tick);
         if (hz == -1 && PyErr_Occurred()) return -1;
         if (!(hz > 0) || isinf(hz)) {
-            raise_usage("tick_hz: expected a positive frequency in Hz, got %s", "another value");
+            char v[32];
+            snprintf(v, sizeof v, "%g", hz);
+            raise_usage("tick_hz: expected a positive frequency in Hz, got %s", v);
             return -1;
         }
         tick_ns = 1e9 / hz;
@@ -352,7 +356,11 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
         return NULL;
     double uns = etp_time_unit_ns(tu);
     if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
-    if (top < 0) return raise_usage("top: expected a count >= 0, got %s", "a negative number");
+    if (top < 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%zd", top);
+        return raise_usage("top: expected a number of rows >= 0, got %s", v);
+    }
     if (kind && strcmp(kind, "htp_node") != 0 && strcmp(kind, "operator") != 0 &&
         etp_kind_parse(kind) == ETP_KIND_NONE)
         return raise_usage("kind: unknown kind \"%s\" (framework, operator_call, kernel, "

@@ -191,9 +191,12 @@ def _nan_equal(a, b):
 
 
 def test_open_option_usage_errors():
-    for kw in ({"tick_hz": 0}, {"tick_hz": -5}, {"skip_first": -1}):
-        with pytest.raises(etprof.UsageError):
+    for kw, says in (({"tick_hz": 0}, "got 0"), ({"tick_hz": -5}, "got -5"),
+                     ({"skip_first": -1}, "got -1")):
+        with pytest.raises(etprof.UsageError) as ei:
             etprof.open(data("real/add_pte_1x.etdp"), **kw)
+        assert str(ei.value).startswith(next(iter(kw)) + ": ") and says in str(ei.value)
+        assert ei.value.exit_code == 2
 
 
 def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
