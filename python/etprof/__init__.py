@@ -1,0 +1,195 @@
+"""etprof: ExecuTorch ETDump (.etdp) profiles in Python, through libetprof.
+
+    >>> import etprof
+    >>> p = etprof.open("model.etdp", "model.pte")
+    >>> df = p.ops()                 # one row per operator, like `etprof ops --format json`
+    >>> p.summary()["methods"][0]["latency"]["p50"]
+
+Results are computed by the C library (libetprof.so.0) from the memory-mapped file; only the
+table you ask for becomes Python objects. pandas is optional: with it, tables are DataFrames;
+without it, dicts of columns (lists). See docs/python.md.
+"""
+
+from . import _etprof
+from ._etprof import Error, InputError, InternalError, IOError, UsageError
+
+__all__ = [
+    "open",
+    "Profile",
+    "Error",
+    "InputError",
+    "UsageError",
+    "IOError",
+    "InternalError",
+    "OPS_COLUMNS",
+    "library_version",
+]
+
+__version__ = _etprof.library_version()
+
+#: The columns of Profile.ops(), in order: those of `etprof ops --format json` rows, then
+#: `samples` (the per-run values, in the row's unit, in run order).
+OPS_COLUMNS = (
+    "method",
+    "instruction_id",
+    "name",
+    "count",
+    "min",
+    "p10",
+    "p50",
+    "p90",
+    "avg",
+    "max",
+    "total",
+    "share",
+    "unit",
+    "placement",
+    "kind",
+    "operator",
+    "bad_time_count",
+    "wrapped_count",
+    "event_name",
+    "samples",
+)
+
+
+def library_version():
+    """The version of libetprof the extension module was built against."""
+    return _etprof.library_version()
+
+
+def _pandas():
+    try:
+        import pandas  # noqa: PLC0415 (optional at import time)
+    except ImportError:
+        return None
+    return pandas
+
+
+class Profile:
+    """An ETDump, verified, with its program when one was given.
+
+    Create it with :func:`etprof.open`. The files stay mapped while the Profile is open (results
+    do not copy the dump); :meth:`close` (or a ``with`` block) releases them.
+    """
+
+    __slots__ = ("_p",)
+
+    def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
+                 ignore_program_mismatch=False):
+        self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
+                                  block=block, tick_hz=tick_hz,
+                                  ignore_program_mismatch=bool(ignore_program_mismatch))
+
+    # -- what it is -----------------------------------------------------------------------
+    @property
+    def etdump(self):
+        """The ETDump path as given ("<bytes>" for a dump given as bytes)."""
+        return self._p.etdump
+
+    @property
+    def pte(self):
+        """The program (.pte/.bpte) path as given, or None."""
+        return self._p.pte
+
+    @property
+    def method(self):
+        """The method forced with ``method=``, or None (resolved from the program)."""
+        return self._p.method
+
+    @property
+    def closed(self):
+        """True once :meth:`close` was called."""
+        return self._p.closed
+
+    def __repr__(self):
+        if self._p.closed:
+            return "<etprof.Profile of %r (closed)>" % (self.etdump,)
+        parts = ["%r" % (self.etdump,)]
+        if self.pte is not None:
+            parts.append("pte=%r" % (self.pte,))
+        if self.method is not None:
+            parts.append("method=%r" % (self.method,))
+        return "<etprof.Profile of %s: %d blocks, %d events>" % (
+            ", ".join(parts),
+            self._p.blocks,
+            self._p.events,
+        )
+
+    # -- life ---------------------------------------------------------------------------------
+    def close(self):
+        """Releases the mapped files and the results; later calls raise ValueError."""
+        self._p.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    # -- analyses -----------------------------------------------------------------------------
+    def ops(self, *, time_unit="us", all=False, kind=None, placement=None, sort=None, top=0,
+            as_dict=False):
+        """Per-operator statistics over the runs: one row per (method, instruction, identity).
+
+        The rows, columns and units are those of ``etprof ops --format json`` with the same
+        options (``time_unit`` = ``--time-unit``: time rows in ns/us/ms/s; cycles, counts and
+        bytes keep their own unit, named in the ``unit`` column; ``all`` = ``--all`` shows the
+        OPERATOR_CALL wrappers; ``kind``, ``placement``, ``sort``, ``top`` as the options of
+        the same names), plus ``samples``: the row's per-run values (sum over the run), in run
+        order and in the row's unit, from which ``min`` .. ``total`` are computed. A statistic
+        with no value is NaN (JSON null); ``instruction_id``, ``method``, ``operator`` and
+        ``event_name`` are None when absent.
+
+        Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
+        of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
+
+        Raises :class:`InputError` when the dump cannot be analysed (e.g. a block over the
+        memory budget) and :class:`UsageError` for an unknown ``kind``, ``sort`` or
+        ``time_unit``.
+        """
+        cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
+                                   placement=placement, sort=sort, top=int(top))
+        cols = {c: cols[c] for c in OPS_COLUMNS}
+        pd = None if as_dict else _pandas()
+        if pd is None:
+            return cols
+        df = pd.DataFrame(cols, columns=list(OPS_COLUMNS))
+        # an integer column with absent values (framework rows): pandas' nullable integer
+        df["instruction_id"] = pd.array(cols["instruction_id"], dtype="Int64")
+        return df
+
+    def summary(self, *, time_unit="us"):
+        """What the dump holds: a dict with ``blocks``, ``blocks_read``, ``runs`` (runs kept),
+        ``events`` and ``methods``: one dict per method with ``name`` (None when no program
+        names it), ``runs``, ``skipped``, ``unit`` (of the latency: ``time_unit``, or
+        ``ticks``), ``latency`` (Method::execute per run: n, min, p10, p50, p90, avg, max,
+        total; NaN without Method::execute), ``profiling_level`` and ``candidates`` (the
+        methods that fit, when none could be chosen)."""
+        return self._p.summary(time_unit=time_unit)
+
+
+def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
+         ignore_program_mismatch=False):
+    """Opens and verifies an ETDump, and its program when ``pte`` is given.
+
+    ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
+    copy and kept alive by the Profile; other buffers such as bytearray are copied first, so
+    that later changes cannot reach verified data); its errors then name the file "<bytes>".
+    ``pte`` is a path. The whole dump is verified before this returns, as the command does.
+
+    The options are those of the command: ``method`` (``--method``, needs ``pte``) forces the
+    execution plan of every run; ``skip_first`` (``--skip-first``) drops the first N runs of
+    each method (warm-up); ``block`` (``--block``) takes the blocks of that name as the runs
+    instead of the Execute blocks; ``tick_hz`` (``--tick-hz``) is the rate of the dump's host
+    clock (default: ns ticks, as on Linux and Android); ``ignore_program_mismatch``
+    (``--ignore-program-mismatch``) leaves blocks the program cannot explain unresolved instead
+    of raising InputError.
+
+    Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
+    corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
+    unknown method, ``method`` without ``pte``), :class:`IOError` when a file cannot be read.
+    """
+    return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
+                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)

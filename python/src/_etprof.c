@@ -1,0 +1,582 @@
+/*
+ * _etprof.c - the CPython extension module behind the `etprof` Python package (docs/python.md).
+ *
+ * Written against the public API of libetprof only (include/etprof.h): it links the shared
+ * library libetprof.so.0, which exports nothing else. One type, _etprof.Profile, holds the mapped
+ * files, the verified dump and program, the model and (computed once, on first use) the ops
+ * result; the Python layer (etprof/__init__.py) turns its columns into a DataFrame.
+ *
+ * Errors of the library (etp_error) become etprof.InputError / UsageError / IOError /
+ * InternalError with the fields .file, .offset, .path, .reason and .exit_code.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etprof.h"
+
+#ifndef ETPROF_VERSION_STR
+#define ETPROF_VERSION_STR "unknown"
+#endif
+
+static PyObject *Error, *InputError, *UsageError, *IOErr, *InternalError;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                     */
+
+/* Text from the library or from a (possibly hostile) file: never fails on bad UTF-8. */
+static PyObject *text(const char *s) {
+    if (!s) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+static PyObject *raise_etp(int rc, const etp_error *err) {
+    PyObject *type = rc == ETP_E_INPUT   ? InputError
+                     : rc == ETP_E_USAGE ? UsageError
+                     : rc == ETP_E_IO    ? IOErr
+                                         : InternalError;
+    char line[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 64];
+    etp_error_format(err, line, sizeof line);
+    PyObject *msg = text(line);
+    if (!msg) return NULL;
+    PyObject *exc = PyObject_CallOneArg(type, msg);
+    Py_DECREF(msg);
+    if (!exc) return NULL;
+    PyObject *file = err->file[0] ? PyUnicode_DecodeFSDefault(err->file) : (Py_INCREF(Py_None), Py_None);
+    PyObject *off = err->offset >= 0 ? PyLong_FromLongLong(err->offset) : (Py_INCREF(Py_None), Py_None);
+    PyObject *path = err->path[0] ? text(err->path) : (Py_INCREF(Py_None), Py_None);
+    PyObject *reason = text(err->msg);
+    PyObject *code = PyLong_FromLong(etp_exit_code(rc));
+    if (!file || !off || !path || !reason || !code || PyObject_SetAttrString(exc, "file", file) ||
+        PyObject_SetAttrString(exc, "offset", off) || PyObject_SetAttrString(exc, "path", path) ||
+        PyObject_SetAttrString(exc, "reason", reason) ||
+        PyObject_SetAttrString(exc, "exit_code", code)) {
+        Py_XDECREF(file);
+        Py_XDECREF(off);
+        Py_XDECREF(path);
+        Py_XDECREF(reason);
+        Py_XDECREF(code);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(file);
+    Py_DECREF(off);
+    Py_DECREF(path);
+    Py_DECREF(reason);
+    Py_DECREF(code);
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static PyObject *raise_usage(const char *fmt, const char *arg) {
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_error_set(&err, ETP_E_USAGE, NULL, -1, NULL, fmt, arg);
+    return raise_etp(ETP_E_USAGE, &err);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Profile                                                                                    */
+
+typedef struct {
+    PyObject_HEAD
+    etp_blob dump_blob, pte_blob;
+    bool have_dump_blob, have_pte_blob;
+    etp_dump *dump;
+    etp_program *prog;
+    etp_model *model;
+    etp_ops_result *ops;
+    PyObject *etdump_path, *pte_path, *method; /* as given (str / None; etdump "<bytes>") */
+    /* a dump given as bytes: the object is kept (immutable, so the verified bytes stay as they
+     * were verified) and its buffer borrowed by dump_blob */
+    PyObject *dump_bytes;
+    Py_buffer dump_view;
+    bool have_view;
+    uint32_t skip_first;
+    char *block; /* ops --block, NULL: the Execute blocks */
+} Profile;
+
+static void profile_release(Profile *p) {
+    etp_ops_free(p->ops);
+    p->ops = NULL;
+    etp_model_close(p->model);
+    p->model = NULL;
+    etp_dump_close(p->dump);
+    p->dump = NULL;
+    etp_program_close(p->prog);
+    p->prog = NULL;
+    if (p->have_dump_blob) etp_blob_close(&p->dump_blob);
+    if (p->have_pte_blob) etp_blob_close(&p->pte_blob);
+    p->have_dump_blob = p->have_pte_blob = false;
+    if (p->have_view) PyBuffer_Release(&p->dump_view);
+    p->have_view = false;
+    Py_CLEAR(p->dump_bytes);
+    free(p->block);
+    p->block = NULL;
+}
+
+static void Profile_dealloc(Profile *p) {
+    profile_release(p);
+    Py_XDECREF(p->etdump_path);
+    Py_XDECREF(p->pte_path);
+    Py_XDECREF(p->method);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+/* os.fsdecode-like: a str path from str / bytes / os.PathLike (NULL with an exception set). */
+static PyObject *path_str(PyObject *o) {
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(o, &b)) return NULL;
+    PyObject *s = PyUnicode_DecodeFSDefaultAndSize(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b));
+    Py_DECREF(b);
+    return s;
+}
+
+static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
+                             "ignore_program_mismatch", NULL};
+    PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
+    Py_ssize_t skip = 0;
+    const char *block = NULL;
+    int ignore_mismatch = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOp:Profile", kwlist, &etdump, &pte,
+                                     &method, &skip, &block, &tick, &ignore_mismatch))
+        return -1;
+    if (p->have_dump_blob || p->dump) {
+        PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
+        return -1;
+    }
+    if (method != Py_None && !PyUnicode_Check(method)) {
+        PyErr_SetString(PyExc_TypeError, "method must be a str or None");
+        return -1;
+    }
+    if (skip < 0 || (uint64_t)skip > UINT32_MAX) {
+        char v[32];
+        snprintf(v, sizeof v, "%zd", skip);
+        raise_usage("skip_first: expected a number of runs >= 0, got %s", v);
+        return -1;
+    }
+    double tick_ns = 1; /* etp_model_opts_init's default: ns ticks (Linux) */
+    if (tick != Py_None) {
+        double hz = PyFloat_AsDouble(tick);
+        if (hz == -1 && PyErr_Occurred()) return -1;
+        if (!(hz > 0) || isinf(hz)) {
+            char v[32];
+            snprintf(v, sizeof v, "%g", hz);
+            raise_usage("tick_hz: expected a positive frequency in Hz, got %s", v);
+            return -1;
+        }
+        tick_ns = 1e9 / hz;
+    }
+    PyObject *ds;
+    PyObject *content = NULL; /* the dump's bytes, when given as bytes */
+    if (PyBytes_Check(etdump)) {
+        Py_INCREF(etdump);
+        content = etdump;
+    } else if (PyObject_CheckBuffer(etdump)) {
+        /* bytearray, memoryview...: copied, since the caller could change them after the
+         * verification (the accessors may rely only on verified bytes) */
+        if (!(content = PyBytes_FromObject(etdump))) return -1;
+    }
+    if (content) ds = PyUnicode_FromString("<bytes>");
+    else ds = path_str(etdump);
+    if (!ds) {
+        Py_XDECREF(content);
+        return -1;
+    }
+    PyObject *ps = NULL;
+    if (pte != Py_None && !(ps = path_str(pte))) {
+        Py_DECREF(ds);
+        Py_XDECREF(content);
+        return -1;
+    }
+    /* __init__ may run again after a failed open: replace, do not leak, what it recorded */
+    Py_XSETREF(p->etdump_path, ds);
+    Py_XSETREF(p->pte_path, ps ? ps : (Py_INCREF(Py_None), Py_None));
+    Py_INCREF(method);
+    Py_XSETREF(p->method, method);
+
+    PyObject *db = NULL, *pb = NULL;
+    if ((!content && !PyUnicode_FSConverter(ds, &db)) ||
+        (ps && !PyUnicode_FSConverter(ps, &pb))) {
+        Py_XDECREF(db);
+        Py_XDECREF(content);
+        return -1;
+    }
+    p->skip_first = (uint32_t)skip;
+    if (block && !(p->block = strdup(block))) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        PyErr_NoMemory();
+        return -1;
+    }
+    const char *mname = method == Py_None ? NULL : PyUnicode_AsUTF8(method);
+    if (method != Py_None && !mname) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        return -1;
+    }
+    /* the order of the command (src/cli/cli.c open_inputs): dump, program, model */
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc = ETP_OK;
+    if (content) {
+        if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
+            Py_XDECREF(pb);
+            Py_DECREF(content);
+            return -1;
+        }
+        p->have_view = true;
+        p->dump_bytes = content; /* the reference is the Profile's now */
+        etp_blob_borrow(&p->dump_blob, p->dump_view.buf, (size_t)p->dump_view.len, "<bytes>");
+        p->have_dump_blob = true;
+    } else {
+        rc = etp_blob_open(&p->dump_blob, PyBytes_AS_STRING(db), &err);
+        p->have_dump_blob = rc == ETP_OK;
+    }
+    if (!rc) rc = etp_dump_open(&p->dump, &p->dump_blob, &err);
+    if (!rc && pb) {
+        rc = etp_blob_open(&p->pte_blob, PyBytes_AS_STRING(pb), &err);
+        p->have_pte_blob = rc == ETP_OK;
+        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, &err);
+    }
+    if (!rc) {
+        etp_model_opts mo;
+        etp_model_opts_init(&mo);
+        mo.method = mname;
+        mo.tick_ns = tick_ns;
+        mo.ignore_program_mismatch = ignore_mismatch != 0;
+        mo.dump_name = p->dump_blob.name;
+        rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
+    }
+    Py_XDECREF(db);
+    Py_XDECREF(pb);
+    if (rc) {
+        profile_release(p);
+        raise_etp(rc, &err);
+        return -1;
+    }
+    return 0;
+}
+
+static int need_ops(Profile *p) {
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return -1;
+    }
+    if (p->ops) return 0;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    oo.skip_first = p->skip_first;
+    oo.block = p->block;
+    int rc = etp_ops_compute(p->model, &oo, &p->ops, &err);
+    if (rc) {
+        p->ops = NULL;
+        raise_etp(rc, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Time values in the display unit, as the command shows them (analysis.h ana_conv). */
+static double conv(etp_unit u, double v, double unit_ns) { return u == ETP_UNIT_NS ? v / unit_ns : v; }
+static const char *conv_unit(etp_unit u, const char *time_unit) {
+    return u == ETP_UNIT_NS ? time_unit : etp_unit_name(u);
+}
+
+static PyObject *fnum(double v) { return PyFloat_FromDouble(v); } /* NaN stays NaN */
+
+enum {
+    C_METHOD, C_INSTR, C_NAME, C_COUNT, C_MIN, C_P10, C_P50, C_P90, C_AVG, C_MAX, C_TOTAL,
+    C_SHARE, C_UNIT, C_PLACEMENT, C_KIND, C_OPERATOR, C_BAD, C_WRAPPED, C_EVNAME, C_SAMPLES,
+    C_N
+};
+static const char *const col_names[C_N] = {
+    "method", "instruction_id", "name", "count", "min", "p10", "p50", "p90", "avg", "max",
+    "total", "share", "unit", "placement", "kind", "operator", "bad_time_count",
+    "wrapped_count", "event_name", "samples"};
+
+static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int c, double uns,
+                           const char *tu) {
+    switch (c) {
+    case C_METHOD: return text(m ? m->name : NULL);
+    case C_INSTR:
+        if (row->chain >= 0 && row->instr >= 0) return PyLong_FromLong(row->instr);
+        Py_RETURN_NONE;
+    case C_NAME: return text(row->name);
+    case C_COUNT: return PyLong_FromUnsignedLongLong(row->count);
+    case C_MIN: return fnum(conv(row->unit, row->stats.min, uns));
+    case C_P10: return fnum(conv(row->unit, row->stats.p10, uns));
+    case C_P50: return fnum(conv(row->unit, row->stats.p50, uns));
+    case C_P90: return fnum(conv(row->unit, row->stats.p90, uns));
+    case C_AVG: return fnum(conv(row->unit, row->stats.avg, uns));
+    case C_MAX: return fnum(conv(row->unit, row->stats.max, uns));
+    case C_TOTAL: return fnum(conv(row->unit, row->stats.total, uns));
+    case C_SHARE: return fnum(row->share);
+    case C_UNIT: return text(conv_unit(row->unit, tu));
+    case C_PLACEMENT: return text(row->placement);
+    case C_KIND: return text(etp_ops_row_kind_name(row));
+    case C_OPERATOR: return text(row->op);
+    case C_BAD: return PyLong_FromUnsignedLongLong(row->bad_time_count);
+    case C_WRAPPED: return PyLong_FromUnsignedLongLong(row->wrapped_count);
+    case C_EVNAME: return text(row->event_name);
+    case C_SAMPLES: {
+        PyObject *l = PyList_New(row->samples ? row->runs : 0);
+        if (!l) return NULL;
+        for (uint32_t i = 0; row->samples && i < row->runs; i++) {
+            PyObject *f = fnum(conv(row->unit, row->samples[i], uns));
+            if (!f) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, f);
+        }
+        return l;
+    }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top", NULL};
+    const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
+    int all = 0;
+    Py_ssize_t top = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzzn:ops_columns", kwlist, &tu, &all, &kind,
+                                     &placement, &sort, &top))
+        return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (top < 0) {
+        char v[32];
+        snprintf(v, sizeof v, "%zd", top);
+        return raise_usage("top: expected a number of rows >= 0, got %s", v);
+    }
+    if (kind && strcmp(kind, "htp_node") != 0 && strcmp(kind, "operator") != 0 &&
+        etp_kind_parse(kind) == ETP_KIND_NONE)
+        return raise_usage("kind: unknown kind \"%s\" (framework, operator_call, kernel, "
+                           "delegate_call, delegate_internal, htp_node, operator, instruction, "
+                           "other)",
+                           kind);
+    if (need_ops(p)) return NULL;
+    etp_ops_filter f;
+    etp_ops_filter_init(&f);
+    f.all = all != 0;
+    f.kind = kind;
+    f.placement = placement;
+    f.sort = sort;
+    f.top = (size_t)top;
+    size_t nrows = etp_ops_row_count(p->ops), n = 0;
+    uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
+    if (!idx) return PyErr_NoMemory();
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc = etp_ops_select(p->ops, &f, idx, &n, &err);
+    if (rc) {
+        free(idx);
+        return raise_etp(rc, &err);
+    }
+    PyObject *cols[C_N] = {0};
+    PyObject *d = PyDict_New();
+    if (!d) goto fail;
+    for (int c = 0; c < C_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, col_names[c], cols[c])) goto fail;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
+        const etp_ops_method *m = etp_ops_method_get(p->ops, row->method);
+        for (int c = 0; c < C_N; c++) {
+            PyObject *v = row_value(row, m, c, uns, tu);
+            if (!v) goto fail;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
+        }
+    }
+    for (int c = 0; c < C_N; c++) Py_DECREF(cols[c]);
+    free(idx);
+    return d;
+fail:
+    for (int c = 0; c < C_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    free(idx);
+    return NULL;
+}
+
+static PyObject *stats_dict(const etp_stats *s, etp_unit u, double uns) {
+    return Py_BuildValue("{s:K,s:N,s:N,s:N,s:N,s:N,s:N,s:N}", "n", (unsigned long long)s->n,
+                         "min", fnum(conv(u, s->min, uns)), "p10", fnum(conv(u, s->p10, uns)),
+                         "p50", fnum(conv(u, s->p50, uns)), "p90", fnum(conv(u, s->p90, uns)),
+                         "avg", fnum(conv(u, s->avg, uns)), "max", fnum(conv(u, s->max, uns)),
+                         "total", fnum(conv(u, s->total, uns)));
+}
+
+static PyObject *Profile_summary(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:summary", kwlist, &tu)) return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    size_t nm = etp_ops_method_count(p->ops);
+    PyObject *methods = PyList_New((Py_ssize_t)nm);
+    if (!methods) return NULL;
+    for (size_t i = 0; i < nm; i++) {
+        const etp_ops_method *m = etp_ops_method_get(p->ops, i);
+        PyObject *md = Py_BuildValue(
+            "{s:N,s:I,s:I,s:N,s:N,s:N,s:N}", "name", text(m->name), "runs", m->runs, "skipped",
+            m->skipped, "unit", text(conv_unit(m->unit, tu)), "latency",
+            stats_dict(&m->latency, m->unit, uns), "profiling_level",
+            text(etp_profiling_level_name(m->profiling_level)), "candidates",
+            text(m->candidates));
+        if (!md) {
+            Py_DECREF(methods);
+            return NULL;
+        }
+        PyList_SET_ITEM(methods, (Py_ssize_t)i, md);
+    }
+    const etp_dump_info *di = etp_dump_get_info(p->dump);
+    return Py_BuildValue("{s:I,s:I,s:I,s:K,s:N}", "blocks", di->block_count, "blocks_read",
+                         etp_ops_blocks_read(p->ops), "runs", etp_ops_runs_kept(p->ops),
+                         "events", (unsigned long long)di->event_count, "methods", methods);
+}
+
+static PyObject *Profile_close(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    profile_release(p);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_get_closed(Profile *p, void *Py_UNUSED(c)) {
+    return PyBool_FromLong(p->model == NULL);
+}
+static PyObject *Profile_get_etdump(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->etdump_path ? p->etdump_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+static PyObject *Profile_get_pte(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->pte_path ? p->pte_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+static PyObject *Profile_get_method(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->method ? p->method : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+static PyObject *Profile_get_blocks(Profile *p, void *Py_UNUSED(c)) {
+    if (!p->dump) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(etp_dump_get_info(p->dump)->block_count);
+}
+static PyObject *Profile_get_events(Profile *p, void *Py_UNUSED(c)) {
+    if (!p->dump) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(etp_dump_get_info(p->dump)->event_count);
+}
+
+static PyMethodDef Profile_methods[] = {
+    {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
+     "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
+     " -> dict of column lists (etprof.Profile.ops builds on it)"},
+    {"summary", (PyCFunction)(void (*)(void))Profile_summary, METH_VARARGS | METH_KEYWORDS,
+     "summary(*, time_unit='us') -> dict: blocks, runs, methods with latency statistics"},
+    {"close", (PyCFunction)Profile_close, METH_NOARGS,
+     "close() -> None: releases the files; further calls raise ValueError"},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Profile_getset[] = {
+    {"closed", (getter)Profile_get_closed, NULL, "True after close()", NULL},
+    {"etdump", (getter)Profile_get_etdump, NULL, "the ETDump path as given", NULL},
+    {"pte", (getter)Profile_get_pte, NULL, "the program path as given, or None", NULL},
+    {"method", (getter)Profile_get_method, NULL, "the forced method, or None", NULL},
+    {"blocks", (getter)Profile_get_blocks, NULL, "number of run_data blocks (None when closed)",
+     NULL},
+    {"events", (getter)Profile_get_events, NULL, "number of events (None when closed)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject ProfileType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "etprof._etprof.Profile",
+    .tp_basicsize = sizeof(Profile),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Profile(etdump, pte=None, *, method=None): a verified ETDump (and program)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Profile_init,
+    .tp_dealloc = (destructor)Profile_dealloc,
+    .tp_methods = Profile_methods,
+    .tp_getset = Profile_getset,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Module                                                                                     */
+
+static PyObject *mod_library_version(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a)) {
+    return PyUnicode_FromString(ETPROF_VERSION_STR);
+}
+
+static PyMethodDef mod_methods[] = {
+    {"library_version", mod_library_version, METH_NOARGS,
+     "the version of libetprof this module was built against"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {
+    PyModuleDef_HEAD_INIT, "_etprof",
+    "Low-level binding of libetprof (use the etprof package, docs/python.md).", -1, mod_methods,
+    NULL, NULL, NULL, NULL};
+
+static PyObject *new_exc(PyObject *m, const char *name, PyObject *bases, const char *doc) {
+    char full[64];
+    snprintf(full, sizeof full, "etprof.%s", name);
+    PyObject *e = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+    if (!e) return NULL;
+    Py_INCREF(e);
+    if (PyModule_AddObject(m, name, e)) {
+        Py_DECREF(e);
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
+}
+
+PyMODINIT_FUNC PyInit__etprof(void);
+PyMODINIT_FUNC PyInit__etprof(void) {
+    if (PyType_Ready(&ProfileType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (!m) return NULL;
+    Py_INCREF(&ProfileType);
+    if (PyModule_AddObject(m, "Profile", (PyObject *)&ProfileType)) {
+        Py_DECREF(&ProfileType);
+        goto fail;
+    }
+    if (!(Error = new_exc(m, "Error", NULL, "Base class of the errors etprof raises.")))
+        goto fail;
+    PyObject *b;
+    if (!(b = PyTuple_Pack(2, Error, PyExc_ValueError))) goto fail;
+    InputError = new_exc(m, "InputError", b,
+                         "The input was rejected (corrupt, truncated, wrong kind): .file, "
+                         ".offset (byte offset or None), .path (field path or None), .reason; "
+                         "the command exits 1.");
+    UsageError = new_exc(m, "UsageError", b,
+                         "The caller asked for something impossible (unknown method, unit...); "
+                         "the command exits 2.");
+    Py_DECREF(b);
+    if (!InputError || !UsageError) goto fail;
+    if (!(b = PyTuple_Pack(2, Error, PyExc_OSError))) goto fail;
+    IOErr = new_exc(m, "IOError", b, "A file could not be opened, read or mapped (exit 3).");
+    Py_DECREF(b);
+    if (!IOErr) goto fail;
+    if (!(b = PyTuple_Pack(2, Error, PyExc_RuntimeError))) goto fail;
+    InternalError = new_exc(m, "InternalError", b, "Out of memory or a bug (exit 4).");
+    Py_DECREF(b);
+    if (!InternalError) goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

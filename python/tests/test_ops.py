@@ -1,0 +1,210 @@
+"""Profile.ops() against `etprof ops --format json`: the same rows, columns and values."""
+import math
+
+import pytest
+
+import etprof
+from conftest import cli_json, data
+
+# (dump, program or None, method or None): every pairing tests/data/MANIFEST.md gives, and the
+# same dumps without their program
+CASES = [
+    ("real/add_pte_10x.etdp", "upstream/add.pte", None),
+    ("real/add_pte_10x.etdp", None, None),
+    ("real/bundled_program_10x.etdp", "upstream/bundled_program.bpte", None),
+    ("real/module_linear_10x.etdp", "upstream/module_linear_no_constant_segment.pte", None),
+    ("real/module_linear_10x.etdp", None, None),
+    ("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
+     "upstream/stories260k_hybrid_llama_qnn.pte", "kv_forward"),
+    ("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", None, None),
+    ("ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
+     "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte", None),
+    ("synthetic/synth_qnn_mixed_small_3x.etdp", None, None),
+    ("flatc-built/all_kinds.etdp", None, None),
+]
+
+JSON_COLUMNS = etprof.OPS_COLUMNS[:-1]  # all but samples
+
+
+def cli_rows(dump, pte, method, *extra):
+    args = ["ops", data(dump)]
+    if pte:
+        args += ["--pte", data(pte)]
+    if method:
+        args += ["--method", method]
+    return cli_json(*args, *extra)["rows"]
+
+
+def same(a, b):
+    """JSON value `a` (null for NaN) against Python value `b`."""
+    if a is None:
+        return b is None or (isinstance(b, float) and math.isnan(b))
+    if isinstance(a, (int, float)) and not isinstance(a, bool):
+        return isinstance(b, (int, float)) and a == b
+    return a == b
+
+
+def check(rows, cols):
+    assert len(rows) > 0
+    for c in JSON_COLUMNS:
+        assert len(cols[c]) == len(rows), c
+    for i, row in enumerate(rows):
+        assert set(row) == set(JSON_COLUMNS), "JSON columns changed: %s" % sorted(row)
+        for c in JSON_COLUMNS:
+            assert same(row[c], cols[c][i]), "row %d %s: CLI %r, Python %r" % (
+                i, c, row[c], cols[c][i])
+
+
+@pytest.mark.parametrize("dump,pte,method", CASES)
+def test_ops_equal_cli_json(dump, pte, method):
+    with etprof.open(data(dump), data(pte) if pte else None, method=method) as p:
+        check(cli_rows(dump, pte, method), p.ops(as_dict=True))
+        # the OPERATOR_CALL wrappers too, and another time unit
+        check(cli_rows(dump, pte, method, "--all", "--time-unit", "ns"),
+              p.ops(all=True, time_unit="ns", as_dict=True))
+
+
+def test_ops_samples_give_the_statistics():
+    """samples holds `runs` values whose sum is total and whose extremes are min/max."""
+    with etprof.open(data("real/module_linear_10x.etdp"),
+                     data("upstream/module_linear_no_constant_segment.pte")) as p:
+        cols = p.ops(as_dict=True)
+    for i, s in enumerate(cols["samples"]):
+        if not s:
+            continue
+        assert min(s) == cols["min"][i] and max(s) == cols["max"][i]
+        assert math.isclose(sum(s), cols["total"][i], rel_tol=1e-12)
+
+
+def test_ops_dataframe():
+    pd = pytest.importorskip("pandas")
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        df = p.ops()
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == list(etprof.OPS_COLUMNS)
+    assert str(df["instruction_id"].dtype) == "Int64"
+    rows = cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None)
+    assert len(df) == len(rows)
+    assert list(df["name"]) == [r["name"] for r in rows]
+    assert list(df["p50"]) == [r["p50"] for r in rows]
+    assert all(len(s) == 10 for s in df["samples"])  # 10 runs (MANIFEST: 10 x Execute)
+
+
+def test_ops_filters_and_usage_errors():
+    with etprof.open(data("real/bundled_program_10x.etdp"),
+                     data("upstream/bundled_program.bpte")) as p:
+        cols = p.ops(kind="kernel", sort="total", as_dict=True)
+        assert set(cols["kind"]) == {"kernel"}
+        assert cols["total"] == sorted(cols["total"], reverse=True)
+        for bad in ({"kind": "nope"}, {"sort": "nope"}, {"time_unit": "hours"}):
+            with pytest.raises(etprof.UsageError):
+                p.ops(**bad)
+
+
+def test_summary_latency():
+    """Method::execute per run, from the ops rows (MANIFEST: 10 runs of forward)."""
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        s = p.summary()
+        cols = p.ops(as_dict=True)
+    assert s["runs"] == 10 and s["blocks"] == 11
+    (m,) = s["methods"]
+    assert m["name"] == "forward" and m["unit"] == "us" and m["runs"] == 10
+    i = cols["name"].index("Method::execute")
+    for k in ("min", "p50", "max", "total"):
+        assert m["latency"][k] == cols[k][i]
+
+
+def test_repr_and_close():
+    p = etprof.open(data("real/add_pte_1x.etdp"), data("upstream/add.pte"))
+    r = repr(p)
+    assert r.startswith("<etprof.Profile of ") and "add_pte_1x.etdp" in r and "add.pte" in r
+    assert "2 blocks" in r and "5 events" in r  # MANIFEST: 2 run_data blocks, 5 events
+    p.close()
+    assert p.closed and "closed" in repr(p)
+    with pytest.raises(ValueError):
+        p.ops()
+
+
+# open() options against the command's options of the same names
+OPTION_CASES = [
+    ("real/add_pte_10x.etdp", "upstream/add.pte", {"skip_first": 1}, ["--skip-first", "1"]),
+    ("real/bundled_program_10x.etdp", "upstream/bundled_program.bpte",
+     {"skip_first": 3, "tick_hz": 1e8}, ["--skip-first", "3", "--tick-hz", "1e8"]),
+    ("real/add_pte_10x.etdp", None, {"block": "Default"}, ["--block", "Default"]),
+    ("real/module_linear_10x.etdp", "upstream/add.pte", {"ignore_program_mismatch": True},
+     ["--ignore-program-mismatch"]),
+]
+
+
+@pytest.mark.parametrize("dump,pte,kw,args", OPTION_CASES)
+def test_open_options_equal_cli_options(dump, pte, kw, args):
+    with etprof.open(data(dump), data(pte) if pte else None, **kw) as p:
+        check(cli_rows(dump, pte, None, *args), p.ops(as_dict=True))
+        check(cli_rows(dump, pte, None, "--all", *args), p.ops(all=True, as_dict=True))
+
+
+def test_skip_first_drops_the_first_samples():
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        every = p.ops(as_dict=True)
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"), skip_first=2) as p:
+        kept = p.ops(as_dict=True)
+        assert p.summary()["methods"][0]["skipped"] == 2
+    assert [s[2:] for s in every["samples"]] == kept["samples"]
+
+
+def test_tick_hz_scales_times():
+    """100 MHz ticks are 10 ns each: every time is 10 x the ns-tick reading."""
+    with etprof.open(data("real/add_pte_10x.etdp")) as p:
+        ns = p.ops(as_dict=True)
+    with etprof.open(data("real/add_pte_10x.etdp"), tick_hz=1e8) as p:
+        t = p.ops(as_dict=True)
+    for a, b in zip(ns["samples"], t["samples"]):
+        assert b == pytest.approx([10 * x for x in a], rel=1e-12)
+
+
+def test_dump_as_bytes():
+    raw = open(data("real/module_linear_10x.etdp"), "rb").read()
+    pte = data("upstream/module_linear_no_constant_segment.pte")
+    with etprof.open(data("real/module_linear_10x.etdp"), pte) as p:
+        want = p.ops(as_dict=True)
+    with etprof.open(raw, pte) as p:
+        assert p.etdump == "<bytes>" and "'<bytes>'" in repr(p)
+        assert _nan_equal(p.ops(as_dict=True), want)
+    buf = bytearray(raw)
+    p = etprof.open(buf, pte)  # copied: changing the buffer later cannot reach the dump
+    buf[:] = b"\xff" * len(buf)
+    assert _nan_equal(p.ops(as_dict=True), want)
+    p.close()
+    with pytest.raises(etprof.InputError) as ei:
+        etprof.open(raw[:100])
+    assert ei.value.file == "<bytes>" and ei.value.offset == 0 and ei.value.path == "size_prefix"
+
+
+def _nan_equal(a, b):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        for x, y in zip(a[k], b[k]):
+            if x != y and not (isinstance(x, float) and math.isnan(x) and math.isnan(y)):
+                return False
+    return True
+
+
+def test_open_option_usage_errors():
+    for kw, says in (({"tick_hz": 0}, "got 0"), ({"tick_hz": -5}, "got -5"),
+                     ({"skip_first": -1}, "got -1")):
+        with pytest.raises(etprof.UsageError) as ei:
+            etprof.open(data("real/add_pte_1x.etdp"), **kw)
+        assert str(ei.value).startswith(next(iter(kw)) + ": ") and says in str(ei.value)
+        assert ei.value.exit_code == 2
+
+
+def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
+    """pandas is optional: when it does not import, ops() gives column lists."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ImportError
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        cols = p.ops()
+    assert isinstance(cols, dict) and tuple(cols) == etprof.OPS_COLUMNS
+    check(cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None), cols)
