@@ -90,6 +90,8 @@ for cmd, pos, opts in COMMANDS:
         "the command's own option before the command, --opt=value":
             [f"{opts[0]}={opts[1]}", cmd, *pos, *opts[2:], "-f", fmt],
         "options between the files' words": [cmd, "--format", fmt, *opts, *pos],
+        "-- ending the global options before the command": ["--format", fmt, "--", cmd, *pos, *opts],
+        "-- right before the command": ["--", cmd, *pos, *opts, "--format", fmt],
     }
     for what, args in variants.items():
         rc2, out, err = run(args)

@@ -375,11 +375,15 @@ static void unknown_command(int argc, char **argv, int g) {
 int main(int argc, char **argv) {
     /* Global options may stand before the command: "etprof --format csv ops F". They are
      * moved after it (before its own arguments, so that a "--" there still ends options). */
-    int g = 1;
+    int g = 1, dashdash = 0; /* dashdash: the index of a "--" before the command */
     while (g < argc) {
         if (strcmp(argv[g], "--version") == 0 || strcmp(argv[g], "--help") == 0 ||
             strcmp(argv[g], "-h") == 0)
             break;
+        if (strcmp(argv[g], "--") == 0) { /* ends the global options: the command follows */
+            dashdash = g++;
+            break;
+        }
         int k = global_arg_count(argv[g]);
         if (!k) break;
         g += k;
@@ -409,14 +413,17 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     /* the command's arguments: the global options given before it, then the rest */
-    int nargs = (g - 1) + (argc - g - 1);
+    int nglob = (g - 1) - (dashdash ? 1 : 0);
+    int nargs = nglob + (argc - g - 1);
     char **args = malloc(((size_t)nargs + 1) * sizeof *args);
     if (!args) {
         cli_errorf("out of memory");
         return EXIT_INTERNAL;
     }
-    for (int i = 1; i < g; i++) args[i - 1] = argv[i];
-    for (int i = g + 1; i < argc; i++) args[(g - 1) + (i - g - 1)] = argv[i];
+    int k = 0;
+    for (int i = 1; i < g; i++)
+        if (i != dashdash) args[k++] = argv[i];
+    for (int i = g + 1; i < argc; i++) args[k++] = argv[i];
     args[nargs] = NULL;
     cli_args a;
     memset(&a, 0, sizeof a);
