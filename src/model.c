@@ -194,23 +194,15 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     return ETP_OK;
 }
 
-static void esc_free(etp_model *m);
-
 void etp_model_close(etp_model *m) {
     if (!m) return;
-    free(m->ev);
-    free(m->next);
-    free(m->hkeys);
-    free(m->hhead);
-    free(m->hused);
-    free(m->arena);
+    etp__model_release_scratch(m);
     free(m->icache);
     if (m->ptens) {
         for (uint32_t p = 0; p < etp_program_get_info(m->prog)->plan_count; p++) free(m->ptens[p].t);
         free(m->ptens);
     }
     for (unsigned b = 0; b < 4; b++) free(m->bidx[b].slot);
-    esc_free(m);
     free(m);
 }
 

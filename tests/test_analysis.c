@@ -2,6 +2,7 @@
  * raw events read with the low-level reader (etp_dump_event), from tests/data/MANIFEST.md facts,
  * or by hand. Usage: test_analysis DATA_DIR */
 #include "check.h"
+#include "ops_fixture.h"
 #include "etprof.h"
 
 #include <math.h>
@@ -10,41 +11,13 @@
 
 static const char *data_dir = "tests/data";
 
-typedef struct fixture {
-    etp_blob db, pb;
-    etp_dump *dump;
-    etp_program *prog;
-    etp_model *model;
-    etp_ops_result *r;
-} fixture;
+typedef ops_fixture fixture;
 
 static bool open_fx(fixture *fx, const char *etdp, const char *pte, const etp_ops_opts *oo) {
-    char p[1024];
-    etp_error err = {0};
-    memset(fx, 0, sizeof *fx);
-    snprintf(p, sizeof p, "%s/%s", data_dir, etdp);
-    if (etp_blob_open(&fx->db, p, &err) || etp_dump_open(&fx->dump, &fx->db, &err)) goto fail;
-    if (pte) {
-        snprintf(p, sizeof p, "%s/%s", data_dir, pte);
-        if (etp_blob_open(&fx->pb, p, &err) || etp_program_open(&fx->prog, &fx->pb, &err)) goto fail;
-    }
-    if (etp_model_open(&fx->model, fx->dump, fx->prog, NULL, &err)) goto fail;
-    if (etp_ops_compute(fx->model, oo, &fx->r, &err)) goto fail;
-    return true;
-fail:
-    fprintf(stderr, "cannot open %s: %s\n", etdp, err.msg);
-    CHECK(!"fixture opened");
-    return false;
+    return ops_fixture_open(fx, data_dir, etdp, pte, oo);
 }
 
-static void close_fx(fixture *fx) {
-    etp_ops_free(fx->r);
-    etp_model_close(fx->model);
-    etp_dump_close(fx->dump);
-    etp_program_close(fx->prog);
-    if (fx->db.kind) etp_blob_close(&fx->db);
-    if (fx->pb.kind) etp_blob_close(&fx->pb);
-}
+static void close_fx(fixture *fx) { ops_fixture_close(fx); }
 
 /* ---- independent helpers: raw events and a textbook percentile ---------------------------- */
 

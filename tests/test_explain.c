@@ -3,6 +3,7 @@
  * check values) and hand calculation, including the "cannot tell" facts.
  * Usage: test_explain DATA_DIR */
 #include "check.h"
+#include "ops_fixture.h"
 #include "etprof.h"
 #include "etprof_explain.h"
 #include "qnn_report.h" /* the QNN file readers (internal until etprof_qnn.h) */
@@ -14,46 +15,30 @@
 static const char *data_dir = "tests/data";
 
 typedef struct fixture {
-    etp_blob db, pb;
-    etp_dump *dump;
-    etp_program *prog;
-    etp_model *model;
-    etp_ops_result *r;
+    ops_fixture o;
     etp_explain_result *x;
 } fixture;
 
 static bool open_fx(fixture *fx, const char *etdp, const char *pte, uint32_t skip_first) {
-    char p[1024];
     etp_error err = {0};
-    memset(fx, 0, sizeof *fx);
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.skip_first = skip_first;
-    snprintf(p, sizeof p, "%s/%s", data_dir, etdp);
-    if (etp_blob_open(&fx->db, p, &err) || etp_dump_open(&fx->dump, &fx->db, &err)) goto fail;
-    if (pte) {
-        snprintf(p, sizeof p, "%s/%s", data_dir, pte);
-        if (etp_blob_open(&fx->pb, p, &err) || etp_program_open(&fx->prog, &fx->pb, &err)) goto fail;
-    }
-    if (etp_model_open(&fx->model, fx->dump, fx->prog, NULL, &err)) goto fail;
-    if (etp_ops_compute(fx->model, &oo, &fx->r, &err)) goto fail;
+    fx->x = NULL;
+    if (!ops_fixture_open(&fx->o, data_dir, etdp, pte, &oo)) return false;
     etp_explain_options xo = {.program_given = pte != NULL};
-    if (etp_explain_compute(fx->r, &xo, &fx->x, &err)) goto fail;
+    if (etp_explain_compute(fx->o.r, &xo, &fx->x, &err)) {
+        fprintf(stderr, "cannot explain %s: %s\n", etdp, err.msg);
+        CHECK(!"fixture explained");
+        ops_fixture_close(&fx->o);
+        return false;
+    }
     return true;
-fail:
-    fprintf(stderr, "cannot open %s: %s\n", etdp, err.msg);
-    CHECK(!"fixture opened");
-    return false;
 }
 
 static void close_fx(fixture *fx) {
     etp_explain_free(fx->x);
-    etp_ops_free(fx->r);
-    etp_model_close(fx->model);
-    etp_dump_close(fx->dump);
-    etp_program_close(fx->prog);
-    if (fx->db.kind) etp_blob_close(&fx->db);
-    if (fx->pb.kind) etp_blob_close(&fx->pb);
+    ops_fixture_close(&fx->o);
 }
 
 static const etp_finding *finding(const fixture *fx, const char *id, int32_t method) {
@@ -99,7 +84,7 @@ static void test_ethosu_single(void) {
     const etp_fact *dc = FACT(st, "delegate_call"), *me = FACT(st, "method_execute");
     CHECK(dc && dc->kind == ETP_FACT_NUMBER && dc->unit == ETP_UNIT_NS && dc->value == 10925344.0);
     CHECK(dc && dc->name && strcmp(dc->name, "EthosUBackend") == 0);
-    CHECK(dc && dc->row >= 0 && etp_ops_row_get(fx.r, (size_t)dc->row)->instr == 1); /* D1 */
+    CHECK(dc && dc->row >= 0 && etp_ops_row_get(fx.o.r, (size_t)dc->row)->instr == 1); /* D1 */
     const etp_fact *sh = FACT(st, "delegate_call_share_of_method");
     CHECK(me && me->value >= 10925344.0); /* Method::execute contains the call */
     CHECK(sh && sh->percent && me && fabs(sh->value - 10925344.0 / me->value * 100.0) < 1e-9);
@@ -257,7 +242,7 @@ static void test_file_wide(void) {
         const etp_fact *fr = u ? FACT(u, "first_run_over_p50") : NULL;
         CHECK(fr && fr->method == 0 && fr->row >= 0);
         if (fr && fr->row >= 0) {
-            const etp_ops_row *ex = etp_ops_row_get(fx.r, (size_t)fr->row);
+            const etp_ops_row *ex = etp_ops_row_get(fx.o.r, (size_t)fr->row);
             CHECK(strcmp(ex->name, "Method::execute") == 0 && ex->runs == 10);
             CHECK(fabs(fr->value - ex->samples[0] / ex->stats.p50) < 1e-12);
         }
@@ -296,12 +281,12 @@ static void test_qnn_files(void) {
     etp_qnn_etd_join *qj = NULL;
     etp_explain_result *x = NULL;
     CHECK(etp_qnn_bundle_load(&qp, &qb, &err) == ETP_OK);
-    CHECK(etp_qnn_join_etdump(fx.r, qb.der, &qj, &err) == ETP_OK);
+    CHECK(etp_qnn_join_etdump(fx.o.r, qb.der, &qj, &err) == ETP_OK);
     const char *src = NULL;
     double clock = etp_qnn_clock(0, &qb, &src);
     etp_explain_options xo = {.program_given = true, .qnn = qb.der, .qnn_join = qj,
                               .htp_clock_ghz = clock, .htp_clock_source = src};
-    CHECK(etp_explain_compute(fx.r, &xo, &x, &err) == ETP_OK);
+    CHECK(etp_explain_compute(fx.o.r, &xo, &x, &err) == ETP_OK);
     const etp_finding *h = NULL, *m = NULL;
     for (size_t i = 0; x && i < x->n_findings; i++) {
         if (x->findings[i].question == ETP_EXQ_HMX_HVX) h = &x->findings[i];
@@ -338,7 +323,7 @@ static void test_qnn_files(void) {
     x = NULL;
     /* the same dump without the files: HMX/HVX and memory cannot be told, and say what gives them */
     etp_explain_options none = {.program_given = true};
-    CHECK(etp_explain_compute(fx.r, &none, &x, &err) == ETP_OK);
+    CHECK(etp_explain_compute(fx.o.r, &none, &x, &err) == ETP_OK);
     h = m = NULL;
     for (size_t i = 0; x && i < x->n_findings; i++) {
         if (x->findings[i].question == ETP_EXQ_HMX_HVX) h = &x->findings[i];
