@@ -972,56 +972,71 @@ static int blob_has(const struct blob_index *bi, const char *name, size_t n, uin
     return 0;
 }
 
+/* The QNN node name of event i (its length in *nl) and the delegate blob candidate plan `plan`
+ * runs at its instruction; NULL when the event is no named QNN node or the plan has no blob there. */
+static const char *node_blob(etp_model *m, uint32_t i, uint32_t plan, uint32_t *nl,
+                             const uint8_t **ptr, size_t *len) {
+    const etp_mevent *e = &m->ev[i];
+    const etp_profile_event *p = &e->ev.profile;
+    if (e->ev.type != ETP_EVENT_PROFILE || e->kind != ETP_KIND_DELEGATE_INTERNAL || p->name.ptr ||
+        !p->delegate_debug_id_str.ptr || (e->flags & ETP_MF_ESCAPED))
+        return NULL;
+    int64_t op;
+    *nl = 0;
+    if (etp_qnn_classify(p->delegate_debug_id_str.ptr, p->delegate_debug_id_str.len, &op, nl) !=
+            ETP_QNN_NODE || *nl == 0)
+        return NULL;
+    int32_t ch = e->chain, in = e->instr;
+    if ((ch < 0 || in < 0) && e->parent >= 0) {
+        ch = m->ev[e->parent].chain;
+        in = m->ev[e->parent].instr;
+    }
+    etp_instruction ins;
+    if (ch < 0 || in < 0 || !etp_program_instruction(m->prog, plan, (uint32_t)ch, (uint32_t)in, &ins) ||
+        ins.kind != ETP_INSTR_DELEGATE || ins.index < 0 ||
+        !etp_program_delegate_payload(m->prog, plan, (uint32_t)ins.index, ptr, len))
+        return NULL;
+    return p->delegate_debug_id_str.ptr;
+}
+
 /* keep[c]: the delegate blob candidate c runs at each QNN node event's instruction holds the
  * node's name (a QNN context binary keeps every graph's node names). Used only when the
- * candidates run different blobs. Returns how many node events were looked at. */
+ * candidates run different blobs (checked first: shared blobs are never indexed). Returns how
+ * many node events were looked at. */
 static uint32_t payload_signal(etp_model *m, const etp_block_view *bv, bool *keep) {
-    const uint8_t *first_ptr = NULL;
-    size_t first_len = 0;
     bool differ = false;
+    for (uint32_t i = 0; i < bv->n && !differ; i++) {
+        const uint8_t *p0 = NULL, *p;
+        size_t l0 = 0, l;
+        uint32_t nl;
+        for (uint32_t c = 0; c < m->ncand && !differ; c++) {
+            if (!node_blob(m, i, m->cand[c], &nl, &p, &l)) continue;
+            if (!p0) {
+                p0 = p;
+                l0 = l;
+            } else differ = p != p0 || l != l0;
+        }
+    }
+    if (!differ) return 0;
     uint32_t seen = 0;
     for (uint32_t c = 0; c < m->ncand; c++) {
         keep[c] = true;
         uint32_t budget = 64;
         for (uint32_t i = 0; i < bv->n && keep[c]; i++) {
-            const etp_mevent *e = &m->ev[i];
-            const etp_profile_event *p = &e->ev.profile;
-            if (e->ev.type != ETP_EVENT_PROFILE || e->kind != ETP_KIND_DELEGATE_INTERNAL ||
-                p->name.ptr || !p->delegate_debug_id_str.ptr || (e->flags & ETP_MF_ESCAPED))
-                continue;
-            int64_t op;
-            uint32_t nl = 0;
-            if (etp_qnn_classify(p->delegate_debug_id_str.ptr, p->delegate_debug_id_str.len, &op,
-                                 &nl) != ETP_QNN_NODE || nl == 0)
-                continue;
-            int32_t ch = e->chain, in = e->instr;
-            if ((ch < 0 || in < 0) && e->parent >= 0) {
-                ch = m->ev[e->parent].chain;
-                in = m->ev[e->parent].instr;
-            }
-            etp_instruction ins;
-            if (ch < 0 || in < 0 ||
-                !etp_program_instruction(m->prog, m->cand[c], (uint32_t)ch, (uint32_t)in, &ins) ||
-                ins.kind != ETP_INSTR_DELEGATE || ins.index < 0)
-                continue;
             const uint8_t *ptr;
             size_t len;
-            if (!etp_program_delegate_payload(m->prog, m->cand[c], (uint32_t)ins.index, &ptr, &len))
-                continue;
-            if (!first_ptr) {
-                first_ptr = ptr;
-                first_len = len;
-            } else if (ptr != first_ptr || len != first_len)
-                differ = true;
+            uint32_t nl;
+            const char *name = node_blob(m, i, m->cand[c], &nl, &ptr, &len);
+            if (!name) continue;
             const struct blob_index *bi = blob_index(m, ptr, len);
             if (!bi) return 0;
             if (c == 0) seen++;
-            int has = blob_has(bi, p->delegate_debug_id_str.ptr, nl, &budget);
+            int has = blob_has(bi, name, nl, &budget);
             if (has == 0) keep[c] = false;
             if (has < 0) break; /* cannot tell: keep it */
         }
     }
-    return differ ? seen : 0;
+    return seen;
 }
 
 /* An ambiguous block: drop the candidates a signal rules out (when it rules out some but not
@@ -1035,9 +1050,7 @@ static void refine_candidates(etp_model *m, etp_block_view *bv) {
         uint32_t k = 0;
         for (uint32_t c = 0; c < m->ncand; c++)
             if (keep[c]) m->cand[k++] = m->cand[c];
-        if (k == 0) { /* no candidate passes: the signal says nothing; restore */
-            continue;
-        }
+        if (k == 0) continue; /* no candidate passes: the signal says nothing (cand untouched) */
         m->ncand = k;
         bv->candidates = k;
         if (k == 1) {
