@@ -55,6 +55,9 @@ typedef struct etp_qnn_bundle {
     etp_qnn_derived *der; /* derived from the files above; NULL when no file was given */
 } etp_qnn_bundle;
 
+/* How many per-QNN-op rows `d` holds (0 for NULL). */
+uint32_t etp_qnn_derived_row_count(const etp_qnn_derived *d);
+
 /* True when any path is set. */
 bool etp_qnn_paths_any(const etp_qnn_paths *p);
 /* Reads every file given (in the order QHAS, optrace, runtrace, heap; the first rejected one
@@ -181,6 +184,91 @@ double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e);
  * cycles times this factor apportion the NPU compute wall time by cycle share: an ESTIMATE.
  * NaN when the row is not such a row or either total is missing or not positive. */
 double etp_qnn_wall_ns_per_cycle(const etp_ops_result *r, size_t row);
+
+/* ---------------------------------------------------------------------------------------------
+ * Reading one file: optrace
+ * ------------------------------------------------------------------------------------------- */
+
+/* Reads a QNN optrace (Chrome trace JSON written by qnn-profile-viewer's optrace reader) from
+ * `path` ("-" = stdin). ETP_OK, ETP_E_IO, ETP_E_INPUT (located: file, byte offset, JSON path)
+ * or ETP_E_INTERNAL. Free with etp_qnn_trace_free() (NULL allowed). */
+int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err);
+void etp_qnn_trace_free(etp_qnn_trace *t);
+
+/* The source the derived rows came from. */
+typedef enum etp_qnn_source {
+    ETP_QNN_SRC_NONE = 0,
+    ETP_QNN_SRC_QHAS,
+    ETP_QNN_SRC_OPTRACE,
+    ETP_QNN_SRC_RUNTRACE,
+} etp_qnn_source;
+/* "qhas", "optrace", "runtrace"; NULL for ETP_QNN_SRC_NONE. */
+const char *etp_qnn_source_name(etp_qnn_source s);
+
+/* ---------------------------------------------------------------------------------------------
+ * The join of the derived rows with the ETDump's HTP node rows
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_qnn_etd_pair {
+    uint32_t ops_row;     /* etp_ops_row index of the ETDump node */
+    uint32_t qnn_row;     /* index into etp_qnn_derived.rows */
+    bool by_id;           /* matched on OpId (else on the name alone) */
+    bool trusted;         /* the names agree, or the ETDump node is unnamed ("OpId_N (cycles)"):
+                             false = an OpId match under another name (a conflict) */
+    double etdump_cycles; /* the ETDump node's p50 over the runs */
+    bool cycles_differ;   /* trusted and the p50 (rounded) != the QNN op's cycles (counted in
+                             etp_qnn_etd_join.cycles_different; the "cycles differ" list) */
+} etp_qnn_etd_pair;
+
+typedef struct etp_qnn_etd_join {
+    int32_t qnn;           /* etp_ops_qnn index of the partition joined; -1 when the ETDump has
+                              no QNN partition (then every row is QNN-only) */
+    uint32_t n_nodes;      /* HTP node rows of that partition */
+    uint32_t n_pairs;
+    etp_qnn_etd_pair *pairs;  /* in ETDump node order */
+    uint32_t matched;      /* trusted pairs */
+    uint32_t matched_by_id, matched_by_name; /* of the trusted pairs */
+    uint32_t conflicts;    /* untrusted pairs */
+    uint32_t n_etdump_only;
+    uint32_t *etdump_only; /* ops row indices of ETDump nodes without a QNN op */
+    uint32_t n_qnn_only;
+    uint32_t *qnn_only;    /* derived row indices without an ETDump node */
+    /* cycle agreement over the trusted pairs: the ETDump node's p50 (rounded) == QNN cycles */
+    uint32_t cycles_equal, cycles_different;
+    int64_t max_abs_diff;  /* largest |ETDump - QNN| over the trusted pairs, cycles */
+    double *row_etdump;    /* per derived row: the p50 of its trusted ETDump node, NaN if none */
+    int32_t *row_ops;      /* per derived row: the ops row of its trusted ETDump node, or -1 */
+} etp_qnn_etd_join;
+
+/* Joins `d`'s rows to the HTP node rows of the ETDump partition where most of them match (by
+ * OpId preferring the same name, then by name; see etp_qnn_join_nodes). Both inputs must outlive
+ * the join. */
+int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_qnn_etd_join **out,
+                        etp_error *err);
+void etp_qnn_etd_join_free(etp_qnn_etd_join *j);
+/* "same_run" (every compared op has equal cycles), "different_runs" (none equal), "mixed",
+ * or "none" (nothing compared). */
+const char *etp_qnn_etd_agreement(const etp_qnn_etd_join *j);
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared figures of the derived rows (src/figures.c): one definition for qnn, explain, report
+ * ------------------------------------------------------------------------------------------- */
+
+/* The rows of `d` by cycles, largest first; equal cycles keep row order (the order of "top QNN
+ * ops" in explain and report). Fills idx[] (room for d->n_rows entries) with at most `top` rows
+ * (0: all) and *n with their count. ETP_OK, or ETP_E_INTERNAL when out of memory. */
+int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Trace with the HTP timeline
+ * ------------------------------------------------------------------------------------------- */
+
+/* etp_trace_write() plus one process "HTP (optrace)" drawn from a QNN optrace with a known HTP
+ * clock (`clock_ghz` > 0; `clock_source` names where it came from, e.g. etp_qnn_clock()'s
+ * source) (docs/trace.md). `optrace` NULL: exactly etp_trace_write(). */
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err);
 
 ETP_API_END
 #ifdef __cplusplus

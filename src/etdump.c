@@ -43,7 +43,7 @@ struct etp_dump {
     block *blocks;
     void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
     size_t map_size;
-    async_verify *av; /* etp__dump_open_async(): the blocks being verified, NULL when done */
+    async_verify *av; /* etp_dump_open_opts.background: the blocks being verified, NULL when done */
 };
 
 /* ---- verification ---- */
@@ -400,7 +400,7 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
                          void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                          async_verify *av);
 
-/* ---- verification in the background (etp__dump_open_async) ---- */
+/* ---- verification in the background (etp_dump_open_opts.background) ---- */
 
 uint32_t etp__async_min = (uint32_t)4 << 20; /* smaller buffers: verified before the open returns */
 
@@ -492,7 +492,7 @@ int etp__dump_wait(const etp_dump *dc, uint32_t blocks, etp_error *err) {
     return rc;
 }
 
-int etp__dump_wait_all(etp_dump *d, etp_error *err) {
+int etp_dump_wait_verified(etp_dump *d, etp_error *err) {
     if (!d->av) return ETP_OK;
     int rc = etp__dump_wait(d, d->info.block_count, err);
     async_end(d);
@@ -503,14 +503,11 @@ int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
     return open_impl(out, blob, NULL, NULL, false, err);
 }
 
-int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
-                            void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
-                            etp_error *err) {
-    return open_impl(out, blob, progress, ctx, false, err);
-}
-
-int etp__dump_open_async(etp_dump **out, const etp_blob *blob, etp_error *err) {
-    return open_impl(out, blob, NULL, NULL, true, err);
+int etp_dump_open_with(etp_dump **out, const etp_blob *blob, const etp_dump_open_opts *o,
+                       etp_error *err) {
+    if (!o) return open_impl(out, blob, NULL, NULL, false, err);
+    return open_impl(out, blob, o->background ? NULL : o->progress,
+                     o->background ? NULL : o->progress_ctx, o->background, err);
 }
 
 static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,

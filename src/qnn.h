@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "etprof.h"
+#include "etprof_qnn.h" /* the public part */
 
 #ifdef __cplusplus
 extern "C" {
@@ -281,10 +282,9 @@ typedef struct etp_qnn_trace {
     int64_t *dims_pool;
 } etp_qnn_trace;
 
-int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err);
+/* etp_qnn_read_optrace(), etp_qnn_trace_free(): include/etprof_qnn.h */
 int etp_qnn_read_optrace_mem(const char *name, const void *data, size_t len, etp_qnn_trace **out,
                              etp_error *err);
-void etp_qnn_trace_free(etp_qnn_trace *t);
 /* The thread name of (pid, tid), or NULL. */
 const char *etp_qnn_trace_thread_name(const etp_qnn_trace *t, int64_t pid, int64_t tid);
 /* The counter series of a kind, or NULL. */
@@ -490,12 +490,7 @@ typedef struct etp_qnn_op_row { /* one QNN op */
     int64_t hmx_cycles, hvx_cycles, dma_cycles; /* sums of cycles of HTP ops using the unit */
 } etp_qnn_op_row;
 
-typedef enum etp_qnn_source {
-    ETP_QNN_SRC_NONE = 0,
-    ETP_QNN_SRC_QHAS,
-    ETP_QNN_SRC_OPTRACE,
-    ETP_QNN_SRC_RUNTRACE,
-} etp_qnn_source;
+/* etp_qnn_source: include/etprof_qnn.h */
 
 typedef struct etp_qnn_thread_busy {
     int64_t tid;

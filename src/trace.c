@@ -14,7 +14,7 @@
  */
 #include "sort.h"
 #include "etprof.h"
-#include "trace_htp.h"
+#include "etprof_qnn.h"
 #include "jw.h"
 #include "qnn.h"
 

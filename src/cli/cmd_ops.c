@@ -1,6 +1,6 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "cli_ana.h"
-#include "qnn_report.h"
+#include "etprof_qnn.h"
 
 #include <stdlib.h>
 #include <string.h>

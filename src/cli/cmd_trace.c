@@ -4,9 +4,8 @@
 #include "cli.h"
 
 #include <errno.h>
-#include "trace_htp.h"
 #include "cli_ana.h"
-#include "qnn.h"
+#include "etprof_qnn.h"
 
 #include <string.h>
 
