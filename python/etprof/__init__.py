@@ -12,6 +12,7 @@ without it, dicts of columns (lists). See docs/python.md.
 
 from . import _etprof
 from ._etprof import Error, InputError, InternalError, IOError, UsageError
+from .inspector import INSPECTOR_COLUMNS, Inspector, TimeScale
 
 __all__ = [
     "open",
@@ -23,6 +24,9 @@ __all__ = [
     "InternalError",
     "OPS_COLUMNS",
     "library_version",
+    "Inspector",
+    "INSPECTOR_COLUMNS",
+    "TimeScale",
 ]
 
 __version__ = _etprof.library_version()

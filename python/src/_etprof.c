@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "etprof.h"
+#include "etprof_inspector.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -139,13 +140,13 @@ static PyObject *path_str(PyObject *o) {
 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
-                             "ignore_program_mismatch", NULL};
+                             "ignore_program_mismatch", "ticks", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
     Py_ssize_t skip = 0;
     const char *block = NULL;
-    int ignore_mismatch = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOp:Profile", kwlist, &etdump, &pte,
-                                     &method, &skip, &block, &tick, &ignore_mismatch))
+    int ignore_mismatch = 0, ticks = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOpp:Profile", kwlist, &etdump, &pte,
+                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -172,6 +173,13 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
             return -1;
         }
         tick_ns = 1e9 / hz;
+    }
+    if (ticks) {
+        if (tick != Py_None) {
+            raise_usage("ticks: host ticks of unknown rate%s", " and tick_hz exclude each other");
+            return -1;
+        }
+        tick_ns = 0; /* --ticks: host ticks of unknown rate, never converted */
     }
     PyObject *ds;
     PyObject *content = NULL; /* the dump's bytes, when given as bytes */
@@ -481,7 +489,149 @@ static PyObject *Profile_get_events(Profile *p, void *Py_UNUSED(c)) {
     return PyLong_FromUnsignedLongLong(etp_dump_get_info(p->dump)->event_count);
 }
 
+/* The Inspector's event table (etprof_inspector.h) as columns: one entry per event of every
+ * block. Time samples (unit ns) are divided by `unit_ns` and named `time_unit`; other units stay
+ * as they are. Statistics are those of the samples (etp_stats_compute: numpy's). */
+enum {
+    I_BLOCK, I_BLOCK_NAME, I_METHOD, I_RUNS, I_NAME, I_DELEGATED, I_DID, I_BACKEND, I_INSTR,
+    I_KIND, I_UNIT, I_RAW, I_P10, I_P50, I_P90, I_AVG, I_MIN, I_MAX, I_START, I_REPLACED,
+    I_MIXED, I_DEBUG, I_N
+};
+static const char *const icol_names[I_N] = {
+    "event_block", "event_block_name", "method", "runs", "event_name", "is_delegated_op",
+    "delegate_debug_identifier", "delegate_backend_name", "instruction_id", "kind", "unit",
+    "raw", "p10", "p50", "p90", "avg", "min", "max", "start_time", "replaced", "mixed_units",
+    "has_debug"};
+
+static PyObject *bytes_text(const char *s, size_t n) {
+    if (!s) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+}
+
+static PyObject *insp_value(const etp_inspector_block *b, uint32_t bi,
+                            const etp_inspector_event *e, int c, const etp_stats *st, double uns,
+                            const char *tu) {
+    /* time in either unit is shown in the target unit: us values (QNN) as ns first */
+    bool tm = e->unit == ETP_UNIT_NS || e->unit == ETP_UNIT_US;
+    if (e->unit == ETP_UNIT_US) uns /= 1e3;
+    switch (c) {
+    case I_BLOCK: return PyLong_FromUnsignedLong(bi);
+    case I_BLOCK_NAME: return bytes_text(b->name.ptr, b->name.len);
+    case I_METHOD: return text(b->method);
+    case I_RUNS: return PyLong_FromUnsignedLong(b->n_runs);
+    case I_NAME: return bytes_text(e->name, e->name_len);
+    case I_DELEGATED: return PyBool_FromLong(e->is_delegated);
+    case I_DID:
+        if (e->delegate_id_int >= 0) return PyLong_FromLong(e->delegate_id_int);
+        if (e->delegate_id_str.ptr) return bytes_text(e->delegate_id_str.ptr, e->delegate_id_str.len);
+        Py_RETURN_NONE;
+    case I_BACKEND: return text(e->backend);
+    case I_INSTR:
+        if (e->instruction_id >= 0) return PyLong_FromLong(e->instruction_id);
+        Py_RETURN_NONE;
+    case I_KIND: return text(etp_kind_name(e->kind));
+    case I_UNIT:
+        if (!e->has_perf) Py_RETURN_NONE;
+        return text(tm ? tu : etp_unit_name(e->unit));
+    case I_RAW:
+    case I_START: {
+        if (!e->has_perf) Py_RETURN_NONE;
+        PyObject *l = PyList_New(e->n_samples);
+        if (!l) return NULL;
+        for (uint32_t i = 0; i < e->n_samples; i++) {
+            PyObject *v = c == I_RAW ? fnum(tm ? e->values[i] / uns : e->values[i])
+                                     : PyLong_FromUnsignedLongLong(e->start_times[i]);
+            if (!v) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, v);
+        }
+        return l;
+    }
+    case I_P10: case I_P50: case I_P90: case I_AVG: case I_MIN: case I_MAX: {
+        if (!e->has_perf) Py_RETURN_NONE;
+        double v = c == I_P10 ? st->p10 : c == I_P50 ? st->p50 : c == I_P90 ? st->p90
+                 : c == I_AVG ? st->avg : c == I_MIN ? st->min : st->max;
+        return fnum(tm ? v / uns : v);
+    }
+    case I_REPLACED: return PyLong_FromUnsignedLong(e->replaced);
+    case I_MIXED: return PyBool_FromLong(e->mixed_units);
+    case I_DEBUG: return PyBool_FromLong(e->has_debug);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "ms";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:inspector_columns", kwlist, &tu)) return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_inspector_result *r = NULL;
+    int rc = etp_inspector_compute(p->model, p->dump, &r, &err);
+    if (rc) return raise_etp(rc, &err);
+    size_t n = 0, maxs = 1;
+    for (uint32_t b = 0; b < r->n_blocks; b++) {
+        n += r->blocks[b].n_events;
+        if (r->blocks[b].n_runs > maxs) maxs = r->blocks[b].n_runs;
+    }
+    PyObject *cols[I_N] = {0};
+    PyObject *d = NULL;
+    double *tmp = malloc(maxs * sizeof *tmp);
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (!(d = PyDict_New())) goto fail;
+    for (int c = 0; c < I_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, icol_names[c], cols[c])) goto fail;
+    }
+    size_t k = 0;
+    for (uint32_t b = 0; b < r->n_blocks; b++) {
+        const etp_inspector_block *blk = &r->blocks[b];
+        for (uint32_t i = 0; i < blk->n_events; i++, k++) {
+            const etp_inspector_event *e = &blk->events[i];
+            etp_stats st;
+            size_t m = 0;
+            for (uint32_t s = 0; s < e->n_samples; s++)
+                if (!isnan(e->values[s])) tmp[m++] = e->values[s];
+            etp_stats_compute(tmp, m, &st);
+            for (int c = 0; c < I_N; c++) {
+                PyObject *v = insp_value(blk, b, e, c, &st, uns, tu);
+                if (!v) goto fail;
+                PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
+            }
+        }
+    }
+    PyObject *meta = Py_BuildValue("{s:I,s:K,s:K}", "runs", r->runs, "allocation_events",
+                                   (unsigned long long)r->allocation_events, "replaced",
+                                   (unsigned long long)r->replaced);
+    if (!meta) goto fail;
+    for (int c = 0; c < I_N; c++) Py_DECREF(cols[c]);
+    free(tmp);
+    etp_inspector_free(r);
+    return Py_BuildValue("(NN)", d, meta);
+fail:
+    for (int c = 0; c < I_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    free(tmp);
+    etp_inspector_free(r);
+    return NULL;
+}
+
 static PyMethodDef Profile_methods[] = {
+    {"inspector_columns", (PyCFunction)(void (*)(void))Profile_inspector_columns,
+     METH_VARARGS | METH_KEYWORDS,
+     "inspector_columns(*, time_unit='ms') -> (dict of column lists, dict): the Inspector's "
+     "event table (etprof.Inspector builds on it)"},
     {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
      "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
      " -> dict of column lists (etprof.Profile.ops builds on it)"},
