@@ -10,6 +10,8 @@ table you ask for becomes Python objects. pandas is optional: with it, tables ar
 without it, dicts of columns (lists). See docs/python.md.
 """
 
+import os
+
 from . import _etprof
 from ._etprof import Error, InputError, InternalError, IOError, UsageError
 from .inspector import INSPECTOR_COLUMNS, Inspector, TimeScale
@@ -172,6 +174,28 @@ class Profile:
         total; NaN without Method::execute), ``profiling_level`` and ``candidates`` (the
         methods that fit, when none could be chosen)."""
         return self._p.summary(time_unit=time_unit)
+
+
+def _trace(self, path):
+    """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
+    docs/trace.md), atomically: a temporary file beside it is renamed over it only when the
+    whole trace was written, so a failure never leaves a partial file. Returns the trace's
+    counts (``processes``, ``tracks``, ``slices``, ``synthetic``, ``instants``, ``clamped``,
+    ``unplaced``). Raises :class:`IOError` (with the path) when it cannot be written."""
+    return self._p.write_trace(os.fspath(path))
+
+
+def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):
+    """Writes the self-contained HTML report (``etprof report``; docs/report.md) to ``path``,
+    atomically as :meth:`trace` does. ``time_unit`` is the unit of its time columns; ``qhas``,
+    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options."""
+    f = (lambda v: None if v is None else os.fspath(v))
+    self._p.write_report(os.fspath(path), time_unit=time_unit, qhas=f(qhas),
+                         optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
+
+
+Profile.trace = _trace
+Profile.report = _report
 
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001

@@ -12,7 +12,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
 #include <math.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,7 @@ typedef struct {
     bool have_view;
     uint32_t skip_first;
     char *block; /* ops --block, NULL: the Execute blocks */
+    double tick_ns; /* as given to the model */
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -260,6 +263,7 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         etp_model_opts_init(&mo);
         mo.method = mname;
         mo.tick_ns = tick_ns;
+        p->tick_ns = tick_ns;
         mo.ignore_program_mismatch = ignore_mismatch != 0;
         mo.dump_name = p->dump_blob.name;
         rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
@@ -627,7 +631,127 @@ fail:
     return NULL;
 }
 
+/* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
+ * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
+static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
+                            const char *const qnn[4]) {
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    PyObject *pb = NULL;
+    if (!PyUnicode_FSConverter(path, &pb)) return NULL;
+    const char *dst = PyBytes_AS_STRING(pb);
+    size_t n = strlen(dst);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        Py_DECREF(pb);
+        return PyErr_NoMemory();
+    }
+    snprintf(tmp, n + 16, "%s.XXXXXX.tmp", dst);
+    int fd = mkstemps(tmp, 4);
+    if (fd < 0) {
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        free(tmp);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    const char *src = PyUnicode_AsUTF8(p->etdump_path);
+    const char *prog = p->pte_path != Py_None ? PyUnicode_AsUTF8(p->pte_path) : NULL;
+    int rc;
+    etp_trace_stats st;
+    memset(&st, 0, sizeof st);
+    if (kind == 0) {
+        etp_trace_opts to;
+        memset(&to, 0, sizeof to);
+        to.source = src;
+        to.program = prog;
+        to.tick_ns = p->tick_ns;
+        rc = etp_trace_write(p->model, f, &to, &st, &err);
+    } else {
+        etp_report_opts ro;
+        etp_report_opts_init(&ro);
+        ro.source = src;
+        ro.program = prog;
+        ro.time_unit = tu;
+        ro.tick_ns = p->tick_ns;
+        ro.block = p->block;
+        ro.skip_first = p->skip_first;
+        ro.qhas = qnn[0];
+        ro.optrace = qnn[1];
+        ro.runtrace = qnn[2];
+        ro.heap = qnn[3];
+        rc = etp_report_write(p->model, f, &ro, &err);
+    }
+    int werr = 0;
+    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
+    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
+    if (fclose(f) && !werr) werr = errno ? errno : EIO;
+    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    if (rc || werr) {
+        unlink(tmp);
+        free(tmp);
+        if (rc && rc != ETP_E_IO) {
+            Py_DECREF(pb);
+            return raise_etp(rc, &err);
+        }
+        errno = werr ? werr : EIO;
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    free(tmp);
+    Py_DECREF(pb);
+    if (kind == 0)
+        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "processes",
+                             (unsigned long long)st.processes, "tracks",
+                             (unsigned long long)st.tracks, "slices",
+                             (unsigned long long)st.slices, "synthetic",
+                             (unsigned long long)st.synthetic, "instants",
+                             (unsigned long long)st.instants, "clamped",
+                             (unsigned long long)st.clamped, "unplaced",
+                             (unsigned long long)st.unplaced);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", NULL};
+    PyObject *path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:write_trace", kwlist, &path)) return NULL;
+    return write_file(p, 0, path, NULL, NULL);
+}
+
+static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", "time_unit", "qhas", "optrace", "runtrace", "heap", NULL};
+    PyObject *path;
+    const char *tu = "us";
+    const char *q[4] = {NULL, NULL, NULL, NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$szzzz:write_report", kwlist, &path, &tu, &q[0],
+                                     &q[1], &q[2], &q[3]))
+        return NULL;
+    if (!(etp_time_unit_ns(tu) > 0))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    return write_file(p, 1, path, tu, q);
+}
+
 static PyMethodDef Profile_methods[] = {
+    {"write_trace", (PyCFunction)(void (*)(void))Profile_write_trace, METH_VARARGS | METH_KEYWORDS,
+     "write_trace(path) -> dict: the Perfetto trace written atomically; its counts"},
+    {"write_report", (PyCFunction)(void (*)(void))Profile_write_report,
+     METH_VARARGS | METH_KEYWORDS,
+     "write_report(path, *, time_unit='us', qhas=None, optrace=None, runtrace=None, heap=None)"
+     " -> None: the HTML report written atomically"},
     {"inspector_columns", (PyCFunction)(void (*)(void))Profile_inspector_columns,
      METH_VARARGS | METH_KEYWORDS,
      "inspector_columns(*, time_unit='ms') -> (dict of column lists, dict): the Inspector's "

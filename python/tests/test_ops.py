@@ -1,10 +1,11 @@
 """Profile.ops() against `etprof ops --format json`: the same rows, columns and values."""
 import math
+import os
 
 import pytest
 
 import etprof
-from conftest import cli_json, data
+from conftest import cli, cli_json, data
 
 # (dump, program or None, method or None): every pairing tests/data/MANIFEST.md gives, and the
 # same dumps without their program
@@ -208,3 +209,34 @@ def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
         cols = p.ops()
     assert isinstance(cols, dict) and tuple(cols) == etprof.OPS_COLUMNS
     check(cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None), cols)
+
+
+def test_trace_and_report_files(tmp_path):
+    """Profile.trace/report write what the command writes (the same library writers): the
+    trace is Trace Event JSON with one complete slice per profile event of the runs, checked
+    against the command's file; the report is a whole HTML page; a failed write leaves no
+    file behind."""
+    import json as _json
+
+    dump, pte = data("real/add_pte_10x.etdp"), data("upstream/add.pte")
+    p = etprof.open(dump, pte)
+    out = tmp_path / "t.json"
+    counts = p.trace(out)
+    doc = _json.loads(out.read_text())
+    xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert counts["slices"] == len(xs) > 0
+    rc, _, err = cli("trace", dump, "--pte", pte, "-o", str(tmp_path / "c.json"))
+    assert rc == 0, err
+    cdoc = _json.loads((tmp_path / "c.json").read_text())
+    strip = (lambda d: [e for e in d["traceEvents"] if e.get("ph") != "M"])
+    assert strip(doc) == strip(cdoc)
+    rep = tmp_path / "r.html"
+    p.report(rep)
+    html = rep.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    with pytest.raises(etprof.IOError):
+        p.trace(tmp_path / "no-such-dir" / "t.json")
+    assert sorted(os.listdir(tmp_path)) == ["c.json", "r.html", "t.json"]
+    with pytest.raises(etprof.UsageError):
+        p.report(tmp_path / "x.html", time_unit="hours")
+    assert not (tmp_path / "x.html").exists()
