@@ -26,6 +26,7 @@ __all__ = [
     "InternalError",
     "OPS_COLUMNS",
     "library_version",
+    "EVENT_COLUMNS",
     "Inspector",
     "INSPECTOR_COLUMNS",
     "TimeScale",
@@ -194,6 +195,53 @@ def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=Non
                          optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
 
 
+#: The columns of Profile.events(): those of `etprof events --format csv`.
+EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "instruction_id",
+                 "delegate_debug_id_int", "start_time", "end_time", "value", "unit", "parent",
+                 "method", "operator", "backend")
+
+
+def _iter_events(self):
+    n = self._p.blocks
+    for b in range(n):
+        cols = self._p.event_columns(b)
+        for i in range(len(cols["index"])):
+            yield {k: cols[k][i] for k in EVENT_COLUMNS}
+
+
+def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
+    """Every event of every block, with the model's classification: the columns of
+    ``etprof events --format csv`` (:data:`etprof.EVENT_COLUMNS`: ``value`` in ``unit``, host
+    time in ns; absent values None).
+
+    With ``stream=True`` an iterator of one dict per event, decoding one block at a time (the
+    dump is not copied into Python objects at once). Otherwise a DataFrame (a dict of columns
+    with ``as_dict`` or without pandas) of all events; refused with :class:`UsageError` above
+    ``max_events`` events (then stream, or raise the limit; None: no limit), so that a large
+    dump is not materialised by accident."""
+    if stream:
+        return _iter_events(self)
+    n = self._p.events
+    if max_events is not None and n > max_events:
+        raise UsageError("Profile.events: %d events is more than max_events=%d; use "
+                         "events(stream=True) or a larger max_events" % (n, max_events))
+    cols = {k: [] for k in EVENT_COLUMNS}
+    for b in range(self._p.blocks):
+        c = self._p.event_columns(b)
+        for k in EVENT_COLUMNS:
+            cols[k].extend(c[k])
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(EVENT_COLUMNS))
+    for k in ("chain_index", "instruction_id", "delegate_debug_id_int", "parent", "start_time",
+              "end_time"):
+        df[k] = pd.array(cols[k], dtype="Int64" if k not in ("start_time", "end_time") else
+                         "UInt64")
+    return df
+
+
+Profile.events = _events
 Profile.trace = _trace
 Profile.report = _report
 

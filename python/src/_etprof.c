@@ -631,6 +631,90 @@ fail:
     return NULL;
 }
 
+/* The events of one block as columns, the columns of `etprof events --format csv` (src/cli
+ * cmd_events.c; docs/cli.md): absent values None. */
+enum {
+    E_BLOCK, E_INDEX, E_TYPE, E_KIND, E_LABEL, E_CHAIN, E_INSTR, E_DINT, E_START, E_END, E_VALUE,
+    E_UNIT, E_PARENT, E_METHOD, E_OPERATOR, E_BACKEND, E_N
+};
+static const char *const ecol_names[E_N] = {
+    "block", "index", "type", "kind", "label", "chain_index", "instruction_id",
+    "delegate_debug_id_int", "start_time", "end_time", "value", "unit", "parent", "method",
+    "operator", "backend"};
+static const char *const ev_type_names[] = {"none", "profile", "allocation", "debug"};
+
+static PyObject *ev_value(const etp_block_view *v, const etp_mevent *e, int c) {
+    bool pd = e->ev.type == ETP_EVENT_PROFILE || e->ev.type == ETP_EVENT_DEBUG;
+    switch (c) {
+    case E_BLOCK: return PyLong_FromUnsignedLong(v->block);
+    case E_INDEX: return PyLong_FromUnsignedLong(e->index);
+    case E_TYPE: return text(ev_type_names[e->ev.type & 3]);
+    case E_KIND: return text(etp_kind_name(e->kind));
+    case E_LABEL: return text(e->label);
+    case E_CHAIN: if (pd) return PyLong_FromLong(e->chain); Py_RETURN_NONE;
+    case E_INSTR: if (pd) return PyLong_FromLong(e->instr); Py_RETURN_NONE;
+    case E_DINT:
+        if (!pd) Py_RETURN_NONE;
+        return PyLong_FromLong(e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
+                                                               : e->ev.debug.delegate_debug_id_int);
+    case E_START:
+        if (e->ev.type == ETP_EVENT_PROFILE) return PyLong_FromUnsignedLongLong(e->ev.profile.start_time);
+        Py_RETURN_NONE;
+    case E_END:
+        if (e->ev.type == ETP_EVENT_PROFILE) return PyLong_FromUnsignedLongLong(e->ev.profile.end_time);
+        Py_RETURN_NONE;
+    case E_VALUE: return fnum(e->value);
+    case E_UNIT: return text(e->unit ? etp_unit_name(e->unit) : NULL);
+    case E_PARENT: if (e->parent >= 0) return PyLong_FromLong(e->parent); Py_RETURN_NONE;
+    case E_METHOD: return text(v->method);
+    case E_OPERATOR:
+        if (e->op_name)
+            return PyUnicode_FromFormat("%s%s%s", e->op_name,
+                                        e->op_overload && *e->op_overload ? "." : "",
+                                        e->op_overload ? e->op_overload : "");
+        Py_RETURN_NONE;
+    case E_BACKEND: return text(e->backend);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_event_columns(Profile *p, PyObject *args) {
+    unsigned long b;
+    if (!PyArg_ParseTuple(args, "k:event_columns", &b)) return NULL;
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (b >= etp_dump_get_info(p->dump)->block_count) {
+        PyErr_SetString(PyExc_IndexError, "block index out of range");
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_block_view v;
+    int rc = etp_model_block(p->model, (uint32_t)b, &v, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *cols[E_N] = {0};
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int c = 0; c < E_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)v.n))) goto fail;
+        if (PyDict_SetItemString(d, ecol_names[c], cols[c])) goto fail;
+    }
+    for (uint32_t i = 0; i < v.n; i++)
+        for (int c = 0; c < E_N; c++) {
+            PyObject *x = ev_value(&v, &v.events[i], c);
+            if (!x) goto fail;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, x);
+        }
+    for (int c = 0; c < E_N; c++) Py_DECREF(cols[c]);
+    return d;
+fail:
+    for (int c = 0; c < E_N; c++) Py_XDECREF(cols[c]);
+    Py_DECREF(d);
+    return NULL;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
@@ -746,6 +830,8 @@ static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) 
 }
 
 static PyMethodDef Profile_methods[] = {
+    {"event_columns", (PyCFunction)Profile_event_columns, METH_VARARGS,
+     "event_columns(block) -> dict of column lists: the block's events (etprof.Profile.events)"},
     {"write_trace", (PyCFunction)(void (*)(void))Profile_write_trace, METH_VARARGS | METH_KEYWORDS,
      "write_trace(path) -> dict: the Perfetto trace written atomically; its counts"},
     {"write_report", (PyCFunction)(void (*)(void))Profile_write_report,

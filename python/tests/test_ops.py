@@ -240,3 +240,36 @@ def test_trace_and_report_files(tmp_path):
     with pytest.raises(etprof.UsageError):
         p.report(tmp_path / "x.html", time_unit="hours")
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("dump,pte", [("real/add_pte_10x.etdp", "upstream/add.pte"),
+                                      ("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                                       None)])
+def test_events_equal_command_csv(dump, pte):
+    """Profile.events() holds the rows of `etprof events --format csv` (the same model), and the
+    stream holds the same rows as the table."""
+    import csv as _csv
+    import io as _io
+
+    args = ["events", data(dump)] + (["--pte", data(pte)] if pte else []) + ["--format", "csv"]
+    rc, out, err = cli(*args)
+    assert rc == 0, err
+    want = list(_csv.DictReader(_io.StringIO(out)))
+    p = etprof.open(data(dump), data(pte) if pte else None)
+    got = p.events(as_dict=True)
+    assert list(got) == list(etprof.EVENT_COLUMNS)
+    assert len(got["index"]) == len(want) > 0
+    for i, w in enumerate(want):
+        for k in ("block", "index", "chain_index", "instruction_id", "delegate_debug_id_int",
+                  "start_time", "end_time", "parent"):
+            g = got[k][i]
+            assert ("" if g is None else str(g)) == w[k], (i, k, g, w[k])
+        for k in ("type", "kind", "unit", "method", "operator", "backend"):
+            assert (got[k][i] or "") == w[k], (i, k)
+        if w["value"]:
+            assert got["value"][i] == pytest.approx(float(w["value"]), abs=5e-4)
+    rows = list(p.events(stream=True))
+    assert len(rows) == len(want)
+    assert all(rows[i][k] == got[k][i] for i in range(len(rows)) for k in ("block", "label"))
+    with pytest.raises(etprof.UsageError):
+        p.events(max_events=3)
