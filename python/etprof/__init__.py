@@ -10,6 +10,7 @@ table you ask for becomes Python objects. pandas is optional: with it, tables ar
 without it, dicts of columns (lists). See docs/python.md.
 """
 
+import filecmp
 import os
 
 from . import _etprof
@@ -27,6 +28,8 @@ __all__ = [
     "OPS_COLUMNS",
     "library_version",
     "EVENT_COLUMNS",
+    "diff",
+    "Diff",
     "Inspector",
     "INSPECTOR_COLUMNS",
     "TimeScale",
@@ -242,6 +245,65 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
 
 
 Profile.events = _events
+
+
+class Diff:
+    """BASE against NEW (:func:`etprof.diff`): the figures of ``etprof diff --format json``.
+
+    ``result`` (the methods' verdicts in one word), ``gate`` (the CI gate's decision over the
+    methods' latencies: ``outcome`` pass / regression / improvement / inconclusive, ``reason``
+    and the counts), ``regressed`` (the gate's outcome is a regression), ``summary`` (counts),
+    ``methods`` (one dict per method: ``method``, the latency comparison flattened in —
+    ``p50_base``, ``p50_new``, ``p50_pct``, ``p_value``, ``verdict``, ``gate``,
+    ``gate_reason``, ``unit``... — and the CPU/delegate shares), ``ops`` (one row per operator
+    row: ``status`` matched/added/removed, ``method``, ``name``, ``kind``, ``instruction_id``,
+    then the same comparison fields; a DataFrame with pandas) and ``placement`` (operators that
+    moved between CPU and a delegate, partition count changes). Time values are in
+    ``time_unit``; other units stay as they are, named in ``unit``."""
+
+    __slots__ = ("result", "gate", "summary", "methods", "ops", "placement")
+
+    def __init__(self, d, as_dict):
+        self.result = d["result"]
+        self.gate = d["gate"]
+        self.summary = d["summary"]
+        self.methods = []
+        for m in d["methods"]:
+            row = {"method": m["method"]}
+            row.update(m["latency"])
+            row.update({k: v for k, v in m.items() if k not in ("method", "latency")})
+            self.methods.append(row)
+        rows = [dict({k: v for k, v in o.items() if k != "cmp"}, **o["cmp"]) for o in d["ops"]]
+        pd = None if as_dict else _pandas()
+        self.ops = rows if pd is None else pd.DataFrame(rows)
+        self.placement = d["placement"]
+
+    @property
+    def regressed(self):
+        return self.gate["outcome"] == "regression"
+
+    def __repr__(self):
+        return "<etprof.Diff: %s; gate %s: %s>" % (self.result, self.gate["outcome"],
+                                                   self.gate["reason"])
+
+
+def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,
+         no_change_pct=1.0, threshold_pct=0.0, fail_pct=None, as_dict=False):
+    """Compares two profiles as ``etprof diff BASE NEW`` does (docs/diff.md): each side a
+    :class:`Profile` or an ETDump path (opened with ``base_pte`` / ``new_pte``); the options are
+    the command's (``--alpha``, ``--min-runs``, ``--threshold``, ``--fail-on-regression PCT`` =
+    ``fail_pct``). Returns a :class:`Diff`. The programs are taken to differ (operators matched
+    by name) when both sides have a program and their bytes differ, as the command does."""
+    a = base if isinstance(base, Profile) else open(base, base_pte)
+    b = new if isinstance(new, Profile) else open(new, new_pte if new_pte is not None else base_pte)
+    pa, pb = a.pte, b.pte
+    # the command's rule: two programs whose bytes differ
+    differ = pa is not None and pb is not None and not filecmp.cmp(pa, pb, shallow=False)
+    d = _etprof.diff(a._p, b._p, time_unit=time_unit, alpha=float(alpha), min_runs=int(min_runs),
+                     no_change_pct=float(no_change_pct), threshold_pct=float(threshold_pct),
+                     fail_pct=None if fail_pct is None else float(fail_pct),
+                     programs_differ=differ)
+    return Diff(d, as_dict)
 Profile.trace = _trace
 Profile.report = _report
 

@@ -880,7 +880,140 @@ static PyObject *mod_library_version(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED
     return PyUnicode_FromString(ETPROF_VERSION_STR);
 }
 
+/* ---- diff ---- */
+
+static PyObject *cmp_dict(const etp_diff_cmp *c, etp_unit u, double uns, const char *tu) {
+    bool tm = u == ETP_UNIT_NS;
+    double f = tm ? uns : 1;
+    char gate[512];
+    etp_diff_gate_text(&c->gate, gate, sizeof gate);
+    return Py_BuildValue(
+        "{s:I,s:I,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:O,s:s,s:s,s:s,s:s}",
+        "runs_base", c->runs_base, "runs_new", c->runs_new, "p50_base", fnum(c->p50_base / f),
+        "p50_new", fnum(c->p50_new / f), "p50_delta", fnum(c->p50_delta / f), "p50_pct",
+        fnum(c->p50_pct), "total_base", fnum(c->total_base / f), "total_new",
+        fnum(c->total_new / f), "total_delta", fnum(c->total_delta / f), "total_pct",
+        fnum(c->total_pct), "impact_per_run", fnum(c->impact / f), "p_value", fnum(c->p), "q_value", fnum(c->q),
+        "z", fnum(c->z), "significant", c->significant ? Py_True : Py_False, "verdict",
+        etp_diff_verdict_name(c->verdict, u), "unit", tm ? tu : etp_unit_name(u), "gate",
+        etp_diff_outcome_name(c->gate.outcome), "gate_reason", gate);
+}
+
+static int need_ops(Profile *p);
+
+static PyObject *mod_diff(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"base", "new", "time_unit", "alpha", "min_runs", "no_change_pct",
+                             "threshold_pct", "fail_pct", "programs_differ", NULL};
+    PyObject *a, *b;
+    const char *tu = "us";
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    unsigned int min_runs = o.min_runs;
+    PyObject *fail = Py_None;
+    int differ = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|$sdIddOp:diff", kwlist, &ProfileType, &a,
+                                     &ProfileType, &b, &tu, &o.alpha, &min_runs,
+                                     &o.no_change_pct, &o.threshold_pct, &fail, &differ))
+        return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (!(o.alpha > 0 && o.alpha < 1)) return raise_usage("alpha: expected a value in (0, 1)%s", "");
+    o.min_runs = min_runs;
+    o.programs_differ = differ != 0;
+    if (fail != Py_None) {
+        o.fail_pct = PyFloat_AsDouble(fail);
+        if (o.fail_pct == -1 && PyErr_Occurred()) return NULL;
+        if (!(o.fail_pct >= 0)) return raise_usage("fail_pct: expected a percentage >= 0%s", "");
+    }
+    Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (need_ops(pa) || need_ops(pb)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_diff_result *d = NULL;
+    int rc = etp_diff_compute(pa->ops, pb->ops, &o, &d, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = NULL, *methods = NULL, *ops = NULL, *moves = NULL;
+    size_t nm = etp_diff_method_count(d);
+    if (!(methods = PyList_New((Py_ssize_t)nm))) goto fail;
+    for (size_t i = 0; i < nm; i++) {
+        const etp_diff_method *dm = etp_diff_method_get(d, i);
+        PyObject *x = Py_BuildValue(
+            "{s:N,s:N,s:N,s:O,s:N,s:N,s:N,s:N,s:I,s:I,s:O}", "method", text(dm->name), "latency",
+            cmp_dict(&dm->latency, dm->unit, uns, tu), "unit",
+            text(dm->unit == ETP_UNIT_NS ? tu : etp_unit_name(dm->unit)), "by_name",
+            dm->by_name ? Py_True : Py_False, "cpu_share_base", fnum(dm->cpu_share_base),
+            "cpu_share_new", fnum(dm->cpu_share_new), "delegate_share_base",
+            fnum(dm->delegate_share_base), "delegate_share_new", fnum(dm->delegate_share_new),
+            "partitions_base", dm->partitions_base, "partitions_new", dm->partitions_new,
+            "regressed", dm->regressed ? Py_True : Py_False);
+        if (!x) goto fail;
+        PyList_SET_ITEM(methods, (Py_ssize_t)i, x);
+    }
+    if (!(ops = PyList_New(0))) goto fail;
+    static const char *const st_names[] = {"matched", "added", "removed"};
+    for (int s = 0; s < 3; s++) {
+        size_t n = 0;
+        const etp_diff_op *v = etp_diff_ops(d, (etp_diff_status)s, &n);
+        for (size_t i = 0; i < n; i++) {
+            const etp_ops_row *row = v[i].base ? v[i].base : v[i].new_;
+            const etp_diff_method *dm = etp_diff_method_get(d, v[i].method);
+            PyObject *c = cmp_dict(&v[i].cmp, row->unit, uns, tu);
+            if (!c) goto fail;
+            PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:O,s:O,s:N}", "status", st_names[s],
+                                        "method", text(dm ? dm->name : NULL), "name",
+                                        text(row->name), "kind", text(etp_ops_row_kind_name(row)),
+                                        "instruction_id",
+                                        row->chain >= 0 && row->instr >= 0
+                                            ? PyLong_FromLong(row->instr)
+                                            : (Py_INCREF(Py_None), Py_None),
+                                        "by_name", v[i].by_name ? Py_True : Py_False, "hidden",
+                                        v[i].hidden ? Py_True : Py_False, "cmp", c);
+            if (!x) goto fail;
+            int e = PyList_Append(ops, x);
+            Py_DECREF(x);
+            if (e) goto fail;
+        }
+    }
+    size_t np = etp_diff_placement_count(d);
+    if (!(moves = PyList_New((Py_ssize_t)np))) goto fail;
+    for (size_t i = 0; i < np; i++) {
+        const etp_diff_placement *pl = etp_diff_placement_get(d, i);
+        const etp_diff_method *dm = etp_diff_method_get(d, pl->method);
+        PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:I,s:I,s:I,s:I,s:O}", "move",
+                                    etp_diff_move_name(pl->move), "method",
+                                    text(dm ? dm->name : NULL), "operator", text(pl->op), "from",
+                                    text(pl->from), "to", text(pl->to), "base_count",
+                                    pl->base_count, "new_count", pl->new_count, "base_nodes",
+                                    pl->base_nodes, "new_nodes", pl->new_nodes, "observed",
+                                    pl->observed ? Py_True : Py_False);
+        if (!x) goto fail;
+        PyList_SET_ITEM(moves, (Py_ssize_t)i, x);
+    }
+    const etp_diff_summary *s = etp_diff_get_summary(d);
+    res = Py_BuildValue(
+        "{s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},s:{s:s,s:s,s:I,s:I,s:I,"
+        "s:I,s:I},s:O,s:O,s:O}",
+        "result", etp_diff_result_name(d), "summary", "methods", s->methods, "methods_slower",
+        s->methods_slower, "methods_faster", s->methods_faster, "methods_regressed",
+        s->methods_regressed, "matched", s->matched, "slower", s->slower, "faster", s->faster,
+        "noise", s->noise, "no_change", s->no_change, "too_few_runs", s->too_few, "added",
+        s->added, "removed", s->removed, "hidden", s->hidden, "gate", "outcome",
+        etp_diff_outcome_name(s->gate.outcome), "reason", s->gate.reason, "regressions",
+        s->gate.regressions, "improvements", s->gate.improvements, "inconclusive",
+        s->gate.inconclusive, "passes", s->gate.passes, "not_compared", s->gate.not_compared,
+        "methods", methods, "ops", ops, "placement", moves);
+fail:
+    Py_XDECREF(methods);
+    Py_XDECREF(ops);
+    Py_XDECREF(moves);
+    etp_diff_free(d);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,
+     "diff(base, new, *, time_unit='us', alpha=0.05, min_runs=3, no_change_pct=1, "
+     "threshold_pct=0, fail_pct=None, programs_differ=False) -> dict (etprof.diff)"},
     {"library_version", mod_library_version, METH_NOARGS,
      "the version of libetprof this module was built against"},
     {NULL, NULL, 0, NULL}};

@@ -273,3 +273,35 @@ def test_events_equal_command_csv(dump, pte):
     assert all(rows[i][k] == got[k][i] for i in range(len(rows)) for k in ("block", "label"))
     with pytest.raises(etprof.UsageError):
         p.events(max_events=3)
+
+
+def test_diff_equals_command_json():
+    """etprof.diff() gives the command's figures (one library diff): per method the latency
+    comparison and verdict, the gate, and the operator rows by status."""
+    a, b, pte = data("real/add_pte_10x.etdp"), data("real/add_pte_100x.etdp"), data("upstream/add.pte")
+    want = cli_json("diff", a, b, "--pte", pte)
+    d = etprof.diff(a, b, base_pte=pte, as_dict=True)
+    assert len(d.methods) == len(want["methods"]) == 1
+    m, w = d.methods[0], want["methods"][0]
+    for k in ("runs_base", "runs_new", "verdict", "gate", "gate_reason", "unit", "significant"):
+        assert m[k] == w[k], k
+    for k in ("p50_base", "p50_new", "p50_pct", "total_base", "total_new", "p_value", "z",
+              "impact_per_run", "cpu_share_base", "cpu_share_new"):
+        assert m[k] == pytest.approx(w[k], rel=1e-9, abs=1e-12), k
+    assert m["method"] == w["method"] == "forward"
+    # the command shows the rows its default view keeps (OPERATOR_CALL wrappers are behind
+    # --all): each of them is here with the same figures
+    wops = [o for o in want["ops"]]
+    assert len([o for o in d.ops if o["status"] == "matched"]) >= len(wops) > 0
+    byname = {(o["name"], o["instruction_id"]): o for o in d.ops}
+    for o in wops:
+        g = byname[(o["name"], o.get("instruction_id"))]
+        assert g["verdict"] == o["verdict"] and g["p50_new"] == pytest.approx(o["p50_new"])
+    assert not d.regressed and d.gate["outcome"] in ("pass", "inconclusive", "improvement")
+    # a dump against itself: nothing changes
+    same = etprof.diff(a, a, base_pte=pte, as_dict=True)
+    assert same.summary["slower"] == same.summary["faster"] == 0
+    assert same.summary["added"] == same.summary["removed"] == 0
+    assert all(r["p50_pct"] == 0 for r in same.ops)
+    with pytest.raises(etprof.UsageError):
+        etprof.diff(a, b, base_pte=pte, alpha=2)
