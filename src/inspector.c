@@ -336,7 +336,7 @@ static int group_new(priv *p, const etp_block_view *v, const scratch *s, uint64_
     g->starts = calloc(n, sizeof *g->starts);
     p->n_groups++; /* freed with the result from here on */
     if (!g->sigs || !g->evs || !g->idtext || !g->vals || !g->starts) return -1;
-    memcpy(g->sigs, s->sigs, s->n_sigs * sizeof *g->sigs);
+    if (s->n_sigs) memcpy(g->sigs, s->sigs, s->n_sigs * sizeof *g->sigs);
     g->pub.name = v->info.name;
     g->pub.bundled_input_index = v->info.bundled_input_index;
     g->pub.first_run = v->block;
