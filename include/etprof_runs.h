@@ -163,7 +163,9 @@ typedef struct etp_optype_row {
 
 typedef struct etp_optype_result etp_optype_result;
 
-/* Groups the rows of the ops result by (method, domain, placement, unit, type). Ordered by
+/* Groups the rows of the ops result by (method, domain, placement, unit, type). HTP node rows:
+ * "Input/Output OpId_N" are "(graph input)" / "(graph output)", "OpId_N" (system ops) and nodes
+ * without an op name "(system op)". Rows without a total (no sample) are left out. Ordered by
  * method, then domain (cpu, htp, delegate), placement, unit, then total, largest first (ties by
  * type A-Z). */
 int etp_optype_compute(const etp_ops_result *r, etp_optype_result **out, etp_error *err);
@@ -173,8 +175,8 @@ const etp_optype_row *etp_optype_get(const etp_optype_result *x, size_t i);
 
 /* The type of an HTP node from its QNN op name (without ":OpId_N"), written to buf:
  *   "aten_<op>_<rest>"  -> <op>: the words up to the first one that is an overload name or an
- *                          ATen name suffix (default, Tensor, Scalar, int, dim, ...: see the
- *                          list in docs/analyses.md) or a number; "aten_convolution_default_28_h_7"
+ *                          QNN suffix (default, tensor, scalar, int, dim, dims, self, out,
+ *                          list, float, bool, str, value, mode, h, sha; any case) or a number; "aten_convolution_default_28_h_7"
  *                          -> "convolution", "aten_view_copy_default" -> "view_copy";
  *   other names            -> the name without its trailing "_<number>" words ("q_conv_3" ->
  *                          "q_conv").

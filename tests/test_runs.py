@@ -152,6 +152,110 @@ if r:
     # decode-style only by name: this method has no name (no program): no tokens/s
     check(m["tokens_per_second"] is None and m["runs_per_second"] > 0, "drift: runs/s but no tokens/s")
 
+
+# ---- 3. ops --by type: totals = independent sums over the `ops` JSON rows (regex grouping) -------
+import re  # noqa: E402
+from collections import defaultdict  # noqa: E402
+
+STOP = r"(?:default|tensor|scalar|int|dims?|self|out|list|float|bool|str|value|mode|h|sha|\d+)"
+ATEN = re.compile(r"^aten_(_*[^_]+(?:_(?!" + STOP + r"(?:_|$))[^_]+)*)", re.I)
+
+
+def ops_json(*args):
+    p = subprocess.run([E, "ops", *args, "--format", "json"], capture_output=True, text=True)
+    check(p.returncode == 0, f"ops {args}: exit {p.returncode}: {p.stderr}")
+    return json.loads(p.stdout)["rows"] if p.returncode == 0 else []
+
+
+def by_type(args, key):
+    rows = ops_json(*args, "--all")
+    want = defaultdict(lambda: [0, 0.0, 0])
+    for row in rows:
+        k = key(row)
+        if k is None:
+            continue
+        w = want[(row["method"], row["unit"]) + k]
+        w[0] += row["count"]
+        w[1] += row["total"]
+        w[2] += 1
+    got = ops_json(*args, "--by", "type")
+    check(len(got) == len(want), f"by type {args}: {len(got)} groups, want {len(want)}: "
+          f"{sorted(set((g['type'],) for g in got) ^ set((k[3],) for k in want))}")
+    for g in got:
+        w = want.get((g["method"], g["unit"], g["domain"], g["type"]))
+        check(w is not None, f"by type {args}: unexpected group {g['domain']} {g['type']}")
+        if w:
+            check(g["count"] == w[0] and g["rows"] == w[2] and close(g["total"], w[1], 1e-6),
+                  f"by type {args}: {g['type']}: count/rows/total {g['count']}/{g['rows']}/{g['total']}, want {w}")
+    # shares and the cumulative share within each (method, domain, placement, unit)
+    groups = defaultdict(list)
+    for g in got:
+        groups[(g["method"], g["domain"], g["placement"], g["unit"])].append(g)
+    for k, gs in groups.items():
+        tot = sum(g["total"] for g in gs)
+        check(all(gs[i]["total"] >= gs[i + 1]["total"] for i in range(len(gs) - 1)), f"{k}: sorted by total")
+        check(close(gs[-1]["cum_share"], 100.0, 1e-6), f"{k}: cumulative share ends at 100")
+        check(all(close(g["share"], g["total"] / tot * 100, 1e-6) for g in gs), f"{k}: share = total / sum")
+    return got
+
+
+def htp_key(row):
+    if row["kind"] != "htp_node":
+        return None
+    if re.match(r"^Input OpId_\d+", row["name"]):
+        return ("htp", "(graph input)")
+    if re.match(r"^Output OpId_\d+", row["name"]):
+        return ("htp", "(graph output)")
+    m = ATEN.match(row["operator"] or "")
+    return ("htp", m.group(1)) if m else ("htp", "(system op)")
+
+
+got = by_type([KV10, "--pte", PTE, "--method", "kv_forward"], htp_key)
+conv = [g for g in got if g["type"] == "convolution"]
+check(len(conv) == 1 and conv[0]["unit"] == "cycles", "kv_forward: one convolution group, in cycles")
+
+ML = os.path.join(D, "real", "module_linear_10x.etdp")
+MLP = os.path.join(D, "upstream", "module_linear_no_constant_segment.pte")
+by_type([ML, "--pte", MLP], lambda r: ("cpu", r["operator"]) if r["kind"] == "operator_call" else None)
+
+# an XNNPACK-style delegate (names "<op> #k"), built by flatc: 3 runs
+def xnn_block(t):
+    evs, s = [], t + 100
+    for name, d in (("Convolution (NHWC, F32) IGEMM #1", 500), ("Add (ND) #1", 70),
+                    ("Convolution (NHWC, F32) IGEMM #2", 300), ("Add (ND) #2", 90)):
+        evs.append({"profile_event": {"delegate_debug_id_str": name, "chain_index": 0,
+                                      "instruction_id": 0, "start_time": s, "end_time": s + d}})
+        s += d
+    evs.append({"profile_event": {"name": "DELEGATE_CALL", "chain_index": 0, "instruction_id": 0,
+                                  "start_time": t + 50, "end_time": s + 50}})
+    evs.append({"profile_event": {"name": "Method::execute", "chain_index": -1, "instruction_id": 0,
+                                  "start_time": t, "end_time": s + 100}})
+    return {"name": "Execute", "events": evs}
+
+
+src = os.path.join(T2 := tempfile.mkdtemp(prefix="etprof-xnn-"), "xnn.json")
+json.dump({"version": 0, "run_data": [xnn_block(k * 10_000) for k in range(3)]}, open(src, "w"))
+subprocess.run(["flatc", "-b", "--size-prefixed", "-o", T2, os.path.join(S, "etdump.fbs"), src],
+               check=True, capture_output=True)
+XNN = os.path.join(T2, "xnn.etdp")
+got = by_type([XNN, "--time-unit", "ns"], lambda r: ("delegate", re.sub(r" #\d+$", "", r["name"]))
+              if r["kind"] == "delegate_internal" else None)
+check(sorted((g["type"], g["count"], g["total"]) for g in got) ==
+      [("Add (ND)", 6, 480.0), ("Convolution (NHWC, F32) IGEMM", 6, 2400.0)],
+      f"xnnpack by type, built: {[(g['type'], g['count'], g['total']) for g in got]}")
+shutil.rmtree(T2, ignore_errors=True)
+
+# the real XNNPACK dump of the shared corpus, when present (not copied into tests/data)
+REAL = os.path.normpath(os.path.join(D, "..", "..", "..", "shared", "corpus", "external",
+                                     "xnnpack_mobilenet_v2_tutorial.etdp"))
+if os.path.exists(REAL):
+    got = by_type([REAL], lambda r: ("delegate", re.sub(r" #\d+$", "", r["name"]))
+                  if r["kind"] == "delegate_internal" else ("cpu", r["operator"])
+                  if r["kind"] == "operator_call" else None)
+    check(any(g["type"] == "Convolution (NHWC, F32) DWConv" for g in got), "real xnnpack: DWConv group")
+else:
+    print("note: ../shared/corpus/external/xnnpack_mobilenet_v2_tutorial.etdp absent: real XNNPACK check skipped")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

@@ -31,6 +31,7 @@ static const cli_optdef optdefs[] = {
     {OPT_BLOCK, "block", 0, "NAME", "only blocks with this name"},
     {OPT_PLACEMENT, "placement", 0, "WHERE", "only rows placed on cpu or on this backend"},
     {OPT_KIND, "kind", 0, "KIND", "only rows of this kind"},
+    {OPT_BY, "by", 0, "WHAT", "type: one row per operator type (count, total, avg, share, cumulative share)"},
     {OPT_SKIP_FIRST, "skip-first", 0, "N", "ignore the first N runs of each method (warm-up)"},
     {OPT_ALL, "all", 0, NULL, "also show OPERATOR_CALL wrapper rows"},
     {OPT_STAT, "stat", 0, "STAT", "per-run statistic: min, p10, p50, p90, avg, max"},
