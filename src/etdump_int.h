@@ -79,6 +79,12 @@ int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, 
 /* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
  * error of etp_program_open()), of either (the ETDump's error). */
 int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);
+/* The same without the text allowance (a pipe's head that is text may be a serial log with a
+ * base64 ETDump, b64log.h): the identifier only. */
+int etp__blob_check_dump_id(const uint8_t *head, size_t n, const char *name, etp_error *err);
+/* A dump read from a serial log holding several ETDumps: a one-line note saying so and which
+ * one was analysed (the first); NULL otherwise. Lives as long as the dump. */
+const char *etp__dump_source_note(const etp_dump *d);
 int etp__blob_check_program(const uint8_t *head, size_t n, const char *name, etp_error *err);
 int etp__blob_check_dump_or_program(const uint8_t *head, size_t n, const char *name,
                                     etp_error *err);

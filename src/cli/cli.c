@@ -177,6 +177,8 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         rc = etp__dump_open_progress(&in->dump, &in->dump_blob, verify_progress, a, &err);
         cli_progress_end(a);
     }
+    if (!rc && etp__dump_source_note(in->dump))
+        fprintf(stderr, "etprof: warning: %s\n", etp__dump_source_note(in->dump));
     if (!rc && a->set[OPT_PTE]) {
         rc = etp__blob_open_checked(&in->pte_blob, a->val[OPT_PTE], etp__blob_check_program,
                                     &err);
