@@ -1054,6 +1054,11 @@ typedef struct etp_trace_opts {
                             drawn as 1 ns and otherData says so) */
     void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
     void *progress_ctx;
+    /* Which runs are written, per method, counting its runs 1, 2, ... in file order (0: no
+     * bound): not the first skip_first; only run_first..run_last (inclusive); at most max_runs
+     * of those. A run keeps its number ("run 3") and its tracks. Blocks that are not runs (load)
+     * are always written; the time base stays the file's first host timestamp. */
+    uint32_t skip_first, run_first, run_last, max_runs;
 } etp_trace_opts;
 
 typedef struct etp_trace_stats {
@@ -1064,6 +1069,7 @@ typedef struct etp_trace_stats {
     uint64_t clamped;    /* slices shortened to fit their container */
     uint64_t overlapped; /* real slices moved to an overflow lane (overlap without nesting) */
     uint64_t unplaced;   /* events with no time and no timed container: left out */
+    uint64_t runs_left_out; /* runs not written (etp_trace_opts skip_first, run_*, max_runs) */
 } etp_trace_stats;
 
 /* Writes the trace of every block of the model to `f` (streaming: one block in memory at a

@@ -256,6 +256,52 @@ if os.path.exists(REAL):
 else:
     print("note: ../shared/corpus/external/xnnpack_mobilenet_v2_tutorial.etdp absent: real XNNPACK check skipped")
 
+
+# ---- 4. trace --runs / --skip-first / --max-runs: valid Trace Event JSON with exactly those runs --
+TRACE_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_trace.py")
+starts = {}
+for e in ev:
+    if e["type"] == "profile" and e["block_name"] == "Execute" and e["name"] == "Method::execute":
+        starts[e["block"]] = (e["start_time"], e["end_time"])
+run_blocks = sorted(starts)  # run k (1-based) is run_blocks[k - 1]
+
+
+def trace_runs(*sel):
+    out = os.path.join(T, "trace_%s.json" % "_".join(x.strip("-") for x in sel))
+    p = subprocess.run([E, "trace", KV10, "--pte", PTE, "--method", "kv_forward", *sel, "-o", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"trace {sel}: exit {p.returncode}: {p.stderr}")
+    if p.returncode:
+        return None, set()
+    v = subprocess.run([sys.executable, TRACE_PY, "--json", out], capture_output=True, text=True)
+    check(v.returncode == 0, f"trace {sel}: not a valid trace: {v.stdout[-500:]} {v.stderr[-500:]}")
+    doc = json.load(open(out))
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e.get("name") == "thread_name"}
+    runs = {int(n.split()[1]) for n in names if re.fullmatch(r"run \d+", n)}
+    return doc, runs
+
+
+doc, runs = trace_runs("--runs", "2-4")
+check(runs == {2, 3, 4}, f"--runs 2-4: runs {sorted(runs)}")
+if doc:
+    ex = sorted((e["ts"], e["dur"]) for e in doc["traceEvents"]
+                if e.get("ph") == "X" and e.get("name") == "Method::execute")
+    want = [starts[run_blocks[k - 1]] for k in (2, 3, 4)]
+    check(len(ex) == 3, f"--runs 2-4: {len(ex)} Method::execute slices")
+    check(all(close(d, (en - st) / 1000.0) for (_, d), (st, en) in zip(ex, want)),
+          f"--runs 2-4: Method::execute durations {ex}, flatc {want}")
+    check(all(close(ex[i + 1][0] - ex[i][0], (want[i + 1][0] - want[i][0]) / 1000.0, 1e-6)
+              for i in range(len(ex) - 1)), "--runs 2-4: the runs keep their times")
+    check(doc["otherData"]["run_selection"]["runs_left_out"] == 7, "--runs 2-4: 7 runs left out")
+check(trace_runs("--skip-first", "8")[1] == {9, 10}, "--skip-first 8: runs 9, 10")
+check(trace_runs("--max-runs", "2")[1] == {1, 2}, "--max-runs 2: runs 1, 2")
+check(trace_runs("--runs", "9-", "--max-runs", "1")[1] == {9}, "--runs 9- --max-runs 1: run 9")
+check(trace_runs("--runs", "5")[1] == {5}, "--runs 5: run 5")
+for bad in ("0-3", "4-2", "x", "2-y", "-3"):
+    p = subprocess.run([E, "trace", KV10, "--runs", bad, "-o", os.path.join(T, "bad.json")],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "--runs: expected A-B" in p.stderr, f"--runs {bad}: exit {p.returncode} {p.stderr}")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

@@ -32,6 +32,8 @@ static const cli_optdef optdefs[] = {
     {OPT_PLACEMENT, "placement", 0, "WHERE", "only rows placed on cpu or on this backend"},
     {OPT_KIND, "kind", 0, "KIND", "only rows of this kind"},
     {OPT_BY, "by", 0, "WHAT", "type: one row per operator type (count, total, avg, share, cumulative share)"},
+    {OPT_RUNS, "runs", 0, "A-B", "trace: only runs A to B of each method (1-based; A-: to the end)"},
+    {OPT_MAX_RUNS, "max-runs", 0, "N", "trace: at most N runs of each method"},
     {OPT_SKIP_FIRST, "skip-first", 0, "N", "ignore the first N runs of each method (warm-up)"},
     {OPT_ALL, "all", 0, NULL, "also show OPERATOR_CALL wrapper rows"},
     {OPT_STAT, "stat", 0, "STAT", "per-run statistic: min, p10, p50, p90, avg, max"},

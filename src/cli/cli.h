@@ -31,6 +31,8 @@ typedef enum opt_id {
     OPT_DEBUG_BUFFER,
     /* ops */
     OPT_BY,
+    /* trace */
+    OPT_RUNS, OPT_MAX_RUNS,
     OPT_COUNT_
 } opt_id;
 
