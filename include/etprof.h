@@ -290,6 +290,10 @@ int etp_dump_open_with(etp_dump **out, const etp_blob *blob, const etp_dump_open
  * dump is as etp_dump_open() returns it) or the verification error. ETP_OK at once for a dump
  * opened otherwise. Closing the dump without waiting is allowed (the thread is stopped). */
 int etp_dump_wait_verified(etp_dump *d, etp_error *err);
+/* A dump read from a serial log holding several ETDumps (docs/formats.md "Serial logs"): a
+ * one-line note saying so and which one was analysed (the first); NULL otherwise. Lives as long
+ * as the dump. */
+const char *etp_dump_source_note(const etp_dump *d);
 
 const etp_dump_info *etp_dump_get_info(const etp_dump *d);
 void etp_dump_block(const etp_dump *d, uint32_t block, etp_block_info *out);
@@ -1107,6 +1111,11 @@ typedef struct etp_trace_opts {
                             drawn as 1 ns and otherData says so) */
     void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
     void *progress_ctx;
+    /* Which runs are written, per method, counting its runs 1, 2, ... in file order (0: no
+     * bound): not the first skip_first; only run_first..run_last (inclusive); at most max_runs
+     * of those. A run keeps its number ("run 3") and its tracks. Blocks that are not runs (load)
+     * are always written; the time base stays the file's first host timestamp. */
+    uint32_t skip_first, run_first, run_last, max_runs;
 } etp_trace_opts;
 
 typedef struct etp_trace_stats {
@@ -1117,6 +1126,7 @@ typedef struct etp_trace_stats {
     uint64_t clamped;    /* slices shortened to fit their container */
     uint64_t overlapped; /* real slices moved to an overflow lane (overlap without nesting) */
     uint64_t unplaced;   /* events with no time and no timed container: left out */
+    uint64_t runs_left_out; /* runs not written (etp_trace_opts skip_first, run_*, max_runs) */
 } etp_trace_stats;
 
 /* Writes the trace of every block of the model to `f` (streaming: one block in memory at a

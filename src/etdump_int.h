@@ -62,6 +62,9 @@ int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, 
 /* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
  * error of etp_program_open()), of either (the ETDump's error). */
 int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);
+/* The same without the text allowance (a pipe's head that is text may be a serial log with a
+ * base64 ETDump, b64log.h): the identifier only. */
+int etp__blob_check_dump_id(const uint8_t *head, size_t n, const char *name, etp_error *err);
 int etp__blob_check_program(const uint8_t *head, size_t n, const char *name, etp_error *err);
 int etp__blob_check_dump_or_program(const uint8_t *head, size_t n, const char *name,
                                     etp_error *err);

@@ -30,6 +30,9 @@ static const cli_optdef optdefs[] = {
     {OPT_BLOCK, "block", 0, "NAME", "only blocks with this name"},
     {OPT_PLACEMENT, "placement", 0, "WHERE", "only rows placed on cpu or on this backend"},
     {OPT_KIND, "kind", 0, "KIND", "only rows of this kind"},
+    {OPT_BY, "by", 0, "WHAT", "type: one row per operator type (count, total, avg, share, cumulative share)"},
+    {OPT_RUNS, "runs", 0, "A-B", "trace: only runs A to B of each method (1-based; A-: to the end)"},
+    {OPT_MAX_RUNS, "max-runs", 0, "N", "trace: at most N runs of each method"},
     {OPT_SKIP_FIRST, "skip-first", 0, "N", "ignore the first N runs of each method (warm-up)"},
     {OPT_ALL, "all", 0, NULL, "also show OPERATOR_CALL wrapper rows"},
     {OPT_STAT, "stat", 0, "STAT", "per-run statistic: min, p10, p50, p90, avg, max"},
@@ -175,6 +178,8 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         rc = etp_dump_open_with(&in->dump, &in->dump_blob, &oo, &err);
         cli_progress_end(a);
     }
+    if (!rc && etp_dump_source_note(in->dump))
+        fprintf(stderr, "etprof: warning: %s\n", etp_dump_source_note(in->dump));
     if (!rc && a->set[OPT_PTE]) {
         rc = etp_blob_open_expect(&in->pte_blob, a->val[OPT_PTE], ETP_EXPECT_PROGRAM, &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);

@@ -29,6 +29,10 @@ typedef enum opt_id {
     OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW, OPT_ALLOW_INCONCLUSIVE,
     /* events */
     OPT_DEBUG_BUFFER,
+    /* ops */
+    OPT_BY,
+    /* trace */
+    OPT_RUNS, OPT_MAX_RUNS,
     OPT_COUNT_
 } opt_id;
 
