@@ -247,6 +247,52 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
 Profile.events = _events
 
 
+def _runs(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
+          trend_pct=5.0, as_dict=False):
+    """One row per run (``etprof runs``; docs/analyses.md): ``method`` (None with
+    ``method_candidates`` when the program cannot tell), ``run``, ``block``, ``warmup``,
+    ``outlier``, ``robust_z``, ``execute`` (Method::execute), ``delegate`` (all backends),
+    ``cpu``, ``framework`` (the rest), ``unit``, ``backends`` (per backend: delegate time, the
+    backend's own time inside it, the overhead around it) and ``qnn`` (QNN's top-level figures
+    per partition, each with its unit). Times in ``time_unit``. The per-method verdicts
+    (median, robust scale, trend, runs and tokens per second) are :meth:`run_methods`. A
+    DataFrame (dict of columns with ``as_dict`` or without pandas)."""
+    cols, _ = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
+                           outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
+                           trend_pct=float(trend_pct))
+    pd = None if as_dict else _pandas()
+    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+
+
+def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
+                 trend_pct=5.0):
+    """Per method, over its runs: ``name``, ``runs``, ``warmup_runs``, ``outliers``,
+    ``steady_runs``, ``median``, ``robust_scale``, ``execute_total``, ``unit``, ``trend``
+    (``verdict`` stable / drifting up / drifting down / too few runs, ``slope_per_run``,
+    ``drift_pct``, ``p``, ``runs``), ``runs_per_second``, ``decode_style`` and
+    ``tokens_per_second`` (``etprof runs --format json`` "methods")."""
+    _, methods = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
+                              outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
+                              trend_pct=float(trend_pct))
+    return methods
+
+
+def _op_types(self, *, time_unit="us", as_dict=False):
+    """The summary by operator type (``etprof ops --by type``; docs/analyses.md): per
+    (method, domain cpu/htp/delegate, placement, unit, type) the rows grouped, ``count``,
+    ``total``, ``avg``, ``per_run``, ``share`` and ``cum_share`` (percent of their group) and
+    ``unit``; HTP nodes by their ATen op, XNNPACK-style ops by name without ``" #k"``, CPU
+    kernels by operator. A DataFrame (dict of columns with ``as_dict`` or without pandas)."""
+    cols = self._p.op_types(time_unit=time_unit)
+    pd = None if as_dict else _pandas()
+    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+
+
+Profile.op_types = _op_types
+Profile.runs = _runs
+Profile.run_methods = _run_methods
+
+
 class Diff:
     """BASE against NEW (:func:`etprof.diff`): the figures of ``etprof diff --format json``.
 

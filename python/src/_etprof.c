@@ -21,6 +21,7 @@
 
 #include "etprof.h"
 #include "etprof_inspector.h"
+#include "etprof_runs.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -715,6 +716,210 @@ fail:
     return NULL;
 }
 
+/* ---- runs (etprof_runs.h): the rows of `etprof runs --format json` ---- */
+
+static PyObject *tval(etp_unit u, double v, double uns) {
+    return fnum(u == ETP_UNIT_NS ? v / uns : u == ETP_UNIT_US ? v * 1e3 / uns : v);
+}
+static const char *tname(etp_unit u, const char *tu) {
+    return u == ETP_UNIT_NS || u == ETP_UNIT_US ? tu : etp_unit_name(u);
+}
+
+enum {
+    R_METHOD, R_CANDS, R_RUN, R_BLOCK, R_WARMUP, R_OUTLIER, R_Z, R_EXECUTE, R_DELEGATE, R_CPU,
+    R_FRAMEWORK, R_UNIT, R_BACKENDS, R_QNN, R_N
+};
+static const char *const rcol_names[R_N] = {
+    "method", "method_candidates", "run", "block", "warmup", "outlier", "robust_z", "execute",
+    "delegate", "cpu", "framework", "unit", "backends", "qnn"};
+
+static PyObject *candidates(const etp_ops_method *m) {
+    uint32_t n = m && !m->name && m->candidate_names ? m->n_candidates : 0;
+    PyObject *l = PyList_New(0);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *s = text(m->candidate_names[i]);
+        if (!s || PyList_Append(l, s)) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static PyObject *run_value(const etp_ops_result *r, const etp_runs_row *rw, int c, double uns,
+                           const char *tu) {
+    const etp_ops_method *m = etp_ops_method_get(r, rw->method);
+    switch (c) {
+    case R_METHOD: return text(m ? m->name : NULL);
+    case R_CANDS: return candidates(m);
+    case R_RUN: return PyLong_FromUnsignedLong(rw->run);
+    case R_BLOCK: return PyLong_FromUnsignedLong(rw->block);
+    case R_WARMUP: return PyBool_FromLong(rw->warmup);
+    case R_OUTLIER: return PyBool_FromLong(rw->outlier);
+    case R_Z: return fnum(rw->robust_z);
+    case R_EXECUTE: return tval(rw->unit, rw->execute, uns);
+    case R_DELEGATE: return tval(rw->unit, rw->delegate, uns);
+    case R_CPU: return tval(rw->unit, rw->cpu, uns);
+    case R_FRAMEWORK: return tval(rw->unit, rw->framework, uns);
+    case R_UNIT: return text(tname(rw->unit, tu));
+    case R_BACKENDS: {
+        PyObject *l = PyList_New(rw->n_backends);
+        for (uint32_t i = 0; l && i < rw->n_backends; i++) {
+            const etp_runs_backend *b = &rw->backends[i];
+            PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:s}", "placement", b->placement,
+                                        "delegate", tval(rw->unit, b->delegate, uns),
+                                        "backend_time", tval(rw->unit, b->backend, uns),
+                                        "overhead", tval(rw->unit, b->overhead, uns), "unit",
+                                        tname(rw->unit, tu));
+            if (!x) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, x);
+        }
+        return l;
+    }
+    case R_QNN: {
+        PyObject *l = PyList_New(rw->n_qnn);
+        for (uint32_t q = 0; l && q < rw->n_qnn; q++) {
+            const etp_runs_qnn *qq = &rw->qnn[q];
+            const etp_ops_qnn *g = etp_ops_qnn_get(r, qq->qnn);
+            PyObject *figs = PyDict_New();
+            for (int t = 0; figs && t < ETP_QT_COUNT_; t++) {
+                if (g->top[t] < 0) continue;
+                PyObject *x = Py_BuildValue("{s:N,s:s}", "value", tval(qq->unit[t], qq->value[t], uns),
+                                            "unit", tname(qq->unit[t], tu));
+                if (!x || PyDict_SetItemString(figs, etp_qnn_top_name((etp_qnn_top)t), x)) {
+                    Py_XDECREF(x);
+                    Py_CLEAR(figs);
+                    break;
+                }
+                Py_DECREF(x);
+            }
+            PyObject *e = figs ? Py_BuildValue("{s:i,s:N}", "instruction_id",
+                                               etp_ops_row_get(r, g->delegate_row)->instr,
+                                               "figures", figs)
+                               : NULL;
+            if (!e) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, q, e);
+        }
+        return l;
+    }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", "warmup_factor", "outlier_k", "trend_alpha",
+                             "trend_pct", NULL};
+    const char *tu = "us";
+    etp_runs_opts o;
+    etp_runs_opts_init(&o);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sdddd:runs", kwlist, &tu, &o.warmup_factor,
+                                     &o.outlier_k, &o.trend_alpha, &o.trend_pct))
+        return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_runs_result *x = NULL;
+    int rc = etp_runs_compute(p->ops, &o, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    size_t n = etp_runs_row_count(x), nm = etp_runs_method_count(x);
+    PyObject *cols[R_N] = {0}, *d = PyDict_New(), *methods = NULL, *res = NULL;
+    if (!d) goto done;
+    for (int c = 0; c < R_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(d, rcol_names[c], cols[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < R_N; c++) {
+            PyObject *v = run_value(p->ops, etp_runs_row_get(x, i), c, uns, tu);
+            if (!v) goto done;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v);
+        }
+    if (!(methods = PyList_New((Py_ssize_t)nm))) goto done;
+    for (size_t i = 0; i < nm; i++) {
+        const etp_runs_method *rm = etp_runs_method_get(x, i);
+        const etp_ops_method *m = etp_ops_method_get(p->ops, rm->method);
+        PyObject *v = Py_BuildValue(
+            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N}", "name",
+            text(m ? m->name : NULL), "method_candidates", candidates(m), "runs", rm->runs,
+            "warmup_runs", rm->warmup_runs, "outliers", rm->outliers, "steady_runs",
+            rm->steady_runs, "median", tval(rm->unit, rm->median, uns), "robust_scale",
+            tval(rm->unit, rm->scale, uns), "execute_total", tval(rm->unit, rm->execute_total, uns),
+            "unit", tname(rm->unit, tu), "trend", "verdict", etp_runs_trend_name(rm->trend),
+            "slope_per_run", tval(rm->unit, rm->slope, uns), "drift_pct", fnum(rm->drift_pct),
+            "p", fnum(rm->trend_p), "runs", rm->trend_runs, "runs_per_second",
+            fnum(rm->runs_per_second), "decode_style", rm->decode_style ? Py_True : Py_False,
+            "tokens_per_second", fnum(rm->tokens_per_second));
+        if (!v) goto done;
+        PyList_SET_ITEM(methods, (Py_ssize_t)i, v);
+    }
+    res = Py_BuildValue("(OO)", d, methods);
+done:
+    for (int c = 0; c < R_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    Py_XDECREF(methods);
+    etp_runs_free(x);
+    return res;
+}
+
+/* ---- op types (etp_optype_compute): the rows of `etprof ops --by type --format json` ---- */
+
+static PyObject *Profile_op_types(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:op_types", kwlist, &tu)) return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_optype_result *x = NULL;
+    int rc = etp_optype_compute(p->ops, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    static const char *const names[] = {"method", "domain", "placement", "type", "rows", "count",
+                                        "total", "avg", "per_run", "share", "cum_share", "unit"};
+    enum { NC = 12 };
+    size_t n = etp_optype_count(x);
+    PyObject *cols[NC] = {0}, *d = PyDict_New(), *res = NULL;
+    if (!d) goto done;
+    for (int c = 0; c < NC; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(d, names[c], cols[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const etp_optype_row *t = etp_optype_get(x, i);
+        const etp_ops_method *m = etp_ops_method_get(p->ops, t->method);
+        PyObject *v[NC] = {text(m ? m->name : NULL), text(etp_optype_domain_name(t->domain)),
+                           text(t->placement), text(t->type), PyLong_FromUnsignedLong(t->rows),
+                           PyLong_FromUnsignedLongLong(t->count), tval(t->unit, t->total, uns),
+                           tval(t->unit, t->avg, uns), tval(t->unit, t->per_run, uns),
+                           fnum(t->share), fnum(t->cum_share), text(tname(t->unit, tu))};
+        for (int c = 0; c < NC; c++) {
+            if (!v[c]) {
+                for (int k = c; k < NC; k++) Py_XDECREF(v[k]);
+                goto done;
+            }
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v[c]);
+        }
+    }
+    Py_INCREF(d);
+    res = d;
+done:
+    for (int c = 0; c < NC; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    etp_optype_free(x);
+    return res;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
@@ -830,6 +1035,10 @@ static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) 
 }
 
 static PyMethodDef Profile_methods[] = {
+    {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
+     "op_types(*, time_unit='us') -> dict of column lists (etprof ops --by type)"},
+    {"runs", (PyCFunction)(void (*)(void))Profile_runs, METH_VARARGS | METH_KEYWORDS,
+     "runs(*, time_unit='us', ...) -> (dict of column lists, list of method dicts)"},
     {"event_columns", (PyCFunction)Profile_event_columns, METH_VARARGS,
      "event_columns(block) -> dict of column lists: the block's events (etprof.Profile.events)"},
     {"write_trace", (PyCFunction)(void (*)(void))Profile_write_trace, METH_VARARGS | METH_KEYWORDS,

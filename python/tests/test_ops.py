@@ -305,3 +305,52 @@ def test_diff_equals_command_json():
     assert all(r["p50_pct"] == 0 for r in same.ops)
     with pytest.raises(etprof.UsageError):
         etprof.diff(a, b, base_pte=pte, alpha=2)
+
+
+def test_runs_equal_command_json():
+    """Profile.runs()/run_methods() hold `etprof runs --format json` (one library function)."""
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp")
+    pte = data("upstream/stories260k_hybrid_llama_qnn.pte")
+    want = cli_json("runs", dump, "--pte", pte, "--method", "kv_forward")
+    p = etprof.open(dump, pte, method="kv_forward")
+    got = p.runs(as_dict=True)
+    assert len(got["run"]) == len(want["runs"]) == 10
+    for i, w in enumerate(want["runs"]):
+        for k in ("method", "run", "block", "warmup", "outlier", "unit"):
+            assert got[k][i] == w[k], (i, k)
+        for k in ("execute", "delegate", "cpu", "framework"):
+            assert got[k][i] == pytest.approx(w[k], rel=1e-9), (i, k)
+        for gb, wb in zip(got["backends"][i], w["backends"]):
+            assert gb["placement"] == wb["placement"]
+            assert gb["backend_time"] == pytest.approx(wb["backend_time"], rel=1e-9)
+        wq = {f["name"]: f["value"] for f in w["qnn"][0]["figures"]}
+        gq = got["qnn"][i][0]["figures"]
+        assert set(gq) == set(wq)
+        for name, v in wq.items():
+            assert gq[name]["value"] == pytest.approx(v, rel=1e-9), name
+    assert got["warmup"][0] is True
+    (m,) = p.run_methods()
+    wm = want["methods"][0]
+    assert m["name"] == wm["name"] and m["trend"]["verdict"] == wm["trend"]["verdict"]
+    assert m["tokens_per_second"] == pytest.approx(wm["tokens_per_second"], rel=1e-9)
+    assert m["median"] == pytest.approx(wm["median"], rel=1e-9)
+
+
+def test_op_types_equal_command_json():
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp")
+    pte = data("upstream/stories260k_hybrid_llama_qnn.pte")
+    want = cli_json("ops", dump, "--pte", pte, "--method", "kv_forward", "--by", "type")["rows"]
+    got = etprof.open(dump, pte, method="kv_forward").op_types(as_dict=True)
+    assert len(got["type"]) == len(want) > 0
+    for i, w in enumerate(want):
+        for k in ("method", "domain", "placement", "type", "rows", "count", "unit"):
+            assert got[k][i] == w[k], (i, k)
+        for k in ("total", "avg", "per_run", "share", "cum_share"):
+            assert got[k][i] == pytest.approx(w[k], rel=1e-9), (i, k)
+    # totals are sums over the ops rows of each type (the HTP nodes: aten_<op>_... -> <op>)
+    import re
+    ops = etprof.open(dump, pte, method="kv_forward").ops(all=True, as_dict=True)
+    conv = sum(t for n, k, t in zip(ops["name"], ops["kind"], ops["total"])
+               if k == "htp_node" and re.match(r"aten_convolution_", n))
+    (g,) = [i for i, t in enumerate(got["type"]) if t == "convolution" and got["domain"][i] == "htp"]
+    assert got["total"][g] == pytest.approx(conv, rel=1e-12)
