@@ -288,6 +288,124 @@ def _op_types(self, *, time_unit="us", as_dict=False):
     return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
 
 
+def _tv(v, unit, unit_ns):
+    if v is None or v != v:
+        return None
+    return v / unit_ns if unit == "ns" else v
+
+
+def _fact_value(f, unit_ns, time_unit):
+    """A plain fact as the command's JSON writes it (src/cli/cmd_explain.c json_facts):
+    host-time numbers in the display unit; percentages, ratios and cycles as they are; whole
+    numbers (bytes, cycles, us as the file gives them) as ints."""
+    k = f["kind"]
+    if k == "number":
+        if f["unknown"] or f["value"] != f["value"]:  # not known, or NaN (JSON null)
+            return None
+        if f["integral"]:
+            return int(f["value"])
+        if f["percent"] or f["per_unit"] is not None or f["unit"] == "cycles":
+            return f["value"]
+        return _tv(f["value"], f["unit"], unit_ns)
+    if k == "count":
+        return f["count"]
+    if k == "flag":
+        return f["flag"]
+    if k == "text":
+        return time_unit if f["id"] == "time_unit" else f["text"]
+    return None
+
+
+def _top_op(f, unit_ns, time_unit):
+    r = dict(f["row_data"])
+    u = r["unit"]
+    for k in ("p50", "avg", "total"):
+        r[k] = _tv(r[k], u, unit_ns)
+    r["unit"] = time_unit if u == "ns" else u
+    return r
+
+
+def _nest(facts, unit_ns, time_unit):
+    """The facts (extra ones left out) nested as the command's JSON "facts" object: lists of
+    records (objects by fact id, or plain values), records, top operators."""
+    facts = [f for f in facts if not f["extra"]]
+    out = {}
+    i = 0
+    while i < len(facts):
+        f = facts[i]
+        i += 1
+        if f["list"] is not None:
+            continue  # members are taken by their list below
+        if f["kind"] in ("list", "record"):
+            members = []
+            while i < len(facts) and facts[i]["list"] == f["id"]:
+                members.append(facts[i])
+                i += 1
+            if f["kind"] == "record":
+                out[f["id"]] = {g["id"]: _fact_value(g, unit_ns, time_unit) for g in members}
+            elif f["flag"]:
+                out[f["id"]] = [(_top_op(g, unit_ns, time_unit) if g["kind"] == "row" else
+                                 _fact_value(g, unit_ns, time_unit)) for g in members]
+            else:
+                recs, cur, item = [], None, None
+                for g in members:
+                    if g["kind"] == "row":
+                        recs.append(_top_op(g, unit_ns, time_unit))
+                        cur, item = None, None
+                        continue
+                    if g["item"] != item:
+                        cur, item = {}, g["item"]
+                        recs.append(cur)
+                    cur[g["id"]] = _fact_value(g, unit_ns, time_unit)
+                out[f["id"]] = recs
+        elif f["kind"] == "row":
+            out[f["id"]] = _top_op(f, unit_ns, time_unit)
+        else:
+            out[f["id"]] = _fact_value(f, unit_ns, time_unit)
+    return out
+
+
+def _settle(facts):
+    return {f["id"]: f["settle"] for f in facts if f["cannot_tell"] and f["settle"]}
+
+
+class Finding:
+    """One of explain's findings (``etprof explain``; docs/analyses.md): ``id``
+    ("same_thing", "npu_vs_cpu", "units", "hmx_vs_hvx", "memory_utilization", "cannot_tell",
+    "missing"), ``question`` (its text), ``method`` (its method's name or None), ``facts`` (the
+    command's JSON "facts" object: host time in ``time_unit``, named by its ``time_unit`` fact;
+    cycles, percentages and the file's whole numbers as they are), ``cannot_tell`` (fact id ->
+    what would settle it, for what the files cannot tell) and ``raw`` (the library's flat typed
+    fact records, each with its ``unit``)."""
+
+    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw")
+
+    def __repr__(self):
+        return "<etprof Finding %s%s: %d facts>" % (
+            self.id, "" if self.method is None else " (%s)" % self.method, len(self.raw))
+
+
+def _explain(self, *, time_unit="us", top=5):
+    """The answers of ``etprof explain`` as structured findings (a list of :class:`Finding`),
+    from the library's typed facts (etprof_explain.h). The command's prose is one rendering of
+    these facts; QNN's own files (QHAS/optrace) are not taken here yet."""
+    unit_ns = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}.get(time_unit)
+    if unit_ns is None:
+        raise UsageError('time_unit: expected ns, us, ms or s, got "%s"' % time_unit)
+    out = []
+    for fd in self._p.explain(top=int(top)):
+        f = Finding()
+        f.id = fd["id"]
+        f.question = fd["question_text"]
+        f.method = fd["method_name"]
+        f.raw = fd["facts"]
+        f.facts = _nest(fd["facts"], unit_ns, time_unit)
+        f.cannot_tell = _settle(fd["facts"])
+        out.append(f)
+    return out
+
+
+Profile.explain = _explain
 Profile.op_types = _op_types
 Profile.runs = _runs
 Profile.run_methods = _run_methods

@@ -22,6 +22,7 @@
 #include "etprof.h"
 #include "etprof_inspector.h"
 #include "etprof_runs.h"
+#include "etprof_explain.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -920,6 +921,86 @@ done:
     return res;
 }
 
+/* ---- explain (etprof_explain.h): the findings as flat fact records; etprof/__init__.py nests
+ * them (lists, records) ---- */
+
+static const char *const fact_kinds[] = {"number", "count", "text", "flag", "list", "row",
+                                         "record"};
+
+/* An ops row as explain's JSON names a top operator (src/figures.c ana_json_top_op), values in
+ * the row's unit (ns for host time; etprof/__init__.py converts). */
+static PyObject *row_dict(const etp_ops_result *r, int32_t i) {
+    if (i < 0 || (size_t)i >= etp_ops_row_count(r)) Py_RETURN_NONE;
+    const etp_ops_row *row = etp_ops_row_get(r, (size_t)i);
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:s,s:K,s:N,s:N,s:N,s:N,s:s}", "name", text(row->name),
+                         "instruction_id",
+                         row->chain >= 0 && row->instr >= 0 ? PyLong_FromLong(row->instr)
+                                                            : (Py_INCREF(Py_None), Py_None),
+                         "operator", text(row->op), "placement", text(row->placement), "kind",
+                         etp_ops_row_kind_name(row), "count", (unsigned long long)row->count,
+                         "p50", fnum(row->stats.p50), "avg", fnum(row->stats.avg), "total",
+                         fnum(row->stats.total), "share", fnum(row->share), "unit",
+                         etp_unit_name(row->unit));
+}
+
+static PyObject *fact_dict(const etp_ops_result *r, const etp_fact *f) {
+    return Py_BuildValue(
+        "{s:s,s:s,s:N,s:s,s:N,s:O,s:K,s:O,s:N,s:N,s:i,s:i,s:N,s:I,s:O,s:O,s:O,s:O,s:N,s:N}", "id",
+        f->id, "kind", fact_kinds[f->kind <= ETP_FACT_RECORD ? f->kind : 0], "value",
+        fnum(f->value), "unit", f->unit ? etp_unit_name(f->unit) : "", "per_unit",
+        text(f->per_unit ? etp_unit_name(f->per_unit) : NULL), "percent",
+        f->percent ? Py_True : Py_False, "count", (unsigned long long)f->count, "flag",
+        f->flag ? Py_True : Py_False, "text", text(f->text), "name", text(f->name), "row", f->row,
+        "method", f->method, "list", text(f->list), "item", f->item, "extra",
+        f->extra ? Py_True : Py_False, "unknown", f->unknown ? Py_True : Py_False, "integral",
+        f->integral ? Py_True : Py_False, "cannot_tell", f->cannot_tell ? Py_True : Py_False,
+        "settle", text(f->settle), "row_data",
+        f->kind == ETP_FACT_ROW ? row_dict(r, f->row) : (Py_INCREF(Py_None), Py_None));
+}
+
+static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"top", NULL};
+    unsigned int top = 5;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$I:explain", kwlist, &top)) return NULL;
+    if (need_ops(p)) return NULL;
+    etp_explain_options o;
+    memset(&o, 0, sizeof o);
+    o.program_given = p->prog != NULL;
+    o.top_ops = top;
+    o.tick_ns = p->tick_ns;
+    o.htp_clock_ghz = NAN;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_explain_result *x = NULL;
+    int rc = etp_explain_compute(p->ops, &o, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *l = PyList_New((Py_ssize_t)x->n_findings);
+    for (size_t i = 0; l && i < x->n_findings; i++) {
+        const etp_finding *fd = &x->findings[i];
+        PyObject *facts = PyList_New((Py_ssize_t)fd->n_facts);
+        for (size_t k = 0; facts && k < fd->n_facts; k++) {
+            PyObject *fo = fact_dict(p->ops, &fd->facts[k]);
+            if (!fo) {
+                Py_CLEAR(facts);
+                break;
+            }
+            PyList_SET_ITEM(facts, (Py_ssize_t)k, fo);
+        }
+        PyObject *e = facts ? Py_BuildValue("{s:s,s:i,s:i,s:N,s:N,s:N}", "id", fd->id, "question",
+                                            (int)fd->question, "method", fd->method, "method_name",
+                                            text(fd->method_name), "question_text",
+                                            text(fd->question_text), "facts", facts)
+                            : NULL;
+        if (!e) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, e);
+    }
+    etp_explain_free(x);
+    return l;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
@@ -1035,6 +1116,8 @@ static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) 
 }
 
 static PyMethodDef Profile_methods[] = {
+    {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
+     "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
     {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
      "op_types(*, time_unit='us') -> dict of column lists (etprof ops --by type)"},
     {"runs", (PyCFunction)(void (*)(void))Profile_runs, METH_VARARGS | METH_KEYWORDS,

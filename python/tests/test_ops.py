@@ -354,3 +354,30 @@ def test_op_types_equal_command_json():
                if k == "htp_node" and re.match(r"aten_convolution_", n))
     (g,) = [i for i, t in enumerate(got["type"]) if t == "convolution" and got["domain"][i] == "htp"]
     assert got["total"][g] == pytest.approx(conv, rel=1e-12)
+
+
+@pytest.mark.parametrize("dump,pte,method", [
+    ("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
+     "upstream/stories260k_hybrid_llama_qnn.pte", "kv_forward"),
+    ("real/add_pte_10x.etdp", "upstream/add.pte", None),
+    ("real/module_linear_10x.etdp", None, None),
+    ("synthetic/synth_qnn_mixed_small_3x.etdp", None, None),
+])
+def test_explain_facts_equal_command_json(dump, pte, method):
+    """Profile.explain() findings are the command's JSON findings: same ids, methods and facts
+    (one library computation, etprof_explain.h)."""
+    if not os.path.exists(data(dump)):
+        pytest.skip("%s not in tests/data" % dump)
+    args = ["explain", data(dump)] + (["--pte", data(pte)] if pte else []) + \
+        (["--method", method] if method else [])
+    want = cli_json(*args)["findings"]
+    p = etprof.open(data(dump), data(pte) if pte else None, method=method)
+    got = p.explain()
+    assert [f.id for f in got] == [w["id"] for w in want]
+    for g, w in zip(got, want):
+        assert g.method == w.get("method")
+        assert g.question == w["question"]
+        assert set(g.facts) == set(w["facts"]), (g.id, set(g.facts) ^ set(w["facts"]))
+        for k, v in w["facts"].items():
+            assert g.facts[k] == (pytest.approx(v, rel=1e-9) if isinstance(v, float) else v), \
+                (g.id, k, g.facts[k], v)
