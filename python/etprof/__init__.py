@@ -11,6 +11,7 @@ without it, dicts of columns (lists). See docs/python.md.
 """
 
 import filecmp
+import html as _html
 import os
 
 from . import _etprof
@@ -405,6 +406,48 @@ def _explain(self, *, time_unit="us", top=5):
     return out
 
 
+def _html_table(headers, rows):
+    esc = _html.escape
+    h = "".join("<th>%s</th>" % esc(str(x)) for x in headers)
+    b = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % esc("" if v is None else
+                                                              ("%.6g" % v if isinstance(v, float)
+                                                               else str(v))) for v in r)
+                for r in rows)
+    return "<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (h, b)
+
+
+def _profile_html(self):
+    """A notebook's view: what the file is and each method's latency (Profile.summary)."""
+    if self.closed:
+        return "<p>%s</p>" % _html.escape(repr(self))
+    s = self.summary()
+    rows = [(m["name"] if m["name"] is not None else "(unknown: %s)" % (m["candidates"] or "?"),
+             m["runs"], m["latency"]["p50"], m["latency"]["avg"], m["latency"]["min"],
+             m["latency"]["max"], m["unit"], m["profiling_level"]) for m in s["methods"]]
+    return ("<p><b>etprof.Profile</b> %s: %d blocks, %d events, %d runs kept</p>" %
+            (_html.escape(str(self.etdump)), s["blocks"], s["events"], s["runs"]) +
+            _html_table(("method", "runs", "Method::execute p50", "avg", "min", "max", "unit",
+                         "profiling"), rows))
+
+
+def _finding_html(self):
+    rows = [(k, v) for k, v in self.facts.items() if not isinstance(v, (list, dict))]
+    return ("<p><b>%s</b>%s: %s</p>" % (_html.escape(self.id), "" if self.method is None else
+                                          " (%s)" % _html.escape(self.method),
+                                          _html.escape(self.question or "")) +
+            _html_table(("fact", "value"), rows))
+
+
+def _diff_html(self):
+    rows = [(m["method"], m["p50_base"], m["p50_new"], m["p50_pct"], m["p_value"], m["verdict"],
+             m["gate"], m["unit"]) for m in self.methods]
+    return ("<p><b>etprof.Diff</b>: %s; gate <b>%s</b>: %s</p>" %
+            (_html.escape(self.result), _html.escape(self.gate["outcome"]),
+             _html.escape(self.gate["reason"])) +
+            _html_table(("method", "p50 base", "p50 new", "p50 %", "p", "verdict", "gate",
+                         "unit"), rows))
+
+
 Profile.explain = _explain
 Profile.op_types = _op_types
 Profile.runs = _runs
@@ -495,3 +538,8 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)
+
+
+Profile._repr_html_ = _profile_html
+Finding._repr_html_ = _finding_html
+Diff._repr_html_ = _diff_html

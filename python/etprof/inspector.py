@@ -173,6 +173,16 @@ class Inspector:
         return "<etprof.Inspector of %r: %d event blocks, %d rows>" % (
             self._p.etdump, len(self.event_blocks), len(self._cols["event_name"]))
 
+    def _repr_html_(self):
+        import html  # noqa: PLC0415
+
+        rows = "".join("<tr><td>%s</td><td>%d</td><td>%d</td></tr>" % (
+            html.escape(str(b.name)), b.runs, len(b.events)) for b in self.event_blocks)
+        return ("<p><b>etprof.Inspector</b> %s: %d rows (to_dataframe())</p><table><thead><tr>"
+                "<th>event block</th><th>runs</th><th>events</th></tr></thead><tbody>%s</tbody>"
+                "</table>" % (html.escape(str(self._p.etdump)), len(self._cols["event_name"]),
+                              rows))
+
     @property
     def runs(self):
         """Runs read (run_data blocks with events)."""

@@ -381,3 +381,30 @@ def test_explain_facts_equal_command_json(dump, pte, method):
         for k, v in w["facts"].items():
             assert g.facts[k] == (pytest.approx(v, rel=1e-9) if isinstance(v, float) else v), \
                 (g.id, k, g.facts[k], v)
+
+
+def test_notebook_views():
+    """_repr_html_ of the results: an HTML table holding the figures (escaped names)."""
+    import html.parser
+
+    p = etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"))
+    h = p._repr_html_()
+    cells = []
+
+    class P(html.parser.HTMLParser):
+        def handle_data(self, d):
+            cells.append(d)
+
+    P().feed(h)
+    assert "forward" in cells and "10" in cells
+    lat = p.summary()["methods"][0]["latency"]["p50"]
+    assert ("%.6g" % lat) in cells
+    d = etprof.diff(data("real/add_pte_10x.etdp"), data("real/add_pte_100x.etdp"),
+                    base_pte=data("upstream/add.pte"))
+    assert "<table>" in d._repr_html_() and d.gate["outcome"] in d._repr_html_()
+    f = p.explain()[0]
+    assert f.id in f._repr_html_()
+    i = etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"))
+    assert "Execute" in i._repr_html_()
+    p.close()
+    assert "closed" in p._repr_html_()
