@@ -1132,6 +1132,13 @@ typedef struct etp_trace_stats {
 /* Writes the trace of every block of the model to `f` (streaming: one block in memory at a
  * time). `o` may be NULL (tick_ns 1); `st` may be NULL. Returns ETP_OK, ETP_E_IO when a write
  * failed, ETP_E_INTERNAL when out of memory. Does not flush or close `f`. */
+/* A stream that gzip-compresses (zlib, RFC 1952) what is written to it into `out`, e.g. a trace
+ * written as trace.json.gz (Perfetto and chrome://tracing open those). fclose() of the returned
+ * stream writes the gzip trailer and flushes `out` (which stays open: the caller closes it) and
+ * returns EOF with errno set when any write to `out` failed. NULL (with `err`, ETP_E_INTERNAL)
+ * when out of memory. */
+FILE *etp_gzip_open(FILE *out, etp_error *err);
+
 int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
                     etp_error *err);
 

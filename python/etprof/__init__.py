@@ -184,7 +184,8 @@ class Profile:
 def _trace(self, path):
     """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
     docs/trace.md), atomically: a temporary file beside it is renamed over it only when the
-    whole trace was written, so a failure never leaves a partial file. Returns the trace's
+    whole trace was written, so a failure never leaves a partial file; a ``.gz`` path is written
+    gzip-compressed, as the command does. Returns the trace's
     counts (``processes``, ``tracks``, ``slices``, ``synthetic``, ``instants``, ``clamped``,
     ``unplaced``). Raises :class:`IOError` (with the path) when it cannot be written."""
     return self._p.write_trace(os.fspath(path))

@@ -1048,7 +1048,10 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
         to.source = src;
         to.program = prog;
         to.tick_ns = p->tick_ns;
-        rc = etp_trace_write(p->model, f, &to, &st, &err);
+        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
+        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
+        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
+        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
     } else {
         etp_report_opts ro;
         etp_report_opts_init(&ro);

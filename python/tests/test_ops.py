@@ -408,3 +408,13 @@ def test_notebook_views():
     assert "Execute" in i._repr_html_()
     p.close()
     assert "closed" in p._repr_html_()
+
+
+def test_trace_gzip(tmp_path):
+    import gzip
+
+    p = etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"))
+    p.trace(tmp_path / "a.json")
+    p.trace(tmp_path / "a.json.gz")
+    assert gzip.decompress((tmp_path / "a.json.gz").read_bytes()) == \
+        (tmp_path / "a.json").read_bytes()

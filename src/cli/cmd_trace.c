@@ -114,11 +114,25 @@ static int run_trace(cli_args *a) {
     to.progress_ctx = a;
     etp_trace_stats st;
     etp_error err = {0};
-    int r = etp_trace_write_htp(in.model, o.f, &to, ot, ghz, clock_src, &st, &err);
+    /* -o NAME.gz: the trace gzip-compressed (Perfetto and chrome://tracing open .json.gz) */
+    const char *op = a->set[OPT_OUTPUT] ? a->val[OPT_OUTPUT] : NULL;
+    size_t opl = op ? strlen(op) : 0;
+    FILE *gz = NULL;
+    if (opl > 3 && strcmp(op + opl - 3, ".gz") == 0 && !(gz = etp_gzip_open(o.f, &err))) {
+        cli_error(&err);
+        cli_close_inputs(&in);
+        etp_qnn_trace_free(ot);
+        return cli_out_close(&o, EXIT_INTERNAL);
+    }
+    FILE *tf = gz ? gz : o.f;
+    int r = etp_trace_write_htp(in.model, tf, &to, ot, ghz, clock_src, &st, &err);
     etp_qnn_trace_free(ot);
     cli_progress_end(a);
-    if (r == ETP_E_IO && ferror(o.f)) {
-        o.err = errno; /* the output's write failed: cli_out_close says so, once */
+    int gz_errno = 0;
+    if (gz && fclose(gz) != 0) gz_errno = errno ? errno : EIO; /* the gzip trailer, flushed */
+    if ((r == ETP_E_IO && (gz || ferror(o.f))) || (!r && gz_errno)) {
+        /* the output's write failed: cli_out_close says so, once */
+        o.err = gz_errno ? gz_errno : errno;
         rc = EXIT_IO;
     } else if (r) {
         cli_error(&err);
@@ -152,7 +166,7 @@ const cli_cmd cmd_trace = {
     .name = "trace",
     .summary = "Chrome Trace Event JSON of the runs, for Perfetto and chrome://tracing",
     .usage = "FILE [--pte P] [--runs A-B] [--skip-first N] [--max-runs N] [--optrace F "
-             "[--runtrace F | --qhas F | --htp-clock-ghz G]] -o trace.json",
+             "[--runtrace F | --qhas F | --htp-clock-ghz G]] -o trace.json[.gz]",
     .help = "Open the output at https://ui.perfetto.dev (Open trace file) or chrome://tracing.\n"
             "One process per method (\"load\" for Program::load_method/Method::init), one group\n"
             "of tracks per run. Events with real host timestamps keep them (us since the first\n"
@@ -165,6 +179,7 @@ const cli_cmd cmd_trace = {
             "DELEGATE_CALL, plus VTCM/DRAM counters; args.synthetic_time = true.\n"
             "Big dumps: --runs A-B (runs A to B of each method, 1-based; A- to the end),\n"
             "--skip-first N, --max-runs N choose the runs written; they keep their numbers.\n"
+            "-o NAME.gz writes the trace gzip-compressed (Perfetto opens .json.gz).\n"
             "See docs/trace.md.",
     .opts = trace_opts,
     .min_pos = 1,
