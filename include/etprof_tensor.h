@@ -18,6 +18,8 @@
 
 #include "etprof.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,6 +58,14 @@ typedef struct etp_tensor_stats {
 } etp_tensor_stats;
 /* Statistics over every element. Cannot fail. */
 void etp_tensor_stats_compute(const etp_tensor_view *v, etp_tensor_stats *out);
+
+/* Writes the tensor as a NumPy .npy file (format 1.0: magic, header dict with descr,
+ * fortran_order False and the shape, then the elements in row-major order through the
+ * strides). Types NumPy has: their own descr, little endian ('<f2' HALF, '<f4' FLOAT, '|b1' BOOL,
+ * '<u2' UINT16/BITS16, '|i1' CHAR/QINT8, '|u1' BYTE/QUINT8/QUINT4X2/QUINT2X4, ...); BFLOAT16 and
+ * the FLOAT8 variants, which NumPy lacks, are widened exactly to '<f4'. An empty tensor is a
+ * file with no elements. ETP_OK, or ETP_E_IO when a write failed (errno set). */
+int etp_tensor_write_npy(const etp_tensor_view *v, FILE *f);
 
 ETP_API_END
 #ifdef __cplusplus

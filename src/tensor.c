@@ -196,3 +196,64 @@ void etp_tensor_stats_compute(const etp_tensor_view *v, etp_tensor_stats *o) {
     o->mean = n ? mean : NAN;
     o->std = n ? sqrt(m2 / (double)n) : NAN;
 }
+
+/* NumPy's descr of a type, and whether elements are widened to float32. */
+static const char *npy_descr(int t, bool *widen) {
+    *widen = false;
+    switch (t) {
+    case 0: case 13: case 16: case 17: return "|u1";
+    case 1: case 12: return "|i1";
+    case 2: return "<i2";
+    case 3: case 14: return "<i4";
+    case 4: return "<i8";
+    case 5: return "<f2";
+    case 6: return "<f4";
+    case 7: return "<f8";
+    case 11: return "|b1";
+    case 22: case 27: return "<u2";
+    case 28: return "<u4";
+    case 29: return "<u8";
+    default: *widen = true; return "<f4"; /* BFLOAT16, FLOAT8 variants */
+    }
+}
+
+int etp_tensor_write_npy(const etp_tensor_view *v, FILE *f) {
+    bool widen;
+    const char *descr = npy_descr(v->scalar_type, &widen);
+    char shape[ETP_TENSOR_MAX_RANK * 24 + 8];
+    size_t k = 0;
+    shape[k++] = '(';
+    for (uint32_t d = 0; d < v->rank; d++)
+        k += (size_t)snprintf(shape + k, sizeof shape - k, "%lld,%s", (long long)v->sizes[d],
+                              d + 1 < v->rank ? " " : "");
+    snprintf(shape + k, sizeof shape - k, ")");
+    char hdr[512];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     descr, shape);
+    /* magic (6) + version (2) + length (2) + header, padded with spaces to a multiple of 64 and
+     * ended by a newline */
+    size_t total = 10 + (size_t)n + 1;
+    size_t pad = (64 - total % 64) % 64;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+    size_t hl = (size_t)n + pad + 1;
+    pre[8] = (unsigned char)(hl & 0xff);
+    pre[9] = (unsigned char)(hl >> 8);
+    if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n) return ETP_E_IO;
+    for (size_t i = 0; i < pad; i++)
+        if (fputc(' ', f) == EOF) return ETP_E_IO;
+    if (fputc('\n', f) == EOF) return ETP_E_IO;
+    int es = etp_scalar_type_size(v->scalar_type);
+    for (uint64_t i = 0; v->base && i < v->numel; i++) {
+        if (widen) {
+            float x = (float)etp_tensor_get(v, i);
+            unsigned char b[4];
+            uint32_t u;
+            memcpy(&u, &x, 4);
+            for (int q = 0; q < 4; q++) b[q] = (unsigned char)(u >> (8 * q));
+            if (fwrite(b, 1, 4, f) != 4) return ETP_E_IO;
+        } else if (fwrite(elem(v, i), 1, (size_t)es, f) != (size_t)es) {
+            return ETP_E_IO;
+        }
+    }
+    return ferror(f) ? ETP_E_IO : ETP_OK;
+}

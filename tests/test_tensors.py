@@ -191,6 +191,29 @@ tl = [g for g in rows if g["entry"].startswith("tensor_list[")]
 check(len(tl) == 2 and tl[0]["values"] == cases[0][5] and tl[1]["values"] == [1, 0, 1],
       "TensorList: both tensors decoded")
 
+# -- --dump DIR: .npy files, read back with NumPy when it is installed ----------------------------
+npd = os.path.join(T, "npy")
+r = subprocess.run([E, "-q", "tensors", dump, "--debug-buffer", bpath, "--dump", npd, "-o",
+                    os.devnull], capture_output=True, text=True)
+check(r.returncode == 0, "--dump: exit 0 (%s)" % r.stderr.strip())
+files = sorted(os.listdir(npd)) if os.path.isdir(npd) else []
+check(len(files) == len(cases) + 2, "--dump: one .npy per tensor (%d files)" % len(files))
+try:
+    import numpy
+except ImportError:
+    numpy = None
+    print("skip: numpy is not installed (python3-numpy): the .npy contents are not read back")
+if numpy is not None:
+    for idx, (name, st, sizes, strides, off, expect) in enumerate(cases):
+        arr = numpy.load(os.path.join(npd, "b0_e%d_i%d.npy" % (idx, idx)))
+        got = [float(x) for x in arr.reshape(-1)]
+        check(list(arr.shape) == sizes and len(got) == len(expect) and
+              all(same(float(a), b) for a, b in zip(expect, got)),
+              "--dump %s: numpy.load gives shape %s and the values" % (name, sizes))
+    check(numpy.load(os.path.join(npd, "b0_e0_i0.npy")).dtype == numpy.float16 and
+          numpy.load(os.path.join(npd, "b0_e2_i2.npy")).dtype == numpy.bool_,
+          "--dump: HALF is float16, BOOL is bool")
+
 # -- errors --------------------------------------------------------------------------------------
 short = os.path.join(T, "short.bin")
 open(short, "wb").write(bytes(buf[:cases[3][4] + 1]))

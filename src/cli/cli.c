@@ -51,6 +51,7 @@ static const cli_optdef optdefs[] = {
     {OPT_ALLOW_INCONCLUSIVE, "allow-inconclusive", 0, NULL,
      "with --fail-on-regression: exit 0, not 6, when inconclusive (with a warning)"},
     {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
+    {OPT_DUMP_DIR, "dump", 0, "DIR", "also write each tensor as a NumPy .npy file into DIR"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

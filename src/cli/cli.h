@@ -29,6 +29,8 @@ typedef enum opt_id {
     OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW, OPT_ALLOW_INCONCLUSIVE,
     /* events */
     OPT_DEBUG_BUFFER,
+    /* tensors */
+    OPT_DUMP_DIR,
     /* ops */
     OPT_BY,
     /* trace */

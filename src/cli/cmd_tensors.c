@@ -4,8 +4,10 @@
 #include "cli.h"
 #include "etprof_tensor.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,8 @@ static void dims(char *b, size_t n, const int64_t *d, uint32_t rank) {
 }
 
 typedef struct tctx {
+    const char *dump_dir; /* --dump DIR, or NULL */
+    uint64_t written;     /* .npy files written */
     cli_args *a;
     out_table *t;
     jw w;
@@ -148,6 +152,34 @@ static void row(tctx *c, const etp_block_view *bv, const etp_mevent *e, const ch
     out_row_end(c->t);
 }
 
+/* --dump DIR: the tensor as DIR/b<block>_e<event>_i<instruction>[_l<k>][_output].npy. */
+static int dump_npy(tctx *c, const etp_block_view *bv, const etp_mevent *e, int list_k,
+                    bool output, const etp_tensor_view *v) {
+    char path[4096];
+    char lk[24] = "";
+    if (list_k >= 0) snprintf(lk, sizeof lk, "_l%d", list_k);
+    snprintf(path, sizeof path, "%s/b%u_e%u_i%d%s%s.npy", c->dump_dir, bv->block, e->index,
+             (int)e->instr, lk, output ? "_output" : "");
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        cli_errorf("tensors: %s: cannot create: %s", path, strerror(errno));
+        return EXIT_IO;
+    }
+    int rc = etp_tensor_write_npy(v, f);
+    int e1 = errno;
+    if (fclose(f) && !rc) {
+        rc = ETP_E_IO;
+        e1 = errno;
+    }
+    if (rc) {
+        cli_errorf("tensors: %s: write failed: %s", path, strerror(e1 ? e1 : EIO));
+        remove(path);
+        return EXIT_IO;
+    }
+    c->written++;
+    return EXIT_OK;
+}
+
 static int run_tensors(cli_args *a) {
     const char *path = a->pos[0];
     if (a->fmt_set && a->fmt == OUT_JSONL) {
@@ -179,6 +211,19 @@ static int run_tensors(cli_args *a) {
     tctx c;
     memset(&c, 0, sizeof c);
     c.a = a;
+    if (a->set[OPT_DUMP_DIR]) {
+        c.dump_dir = a->val[OPT_DUMP_DIR];
+        struct stat sb;
+        if (mkdir(c.dump_dir, 0777) && (errno != EEXIST || stat(c.dump_dir, &sb) ||
+                                        !S_ISDIR(sb.st_mode))) {
+            cli_errorf("tensors: --dump %s: cannot make the directory: %s", c.dump_dir,
+                       strerror(errno == EEXIST ? ENOTDIR : errno));
+            cli_close_inputs(&in);
+            etp_blob_close(&dbuf);
+            cli_out_close(&o, EXIT_USAGE);
+            return EXIT_USAGE;
+        }
+    }
     c.nvalues = 8;
     c.json = a->fmt == OUT_JSON;
     if (c.json) {
@@ -222,6 +267,7 @@ static int run_tensors(cli_args *a) {
                 }
                 row(&c, &bv, e, "tensor", etp_scalar_type_name(v.scalar_type), &v, 0, output);
                 n++;
+                if (c.dump_dir) rc = dump_npy(&c, &bv, e, -1, output, &v);
             } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
                 for (uint32_t k = 0; k < val->tensor_list_len && !rc; k++) {
                     etp_tensor tk;
@@ -239,6 +285,7 @@ static int run_tensors(cli_args *a) {
                     }
                     row(&c, &bv, e, ent, etp_scalar_type_name(v.scalar_type), &v, 0, output);
                     n++;
+                    if (c.dump_dir) rc = dump_npy(&c, &bv, e, (int)k, output, &v);
                 }
             } else if (val->val == ETP_VAL_INT && val->has_int) {
                 row(&c, &bv, e, "int", "int64", NULL, (double)val->int_val, output);
@@ -274,19 +321,21 @@ static int run_tensors(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
-static const opt_id tensors_opts[] = {OPT_DEBUG_BUFFER, OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, 0};
+static const opt_id tensors_opts[] = {OPT_DEBUG_BUFFER, OPT_DUMP_DIR, OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, 0};
 
 const cli_cmd cmd_tensors = {
     .name = "tensors",
     .summary = "the tensors and values the runtime logged, decoded from the debug buffer",
-    .usage = "FILE --debug-buffer X.bin [--pte P]",
+    .usage = "FILE --debug-buffer X.bin [--pte P] [--dump DIR]",
     .help = "One row per logged value (intermediate outputs and method outputs): instruction,\n"
             "operator (with --pte), dtype, shape, strides (when not row-major), byte offset in\n"
             "the debug buffer, element count, min/max/mean/std over the finite values, NaN and\n"
             "Inf counts, the fraction of zeros and the first values. Every ScalarType of the\n"
             "schema is decoded (HALF, BFLOAT16, FLOAT8 variants, BOOL, quantized, unsigned), and\n"
             "strides are honoured. A tensor whose bytes lie outside the buffer, or a missing\n"
-            "--debug-buffer, is a located error, never zeros. JSON: docs/json-contract.md.",
+            "--debug-buffer, is a located error, never zeros. --dump DIR also writes each tensor\n"
+            "as DIR/b<block>_e<event>_i<instruction>[_l<k>][_output].npy (NumPy's format;\n"
+            "BFLOAT16 and FLOAT8 widened to float32). JSON: docs/json-contract.md.",
     .opts = tensors_opts,
     .min_pos = 1,
     .max_pos = 1,
