@@ -67,6 +67,61 @@ void etp_tensor_stats_compute(const etp_tensor_view *v, etp_tensor_stats *out);
  * file with no elements. ETP_OK, or ETP_E_IO when a write failed (errno set). */
 int etp_tensor_write_npy(const etp_tensor_view *v, FILE *f);
 
+/* ---------------------------------------------------------------------------------------------
+ * Numeric comparison of two runs' logged tensors (etprof compare)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_tensor_cmp {
+    uint64_t numel;
+    double mse;          /* mean of (a - b)^2 */
+    double max_abs;      /* largest |a - b| */
+    double l1;           /* mean |a - b| */
+    double snr_db;       /* 10 log10(sum a^2 / sum (a - b)^2): +inf when equal, NaN when a is all
+                            zeros and b is not */
+    double cosine;       /* a.b / (|a| |b|); 1 when both are all zeros, NaN when one is */
+    uint64_t nonfinite;  /* elements where either side is NaN/Inf (left out of the figures) */
+} etp_tensor_cmp;
+
+/* Compares the elements of two views of the same numel (a is the reference). ETP_OK, or
+ * ETP_E_USAGE when the element counts differ. */
+int etp_tensor_compare(const etp_tensor_view *a, const etp_tensor_view *b, etp_tensor_cmp *out);
+
+typedef enum etp_cmp_status {
+    ETP_CMP_MATCHED = 0,
+    ETP_CMP_SHAPE_DIFFERS, /* matched by position, but shapes (element counts) differ */
+    ETP_CMP_ONLY_BASE,
+    ETP_CMP_ONLY_NEW,
+} etp_cmp_status;
+const char *etp_cmp_status_name(etp_cmp_status s); /* "matched", "shape differs", ... */
+
+typedef struct etp_cmp_row {
+    etp_cmp_status status;
+    uint32_t run;            /* index among the runs that logged tensors (0-based) */
+    int32_t instruction_id;
+    uint32_t occurrence;     /* the k-th value logged by this instruction in the run */
+    int32_t list_index;      /* element of a TensorList, -1 */
+    bool output;             /* a method output */
+    const char *op_base;     /* the operator of the BASE side (with a program), else NULL */
+    etp_tensor_view base, new_; /* the views (zeroed on the absent side) */
+    etp_tensor_cmp cmp;      /* MATCHED only */
+} etp_cmp_row;
+
+typedef struct etp_cmp_result etp_cmp_result;
+
+/* Matches the logged tensors of two runs of the same program: by run (in order), instruction,
+ * occurrence within the instruction and TensorList index, in BASE's execution order, then the
+ * ones only in NEW. Models and buffers must outlive the result (views point into the buffers;
+ * names into the programs). Errors: a tensor outside its buffer (located, as
+ * etp_tensor_view_init), ETP_E_INTERNAL when out of memory. */
+int etp_cmp_compute(etp_model *base, const etp_blob *base_buf, etp_model *new_,
+                    const etp_blob *new_buf, etp_cmp_result **out, etp_error *err);
+void etp_cmp_free(etp_cmp_result *r);
+size_t etp_cmp_row_count(const etp_cmp_result *r);
+const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i);
+/* The first MATCHED row in BASE's execution order whose SNR is below `snr_db` (pass +inf for
+ * "the first that differs at all"); -1 when none. */
+int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);
+
 ETP_API_END
 #ifdef __cplusplus
 }

@@ -11,3 +11,8 @@ if(ETPROF_PYTHON3)
                                 ${CMAKE_CURRENT_BINARY_DIR}/tensors-tmp)
   set_tests_properties(tensors PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
 endif()
+if(ETPROF_PYTHON3)
+  add_test(NAME compare COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_compare.py
+                                ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/compare-tmp)
+  set_tests_properties(compare PROPERTIES LABELS "readers")
+endif()
