@@ -563,6 +563,16 @@ static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsig
             }
         }
     }
+    /* the dump's tensors against themselves: all matched, none diverges (or a located error) */
+    etp_cmp_result *cr = NULL;
+    if (etp_cmp_compute(m, &tb, m, &tb, &cr, &err) == ETP_OK) {
+        for (size_t k = 0; k < etp_cmp_row_count(cr); k++) {
+            const etp_cmp_row *row = etp_cmp_row_get(cr, k);
+            FZ_ASSERT(row->status == ETP_CMP_MATCHED, "a self-compare row is %s",
+                      etp_cmp_status_name(row->status));
+        }
+        etp_cmp_free(cr);
+    }
 
     char *buf = NULL;
     size_t len = 0;

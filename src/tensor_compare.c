@@ -69,6 +69,49 @@ struct etp_cmp_result {
     size_t n;
 };
 
+/* Open addressing over 64-bit keys (value + 1 stored; 0 = empty), for the occurrence counts and
+ * the matching: both stay linear in the number of logged tensors whatever the dump holds. */
+typedef struct kmap {
+    uint64_t *key;
+    uint32_t *val;
+    size_t mask, used;
+} kmap;
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+static int kmap_init(kmap *m, size_t n) {
+    size_t c = 16;
+    while (c < n * 2 + 2) c *= 2;
+    m->key = calloc(c, sizeof *m->key);
+    m->val = calloc(c, sizeof *m->val);
+    m->mask = c - 1;
+    m->used = 0;
+    return m->key && m->val ? 0 : -1;
+}
+
+static void kmap_free(kmap *m) {
+    free(m->key);
+    free(m->val);
+}
+
+/* The slot of `k` (found or empty). */
+static size_t kmap_slot(const kmap *m, uint64_t k) {
+    size_t i = (size_t)mix64(k) & m->mask;
+    while (m->val[i] && m->key[i] != k) i = (i + 1) & m->mask;
+    return i;
+}
+
+static uint64_t key_of(const side_t *x) {
+    return mix64(((uint64_t)x->run << 32) ^ (uint32_t)x->instr) ^
+           mix64(((uint64_t)x->occ << 33) ^ ((uint64_t)(uint32_t)x->list << 1) ^ x->output);
+}
+
 static int push(side *s, const side_t *x) {
     if (s->n == s->cap) {
         size_t c = s->cap ? s->cap * 2 : 64;
@@ -90,17 +133,23 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
         int rc = etp_model_block(m, b, &bv, err);
         if (rc) return rc;
         size_t before = s->n;
-        /* occurrences per instruction within the run: a small linear scan (runs log a few
-         * thousand tensors at most) */
+        kmap occs; /* (instruction, output) -> values logged so far in this run */
+        if (kmap_init(&occs, bv.n)) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            return ETP_E_INTERNAL;
+        }
         for (uint32_t i = 0; i < bv.n; i++) {
             const etp_mevent *e = &bv.events[i];
             if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
             const etp_value *val = &e->ev.debug.debug_entry;
             bool list = val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list;
             if (!(val->val == ETP_VAL_TENSOR && val->has_tensor) && !list) continue;
-            uint32_t occ = 0;
-            for (size_t k = before; k < s->n; k++)
-                if (s->t[k].instr == e->instr && s->t[k].list <= 0) occ++;
+            bool is_out = val->has_output && val->output;
+            uint64_t ok = ((uint64_t)(uint32_t)e->instr << 1) | is_out;
+            size_t slot = kmap_slot(&occs, ok);
+            uint32_t occ = occs.val[slot]; /* values this (instruction, output) logged before */
+            occs.key[slot] = ok;
+            occs.val[slot] = occ + 1;
             uint32_t nl = list ? val->tensor_list_len : 1;
             for (uint32_t l = 0; l < nl; l++) {
                 etp_tensor tk;
@@ -111,7 +160,10 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
                          b, i, list ? "tensor_list" : "tensor");
                 side_t x;
                 memset(&x, 0, sizeof x);
-                if ((rc = etp_tensor_view_init(&tk, buf, path, &x.v, err))) return rc;
+                if ((rc = etp_tensor_view_init(&tk, buf, path, &x.v, err))) {
+                    kmap_free(&occs);
+                    return rc;
+                }
                 x.run = run;
                 x.instr = e->instr;
                 x.occ = occ;
@@ -119,11 +171,13 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
                 x.output = val->has_output && val->output;
                 x.op = e->op_name;
                 if (push(s, &x)) {
+                    kmap_free(&occs);
                     etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
                     return ETP_E_INTERNAL;
                 }
             }
         }
+        kmap_free(&occs);
         if (s->n > before) run++;
     }
     return ETP_OK;
@@ -149,7 +203,26 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
         goto done;
     }
-    size_t j = 0; /* the NEW side is usually in the same order: search from the last match */
+    /* NEW's tensors by key; a key occurs once per side (occurrence and list index tell repeated
+     * values apart), a later duplicate (a hostile dump) is left unmatched */
+    kmap bm;
+    if (kmap_init(&bm, b.n)) {
+        rc = ETP_E_INTERNAL;
+        etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t q = 0; q < b.n; q++) {
+        uint64_t k = key_of(&b.t[q]);
+        size_t slot = kmap_slot(&bm, k);
+        while (bm.val[slot] && !same_key(&b.t[bm.val[slot] - 1], &b.t[q])) {
+            slot = (slot + 1) & bm.mask; /* a hash collision of different keys */
+            while (bm.val[slot] && bm.key[slot] != k) slot = (slot + 1) & bm.mask;
+        }
+        if (!bm.val[slot]) {
+            bm.key[slot] = k;
+            bm.val[slot] = (uint32_t)q + 1;
+        }
+    }
     for (size_t i = 0; i < a.n; i++) {
         etp_cmp_row *row = &r->rows[r->n++];
         const side_t *x = &a.t[i];
@@ -161,16 +234,21 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         row->op_base = x->op;
         row->base = x->v;
         size_t k = SIZE_MAX;
-        for (size_t q = 0; q < b.n && k == SIZE_MAX; q++) {
-            size_t c = (j + q) % b.n;
-            if (!b.t[c].used && same_key(x, &b.t[c])) k = c;
+        uint64_t hk = key_of(x);
+        for (size_t slot = kmap_slot(&bm, hk); bm.val[slot];) {
+            size_t c = bm.val[slot] - 1;
+            if (same_key(x, &b.t[c])) {
+                if (!b.t[c].used) k = c;
+                break;
+            }
+            slot = (slot + 1) & bm.mask;
+            while (bm.val[slot] && bm.key[slot] != hk) slot = (slot + 1) & bm.mask;
         }
         if (k == SIZE_MAX) {
             row->status = ETP_CMP_ONLY_BASE;
             continue;
         }
         b.t[k].used = true;
-        j = k + 1;
         row->new_ = b.t[k].v;
         row->status = etp_tensor_compare(&x->v, &b.t[k].v, &row->cmp) ? ETP_CMP_SHAPE_DIFFERS
                                                                       : ETP_CMP_MATCHED;
@@ -186,6 +264,7 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         row->output = b.t[q].output;
         row->new_ = b.t[q].v;
     }
+    kmap_free(&bm);
     *out = r;
     r = NULL;
 done:
