@@ -49,6 +49,8 @@ static const cli_optdef optdefs[] = {
     {OPT_ALLOW_INCONCLUSIVE, "allow-inconclusive", 0, NULL,
      "with --fail-on-regression: exit 0, not 6, when inconclusive (with a warning)"},
     {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
+    {OPT_ETRECORD, "etrecord", 0, "F",
+     "the ETRecord of the program: op types, nn.Module and source line per row"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {
