@@ -707,10 +707,17 @@ void etp_etrecord_opts_init(etp_etrecord_opts *o) {
     o->max_depth = ETP_ETR_MAX_DEPTH;
 }
 
-static int zip_fail(rd *c, int code, const char *what) {
+static int zip_fail(rd *c, int code, const char *what, bool has_eocd) {
     zip_error_t ze;
     zip_error_init_with_code(&ze, code);
-    if (code == ZIP_ER_NOZIP)
+    if (code == ZIP_ER_NOZIP && has_eocd)
+        /* libzip's consistency check (ZIP_CHECKCONS) says "not a zip archive" when an entry's
+         * header or data does not fit between the start of the file and the central directory */
+        etp_error_set(c->err, ETP_E_INPUT, c->file, -1, "",
+                      "damaged ZIP archive: an entry's data runs past the end of the file or "
+                      "into the central directory (the sizes or offsets in the central "
+                      "directory are wrong)");
+    else if (code == ZIP_ER_NOZIP)
         etp_error_set(c->err, ETP_E_INPUT, c->file, -1, "",
                       "not an ETRecord: not a ZIP archive (no end of central directory record)");
     else if (code == ZIP_ER_OPEN || code == ZIP_ER_READ || code == ZIP_ER_SEEK)
@@ -832,6 +839,34 @@ static int open_zip(etp_etrecord **out, zip_t *z, const char *name,
     return ETP_OK;
 }
 
+/* An end of central directory record (PK\5\6) in the last 64 KiB + 22 bytes. */
+static bool has_eocd(const unsigned char *t, size_t n) {
+    for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;) {
+        if (t[i] == 'P' && i + 4 <= n && t[i + 1] == 'K' && t[i + 2] == 5 && t[i + 3] == 6)
+            return true;
+        if (n - i > 65536 + 22) break;
+    }
+    return false;
+}
+
+static bool file_has_eocd(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    unsigned char *t = malloc(65536 + 22);
+    bool ok = false;
+    if (t && fseek(f, 0, SEEK_END) == 0) {
+        long sz = ftell(f);
+        long from = sz > 65536 + 22 ? sz - (65536 + 22) : 0;
+        if (sz >= 0 && fseek(f, from, SEEK_SET) == 0) {
+            size_t n = fread(t, 1, (size_t)(sz - from), f);
+            ok = has_eocd(t, n);
+        }
+    }
+    free(t);
+    fclose(f);
+    return ok;
+}
+
 int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_opts *opts,
                       etp_error *err) {
     *out = NULL;
@@ -859,7 +894,7 @@ int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_o
     }
     int zerr = 0;
     zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
-    if (!z) return zip_fail(&c, zerr, "cannot open");
+    if (!z) return zip_fail(&c, zerr, "cannot open", zerr == ZIP_ER_NOZIP && file_has_eocd(path));
     return open_zip(out, z, path, opts, err);
 }
 
@@ -879,7 +914,7 @@ int etp__etrecord_open_buffer(etp_etrecord **out, const void *data, size_t size,
         int code = zip_error_code_zip(&ze);
         zip_source_free(src);
         zip_error_fini(&ze);
-        return zip_fail(&c, code, "cannot open");
+        return zip_fail(&c, code, "cannot open", has_eocd((const unsigned char *)data, size));
     }
     zip_error_fini(&ze);
     return open_zip(out, z, name, opts, err);

@@ -144,6 +144,43 @@ void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
 
 /* ---- etprof info R.etrecord ---- */
 
+static void opt_str(jw *w, const char *k, const char *v) {
+    jw_key(w, k);
+    if (v) jw_str(w, v); else jw_null(w);
+}
+
+static void node_json(jw *w, const etp_etr_node *n) {
+    jw_obj_begin(w);
+    jw_key(w, "name"); jw_str(w, n->name);
+    jw_key(w, "op"); jw_str(w, n->op);
+    jw_key(w, "target"); jw_str(w, n->target);
+    jw_key(w, "debug_handle");
+    if (n->debug_handle >= 0) jw_int(w, n->debug_handle); else jw_null(w);
+    opt_str(w, "stack_trace", n->stack_trace);
+    opt_str(w, "source_fn_stack", n->source_fn_stack);
+    jw_key(w, "nn_module_stack");
+    jw_arr_begin(w);
+    for (uint32_t i = 0; i < n->n_modules; i++) {
+        jw_obj_begin(w);
+        jw_key(w, "key"); jw_str(w, n->modules[i].key);
+        jw_key(w, "fqn"); jw_str(w, n->modules[i].fqn);
+        jw_key(w, "type"); jw_str(w, n->modules[i].type);
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+    jw_key(w, "dtype");
+    if (n->dtype >= 0) jw_int(w, n->dtype); else jw_null(w);
+    jw_key(w, "sizes");
+    if (n->ndim >= 0) {
+        jw_arr_begin(w);
+        for (int32_t i = 0; i < n->ndim; i++) jw_int(w, n->sizes[i]);
+        jw_arr_end(w);
+    } else {
+        jw_null(w);
+    }
+    jw_obj_end(w);
+}
+
 int cli_etrecord_info(cli_args *a, const char *path) {
     if (a->set[OPT_PTE]) {
         cli_errorf("info: %s is an ETRecord; --pte applies to ETDumps", path);
@@ -193,6 +230,10 @@ int cli_etrecord_info(cli_args *a, const char *path) {
             jw_key(&w, "method"); jw_str(&w, p->method);
             jw_key(&w, "nodes"); jw_uint(&w, p->n_nodes);
             jw_key(&w, "nodes_with_debug_handle"); jw_uint(&w, p->n_handled);
+            jw_key(&w, "node_list");
+            jw_arr_begin(&w);
+            for (uint32_t k = 0; k < p->n_nodes; k++) node_json(&w, &p->nodes[k]);
+            jw_arr_end(&w);
             jw_obj_end(&w);
         }
         jw_arr_end(&w);
