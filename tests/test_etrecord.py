@@ -295,6 +295,25 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = run("ops", dump, "--pte", pte, "--etrecord", old)
     check(rc == 0 and "aten.add.Tensor" in out and "/home/u/blocks.py:12" in out,
           "ops table shows op types and the source line")
+    rc, out, err = run("-f", "json", "tree", dump, "--pte", pte, "--etrecord", old)
+    check(rc == 0, "tree --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        def nodes(n):
+            yield n
+            for ch in n["children"]:
+                yield from nodes(ch)
+        allnodes = [x for m in json.loads(out)["methods"] for r in m["roots"] for x in nodes(r)]
+        kern = [x for x in allnodes if x["kind"] == "kernel"]
+        check(len(kern) == 1 and kern[0]["op_types"] == "aten.add.Tensor" and
+              kern[0]["module"] == "block.layers[0]" and
+              kern[0]["stack_trace"] == "/home/u/blocks.py:12" and
+              kern[0]["stack_trace_full"] == TRACE, "tree JSON: the kernel node's ETRecord fields")
+        check(all(x["op_types"] is None for x in allnodes if x["kind"] == "framework"),
+              "tree JSON: framework node not joined")
+    for cmd in ("ops", "tree"):
+        rc, out, err = run("-f", "json", cmd, dump, "--pte", pte)
+        check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
+              "ETRecord" not in out, "%s without --etrecord: no ETRecord field or note" % cmd)
     rc, out, err = run("-f", "json", "ops", dump, "--pte", pte)
     check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
           "ETRecord" not in out, "without --etrecord no ETRecord field or note")

@@ -112,14 +112,11 @@ void cli_etr_json(jw *w, const etp_etrecord *rec, const char *method, const etp_
     if (have && j.frame) jw_str(w, j.frame); else jw_null(w);
     jw_key(w, "stack_trace_full");
     if (have && j.stack_trace) jw_str(w, j.stack_trace); else jw_null(w);
+    /* as ops writes it (a table cell): the handles joined with "," */
     jw_key(w, "debug_handles");
-    if (have) {
-        jw_arr_begin(w);
-        for (uint32_t i = 0; i < j.n_handles; i++) jw_int(w, j.handles[i]);
-        jw_arr_end(w);
-    } else {
-        jw_null(w);
-    }
+    char *h = have ? handles_text(&j) : NULL;
+    if (h) jw_str(w, h); else jw_null(w);
+    free(h);
     etp_etrecord_join_free(&j);
 }
 
