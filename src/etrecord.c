@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zip.h>
 
 /* ---- arena: everything the record returns lives here until close ---- */
@@ -220,7 +221,7 @@ static int load_json(rd *c, zip_uint64_t idx, uint64_t size, json_t **doc) {
                           c->o.max_depth, (long long)deep);
     }
     json_error_t je;
-    *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+    *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
     free(buf);
     if (!*doc)
         return fail_entry(c, NULL, "malformed JSON at line %d, column %d (byte %d of the entry): %s",
@@ -874,6 +875,11 @@ int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_o
     if (!path || !*path) {
         etp_error_set(err, ETP_E_USAGE, "", -1, "", "no ETRecord file name given");
         return ETP_E_USAGE;
+    }
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        etp_error_set(err, ETP_E_IO, path, -1, "", "is a directory");
+        return ETP_E_IO;
     }
     FILE *probe = fopen(path, "rb");
     if (!probe) {

@@ -46,16 +46,17 @@ static int fill(const etp_etrecord *r, const char *method, etp_etr_join *j) {
         cap += etp_etrecord_nodes_by_handle(p, j->handles[i], NULL, 0);
     j->nodes = malloc((cap ? cap : 1) * sizeof *j->nodes);
     if (!j->nodes) return ETP_E_INTERNAL;
+    const etp_etr_node **tmp = malloc((cap ? cap : 1) * sizeof *tmp);
+    if (!tmp) return ETP_E_INTERNAL;
     for (uint32_t i = 0; i < j->n_handles; i++) {
-        const etp_etr_node *tmp[64];
-        uint32_t k = etp_etrecord_nodes_by_handle(p, j->handles[i], tmp, 64);
-        if (k > 64) k = 64;
-        for (uint32_t a = 0; a < k; a++) {
+        uint32_t k = etp_etrecord_nodes_by_handle(p, j->handles[i], tmp, cap);
+        for (uint32_t a = 0; a < k && a < cap; a++) {
             bool dup = false;
             for (uint32_t b = 0; b < j->n_nodes && !dup; b++) dup = j->nodes[b] == tmp[a];
-            if (!dup) j->nodes[j->n_nodes++] = tmp[a];
+            if (!dup && j->n_nodes < cap) j->nodes[j->n_nodes++] = tmp[a];
         }
     }
+    free(tmp);
     /* graph order */
     for (uint32_t a = 1; a < j->n_nodes; a++)
         for (uint32_t b = a; b > 0 && j->nodes[b - 1]->index > j->nodes[b]->index; b--) {
