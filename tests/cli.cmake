@@ -21,3 +21,5 @@ set_tests_properties(write_errors PROPERTIES SKIP_RETURN_CODE 77)
 find_program(ETPROF_CSVINJ_FLATC flatc)
 add_test(NAME csv_injection COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_csv_injection.sh ${ETPROF_BIN} ${CMAKE_SOURCE_DIR} ${ETPROF_CSVINJ_FLATC})
 set_tests_properties(csv_injection PROPERTIES SKIP_RETURN_CODE 77)
+# ETRecord reader, info on a record, ops --etrecord, the QNN by-name join (issue 13.1).
+add_test(NAME etrecord COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_etrecord.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})

@@ -32,3 +32,9 @@ add_test(NAME fuzz_fbmutate_pte
          COMMAND fuzz_pte_replay --fb-mutate 1500 ${ETPROF_TEST_DATA}/upstream/add.pte
                  ${ETPROF_TEST_DATA}/upstream/bundled_program.bpte)
 set_tests_properties(fuzz_fbmutate_etdump fuzz_fbmutate_pte PROPERTIES TIMEOUT 600)
+# The ETRecord reader (issue 13.1): every prefix, inverted byte and clobbered word of the corpus
+# record and of a crafted DEFLATE + ZIP64 one.
+add_test(NAME fuzz_mutate_etrecord
+         COMMAND fuzz_etrecord_replay --mutate ${ETPROF_TEST_DATA}/upstream/etrecord.bin
+                 ${CMAKE_SOURCE_DIR}/fuzz/corpus/etrecord/new_zip64.etrecord)
+set_tests_properties(fuzz_mutate_etrecord PROPERTIES TIMEOUT 600)

@@ -16,3 +16,8 @@ if(ETPROF_PYTHON3)
                                 ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/compare-tmp)
   set_tests_properties(compare PROPERTIES LABELS "readers")
 endif()
+# The ETRecord API (issue 13.1) on a crafted record: lookups, joins, the bracket-aware split.
+add_executable(test_etrecord_api ${CMAKE_SOURCE_DIR}/tests/test_etrecord_api.c)
+target_link_libraries(test_etrecord_api PRIVATE etprof)
+target_include_directories(test_etrecord_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME etrecord_api COMMAND test_etrecord_api ${CMAKE_SOURCE_DIR})

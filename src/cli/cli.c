@@ -55,6 +55,8 @@ static const cli_optdef optdefs[] = {
     {OPT_DEBUG_BUFFER_NEW, "debug-buffer-new", 0, "F", "the NEW run's debug buffer (compare)"},
     {OPT_FAIL_BELOW_SNR, "fail-below-snr", 0, "DB",
      "exit 7 when a compared tensor's SNR is below DB decibels"},
+    {OPT_ETRECORD, "etrecord", 0, "F",
+     "the ETRecord of the program: op types, nn.Module and source line per row"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -35,6 +35,8 @@ typedef enum opt_id {
     OPT_BY,
     /* trace */
     OPT_RUNS, OPT_MAX_RUNS,
+    /* ETRecord (cmd_etrecord.c) */
+    OPT_ETRECORD,
     OPT_COUNT_
 } opt_id;
 
@@ -129,6 +131,31 @@ bool cli_get_long(cli_args *a, opt_id id, long *out);
 /* Progress on stderr for long runs (only on a tty, not with -q). */
 void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total);
 void cli_progress_end(cli_args *a);
+
+/* ETRecord rendering (cmd_etrecord.c): `etprof info R.etrecord` and the --etrecord columns of
+ * ops and tree. The join itself is library code (etprof_etrecord.h). */
+struct etp_etrecord;
+/* 1 when the file at `path` starts like a ZIP (PK\3\4 or PK\5\6); reads 4 bytes. */
+bool cli_is_zip(const char *path);
+int cli_etrecord_info(cli_args *a, const char *path);
+/* Opens --etrecord F when given (else *rec = NULL); prints the error and returns the exit code. */
+int cli_etr_open(cli_args *a, struct etp_etrecord **rec);
+/* Columns op_types, module, module_class, stack_trace (+ stack_trace_full, debug_handles in the
+ * machine formats): appends them at cols[n], returns the new count. */
+size_t cli_etr_cols(out_col *cols, size_t n, bool machine);
+#define CLI_ETR_MAX_COLS 6
+typedef struct cli_etr_stats {
+    uint64_t rows, matched, htp_rows, htp_matched;
+} cli_etr_stats;
+/* The cells of one ops row (same order as cli_etr_cols). */
+void cli_etr_cells(out_table *t, const struct etp_etrecord *rec, const char *method,
+                   const etp_ops_row *row, bool machine, cli_etr_stats *st);
+/* The same as JSON members of the object being written (tree). */
+void cli_etr_json(jw *w, const struct etp_etrecord *rec, const char *method,
+                  const etp_ops_row *row, cli_etr_stats *st);
+/* The notes: how many rows matched, HTP nodes matched by name. */
+void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,
+                   void (*note)(void *, const char *), void *ctx);
 
 /* The command table (cmd_*.c). */
 extern const cli_cmd cmd_info, cmd_events;

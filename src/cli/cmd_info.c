@@ -494,6 +494,7 @@ static int run_info(cli_args *a) {
     size_t pl = strlen(path);
     bool pte_name = (pl > 4 && strcmp(path + pl - 4, ".pte") == 0) ||
                     (pl > 5 && strcmp(path + pl - 5, ".bpte") == 0);
+    if (cli_is_zip(path)) return cli_etrecord_info(a, path); /* an ETRecord (cmd_etrecord.c) */
     /* a pipe or device that does not start like a dump or a program is rejected before the
      * rest of it is read */
     int rc = etp_blob_open_expect(&blob, path,
@@ -525,7 +526,8 @@ const cli_cmd cmd_info = {
     .name = "info",
     .summary = "what a file is and holds: blocks, events by kind, methods, backends",
     .usage = "FILE [--pte P]",
-    .help = "FILE is an ETDump (.etdp) or a program (.pte/.bpte). For an ETDump, --pte resolves\n"
+    .help = "FILE is an ETDump (.etdp), a program (.pte/.bpte) or an ETRecord (a ZIP: its\n"
+            "entries, programs, node counts and what was skipped). For an ETDump, --pte resolves\n"
             "which method each Execute block ran and which backends its delegate calls used.",
     .opts = info_opts,
     .min_pos = 1,

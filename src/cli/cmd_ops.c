@@ -1,5 +1,6 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "etprof_runs.h"
 
@@ -160,7 +161,12 @@ static int run_ops(cli_args *a) {
                    f.kind);
         return EXIT_USAGE;
     }
-    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
+    if ((rc = cli_ana_compute(a, path, &ca))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     etp_error err = {0};
@@ -169,6 +175,7 @@ static int run_ops(cli_args *a) {
     if (!idx) {
         cli_errorf("out of memory");
         etp_ops_free(r);
+        etp_etrecord_close(rec);
         cli_close_inputs(&in);
         return EXIT_INTERNAL;
     }
@@ -177,6 +184,7 @@ static int run_ops(cli_args *a) {
         cli_error(&err);
         free(idx);
         etp_ops_free(r);
+        etp_etrecord_close(rec);
         cli_close_inputs(&in);
         return cli_exit_for(rc);
     }
@@ -184,10 +192,12 @@ static int run_ops(cli_args *a) {
     if ((rc = cli_out_open(a, &o))) {
         free(idx);
         etp_ops_free(r);
+        etp_etrecord_close(rec);
         cli_close_inputs(&in);
         return rc;
     }
-    out_col cols[NCOLS + NQUAL];
+    out_col cols[NCOLS + NQUAL + CLI_ETR_MAX_COLS];
+    cli_etr_stats etr_st = {0};
     memcpy(cols, ops_cols, sizeof ops_cols);
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
     cols[NCOLS - 3].precision = cols[NCOLS - 2].precision = d.precision;
@@ -197,6 +207,7 @@ static int run_ops(cli_args *a) {
         memcpy(cols + ncols, quality_cols, sizeof quality_cols);
         ncols += NQUAL;
     }
+    if (rec) ncols = cli_etr_cols(cols, ncols, qual);
     out_table *t = cli_table(a, &o, cols, ncols);
     /* a narrow terminal loses these first (out_table_set_droppable) */
     static const char *const droppable[] = {
@@ -208,6 +219,7 @@ static int run_ops(cli_args *a) {
         cli_errorf("out of memory");
         free(idx);
         etp_ops_free(r);
+        etp_etrecord_close(rec);
         cli_close_inputs(&in);
         return cli_out_close(&o, EXIT_INTERNAL);
     }
@@ -247,6 +259,7 @@ static int run_ops(cli_args *a) {
             out_cell_uint(t, row->wrapped_count);
             out_cell_str(t, row->event_name);
         }
+        if (rec) cli_etr_cells(t, rec, m->name, row, qual, &etr_st);
         out_row_end(t);
     }
     if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
@@ -297,11 +310,13 @@ static int run_ops(cli_args *a) {
             out_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
         ana_quality_notes(r, note_cb, t);
+        cli_etr_notes(rec, &etr_st, note_cb, t);
     }
     rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
     out_table_free(t);
     free(idx);
     etp_ops_free(r);
+    etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
@@ -310,7 +325,7 @@ static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_IGNORE_MISMAT
                                   OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
                                   OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
                                   OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,
-                                  OPT_BY,        OPT_NONE};
+                                  OPT_BY,        OPT_ETRECORD, OPT_NONE};
 
 const cli_cmd cmd_ops = {
     .name = "ops",

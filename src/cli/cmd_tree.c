@@ -1,6 +1,7 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 
 #include <stdlib.h>
@@ -19,6 +20,9 @@ typedef struct tree_ctx {
     uint32_t flags, units;
     bool wall;        /* an HTP clock is known: show the per-node wall-time estimate */
     size_t wall_rows; /* rows that got one */
+    const struct etp_etrecord *rec; /* --etrecord (cmd_etrecord.c renders its fields) */
+    cli_etr_stats etr;
+    bool etr_machine;
 } tree_ctx;
 
 static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
@@ -181,6 +185,7 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
         out_cell_float(t, nv->wall);
         out_cell_str(t, isnan(nv->wall) ? NULL : c->d->est_unit);
     }
+    if (c->rec) cli_etr_cells(t, c->rec, m->name, row, c->etr_machine, &c->etr);
     out_row_end(t);
 }
 
@@ -248,6 +253,8 @@ static void json_node(tree_ctx *c, size_t i, uint32_t *buf) {
         json_num(w, "wall_estimate", nv.wall);
         jw_key(w, "wall_estimate_unit"); jw_str(w, isnan(nv.wall) ? NULL : c->d->est_unit);
     }
+    if (c->rec)
+        cli_etr_json(w, c->rec, etp_ops_method_get(c->r, row->method)->name, row, &c->etr);
     jw_key(w, "children");
     jw_arr_begin(w);
     size_t n = ordered_children(c, i, buf);
@@ -296,16 +303,25 @@ static int run_tree(cli_args *a) {
     if ((rc = cli_ana_init(a, "tree", 10, est ? clock : 0, &ca))) return rc;
     long top = ca.top;
     ana_disp d = ca.d;
-    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
+    if ((rc = cli_ana_compute(a, path, &ca))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     size_t nrows = etp_ops_row_count(r);
     /* children buffers nest: depth <= nrows, total use <= 2 * nrows */
     uint32_t *buf;
     cli_out o;
-    if ((rc = cli_ana_output(a, &ca, 2 * nrows + 2, &buf, &o))) return rc;
+    if ((rc = cli_ana_output(a, &ca, 2 * nrows + 2, &buf, &o))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
-                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD, .wall = est};
+                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD, .wall = est,
+                  .rec = rec, .etr_machine = a->fmt != OUT_TABLE && a->fmt != OUT_MD};
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
     if (a->fmt == OUT_JSON) {
@@ -353,6 +369,7 @@ static int run_tree(cli_args *a) {
                        "apportioned by cycle share");
         }
         ana_quality_notes(r, json_note_cb, &w);
+        cli_etr_notes(rec, &c.etr, json_note_cb, &w);
         jw_arr_end(&w);
         jw_key(&w, "data_quality");
         ana_json_quality(&w, r);
@@ -361,11 +378,13 @@ static int run_tree(cli_args *a) {
         rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
         fputc('\n', o.f);
     } else {
-        out_col cols[NCOLS];
-        memcpy(cols, tree_cols, sizeof cols);
+        out_col cols[NCOLS + CLI_ETR_MAX_COLS];
+        memcpy(cols, tree_cols, sizeof tree_cols);
         cols[7].precision = cols[8].precision = d.precision;
         cols[NCOLS - 2].precision = d.precision;
-        out_table *t = cli_table(a, &o, cols, est ? NCOLS : NCOLS - NWALL);
+        size_t ncols = est ? NCOLS : NCOLS - NWALL;
+        if (rec) ncols = cli_etr_cols(cols, ncols, c.etr_machine);
+        out_table *t = cli_table(a, &o, cols, ncols);
         static const char *const droppable[] = {
             "role:14", "depth:13", "instruction_id:12", "kind:11", "count:10",
             "share_of_parent:9", "meaning:8", "method:7", "placement:6",
@@ -374,6 +393,7 @@ static int run_tree(cli_args *a) {
         if (!t) {
             free(buf);
             etp_ops_free(r);
+            etp_etrecord_close(rec);
             cli_close_inputs(&in);
             return cli_out_close(&o, EXIT_INTERNAL);
         }
@@ -414,6 +434,7 @@ static int run_tree(cli_args *a) {
                 ana_unit_notes(&d, c.flags, c.units, note_cb, t);
             }
             ana_quality_notes(r, note_cb, t);
+            cli_etr_notes(rec, &c.etr, note_cb, t);
             if (est && c.wall_rows)
                 out_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
                                   "x its partition's Accelerator (execute excluding wait) time / "
@@ -425,6 +446,7 @@ static int run_tree(cli_args *a) {
     }
     free(buf);
     etp_ops_free(r);
+    etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
@@ -432,7 +454,7 @@ static int run_tree(cli_args *a) {
 static const opt_id tree_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_IGNORE_MISMATCH,     OPT_TICK_NS,   OPT_TICK_HZ,
                                    OPT_TICKS, OPT_STAT,       OPT_BLOCK,     OPT_SKIP_FIRST,
                                    OPT_TOP,   OPT_TIME_UNIT,  OPT_HTP_CLOCK_GHZ, OPT_QHAS,
-                                   OPT_RUNTRACE, OPT_NONE};
+                                   OPT_RUNTRACE, OPT_ETRECORD, OPT_NONE};
 
 const cli_cmd cmd_tree = {
     .name = "tree",

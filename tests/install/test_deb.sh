@@ -2,7 +2,7 @@
 # cpack -G DEB makes a Debian package holding what `cmake --install` installs, under /usr
 # (issue 11.5): dpkg-deb -c must list the command, the shared library (+ symlinks), the static
 # library, the header, the .pc (naming prefix=/usr), the CMake package, one man page per command
-# and the completion scripts; Depends must name libjansson4, and (except in sanitizer builds)
+# and the completion scripts; Depends must name libjansson4 and libzip4, and (except in sanitizer builds)
 # every library the command and libetprof.so.N load must come from a package Depends names.
 # Exit 77 (skipped) without dpkg-deb or cpack.
 # usage: test_deb.sh BUILD_DIR LIBDIR VERSION MANDIR DATADIR [sanitize]
@@ -40,6 +40,7 @@ dpkg-deb -f "$deb" Package | grep -qx etprof || bad "Package is not etprof"
 dpkg-deb -f "$deb" Version | grep -qx "$version" || bad "Version is not $version"
 deps=$(dpkg-deb -f "$deb" Depends)
 echo "$deps" | grep -q 'libjansson4' || bad "Depends ($deps) lacks libjansson4"
+echo "$deps" | grep -q 'libzip4' || bad "Depends ($deps) lacks libzip4"
 mkdir "$tmp/root" && dpkg-deb -x "$deb" "$tmp/root"
 grep -qx 'prefix=/usr' "$tmp/root/usr/$libdir/pkgconfig/etprof.pc" || bad "etprof.pc in the .deb does not say prefix=/usr: $(head -1 "$tmp/root/usr/$libdir/pkgconfig/etprof.pc")"
 if [ "$san" != sanitize ]; then
@@ -49,6 +50,7 @@ if [ "$san" != sanitize ]; then
             libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|ld-linux*) pkg=libc6 ;;
             libjansson.so.4) pkg=libjansson4 ;;
             libz.so.1) pkg=zlib1g ;;
+            libzip.so.4) pkg=libzip4 ;;
             *) pkg="" ;;
             esac
             if [ -z "$pkg" ]; then bad "$(basename "$b") loads $lib, which no Depends entry provides"

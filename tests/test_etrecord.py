@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""ETRecord reader and join (issue 13.1; docs/formats.md "ETRecord", docs/cli.md).
+
+1. Facts of the corpus record tests/data/upstream/etrecord.bin (old layout, no _constants):
+   entries, programs, node aten_mul_tensor, op aten.mul.Tensor, debug handle 2, stack trace,
+   tensor meta -- the expected values are read here from the JSON inside the zip with Python's
+   zipfile + json (an independent decoder).
+2. Crafted records written here with zipfile: new multi-method layout, DEFLATE, ZIP64 (force_zip64),
+   graph_map extras and pickles (listed as skipped), and broken ones with exact one-line errors
+   and exit codes (docs/cli.md: 1 = rejected input, 3 = I/O).
+3. `ops --etrecord` on real/add_pte_1x.etdp + add.pte with a record consistent with add.pte:
+   op_types, module, module_class, stack_trace equal to what this script derives from its JSON.
+   Without --etrecord no ETRecord field appears.
+4. QNN: a record whose edge-graph node names are HTP node names of the fake-qnn-backend
+   stories260k dump: the note says how many HTP node rows matched by name (counted here from the
+   dump's bytes and the suffix list of ../shared/docs/qnn-profiling.md 4.1).
+
+usage: test_etrecord.py ETPROF DATA_DIR
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+etprof, data = sys.argv[1], sys.argv[2]
+fails = 0
+
+
+def check(cond, what):
+    global fails
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        fails += 1
+
+
+def run(*args):
+    p = subprocess.run([etprof, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def info_json(path):
+    rc, out, err = run("-f", "json", "info", path)
+    if rc != 0:
+        print(err)
+        return None
+    return json.loads(out)
+
+
+# ---- 1. the corpus record ----
+corpus = os.path.join(data, "upstream", "etrecord.bin")
+zf = zipfile.ZipFile(corpus)
+names = [i.filename for i in zf.infolist()]
+d = info_json(corpus)
+check(d is not None and d["kind"] == "etrecord", "info sniffs etrecord.bin as an ETRecord")
+if d:
+    check([e["name"] for e in d["entries"]] == names, "entries in central-directory order")
+    check([e["size_bytes"] for e in d["entries"]] == [i.file_size for i in zf.infolist()],
+          "entry sizes")
+    check(all(e["compression"] == "stored" for e in d["entries"]), "every entry STORED")
+    pickles = [n for n in names if n.endswith("_state_dict")]
+    check(d["skipped"] == pickles, "the state-dict pickles are reported skipped: %s" % d["skipped"])
+    edge = json.loads(zf.read("edge_dialect_exported_program"))
+    node = edge["graph_module"]["graph"]["nodes"][0]
+    name = node["outputs"][0]["as_tensor"]["name"]
+    op = node["target"][len("executorch.exir.dialects.edge.ops."):]
+    progs = {p["entry"]: p for p in d["programs"]}
+    check(set(progs) == {"edge_dialect_exported_program", "aten_dialect_output/forward"},
+          "two programs: the old edge name and the old aten_dialect_output/forward")
+    e = progs["edge_dialect_exported_program"]
+    check(e["method"] == "forward" and e["nodes"] == len(edge["graph_module"]["graph"]["nodes"]),
+          "edge program: method forward, node count")
+    n = e["node_list"][0]
+    check(name == "aten_mul_tensor" and n["name"] == name, "node name aten_mul_tensor")
+    check(op == "aten.mul.Tensor" and n["op"] == op, "op aten.mul.Tensor")
+    check(n["debug_handle"] == int(node["metadata"]["debug_handle"]) == 2, "debug handle 2")
+    check(n["stack_trace"] == node["metadata"]["stack_trace"], "stack trace text")
+    check("line 18" in n["stack_trace"] and "return input * other" in n["stack_trace"],
+          "the stack trace names model.py line 18")
+    check(n["source_fn_stack"] == node["metadata"]["source_fn_stack"], "source_fn_stack")
+    meta = edge["graph_module"]["graph"]["tensor_values"][name]["meta"]
+    check(n["dtype"] == meta["dtype"] and n["sizes"] == [s["as_int"] for s in meta["sizes"]],
+          "output tensor meta: dtype %s sizes %s" % (n["dtype"], n["sizes"]))
+    aten = json.loads(zf.read("aten_dialect_output/forward"))
+    an = progs["aten_dialect_output/forward"]["node_list"][0]
+    check(an["op"] == aten["graph_module"]["graph"]["nodes"][0]["target"][len("torch.ops."):],
+          "aten program op (torch.ops. prefix stripped): %s" % an["op"])
+rc, out, err = run("info", corpus)
+check(rc == 0 and "ETRecord" in out and "edge_dialect_exported_program" in out,
+      "info table on the corpus record")
+
+
+# ---- 2. crafted records ----
+def prog_json(nodes, tensors=None):
+    """A torch.export serde JSON with the given nodes (name, target, metadata)."""
+    out = []
+    for nm, target, md in nodes:
+        out.append({"target": target, "inputs": [],
+                    "outputs": [{"as_none": None, "as_tensor": {"name": nm}}], "metadata": md})
+    tv = {nm: {"meta": {"dtype": 7, "sizes": [{"as_int": 4}, {"as_expr": None, "as_int": 8}]}}
+          for nm, _, _ in nodes}
+    return json.dumps({"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": out,
+                                                   "tensor_values": tv}},
+                       "schema_version": {"major": 3, "minor": 0}}).encode()
+
+
+EDGE = "executorch.exir.dialects.edge.ops."
+TRACE = ('  File "/home/u/model.py", line 40, in forward\n    x = self.block(x)\n'
+         '  File "/home/u/blocks.py", line 12, in forward\n    return a + b\n')
+# an fqn with commas and brackets inside: split with bracket awareness
+NN = ("L__self__,,__main__.Net;L__self___block,block,blocks.Block;"
+      "L__self___block_layers_0,block.layers[0],torch.nn.modules.container.ModuleDict[a,b]")
+
+
+def write_zip(path, entries, comp=zipfile.ZIP_STORED, zip64=False):
+    with zipfile.ZipFile(path, "w", compression=comp) as z:
+        for n, b in entries:
+            if zip64:
+                zi = zipfile.ZipInfo(n)
+                zi.compress_type = comp
+                with z.open(zi, "w", force_zip64=True) as f:
+                    f.write(b)
+            else:
+                z.writestr(zipfile.ZipInfo(n) if comp == zipfile.ZIP_STORED else n, b)
+
+
+def patch_sizes(raw, name, csize=None, usize=None):
+    """Rewrites an entry's sizes in its local header and its central-directory entry."""
+    b, n = bytearray(raw), name.encode()
+    for sig, noff, coff, uoff, base in ((b"PK\x03\x04", 26, 18, 22, 30),
+                                        (b"PK\x01\x02", 28, 20, 24, 46)):
+        i = 0
+        while (i := b.find(sig, i)) >= 0:
+            ln = struct.unpack_from("<H", b, i + noff)[0]
+            if b[i + base:i + base + ln] == n:
+                if csize is not None:
+                    struct.pack_into("<I", b, i + coff, csize)
+                if usize is not None:
+                    struct.pack_into("<I", b, i + uoff, usize)
+            i += 4
+    return bytes(b)
+
+
+add_nodes = [("aten_add_tensor", EDGE + "aten.add.Tensor",
+              {"debug_handle": "1", "stack_trace": TRACE, "nn_module_stack": NN,
+               "source_fn_stack": "add,operator.add"})]
+new_layout = [
+    ("ETRECORD_V0", b""),
+    ("edge_dialect_exported_program/forward", prog_json(add_nodes)),
+    ("edge_dialect_exported_program/forward_state_dict", b"PK-not-read"),
+    ("edge_dialect_exported_program/forward_constants", b"PK-not-read"),
+    ("edge_dialect_exported_program/forward_example_inputs", b"PK-not-read"),
+    ("edge_dialect_exported_program/other", prog_json([("aten_sub_tensor", EDGE + "aten.sub.Tensor",
+                                                        {"debug_handle": "5"})])),
+    ("exported_program", prog_json([("add", "torch.ops.aten.add.Tensor", {})])),
+    ("mymodule/forward", prog_json([("aten_add_tensor", EDGE + "aten.add.Tensor", {})])),
+    ("debug_handle_map", json.dumps({"forward": {"0": 1}, "other": {"0": [5]}}).encode()),
+    ("delegate_map", b"{}"),
+    ("instruction_id_to_num_outs_map", b'{"forward": {}}'),
+    ("export_graph_id", b"140000000"),
+    ("reference_outputs", b"PK-not-read"),
+]
+
+with tempfile.TemporaryDirectory() as tmp:
+    def p(n):
+        return os.path.join(tmp, n)
+
+    for label, comp, z64 in (("stored", zipfile.ZIP_STORED, False),
+                             ("deflate", zipfile.ZIP_DEFLATED, False),
+                             ("zip64", zipfile.ZIP_STORED, True),
+                             ("zip64+deflate", zipfile.ZIP_DEFLATED, True)):
+        f = p(label + ".etrecord")
+        write_zip(f, new_layout, comp, z64)
+        zi = {i.filename: i for i in zipfile.ZipFile(f).infolist()}
+        d = info_json(f)
+        check(d is not None, "%s: new layout opens" % label)
+        if not d:
+            continue
+        check([e["name"] for e in d["entries"]] == [n for n, _ in new_layout],
+              "%s: every entry listed" % label)
+        check(all(e["compression"] == ("deflate" if comp == zipfile.ZIP_DEFLATED else "stored")
+                  for e in d["entries"] if e["size_bytes"]), "%s: compression named" % label)
+        check(all(e["compressed_bytes"] == zi[e["name"]].compress_size for e in d["entries"]),
+              "%s: compressed sizes" % label)
+        kinds = {e["name"]: e["kind"] for e in d["entries"]}
+        check(kinds["mymodule/forward"] == "graph_map" and kinds["exported_program"] ==
+              "aten_program" and kinds["reference_outputs"] == "pickle",
+              "%s: graph_map extra, aten program, pickles classified" % label)
+        check(sorted(d["skipped"]) == sorted(n for n, _ in new_layout if "not-read" in repr(_) or
+                                             n == "export_graph_id"),
+              "%s: pickles and export_graph_id skipped, never read: %s" % (label, d["skipped"]))
+        pm = {x["entry"]: x for x in d["programs"]}
+        check(pm["edge_dialect_exported_program/other"]["method"] == "other" and
+              pm["edge_dialect_exported_program/other"]["node_list"][0]["debug_handle"] == 5,
+              "%s: second method's edge program" % label)
+        nd = pm["edge_dialect_exported_program/forward"]["node_list"][0]
+        check([m["fqn"] for m in nd["nn_module_stack"]] == ["", "block", "block.layers[0]"] and
+              nd["nn_module_stack"][2]["type"] == "torch.nn.modules.container.ModuleDict[a,b]",
+              "%s: nn_module_stack split with bracket awareness" % label)
+        check(nd["sizes"] == [4, 8] and nd["dtype"] == 7, "%s: tensor meta" % label)
+        check(sorted(d["map_methods"]) == ["forward", "other"], "%s: map methods" % label)
+
+    # the old layout without _constants loads (what the current Inspector cannot do)
+    old = p("old.etrecord")
+    write_zip(old, [("ETRECORD_V0", b""), ("edge_dialect_exported_program", prog_json(add_nodes)),
+                    ("edge_dialect_exported_program_state_dict", b"x"),
+                    ("debug_handle_map", b'{"forward": {"0": 1}}'), ("delegate_map", b"{}")])
+    d = info_json(old)
+    check(d is not None and d["programs"][0]["method"] == "forward", "old layout opens")
+
+    # broken records: exact one-line errors (written out by hand from docs/formats.md)
+    good = open(p("stored.etrecord"), "rb").read()
+    cases = []
+
+    def case(fname, content, code, msg):
+        with open(p(fname), "wb") as fh:
+            fh.write(content)
+        cases.append((fname, code, msg))
+
+    write_zip(p("nomarker.etrecord"), [("debug_handle_map", b"{}")])
+    cases.append(("nomarker.etrecord", 1,
+                  "not an ETRecord: no ETRECORD_V0 entry (a ZIP of 1 entries)"))
+    write_zip(p("badjson.etrecord"), [("ETRECORD_V0", b""), ("debug_handle_map",
+                                                               b'{"forward": {"0": 1}')])
+    cases.append(("badjson.etrecord", 1, "entry debug_handle_map: malformed JSON at line 1, "
+                  "column 20 (byte 20 of the entry): '}' expected near end of file"))
+    write_zip(p("badhandle.etrecord"), [("ETRECORD_V0", b""), ("debug_handle_map",
+                                                                 b'{"forward": {"3": "x"}}')])
+    cases.append(("badhandle.etrecord", 1, "entry debug_handle_map: forward.3: expected a debug "
+                  "handle (an integer) or a list of them, got a string"))
+    write_zip(p("badnode.etrecord"), [("ETRECORD_V0", b""), (
+        "edge_dialect_exported_program/forward",
+        prog_json([("a", EDGE + "aten.add.Tensor", {"debug_handle": "two"})]))])
+    cases.append(("badnode.etrecord", 1, "entry edge_dialect_exported_program/forward: "
+                  "graph_module.graph.nodes[0].metadata.debug_handle: expected a decimal "
+                  "integer, got a string \"two\""))
+    write_zip(p("deep.etrecord"), [("ETRECORD_V0", b""), ("delegate_map", b"[" * 200 + b"]" * 200)])
+    cases.append(("deep.etrecord", 1, "entry delegate_map: JSON nested deeper than 128 levels at "
+                  "byte 128 of the entry"))
+    case("bomb.etrecord", patch_sizes(good, "debug_handle_map", usize=0xF0000000), 1,
+         "entry debug_handle_map: claims 4026531840 bytes uncompressed, over the limit of "
+         "1073741824 bytes for a JSON entry (a zip bomb or not an ETRecord)")
+    case("past_end.etrecord", patch_sizes(good, "debug_handle_map", csize=0x100000,
+                                          usize=0x100000), 1,
+         "damaged ZIP archive: an entry's data runs past the end of the file or into the "
+         "central directory (the sizes or offsets in the central directory are wrong)")
+    case("notzip.etrecord", b"PK\x03\x04" + b"not a zip" * 10, 1,
+         "not an ETRecord: not a ZIP archive (no end of central directory record)")
+    for fname, code, msg in cases:
+        rc, out, err = run("info", p(fname))
+        want = "etprof: %s: %s" % (p(fname), msg)
+        check(rc == code and out == "" and err.rstrip("\n") == want and err.count("\n") == 1,
+              "%s: exit %d and exactly: %s%s" % (fname, code, msg,
+                                                 "" if err.rstrip("\n") == want else
+                                                 "\n     got (exit %d): %s" % (rc, err)))
+    # the same errors from --etrecord on ops
+    dump = os.path.join(data, "real", "add_pte_1x.etdp")
+    pte = os.path.join(data, "upstream", "add.pte")
+    rc, out, err = run("ops", dump, "--pte", pte, "--etrecord", p("bomb.etrecord"))
+    check(rc == 1 and out == "" and "claims 4026531840 bytes" in err, "ops --etrecord: bomb rejected")
+    rc, out, err = run("ops", dump, "--pte", pte, "--etrecord", p("missing.etrecord"))
+    check(rc == 3 and err.startswith("etprof: %s: cannot open: " % p("missing.etrecord")),
+          "ops --etrecord of a missing file: exit 3")
+
+    # ---- 3. ops --etrecord on add.pte's dump ----
+    rc, out, err = run("-f", "json", "ops", dump, "--pte", pte, "--etrecord", old)
+    check(rc == 0, "ops --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        rows = json.loads(out)["rows"]
+        k = [r for r in rows if r["instruction_id"] == 0 and r["kind"] == "kernel"]
+        check(len(k) == 1, "the add kernel row")
+        node = json.loads(prog_json(add_nodes))["graph_module"]["graph"]["nodes"][0]
+        frames = re.findall(r'File "([^"]+)", line (\d+)', node["metadata"]["stack_trace"])
+        innermost = "%s:%s" % frames[-1]
+        last_mod = node["metadata"]["nn_module_stack"].split(";")[-1]
+        # the innermost entry: key, then fqn up to the last comma outside brackets, then type
+        fqn, cls = "block.layers[0]", "torch.nn.modules.container.ModuleDict[a,b]"
+        check(last_mod == "L__self___block_layers_0," + fqn + "," + cls, "test's own split")
+        if k:
+            r = k[0]
+            check(r["op_types"] == node["target"][len(EDGE):], "op_types %s" % r["op_types"])
+            check(r["module"] == fqn and r["module_class"] == cls,
+                  "module %s (%s)" % (r["module"], r["module_class"]))
+            check(r["stack_trace"] == innermost == "/home/u/blocks.py:12",
+                  "stack_trace %s (innermost frame)" % r["stack_trace"])
+            check(r["stack_trace_full"] == TRACE, "stack_trace_full is the whole trace")
+            check(r["debug_handles"] == "1", "debug_handles")
+        fw = [r for r in rows if r["kind"] == "framework"]
+        check(fw and all(r["op_types"] is None for r in fw), "framework rows are not joined")
+        notes = json.loads(out)["notes"]
+        check(any("1 of 1 instruction rows joined" in n for n in notes), "join note")
+    rc, out, err = run("ops", dump, "--pte", pte, "--etrecord", old)
+    check(rc == 0 and "aten.add.Tensor" in out and "/home/u/blocks.py:12" in out,
+          "ops table shows op types and the source line")
+    rc, out, err = run("-f", "json", "tree", dump, "--pte", pte, "--etrecord", old)
+    check(rc == 0, "tree --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        def nodes(n):
+            yield n
+            for ch in n["children"]:
+                yield from nodes(ch)
+        allnodes = [x for m in json.loads(out)["methods"] for r in m["roots"] for x in nodes(r)]
+        kern = [x for x in allnodes if x["kind"] == "kernel"]
+        check(len(kern) == 1 and kern[0]["op_types"] == "aten.add.Tensor" and
+              kern[0]["module"] == "block.layers[0]" and
+              kern[0]["stack_trace"] == "/home/u/blocks.py:12" and
+              kern[0]["stack_trace_full"] == TRACE, "tree JSON: the kernel node's ETRecord fields")
+        check(all(x["op_types"] is None for x in allnodes if x["kind"] == "framework"),
+              "tree JSON: framework node not joined")
+    for cmd in ("ops", "tree"):
+        rc, out, err = run("-f", "json", cmd, dump, "--pte", pte)
+        check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
+              "ETRecord" not in out, "%s without --etrecord: no ETRecord field or note" % cmd)
+    rc, out, err = run("-f", "json", "ops", dump, "--pte", pte)
+    check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
+          "ETRecord" not in out, "without --etrecord no ETRecord field or note")
+
+    # ---- 4. QNN: join HTP node names to edge-program nodes ----
+    qdump = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+    qpte = os.path.join(data, "upstream", "stories260k_hybrid_llama_qnn.pte")
+    raw = open(qdump, "rb").read()
+    strings = set(re.findall(rb"(?:[\x21-\x7e][\x20-\x7e]*?)?OpId_\d+ \(cycles\)", raw))
+    qnames = sorted(s.decode().split(":OpId_")[0] for s in strings if b":OpId_" in s)
+    plain = [n for n in qnames if not re.search(r"_h_\d+$", n)][:40]
+    edge_names = plain + ["aten__softmax_default_1"]
+    suffixes = ["_sha_concat", "_alpha", "_beta", "_cast", "_convert", "_concat", "_value_tile",
+                "_value_reshape", "_target_index_reshape", "_shape", "_updates_value",
+                "_pre_reshape", "_post_reshape", "_identity"]
+
+    def matches(n):
+        for _ in range(8):
+            if n in edge_names:
+                return True
+            m = re.match(r"(.*)(_indices_tile_|_h_|_tile_|_reshape_)\d+$", n)
+            s = next((x for x in suffixes if n.endswith(x) and len(n) > len(x)), None)
+            if s:
+                n = n[:-len(s)]
+            elif m:
+                n = m.group(1)
+            else:
+                return False
+        return False
+
+    want = sum(matches(s.decode().split(":OpId_")[0]) for s in strings if b":OpId_" in s)
+    qrec = p("qnn.etrecord")
+    write_zip(qrec, [("ETRECORD_V0", b""),
+                     ("edge_dialect_exported_program/kv_forward",
+                      prog_json([(n, EDGE + "aten.x.default", {"debug_handle": str(i + 1)})
+                                 for i, n in enumerate(edge_names)])),
+                     ("debug_handle_map", b'{"kv_forward": {}}'),
+                     ("delegate_map", b'{"kv_forward": {"0": {"name": "QnnBackend", '
+                                      b'"delegate_map": {}}}}')], zipfile.ZIP_DEFLATED)
+    rc, out, err = run("-f", "json", "ops", qdump, "--pte", qpte, "--method", "kv_forward",
+                       "--etrecord", qrec, "--kind", "htp_node")
+    check(rc == 0, "QNN ops --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        notes = json.loads(out)["notes"]
+        note = [n for n in notes if n.startswith("QNN: ")]
+        print("     expected %d of %d HTP node rows matched" % (want, len(strings)))
+        check(len(note) == 1 and note[0].startswith("QNN: %d of %d HTP node rows matched" %
+                                                    (want, len(strings))),
+              "QNN note: %s" % (note[0] if note else None))
+        rows = json.loads(out)["rows"]
+        sm = [r for r in rows if r["name"].startswith("aten__softmax_default_1_h_")]
+        check(len(sm) == 8 and all(r["op_types"] == "aten.x.default" and r["debug_handles"] ==
+                                   str(len(edge_names)) for r in sm),
+              "the 8 _h_<k> softmax heads join to aten__softmax_default_1")
+
+sys.exit(1 if fails else 0)
