@@ -18,8 +18,11 @@ it like the Inspector's. It follows the Inspector's documented behaviour, with t
 * a start > end is a 32-bit counter wrap only where etprof decides so (exact arithmetic), else
   the sample is NaN; allocation events are left out instead of raising;
 * ``delegate_backend_name`` comes from the program (``pte=``) rather than from an ETRecord;
-* op types, stack traces and module hierarchy need an ETRecord, and ``debug_data`` a debug
-  buffer: until etprof reads those (issue 13) those columns are empty and a warning says so.
+* ``etrecord=`` fills op types, stack traces and module hierarchy through etprof's ETRecord
+  reader (instruction -> debug handles -> nodes; delegated events through the delegate map,
+  matched by exact id, not the Inspector's substring rule); keys are the FX node names without
+  the trailing ``_`` the Inspector adds. ``debug_data`` needs the debug buffer, which this entry
+  point does not decode yet (``etprof tensors`` does): that column is empty and a warning says so.
 """
 
 import warnings
@@ -114,6 +117,14 @@ class EventBlock:
                                                                    self.runs)
 
 
+def _op_types_cell(ops):
+    """The Inspector's op_types cell: the list, or for 5 or more entries the first two and the
+    last with the count, as one string."""
+    if len(ops) >= 5:
+        return "[%r, %r ... %r] (%d total)" % (ops[0], ops[1], ops[-1], len(ops))
+    return list(ops)
+
+
 class Inspector:
     """The Inspector's table of an ETDump, computed by libetprof.
 
@@ -143,9 +154,6 @@ class Inspector:
             raise UsageError("Inspector: delegate_time_scale_converter is not supported: etprof "
                              "keeps each delegate row in its own unit (cycles, us, ...)")
         self._missing = []
-        if etrecord is not None:
-            self._missing.append("op_types, stack_traces and module_hierarchy (the ETRecord is "
-                                 "not read yet)")
         if debug_buffer_path is not None:
             self._missing.append("debug_data (the debug buffer is not read yet)")
         if self._missing:
@@ -161,7 +169,10 @@ class Inspector:
             kw["tick_hz"] = _HZ[src]
         self._p = _etprof.Profile(etdump_path if etdump_path is not None else etdump_data, pte,
                                   **kw)
-        cols, meta = self._p.inspector_columns(time_unit=dst if dst in _HZ else "ns")
+        cols, meta = self._p.inspector_columns(
+            time_unit=dst if dst in _HZ else "ns",
+            etrecord=None if etrecord is None else __import__("os").fspath(etrecord))
+        self._etrecord = etrecord
         if dst == "cycles":
             cols["unit"] = [u if u != "ns" else "ticks" for u in cols["unit"]]
         self._cols = cols
@@ -220,9 +231,9 @@ class Inspector:
             e.instruction_id = c["instruction_id"][i]
             e.kind = c["kind"][i]
             e.replaced = c["replaced"][i]
-            e.op_types = []
-            e.stack_traces = {}
-            e.module_hierarchy = {}
+            e.op_types = c["op_types"][i]
+            e.stack_traces = c["stack_traces"][i]
+            e.module_hierarchy = c["module_hierarchy"][i]
             e.debug_data = []
             cur.events.append(e)
         return blocks
@@ -252,10 +263,10 @@ class Inspector:
             for k in _STATS:
                 out["%s (%s)" % (k, u)] = [c[k][i] if c["unit"][i] == u else nan
                                            for i in range(n)]
-        out["op_types"] = [[] for _ in range(n)]
+        out["op_types"] = [_op_types_cell(x) for x in c["op_types"]]
         out["delegate_debug_identifier"] = list(c["delegate_debug_identifier"])
-        out["stack_traces"] = [{} for _ in range(n)]
-        out["module_hierarchy"] = [{} for _ in range(n)]
+        out["stack_traces"] = list(c["stack_traces"])
+        out["module_hierarchy"] = list(c["module_hierarchy"])
         out["is_delegated_op"] = list(c["is_delegated_op"])
         out["delegate_backend_name"] = list(c["delegate_backend_name"])
         out["debug_data"] = [[] for _ in range(n)]

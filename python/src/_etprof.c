@@ -24,6 +24,7 @@
 #include "etprof_runs.h"
 #include "etprof_explain.h"
 #include "etprof_qnn.h"
+#include "etprof_etrecord.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -569,10 +570,65 @@ static PyObject *insp_value(const etp_inspector_block *b, uint32_t bi,
     Py_RETURN_NONE;
 }
 
+/* The ETRecord's answer for one Inspector event (the Inspector's op graph association): op types
+ * per node (a list), stack traces and module stacks by node name; framework events get none. */
+static int etr_fields(const etp_etrecord *rec, const etp_inspector_block *b,
+                      const etp_inspector_event *e, PyObject **ops, PyObject **traces,
+                      PyObject **mods) {
+    *ops = PyList_New(0);
+    *traces = PyDict_New();
+    *mods = PyDict_New();
+    if (!*ops || !*traces || !*mods) return -1;
+    if (!rec || e->instruction_id < 0 || e->kind == ETP_KIND_FRAMEWORK) return 0;
+    char did[32];
+    const char *dp = NULL;
+    if (e->is_delegated) {
+        if (e->delegate_id_int >= 0) {
+            snprintf(did, sizeof did, "%d", (int)e->delegate_id_int);
+            dp = did;
+        } else dp = e->delegate_id_str.ptr;
+    }
+    etp_etr_join j;
+    if (etp_etrecord_join(rec, b->method, e->instruction_id, dp, &j)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t k = 0; k < j.n_nodes && !rc; k++) {
+        const etp_etr_node *n = j.nodes[k];
+        PyObject *op = text(n->op);
+        if (!op || PyList_Append(*ops, op)) rc = -1;
+        Py_XDECREF(op);
+        if (rc) break;
+        if (n->stack_trace) {
+            PyObject *st = text(n->stack_trace);
+            if (!st || PyDict_SetItemString(*traces, n->name, st)) rc = -1;
+            Py_XDECREF(st);
+        }
+        if (!rc && n->n_modules) {
+            PyObject *md = PyDict_New();
+            for (uint32_t q = 0; md && q < n->n_modules; q++) {
+                PyObject *t = Py_BuildValue("(ss)", n->modules[q].fqn, n->modules[q].type);
+                if (!t || PyDict_SetItemString(md, n->modules[q].key, t)) {
+                    Py_XDECREF(t);
+                    Py_CLEAR(md);
+                    break;
+                }
+                Py_DECREF(t);
+            }
+            if (!md || PyDict_SetItemString(*mods, n->name, md)) rc = -1;
+            Py_XDECREF(md);
+        }
+    }
+    etp_etrecord_join_free(&j);
+    return rc;
+}
+
 static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"time_unit", NULL};
-    const char *tu = "ms";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:inspector_columns", kwlist, &tu)) return NULL;
+    static char *kwlist[] = {"time_unit", "etrecord", NULL};
+    const char *tu = "ms", *etr = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sz:inspector_columns", kwlist, &tu, &etr))
+        return NULL;
     double uns = etp_time_unit_ns(tu);
     if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
     if (!p->model) {
@@ -581,9 +637,18 @@ static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject 
     }
     etp_error err;
     memset(&err, 0, sizeof err);
+    etp_etrecord *rec = NULL;
+    if (etr) {
+        int r0 = etp_etrecord_open(&rec, etr, NULL, &err);
+        if (r0) return raise_etp(r0, &err);
+    }
     etp_inspector_result *r = NULL;
     int rc = etp_inspector_compute(p->model, p->dump, &r, &err);
-    if (rc) return raise_etp(rc, &err);
+    if (rc) {
+        etp_etrecord_close(rec);
+        return raise_etp(rc, &err);
+    }
+    PyObject *eops = PyList_New(0), *etraces = PyList_New(0), *emods = PyList_New(0);
     size_t n = 0, maxs = 1;
     for (uint32_t b = 0; b < r->n_blocks; b++) {
         n += r->blocks[b].n_events;
@@ -616,21 +681,42 @@ static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject 
                 if (!v) goto fail;
                 PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
             }
+            PyObject *o1, *o2, *o3;
+            int er = etr_fields(rec, blk, e, &o1, &o2, &o3);
+            if (!er && (PyList_Append(eops, o1) || PyList_Append(etraces, o2) ||
+                        PyList_Append(emods, o3)))
+                er = -1;
+            Py_XDECREF(o1);
+            Py_XDECREF(o2);
+            Py_XDECREF(o3);
+            if (er) goto fail;
         }
     }
+    if (!eops || !etraces || !emods || PyDict_SetItemString(d, "op_types", eops) ||
+        PyDict_SetItemString(d, "stack_traces", etraces) ||
+        PyDict_SetItemString(d, "module_hierarchy", emods))
+        goto fail;
     PyObject *meta = Py_BuildValue("{s:I,s:K,s:K}", "runs", r->runs, "allocation_events",
                                    (unsigned long long)r->allocation_events, "replaced",
                                    (unsigned long long)r->replaced);
     if (!meta) goto fail;
     for (int c = 0; c < I_N; c++) Py_DECREF(cols[c]);
+    Py_DECREF(eops);
+    Py_DECREF(etraces);
+    Py_DECREF(emods);
     free(tmp);
     etp_inspector_free(r);
+    etp_etrecord_close(rec);
     return Py_BuildValue("(NN)", d, meta);
 fail:
     for (int c = 0; c < I_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(eops);
+    Py_XDECREF(etraces);
+    Py_XDECREF(emods);
     Py_XDECREF(d);
     free(tmp);
     etp_inspector_free(r);
+    etp_etrecord_close(rec);
     return NULL;
 }
 

@@ -220,8 +220,8 @@ def test_inspector_arguments():
         etprof.Inspector(etdump_path=path, delegate_time_scale_converter=lambda n, t: t)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        etprof.Inspector(etdump_path=path, etrecord="r.bin")
-    assert any("ETRecord" in str(x.message) for x in w)
+        etprof.Inspector(etdump_path=path, debug_buffer_path="x.bin")
+    assert any("debug_data" in str(x.message) for x in w)
     with pytest.raises(etprof.UsageError):
         etprof.Inspector(etdump_path=path).find_total_for_module("linear")
     # us ticks: values are ticks / 1e3 ms... i.e. 1000x the ns reading
@@ -250,3 +250,40 @@ def test_inspector_bytes_input():
     a = etprof.Inspector(etdump_data=raw)._cols
     b = etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"))._cols
     assert a["event_name"] == b["event_name"] and a["raw"] == b["raw"]
+
+
+def test_inspector_etrecord_columns(tmp_path):
+    """etrecord=: op_types, stack_traces and module_hierarchy of the instruction rows come from
+    the record (a record made here for add.pte: instruction 0 -> debug handle 1 -> the node
+    aten_add_tensor), framework rows get none."""
+    import json as _json
+    import zipfile
+
+    trace = '  File "/m/model.py", line 7, in forward\n    return x + y\n'
+    node = {"target": "executorch.exir.dialects.edge.ops.aten.add.Tensor", "inputs": [],
+            "outputs": [{"as_none": None, "as_tensor": {"name": "aten_add_tensor"}}],
+            "metadata": {"debug_handle": "1", "stack_trace": trace,
+                         "nn_module_stack": "L__self__,,__main__.Net"}}
+    prog = {"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": [node],
+                                       "tensor_values": {}}},
+            "schema_version": {"major": 3, "minor": 0}}
+    rec = tmp_path / "add.etrecord"
+    with zipfile.ZipFile(rec, "w") as z:
+        z.writestr("ETRECORD_V0", b"")
+        z.writestr("edge_dialect_exported_program/forward", _json.dumps(prog))
+        z.writestr("debug_handle_map", _json.dumps({"forward": {"0": 1}}))
+        z.writestr("delegate_map", "{}")
+    ins = etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"), etrecord=str(rec),
+                           pte=data("upstream/add.pte"))
+    c = ins._columns(True)
+    for i, name in enumerate(c["event_name"]):
+        if name in ("native_call_add.out", "OPERATOR_CALL"):
+            assert c["op_types"][i] == ["aten.add.Tensor"], (name, c["op_types"][i])
+            assert c["stack_traces"][i] == {"aten_add_tensor": trace}
+            assert c["module_hierarchy"][i] == {"aten_add_tensor": {"L__self__": ("", "__main__.Net")}}
+        elif name.startswith("Method::") or name == "Program::load_method":
+            assert c["op_types"][i] == [] and c["stack_traces"][i] == {}
+    bad = tmp_path / "bad.etrecord"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(etprof.InputError):
+        etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"), etrecord=str(bad))
