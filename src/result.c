@@ -582,6 +582,49 @@ static int render_table(const etp_table *t, etp_format fmt, FILE *f, const etp_r
     return rc;
 }
 
+/* out_text_dup() line by line: the line breaks stay. */
+static char *safe_lines(const char *text) {
+    size_t n = strlen(text), cap = n * 3 + 1, len = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    for (const char *p = text;;) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char *line = malloc(l + 1);
+        if (!line) {
+            free(out);
+            return NULL;
+        }
+        memcpy(line, p, l);
+        line[l] = 0;
+        char *sl = out_text_dup(line);
+        free(line);
+        if (!sl) {
+            free(out);
+            return NULL;
+        }
+        size_t sn = strlen(sl);
+        if (len + sn + 2 > cap) {
+            cap = (len + sn + 2) * 2;
+            char *no = realloc(out, cap);
+            if (!no) {
+                free(sl);
+                free(out);
+                return NULL;
+            }
+            out = no;
+        }
+        memcpy(out + len, sl, sn);
+        len += sn;
+        free(sl);
+        if (!e) break;
+        out[len++] = '\n';
+        p = e + 1;
+    }
+    out[len] = 0;
+    return out;
+}
+
 static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *o) {
     int W = fmt == ETP_FMT_MD ? 0 : o->width; /* prose fits the terminal as tables do */
     int rc = ETP_OK;
@@ -593,7 +636,7 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
                 if (!rc) rc = r;
                 continue;
             }
-            char *safe = b->flags & ETP_TEXT_SAFE ? out_text_dup(b->text) : NULL;
+            char *safe = b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
             if ((b->flags & ETP_TEXT_SAFE) && !safe) return ETP_E_INTERNAL;
             const char *text = safe ? safe : b->text;
             if (b->flags & ETP_TEXT_WRAP) {

@@ -3,6 +3,7 @@
 #define ETPROF_CLI_H
 
 #include "etprof.h"
+#include "etprof_result.h"
 #include "jw.h"
 #include "out.h"
 #include "sink.h"
@@ -115,6 +116,9 @@ int cli_out_close(cli_out *o, int rc);
 
 /* Table helper honouring --format and the terminal width. */
 out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols);
+
+/* Renders `doc` in --format to the output (width, --wide, --csv-raw); returns an exit code. */
+int cli_render(cli_args *a, cli_out *o, const etp_doc *doc);
 
 /* Option values */
 bool cli_get_double(cli_args *a, opt_id id, double *out);
