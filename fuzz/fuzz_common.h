@@ -19,6 +19,7 @@
 #define ETPROF_FUZZ_COMMON_H
 
 #include "etprof.h"
+#include "etprof_inspector.h"
 #include "jw.h"
 #include "out.h"
 #include "event_json.h"
@@ -509,6 +510,30 @@ static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsig
     fz_check_ops(r, seed);
     fz_self_diff(r);
     etp_ops_free(r);
+
+    /* the Inspector's table: every run lands in one block, every event has one sample per run
+     * of its block (or none: debug-only), strings are within their lengths */
+    etp_inspector_result *ir = NULL;
+    rc = etp_inspector_compute(m, d, &ir, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_inspector_compute failed: %s", err.msg);
+    uint64_t runs = 0;
+    for (uint32_t b = 0; b < ir->n_blocks; b++) {
+        const etp_inspector_block *ib = &ir->blocks[b];
+        FZ_ASSERT(ib->n_runs > 0, "an empty Inspector block");
+        runs += ib->n_runs;
+        for (uint32_t k = 0; k < ib->n_events; k++) {
+            const etp_inspector_event *e = &ib->events[k];
+            FZ_ASSERT(e->has_perf ? e->n_samples == ib->n_runs : e->n_samples == 0,
+                      "%u samples for %u runs", e->n_samples, ib->n_runs);
+            FZ_ASSERT(e->name != NULL, "an event without a name");
+            volatile char last = e->name_len ? e->name[e->name_len - 1] : 0;
+            (void)last;
+            for (uint32_t s = 0; s < e->n_samples; s++) (void)e->values[s];
+        }
+    }
+    FZ_ASSERT(runs == ir->runs, "%llu runs in blocks, %u read", (unsigned long long)runs,
+              ir->runs);
+    etp_inspector_free(ir);
 
     char *buf = NULL;
     size_t len = 0;

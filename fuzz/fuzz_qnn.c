@@ -11,7 +11,7 @@
 #include "fuzz_common.h"
 #include "qnn.h"
 #include "qnn_report.h"
-#include "trace_htp.h"
+#include "etprof_qnn.h"
 
 
 static const char NAME[] = "fuzz.qnn";

@@ -118,6 +118,32 @@ int etp_blob_open(etp_blob *blob, const char *path, etp_error *err);
 void etp_blob_borrow(etp_blob *blob, const void *data, size_t size, const char *name);
 void etp_blob_close(etp_blob *blob);
 
+/* What a file is, from its first bytes (a guess for messages and for choosing a reader; the
+ * readers verify). */
+typedef enum etp_file_kind {
+    ETP_FILE_UNKNOWN = 0,
+    ETP_FILE_ETDUMP,  /* ED00, size-prefixed or plain */
+    ETP_FILE_PROGRAM, /* ETxx at byte 4: a program (.pte) */
+    ETP_FILE_BUNDLED, /* BP08 at byte 4: a bundled program (.bpte) */
+    ETP_FILE_ZIP,     /* PK: an ETRecord is a ZIP */
+    ETP_FILE_JSON,
+    ETP_FILE_EMPTY,
+    ETP_FILE_PTD,     /* FTxx at byte 4 (FH01 at byte 8): ExecuTorch named data */
+} etp_file_kind;
+etp_file_kind etp_sniff_kind(const uint8_t *data, size_t size);
+
+/* What etp_blob_open_expect() checks a pipe or device for before reading the rest of it. */
+#define ETP_EXPECT_ANY 0u     /* nothing: etp_blob_open() */
+#define ETP_EXPECT_DUMP 1u    /* an ETDump: otherwise the error etp_dump_open() would give */
+#define ETP_EXPECT_PROGRAM 2u /* a program: otherwise the error etp_program_open() would give */
+/* etp_blob_open() that, for a pipe or device (stdin, /dev/zero: anything a mapping cannot show
+ * up front), looks at the first 16 bytes and fails at once with ETP_E_INPUT when they cannot
+ * begin a file of the `expect`ed kinds (located at the identifier the reader would check: byte 8
+ * for an ETDump, 4 for a program; both kinds: the ETDump's error), instead of
+ * reading up to ETP_STDIN_MAX of something else. Regular files are mapped and not checked here
+ * (the readers check them). */
+int etp_blob_open_expect(etp_blob *blob, const char *path, unsigned expect, etp_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * ETDump (.etdp)
  * ------------------------------------------------------------------------------------------- */
@@ -241,6 +267,33 @@ typedef struct etp_block_info {
  * size-prefixed form written by ExecuTorch and the plain form (identifier at byte 4). */
 int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err);
 void etp_dump_close(etp_dump *d);
+
+/* How etp_dump_open_with() verifies. Zero-initialised = etp_dump_open(). */
+typedef struct etp_dump_open_opts {
+    /* Called after each verified block with (ctx, blocks done, blocks in all); NULL: none.
+     * Called from the opening thread (not with `background`). */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+    /* For a caller that reads the dump only through a model (etp_model_block()): after the
+     * header, root and block vector checks the call returns, and a second thread verifies the
+     * blocks in order while the caller works; etp_model_block(b) waits until block b is
+     * verified and fails with that block's verification error (the error etp_dump_open() would
+     * have given). Until etp_dump_wait_verified() returned ETP_OK, use no other accessor, nor
+     * the counts of etp_dump_get_info() (block_count is valid). Buffers below 4 MiB are
+     * verified before the call returns. The dump and its model are then used by one thread
+     * (the verifier thread is the library's own). */
+    bool background;
+} etp_dump_open_opts;
+int etp_dump_open_with(etp_dump **out, const etp_blob *blob, const etp_dump_open_opts *opts,
+                       etp_error *err);
+/* Waits for a background verification (etp_dump_open_opts.background) to end: ETP_OK (then the
+ * dump is as etp_dump_open() returns it) or the verification error. ETP_OK at once for a dump
+ * opened otherwise. Closing the dump without waiting is allowed (the thread is stopped). */
+int etp_dump_wait_verified(etp_dump *d, etp_error *err);
+/* A dump read from a serial log holding several ETDumps (docs/formats.md "Serial logs"): a
+ * one-line note saying so and which one was analysed (the first); NULL otherwise. Lives as long
+ * as the dump. */
+const char *etp_dump_source_note(const etp_dump *d);
 
 const etp_dump_info *etp_dump_get_info(const etp_dump *d);
 void etp_dump_block(const etp_dump *d, uint32_t block, etp_block_info *out);
@@ -451,6 +504,10 @@ typedef struct etp_model_opts {
      * "Program check") is left unresolved and counted (etp_model_mismatch) instead of making
      * etp_model_block() fail with ETP_E_INPUT. */
     bool ignore_program_mismatch;
+    /* For a caller that reads only the events' kinds, pairing, instructions, methods and
+     * backends (etprof info): etp_model_block() then leaves every event's unit, value, flags
+     * and QNN class unset (ETP_UNIT_NONE, NaN, 0, ETP_QNN_NONE) instead of deciding them. */
+    bool kinds_only;
 } etp_model_opts;
 
 typedef struct etp_model etp_model;
@@ -1054,6 +1111,11 @@ typedef struct etp_trace_opts {
                             drawn as 1 ns and otherData says so) */
     void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
     void *progress_ctx;
+    /* Which runs are written, per method, counting its runs 1, 2, ... in file order (0: no
+     * bound): not the first skip_first; only run_first..run_last (inclusive); at most max_runs
+     * of those. A run keeps its number ("run 3") and its tracks. Blocks that are not runs (load)
+     * are always written; the time base stays the file's first host timestamp. */
+    uint32_t skip_first, run_first, run_last, max_runs;
 } etp_trace_opts;
 
 typedef struct etp_trace_stats {
@@ -1064,11 +1126,19 @@ typedef struct etp_trace_stats {
     uint64_t clamped;    /* slices shortened to fit their container */
     uint64_t overlapped; /* real slices moved to an overflow lane (overlap without nesting) */
     uint64_t unplaced;   /* events with no time and no timed container: left out */
+    uint64_t runs_left_out; /* runs not written (etp_trace_opts skip_first, run_*, max_runs) */
 } etp_trace_stats;
 
 /* Writes the trace of every block of the model to `f` (streaming: one block in memory at a
  * time). `o` may be NULL (tick_ns 1); `st` may be NULL. Returns ETP_OK, ETP_E_IO when a write
  * failed, ETP_E_INTERNAL when out of memory. Does not flush or close `f`. */
+/* A stream that gzip-compresses (zlib, RFC 1952) what is written to it into `out`, e.g. a trace
+ * written as trace.json.gz (Perfetto and chrome://tracing open those). fclose() of the returned
+ * stream writes the gzip trailer and flushes `out` (which stays open: the caller closes it) and
+ * returns EOF with errno set when any write to `out` failed. NULL (with `err`, ETP_E_INTERNAL)
+ * when out of memory. */
+FILE *etp_gzip_open(FILE *out, etp_error *err);
+
 int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
                     etp_error *err);
 

@@ -6,9 +6,11 @@
  * Conventions (as in etprof.h)
  *  - Functions that can fail return 0 (ETP_OK) or a negative ETP_E_* code and fill an etp_error
  *    with the file, byte offset, field path and reason (located, one line).
- *  - The QNN file objects (etp_qnn_qhas, etp_qnn_trace, ..., etp_qnn_derived, etp_qnn_stat_block,
- *    etp_qnn_stat_event) are opaque here: obtained from the library, read through the functions
- *    below, freed by the function named with them.
+ *  - The QNN file objects (etp_qnn_qhas, etp_qnn_trace, etp_qnn_runtrace, etp_qnn_heap) are
+ *    opaque here: obtained from the library, read through the functions below, freed by the
+ *    function named with them. The results (etp_qnn_derived: rows and summary; the
+ *    qnn-profile-viewer blocks and events; node names) are typed structs, read-only to the
+ *    caller; their "private" members are not part of the API.
  *  - Strings in results point into the object they were computed from (the bundle) and live as
  *    long as it does.
  *  - Thread safety: the library keeps no global mutable state for these functions. A loaded
@@ -32,9 +34,9 @@ typedef struct etp_qnn_qhas etp_qnn_qhas;         /* QHAS analysis summary JSON 
 typedef struct etp_qnn_trace etp_qnn_trace;       /* optrace (Chrome trace JSON) */
 typedef struct etp_qnn_runtrace etp_qnn_runtrace; /* runtrace (Chrome trace JSON) */
 typedef struct etp_qnn_heap etp_qnn_heap;         /* DSP heap usage log */
-typedef struct etp_qnn_derived etp_qnn_derived;   /* the per-QNN-op rows and the summary */
-typedef struct etp_qnn_stat_block etp_qnn_stat_block; /* one qnn-profile-viewer block */
-typedef struct etp_qnn_stat_event etp_qnn_stat_event; /* one event line of a block */
+typedef struct etp_qnn_derived etp_qnn_derived;   /* the per-QNN-op rows and the summary (below) */
+typedef struct etp_qnn_stat_block etp_qnn_stat_block; /* one qnn-profile-viewer block (below) */
+typedef struct etp_qnn_stat_event etp_qnn_stat_event; /* one event line of a block (below) */
 
 /* ---------------------------------------------------------------------------------------------
  * Loading: a set of QNN files in one call
@@ -54,6 +56,9 @@ typedef struct etp_qnn_bundle {
     etp_qnn_heap *heap;
     etp_qnn_derived *der; /* derived from the files above; NULL when no file was given */
 } etp_qnn_bundle;
+
+/* How many per-QNN-op rows `d` holds (0 for NULL). */
+uint32_t etp_qnn_derived_row_count(const etp_qnn_derived *d);
 
 /* True when any path is set. */
 bool etp_qnn_paths_any(const etp_qnn_paths *p);
@@ -181,6 +186,294 @@ double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e);
  * cycles times this factor apportion the NPU compute wall time by cycle share: an ESTIMATE.
  * NaN when the row is not such a row or either total is missing or not positive. */
 double etp_qnn_wall_ns_per_cycle(const etp_ops_result *r, size_t row);
+
+/* ---------------------------------------------------------------------------------------------
+ * Typed results: optional values, qnn-profile-viewer files, node names, the derived rows
+ * ------------------------------------------------------------------------------------------- */
+
+/* An optional value: `has` false when the file has no such value (key absent or null). */
+typedef struct etp_qnn_i64 {
+    int64_t v;
+    bool has; /* false: key absent (or null); v is then 0 and meaningless */
+} etp_qnn_i64;
+
+typedef struct etp_qnn_f64 {
+    double v;
+    bool has;
+} etp_qnn_f64;
+
+typedef enum etp_qnn_unit {
+    ETP_QNN_UNIT_NONE = 0, /* no unit given */
+    ETP_QNN_UNIT_US,
+    ETP_QNN_UNIT_CYCLES,
+    ETP_QNN_UNIT_COUNT,
+    ETP_QNN_UNIT_BYTES,
+    ETP_QNN_UNIT_OBJECT,
+    ETP_QNN_UNIT_OTHER, /* see unit_text */
+} etp_qnn_unit;
+
+typedef enum etp_qnn_stat_kind {
+    ETP_QNN_STAT_OTHER = 0,
+    ETP_QNN_STAT_INIT,     /* "Init Stats", "Create From Binary Stats", CSV INIT */
+    ETP_QNN_STAT_COMPOSE,  /* "Compose Graphs Stats", CSV COMPOSE GRAPHS */
+    ETP_QNN_STAT_FINALIZE, /* "Finalize Stats", CSV FINALIZE */
+    ETP_QNN_STAT_EXECUTE,  /* "Execute Stat N", CSV EXECUTE */
+    ETP_QNN_STAT_DEINIT,   /* "De-Init Stats", CSV DE-INIT */
+} etp_qnn_stat_kind;
+
+typedef struct etp_qnn_stat_event {
+    const char *identifier; /* e.g. "Accelerator (execute) time (cycles)", "Input OpId_2 (cycles)" */
+    bool has_value;         /* false for valueless lines ("Unknown event type :   object") */
+    int64_t value;          /* the value (truncated toward zero if it was not an integer) */
+    double fvalue;          /* the value as written */
+    etp_qnn_unit unit;
+    const char *unit_text;  /* unit word as written ("us", "CYCLES"), "" when none */
+    bool is_node;           /* indented sub-event (text) / SUB-EVENT (CSV) */
+    uint32_t line;          /* 1-based line in the file */
+} etp_qnn_stat_event;
+
+typedef struct etp_qnn_stat_block {
+    etp_qnn_stat_kind kind;
+    const char *title;      /* text: "Execute Stat 1", "Init Stats"; CSV: the Message column */
+    uint32_t index;         /* 1-based ordinal among blocks of the same kind */
+    etp_qnn_i64 timestamp;  /* CSV Msg Timestamp (absent in text logs or when not a number) */
+    etp_qnn_i64 netrun_us;  /* text "NetRun: N us"; CSV NETRUN row (in its unit) */
+    const char *label;      /* CSV NETRUN identifier when not "null" ("Graph 0: name") */
+    uint32_t n_events;      /* backend events (NETRUN rows excluded) */
+    etp_qnn_stat_event *events;
+    uint32_t line;
+    /* QNN 2.13-style text logs ("Execute Stats (Average):", "Graph 0 (model):", ...) */
+    const char *aggregate;  /* "Average", "Min", "Max", "Overall" for "Execute Stats (<X>):"
+                               blocks (kind ETP_QNN_STAT_OTHER, in stats[]); NULL otherwise */
+    const char *graph_name; /* "model" from a "Graph 0 (model):" line in the block; NULL if none */
+    etp_qnn_i64 graph_index;        /* the 0 of "Graph 0 (model):" */
+    bool total_inference;           /* the block holds a "Total Inference Time:" heading */
+    etp_qnn_f64 netrun_ips;         /* "NetRun IPS: 214.8888 inf/sec" (inferences per second) */
+} etp_qnn_stat_block;
+
+typedef enum etp_qnn_viewer_format {
+    ETP_QNN_VIEWER_TEXT = 1,
+    ETP_QNN_VIEWER_CSV = 2
+} etp_qnn_viewer_format;
+
+typedef struct etp_qnn_viewer {
+    etp_qnn_viewer_format format;
+    const char *input_log;       /* "Input Log File Location" / "input log file location" */
+    const char *log_created;     /* text only */
+    const char *viewer_version, *netrun_version, *backend_version;
+    etp_qnn_f64 time_scale;      /* text "Time Scale" */
+    etp_qnn_i64 epoch_timestamp, steady_clock_timestamp; /* text */
+    uint32_t n_executes;
+    etp_qnn_stat_block *executes; /* EXECUTE blocks in file order */
+    uint32_t n_stats;
+    etp_qnn_stat_block *stats;    /* every other block in file order */
+    /* Sections etprof does not know, skipped with their lines (text only): the heading as
+       written and its line number; the first ETP_QNN_VIEWER_SKIPPED_MAX are kept, n_skipped
+       counts all. */
+    uint32_t n_skipped;
+    const char *skipped[8];
+    uint32_t skipped_line[8];
+    /* private */
+    void *pool;
+    etp_qnn_stat_event *event_pool;
+} etp_qnn_viewer;
+
+#define ETP_QNN_VIEWER_SKIPPED_MAX 8
+int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *err);
+int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err);
+/* Chooses CSV when the first non-empty line is the CSV preamble or header, else text. */
+int etp_qnn_read_viewer(const char *path, etp_qnn_viewer **out, etp_error *err);
+/* format: 0 = choose as etp_qnn_read_viewer does, else an etp_qnn_viewer_format. */
+int etp_qnn_read_viewer_mem(const char *name, const void *data, size_t len, int format,
+                            etp_qnn_viewer **out, etp_error *err);
+void etp_qnn_viewer_free(etp_qnn_viewer *v);
+/* The event of `block` whose identifier is `identifier`, or NULL. */
+const etp_qnn_stat_event *etp_qnn_stat_find(const etp_qnn_stat_block *block,
+                                            const char *identifier);
+
+typedef enum etp_qnn_node_kind {
+    ETP_QNN_NODE_NONE = 0, /* not a node name */
+    ETP_QNN_NODE_NAMED,    /* "<qnn op>:OpId_<n> (cycles)" */
+    ETP_QNN_NODE_INPUT,    /* "Input OpId_<n> (cycles)" */
+    ETP_QNN_NODE_OUTPUT,   /* "Output OpId_<n> (cycles)" */
+    ETP_QNN_NODE_SYSTEM,   /* "OpId_<n> (cycles)": unnamed system op */
+} etp_qnn_node_kind;
+
+typedef struct etp_qnn_node_name {
+    etp_qnn_node_kind kind;
+    const char *name; /* NAMED: points into the input (not NUL-terminated at name_len);
+                         INPUT/OUTPUT: "Input"/"Output"; SYSTEM/NONE: NULL */
+    size_t name_len;
+    uint32_t op_id;   /* the <n> (decimal, fits 32 bits) */
+} etp_qnn_node_name;
+
+/* Classifies an ETDump delegate event name / viewer node identifier. `out` may be NULL. */
+etp_qnn_node_kind etp_qnn_parse_node_name(const char *name, etp_qnn_node_name *out);
+
+/* The per-QNN-op rows and the summary derived from the QNN files (etp_qnn_bundle.der). */
+/* Which file a figure came from. */
+typedef enum etp_qnn_source {
+    ETP_QNN_SRC_NONE = 0,
+    ETP_QNN_SRC_QHAS,
+    ETP_QNN_SRC_OPTRACE,
+    ETP_QNN_SRC_RUNTRACE,
+} etp_qnn_source;
+/* "qhas", "optrace", "runtrace"; NULL for ETP_QNN_SRC_NONE. */
+const char *etp_qnn_source_name(etp_qnn_source s);
+
+typedef struct etp_qnn_op_row { /* one QNN op */
+    const char *qnn_op;
+    uint32_t op_id;            /* low 32 bits of the HTP op IDs = ETDump OpId_<n> */
+    bool has_op_id;            /* false: QHAS node without HTP op instances (id unknown) */
+    bool op_id_conflict;       /* its HTP ops disagree on the low 32 bits (first one kept) */
+    const char *qnn_op_type;   /* NULL if unknown */
+    int64_t cycles;            /* sum of its HTP op cycles (thread-aggregate) */
+    int64_t dominant_path_cycles;
+    double share;              /* cycles / total cycles of all rows, % */
+    bool hmx, hvx, dma;        /* any HTP op uses the unit; dma = dma || dma_set || dma_wait */
+    uint32_t htp_ops;          /* HTP op count */
+    bool has_bytes;            /* the byte fields below are known (QHAS source only) */
+    int64_t dram_read_bytes, dram_write_bytes, vtcm_read_bytes, vtcm_write_bytes;
+    int64_t hmx_cycles, hvx_cycles, dma_cycles; /* sums of cycles of HTP ops using the unit */
+} etp_qnn_op_row;
+
+typedef struct etp_qnn_thread_busy {
+    int64_t tid;
+    const char *type;     /* "HMX", "HVX", or NULL when unknown */
+    int64_t busy_cycles;
+    etp_qnn_f64 share;    /* busy / timeline cycles, % */
+} etp_qnn_thread_busy;
+
+typedef struct etp_qnn_dp_op { /* one step of the dominant (critical) path */
+    const char *htp_op, *qnn_op;
+    uint64_t op_id;
+    bool has_op_id;
+    int64_t cycles;            /* the op's cycles */
+    etp_qnn_i64 dp_cycles;     /* cycles it contributes to the path */
+    etp_qnn_i64 start_cycle;
+    bool partial;
+} etp_qnn_dp_op;
+
+typedef struct etp_qnn_summary {
+    etp_qnn_source source;          /* QHAS, else optrace (computed), else NONE */
+    etp_qnn_f64 utilization_percent, idle_percent;
+    etp_qnn_i64 graph_execute_us, time_us;  /* QHAS only */
+    etp_qnn_i64 timeline_cycles;
+    etp_qnn_f64 clock_ghz;
+    etp_qnn_source clock_source;    /* RUNTRACE, QHAS (timeline / graph_execute_us) or NONE */
+    etp_qnn_i64 peak_vtcm_bytes;
+    etp_qnn_i64 dram_read_bytes, dram_write_bytes, vtcm_read_bytes, vtcm_write_bytes; /* QHAS */
+    etp_qnn_i64 hmx_busy_cycles;    /* sum over HMX threads */
+    etp_qnn_f64 hmx_busy_share;     /* hmx_busy / timeline, % */
+    etp_qnn_i64 hvx_busy_cycles;    /* sum over HVX threads */
+    uint32_t hvx_threads;
+    etp_qnn_f64 hvx_busy_share;     /* hvx_busy / (timeline x hvx_threads), % = mean HVX load */
+    uint32_t n_threads;
+    etp_qnn_thread_busy *threads;
+    etp_qnn_source dominant_source; /* QHAS (dominant_path_htp_<first core>) or OPTRACE */
+    uint32_t n_dominant;
+    etp_qnn_dp_op *dominant;        /* ordered, "Accumulated Idle" skipped */
+    int64_t dominant_dp_cycles;     /* sum of dp_cycles of those steps */
+    int64_t dominant_idle_cycles;   /* sum of the skipped idle steps' dp_cycles */
+    etp_qnn_i64 heap_before_bytes, heap_after_bytes, heap_delta_bytes;
+} etp_qnn_summary;
+
+typedef struct etp_qnn_derived {
+    etp_qnn_source rows_source;   /* QHAS when given (htp_op_instances), else OPTRACE, else NONE */
+    uint32_t n_rows;
+    etp_qnn_op_row *rows;         /* order of first appearance of each QNN op */
+    int64_t total_cycles;         /* sum of row cycles (the `share` denominator) */
+    uint32_t unattributed_ops;    /* optrace ops without a QNN op name (not in rows) */
+    etp_qnn_summary summary;
+} etp_qnn_derived;
+/* Row of a QNN op name, or NULL. */
+const etp_qnn_op_row *etp_qnn_derived_row(const etp_qnn_derived *d, const char *qnn_op);
+
+/* optrace per-QNN-op cycles (sum of de-duplicated X dur) vs QHAS per-node cycles
+ * (qnn_op_instances_nodes, or the sum of htp_op_instances when that section is absent).
+ * Ops present on one side only are mismatches with the other side absent. */
+typedef struct etp_qnn_cycle_mismatch {
+    const char *qnn_op;
+    etp_qnn_i64 optrace_cycles, qhas_cycles;
+} etp_qnn_cycle_mismatch;
+
+int etp_qnn_check_optrace_qhas(const etp_qnn_trace *t, const etp_qnn_qhas *q,
+                               etp_qnn_cycle_mismatch **out, uint32_t *n_out, etp_error *err);
+
+/* ---------------------------------------------------------------------------------------------
+ * Reading one file: optrace
+ * ------------------------------------------------------------------------------------------- */
+
+/* Reads a QNN optrace (Chrome trace JSON written by qnn-profile-viewer's optrace reader) from
+ * `path` ("-" = stdin). ETP_OK, ETP_E_IO, ETP_E_INPUT (located: file, byte offset, JSON path)
+ * or ETP_E_INTERNAL. Free with etp_qnn_trace_free() (NULL allowed). */
+int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err);
+void etp_qnn_trace_free(etp_qnn_trace *t);
+
+/* ---------------------------------------------------------------------------------------------
+ * The join of the derived rows with the ETDump's HTP node rows
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_qnn_etd_pair {
+    uint32_t ops_row;     /* etp_ops_row index of the ETDump node */
+    uint32_t qnn_row;     /* index into etp_qnn_derived.rows */
+    bool by_id;           /* matched on OpId (else on the name alone) */
+    bool trusted;         /* the names agree, or the ETDump node is unnamed ("OpId_N (cycles)"):
+                             false = an OpId match under another name (a conflict) */
+    double etdump_cycles; /* the ETDump node's p50 over the runs */
+    bool cycles_differ;   /* trusted and the p50 (rounded) != the QNN op's cycles (counted in
+                             etp_qnn_etd_join.cycles_different; the "cycles differ" list) */
+} etp_qnn_etd_pair;
+
+typedef struct etp_qnn_etd_join {
+    int32_t qnn;           /* etp_ops_qnn index of the partition joined; -1 when the ETDump has
+                              no QNN partition (then every row is QNN-only) */
+    uint32_t n_nodes;      /* HTP node rows of that partition */
+    uint32_t n_pairs;
+    etp_qnn_etd_pair *pairs;  /* in ETDump node order */
+    uint32_t matched;      /* trusted pairs */
+    uint32_t matched_by_id, matched_by_name; /* of the trusted pairs */
+    uint32_t conflicts;    /* untrusted pairs */
+    uint32_t n_etdump_only;
+    uint32_t *etdump_only; /* ops row indices of ETDump nodes without a QNN op */
+    uint32_t n_qnn_only;
+    uint32_t *qnn_only;    /* derived row indices without an ETDump node */
+    /* cycle agreement over the trusted pairs: the ETDump node's p50 (rounded) == QNN cycles */
+    uint32_t cycles_equal, cycles_different;
+    int64_t max_abs_diff;  /* largest |ETDump - QNN| over the trusted pairs, cycles */
+    double *row_etdump;    /* per derived row: the p50 of its trusted ETDump node, NaN if none */
+    int32_t *row_ops;      /* per derived row: the ops row of its trusted ETDump node, or -1 */
+} etp_qnn_etd_join;
+
+/* Joins `d`'s rows to the HTP node rows of the ETDump partition where most of them match (by
+ * OpId preferring the same name, then by name; see etp_qnn_join_nodes). Both inputs must outlive
+ * the join. */
+int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_qnn_etd_join **out,
+                        etp_error *err);
+void etp_qnn_etd_join_free(etp_qnn_etd_join *j);
+/* "same_run" (every compared op has equal cycles), "different_runs" (none equal), "mixed",
+ * or "none" (nothing compared). */
+const char *etp_qnn_etd_agreement(const etp_qnn_etd_join *j);
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared figures of the derived rows (src/figures.c): one definition for qnn, explain, report
+ * ------------------------------------------------------------------------------------------- */
+
+/* The rows of `d` by cycles, largest first; equal cycles keep row order (the order of "top QNN
+ * ops" in explain and report). Fills idx[] (room for d->n_rows entries) with at most `top` rows
+ * (0: all) and *n with their count. ETP_OK, or ETP_E_INTERNAL when out of memory. */
+int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx, uint32_t *n);
+
+/* ---------------------------------------------------------------------------------------------
+ * Trace with the HTP timeline
+ * ------------------------------------------------------------------------------------------- */
+
+/* etp_trace_write() plus one process "HTP (optrace)" drawn from a QNN optrace with a known HTP
+ * clock (`clock_ghz` > 0; `clock_source` names where it came from, e.g. etp_qnn_clock()'s
+ * source) (docs/trace.md). `optrace` NULL: exactly etp_trace_write(). */
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -11,6 +11,7 @@ environment (CMake sets them; by hand, point them at a build tree or an installe
     ETPROF_INCLUDE_DIR   directory holding etprof.h        (default: ../include)
     ETPROF_LIBRARY_DIR   directory holding libetprof.so    (default: the system's)
     ETPROF_RPATH         1 to record ETPROF_LIBRARY_DIR as the module's run path (build trees)
+    ETPROF_INSTALL_RPATH a run path to record instead (the installed module: $ORIGIN-relative)
     ETPROF_VERSION       the library version string
 """
 import os
@@ -22,6 +23,8 @@ inc = os.environ.get("ETPROF_INCLUDE_DIR") or os.path.join(here, "..", "include"
 libdir = os.environ.get("ETPROF_LIBRARY_DIR")
 version = os.environ.get("ETPROF_VERSION", "0.1.0")
 rpath = [libdir] if libdir and os.environ.get("ETPROF_RPATH") == "1" else []
+if os.environ.get("ETPROF_INSTALL_RPATH"):
+    rpath = [os.environ["ETPROF_INSTALL_RPATH"]]
 
 ext = Extension(
     "etprof._etprof",

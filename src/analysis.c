@@ -17,6 +17,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
 #include "model_int.h"
+#include "ops_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +58,11 @@ typedef struct row_acc {
     bool childsum_any;
     bool op_from_child;
     bool escaped;      /* the label is an escaped copy (ETP_MF_ESCAPED): part of the row's key */
+    /* the method's run (0-based, runs kept) of each sample: NULL while sample k is run k (the
+     * row had a value in every run so far), else `cap` entries (ops_int.h) */
+    uint32_t *srun;
+    uint32_t srun_cap;
+    int32_t part;      /* index in its method's parts (finish_methods), -1 for none */
 } row_acc;
 
 typedef struct method_acc {
@@ -68,6 +74,8 @@ typedef struct method_acc {
     etp_ops_method pub;
     etp_ops_part *parts;
     etp_ops_cpu_op *cpu_ops;
+    uint32_t *run_block; /* the block of each run kept (ops_int.h) */
+    uint32_t rb_cap;
 } method_acc;
 
 struct etp_ops_result {
@@ -638,6 +646,23 @@ const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t 
     return r->bgroups;
 }
 
+/* Records that the newest sample of `a` is run `ord` of its method (ops_int.h): the mapping is
+ * kept only once a row has missed a run, so that a row present in every run costs nothing. */
+static int note_sample_run(row_acc *a, uint32_t ord) {
+    uint32_t k = a->pub.runs - 1;
+    if (!a->srun && k == ord) return ETP_OK;
+    if (!a->srun || a->srun_cap < a->cap) {
+        uint32_t *s = realloc(a->srun, (size_t)a->cap * sizeof *s);
+        if (!s) return ETP_E_INTERNAL;
+        if (!a->srun)
+            for (uint32_t j = 0; j < k; j++) s[j] = j;
+        a->srun = s;
+        a->srun_cap = a->cap;
+    }
+    a->srun[k] = ord;
+    return ETP_OK;
+}
+
 static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v,
                      uint32_t room) {
     bool keep = o->block ? (v->info.name.ptr && strcmp(v->info.name.ptr, o->block) == 0)
@@ -653,6 +678,14 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         return ETP_OK;
     }
     m->runs++;
+    if (m->runs > m->rb_cap) {
+        uint32_t cap = m->rb_cap ? m->rb_cap * 2 : 16;
+        uint32_t *rb = realloc(m->run_block, cap * sizeof *rb);
+        if (!rb) return ETP_E_INTERNAL;
+        m->run_block = rb;
+        m->rb_cap = cap;
+    }
+    m->run_block[m->runs - 1] = v->block;
     uint32_t run = ++r->runs_kept;
     if (scratch(r, v->n) || tree_parents(r, v)) return ETP_E_INTERNAL;
     if (v->n > m->hint_cap) {
@@ -680,7 +713,10 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         if ((int32_t)i == v->method_event && m->exec_row < 0) m->exec_row = ri;
         double x = row_value(e);
         if (isnan(x)) continue;
-        if (a->last_run != run && push_sample(r, a, run, room, cap0)) return ETP_E_INTERNAL;
+        if (a->last_run != run) {
+            if (push_sample(r, a, run, room, cap0) || note_sample_run(a, m->runs - 1))
+                return ETP_E_INTERNAL;
+        }
         a->samples[a->pub.runs - 1] += x;
     }
     for (uint32_t i = 0; i < v->n; i++) {
@@ -915,6 +951,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &ROW(r, k);
             if (row->method != mi) continue;
+            r->acc[k].part = -1;
             double tot = isnan(row->stats.total) ? 0 : row->stats.total;
             if (row->kind == ETP_KIND_DELEGATE_CALL) {
                 uint32_t j = 0;
@@ -924,6 +961,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                                                      .placement = row->placement,
                                                      .backend_row = -1};
                 }
+                r->acc[k].part = (int32_t)j;
                 ma->parts[j].partitions++;
                 ma->parts[j].calls += row->count;
                 ma->parts[j].total += tot;
@@ -944,6 +982,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                                                      .backend_own = true,
                                                      .backend_row = (int32_t)k};
                 }
+                r->acc[k].part = (int32_t)j;
                 ma->parts[j].partitions++;
                 ma->parts[j].calls += row->count;
                 ma->parts[j].total += tot;
@@ -954,6 +993,7 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
                                       : row->kind == ETP_KIND_KERNEL;
             if (!cpu_row) continue;
             if (row->kind == ETP_KIND_OPERATOR_CALL) m->operator_calls += row->count;
+            r->acc[k].part = -3; /* the cpu part, whose index is known below */
             cpu.partitions++;
             cpu.calls += row->count;
             cpu.total += tot;
@@ -966,6 +1006,8 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
             ma->cpu_ops[j].calls += row->count;
             ma->cpu_ops[j].total += tot;
         }
+        for (size_t k = 0; k < nrows; k++)
+            if (ROW(r, k).method == mi && r->acc[k].part == -3) r->acc[k].part = (int32_t)np;
         ma->parts[np++] = cpu;
         ma->parts[np++] = (etp_ops_part){.place = ETP_PLACE_FRAMEWORK,
                                          .placement = "framework",
@@ -1040,11 +1082,13 @@ void etp_ops_free(etp_ops_result *r) {
     for (size_t i = 0; i < r->nacc; i++) {
         if (!r->acc[i].pooled) free(r->acc[i].samples);
         if (!r->acc[i].cs_pooled) free(r->acc[i].childsum);
+        free(r->acc[i].srun);
     }
     for (size_t i = 0; i < r->nmethods; i++) {
         free(r->methods[i].parts);
         free(r->methods[i].cpu_ops);
         free(r->methods[i].hint);
+        free(r->methods[i].run_block);
     }
     free(r->bgroups);
     while (r->arena) {
@@ -1315,4 +1359,22 @@ const char *etp_profiling_level_name(etp_profiling_level l) {
     case ETP_PL_NONE: return "none";
     }
     return "none";
+}
+
+/* ---- ops_int.h ---- */
+
+uint32_t etp__ops_sample_run(const etp_ops_result *r, size_t i, uint32_t k) {
+    const row_acc *a = &r->acc[i];
+    return a->srun ? a->srun[k] : k;
+}
+
+double etp__ops_sample_child(const etp_ops_result *r, size_t i, uint32_t k) {
+    const row_acc *a = &r->acc[i];
+    return a->childsum_any ? a->childsum[k] : 0;
+}
+
+int32_t etp__ops_row_part(const etp_ops_result *r, size_t i) { return r->acc[i].part; }
+
+const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m) {
+    return r->methods[m].run_block;
 }

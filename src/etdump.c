@@ -16,6 +16,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "etprof.h"
 #include "etdump_int.h"
+#include "b64log.h"
 #include "fb.h"
 #include "sniff.h"
 
@@ -43,8 +44,17 @@ struct etp_dump {
     block *blocks;
     void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
     size_t map_size;
-    async_verify *av; /* etp__dump_open_async(): the blocks being verified, NULL when done */
+    async_verify *av; /* etp_dump_open_opts.background: the blocks being verified, NULL when done */
+    struct b64_source *src; /* decoded from a serial log or a base64 file (b64log.h), else NULL */
 };
+
+/* The decoded bytes of a dump read from a serial log or a base64 file, owned by the dump: the
+ * blob borrowing them (its name says where in the log the dump was) and a note for the reader. */
+typedef struct b64_source {
+    etp_blob blob;
+    uint8_t *bytes;
+    char note[640];
+} b64_source;
 
 /* ---- verification ---- */
 
@@ -372,9 +382,38 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     return ETP_OK;
 }
 
+static bool has_dump_id(const uint8_t *data, size_t size) {
+    return size >= 12 && (memcmp(data + 8, "ED00", 4) == 0 || memcmp(data + 4, "ED00", 4) == 0);
+}
+
+/* text: no NUL or other C0 control byte but white space (a serial log, a base64 file) */
+static bool looks_text(const uint8_t *d, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t') return false;
+    return n > 0;
+}
+
+static int check_dump_strict(const uint8_t *data, size_t size, const char *file, etp_error *err) {
+    if (has_dump_id(data, size)) return ETP_OK;
+    if (looks_text(data, size < 4096 ? size : 4096) && etp_sniff_kind(data, size) == ETP_FILE_UNKNOWN) {
+        etp_error_set(err, ETP_E_INPUT, file, 0, NULL,
+                      "not an ETDump: a text file without an ETDump block of the Arm runner "
+                      "(#[RUN THIS] ... echo \"<base64>\" | base64 -d >etdump.bin) and not plain "
+                      "base64 of an ETDump (docs/formats.md)");
+        return ETP_E_INPUT;
+    }
+    return etp__blob_check_dump_id(data, size, file, err);
+}
+
+/* The first bytes of a pipe: an ETDump, or text that may be a serial log (decided at open). */
 int etp__blob_check_dump(const uint8_t *data, size_t size, const char *file, etp_error *err) {
-    if (size >= 12 && (memcmp(data + 8, "ED00", 4) == 0 || memcmp(data + 4, "ED00", 4) == 0))
+    if (has_dump_id(data, size) || etp__b64log_detect(data, size) || looks_text(data, size))
         return ETP_OK;
+    return etp__blob_check_dump_id(data, size, file, err);
+}
+
+int etp__blob_check_dump_id(const uint8_t *data, size_t size, const char *file, etp_error *err) {
+    if (has_dump_id(data, size)) return ETP_OK;
     char what[160];
     etp_sniff(data, size, what, sizeof what);
     etp_error_set(err, ETP_E_INPUT, file, 8, NULL,
@@ -400,7 +439,7 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
                          void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                          async_verify *av);
 
-/* ---- verification in the background (etp__dump_open_async) ---- */
+/* ---- verification in the background (etp_dump_open_opts.background) ---- */
 
 uint32_t etp__async_min = (uint32_t)4 << 20; /* smaller buffers: verified before the open returns */
 
@@ -492,7 +531,7 @@ int etp__dump_wait(const etp_dump *dc, uint32_t blocks, etp_error *err) {
     return rc;
 }
 
-int etp__dump_wait_all(etp_dump *d, etp_error *err) {
+int etp_dump_wait_verified(etp_dump *d, etp_error *err) {
     if (!d->av) return ETP_OK;
     int rc = etp__dump_wait(d, d->info.block_count, err);
     async_end(d);
@@ -503,14 +542,11 @@ int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
     return open_impl(out, blob, NULL, NULL, false, err);
 }
 
-int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
-                            void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
-                            etp_error *err) {
-    return open_impl(out, blob, progress, ctx, false, err);
-}
-
-int etp__dump_open_async(etp_dump **out, const etp_blob *blob, etp_error *err) {
-    return open_impl(out, blob, NULL, NULL, true, err);
+int etp_dump_open_with(etp_dump **out, const etp_blob *blob, const etp_dump_open_opts *o,
+                       etp_error *err) {
+    if (!o) return open_impl(out, blob, NULL, NULL, false, err);
+    return open_impl(out, blob, o->background ? NULL : o->progress,
+                     o->background ? NULL : o->progress_ctx, o->background, err);
 }
 
 static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
@@ -546,6 +582,64 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
     return rc;
 }
 
+/* A serial log or base64 file: the first ETDump in it, decoded, then opened as any ETDump; the
+ * dump owns the decoded bytes. Errors of the decoded dump name it by its place in the log. */
+static int open_b64(etp_dump **out, const etp_blob *blob,
+                    void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
+                    bool async, etp_error *err) {
+    b64_source *src = calloc(1, sizeof *src);
+    if (!src) {
+        etp_error_set(err, ETP_E_INTERNAL, blob->name, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    etp_b64log_info info;
+    size_t n;
+    int rc = etp__b64log_decode(blob->data, blob->size, blob->name, &src->bytes, &n, &info, err);
+    if (rc) {
+        free(src);
+        return rc;
+    }
+    char name[ETP_ERR_FILE_MAX];
+    if (info.plain)
+        snprintf(name, sizeof name, "%.400s (base64)", blob->name);
+    else
+        snprintf(name, sizeof name, "%.400s (ETDump %u of %u, base64 at line %llu)", blob->name,
+                 info.used, info.dumps, (unsigned long long)info.line);
+    if (!has_dump_id(src->bytes, n)) {
+        etp_error_set(err, ETP_E_INPUT, blob->name, 0, NULL,
+                      "line %llu: the base64 decodes to %zu bytes that are not an ETDump (no "
+                      "identifier ED00 at byte 8 or 4)",
+                      (unsigned long long)info.line, n);
+        free(src->bytes);
+        free(src);
+        return ETP_E_INPUT;
+    }
+    etp_blob_borrow(&src->blob, src->bytes, n, name);
+    if (info.dumps > 1) {
+        int w = snprintf(src->note, sizeof src->note,
+                         "%.300s: %u ETDumps in the log (base64 at line", blob->name, info.dumps);
+        for (uint32_t k = 0; k < info.dumps && k < 8 && w > 0 && (size_t)w < sizeof src->note - 40; k++)
+            w += snprintf(src->note + w, sizeof src->note - (size_t)w, "%s %llu", k ? "," : "",
+                          (unsigned long long)info.first_lines[k]);
+        if (w > 0 && (size_t)w < sizeof src->note - 120)
+            snprintf(src->note + w, sizeof src->note - (size_t)w,
+                     "%s); the first (line %llu) is analysed: cut the log to analyse another",
+                     info.dumps > 8 ? ", ..." : "", (unsigned long long)info.line);
+    }
+    rc = open_impl(out, &src->blob, progress, ctx, async, err);
+    if (rc) {
+        free(src->bytes);
+        free(src);
+        return rc;
+    }
+    (*out)->src = src;
+    return ETP_OK;
+}
+
+const char *etp_dump_source_note(const etp_dump *d) {
+    return d->src && d->src->note[0] ? d->src->note : NULL;
+}
+
 static int open_impl(etp_dump **out, const etp_blob *blob,
                      void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
                      bool async, etp_error *err) {
@@ -558,12 +652,14 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
                                                        "size prefix and the identifier ED00");
         return ETP_E_INPUT;
     }
-    if (size < 12) {
+    if (size < 12 && !etp__b64log_detect(data, size)) {
         etp_error_set(err, ETP_E_INPUT, file, 0, NULL,
                       "file is too small to be an ETDump (%zu bytes; at least 12 needed)", size);
         return ETP_E_INPUT;
     }
-    int idrc = etp__blob_check_dump(data, size, file, err);
+    if (!has_dump_id(data, size) && etp__b64log_detect(data, size))
+        return open_b64(out, blob, progress, ctx, async, err);
+    int idrc = check_dump_strict(data, size, file, err);
     if (idrc) return idrc;
     bool prefixed = memcmp(data + 8, "ED00", 4) == 0;
     uint64_t start = prefixed ? 4 : 0, len = size - start;
@@ -642,6 +738,10 @@ void etp_dump_close(etp_dump *d) {
         async_end(d);
     }
     free(d->blocks);
+    if (d->src) {
+        free(d->src->bytes);
+        free(d->src);
+    }
     free(d);
 }
 

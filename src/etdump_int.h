@@ -8,29 +8,12 @@
  * accepts (and hands anything else to it). Tests turn it off to compare the two. */
 extern bool etp__verify_fast;
 
-/* etp_dump_open() that reports its progress after each block it verified (done, total blocks);
- * `progress` may be NULL. */
-int etp__dump_open_progress(etp_dump **out, const etp_blob *blob,
-                            void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx,
-                            etp_error *err);
-
-/* etp_dump_open() for a caller that reads the dump only through etp_model_block() (the
- * analyses): after the header, root and block vector checks it returns, and a second thread
- * verifies the blocks in order while the caller works; etp_model_block(b) waits until block b
- * is verified and returns that block's verification error (the error etp_dump_open() would
- * have given) if it failed. Until etp__dump_wait_all() returned ETP_OK, the caller must not
- * use other accessors nor the counts of etp_dump_get_info() (block_count is valid). Small
- * files are verified before it returns. */
-int etp__dump_open_async(etp_dump **out, const etp_blob *blob, etp_error *err);
-/* Buffers smaller than this are verified before etp__dump_open_async() returns (4 MiB; tests
+/* Buffers smaller than this are verified before etp_dump_open_with(background) returns (4 MiB; tests
  * lower it). */
 extern uint32_t etp__async_min;
 /* Waits until the first `blocks` blocks are verified: ETP_OK, or the verification error. No-op
  * for a dump opened otherwise. */
 int etp__dump_wait(const etp_dump *d, uint32_t blocks, etp_error *err);
-/* Waits for the whole verification and ends its thread; then the dump is as etp_dump_open()
- * returns it. ETP_OK or the verification error. */
-int etp__dump_wait_all(etp_dump *d, etp_error *err);
 
 /* As etp_dump_event(), for a caller that decodes event after event into the same structures:
  * `ev` must hold zeros or what an earlier call (or etp_dump_event()) left there. Only the member
@@ -79,6 +62,9 @@ int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, 
 /* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
  * error of etp_program_open()), of either (the ETDump's error). */
 int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);
+/* The same without the text allowance (a pipe's head that is text may be a serial log with a
+ * base64 ETDump, b64log.h): the identifier only. */
+int etp__blob_check_dump_id(const uint8_t *head, size_t n, const char *name, etp_error *err);
 int etp__blob_check_program(const uint8_t *head, size_t n, const char *name, etp_error *err);
 int etp__blob_check_dump_or_program(const uint8_t *head, size_t n, const char *name,
                                     etp_error *err);

@@ -82,7 +82,7 @@ struct etp_model {
     uint32_t blk_lo, blk_hi;
     bool have_blk;
     release_state rs;
-    bool no_units;      /* etp__model_skip_units() */
+    bool no_units;      /* etp_model_opts.kinds_only */
     uint32_t mismatch_blocks;  /* blocks the program could not explain (ignored) */
     /* Telling apart methods of the same structure (refine_candidates): each plan's declared
      * tensors (built on first use), and an index of the printable strings of delegate blobs. */
@@ -154,6 +154,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     m->prog = prog;
     if (opts) m->opts = *opts;
     else etp_model_opts_init(&m->opts);
+    m->no_units = m->opts.kinds_only;
     m->forced_plan = -1;
     if (prog) {
         m->icache = malloc(ICACHE * sizeof *m->icache);
@@ -1144,7 +1145,7 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
 
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);
-    int rc = etp__dump_wait(m->dump, block + 1, err); /* etp__dump_open_async() */
+    int rc = etp__dump_wait(m->dump, block + 1, err); /* etp_dump_open_opts.background */
     if (rc) return rc;
     bv->block = block;
     bv->method_event = -1;
@@ -1326,8 +1327,6 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     }
     return ETP_OK;
 }
-
-void etp__model_skip_units(etp_model *m, bool skip) { m->no_units = skip; }
 
 void etp__model_release_scratch(etp_model *m) {
     free(m->ev);

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "etprof.h"
+#include "etprof_qnn.h" /* the public part */
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,15 +47,6 @@ extern "C" {
  * Optional values
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct etp_qnn_i64 {
-    int64_t v;
-    bool has; /* false: key absent (or null); v is then 0 and meaningless */
-} etp_qnn_i64;
-
-typedef struct etp_qnn_f64 {
-    double v;
-    bool has;
-} etp_qnn_f64;
 
 typedef struct etp_qnn_flag {
     bool v;
@@ -281,10 +273,9 @@ typedef struct etp_qnn_trace {
     int64_t *dims_pool;
 } etp_qnn_trace;
 
-int etp_qnn_read_optrace(const char *path, etp_qnn_trace **out, etp_error *err);
+/* etp_qnn_read_optrace(), etp_qnn_trace_free(): include/etprof_qnn.h */
 int etp_qnn_read_optrace_mem(const char *name, const void *data, size_t len, etp_qnn_trace **out,
                              etp_error *err);
-void etp_qnn_trace_free(etp_qnn_trace *t);
 /* The thread name of (pid, tid), or NULL. */
 const char *etp_qnn_trace_thread_name(const etp_qnn_trace *t, int64_t pid, int64_t tid);
 /* The counter series of a kind, or NULL. */
@@ -360,183 +351,21 @@ void etp_qnn_heap_free(etp_qnn_heap *h);
  * qnn-profile-viewer text log and CSV
  * ------------------------------------------------------------------------------------------- */
 
-typedef enum etp_qnn_unit {
-    ETP_QNN_UNIT_NONE = 0, /* no unit given */
-    ETP_QNN_UNIT_US,
-    ETP_QNN_UNIT_CYCLES,
-    ETP_QNN_UNIT_COUNT,
-    ETP_QNN_UNIT_BYTES,
-    ETP_QNN_UNIT_OBJECT,
-    ETP_QNN_UNIT_OTHER, /* see unit_text */
-} etp_qnn_unit;
 
-typedef enum etp_qnn_stat_kind {
-    ETP_QNN_STAT_OTHER = 0,
-    ETP_QNN_STAT_INIT,     /* "Init Stats", "Create From Binary Stats", CSV INIT */
-    ETP_QNN_STAT_COMPOSE,  /* "Compose Graphs Stats", CSV COMPOSE GRAPHS */
-    ETP_QNN_STAT_FINALIZE, /* "Finalize Stats", CSV FINALIZE */
-    ETP_QNN_STAT_EXECUTE,  /* "Execute Stat N", CSV EXECUTE */
-    ETP_QNN_STAT_DEINIT,   /* "De-Init Stats", CSV DE-INIT */
-} etp_qnn_stat_kind;
-
-typedef struct etp_qnn_stat_event {
-    const char *identifier; /* e.g. "Accelerator (execute) time (cycles)", "Input OpId_2 (cycles)" */
-    bool has_value;         /* false for valueless lines ("Unknown event type :   object") */
-    int64_t value;          /* the value (truncated toward zero if it was not an integer) */
-    double fvalue;          /* the value as written */
-    etp_qnn_unit unit;
-    const char *unit_text;  /* unit word as written ("us", "CYCLES"), "" when none */
-    bool is_node;           /* indented sub-event (text) / SUB-EVENT (CSV) */
-    uint32_t line;          /* 1-based line in the file */
-} etp_qnn_stat_event;
-
-typedef struct etp_qnn_stat_block {
-    etp_qnn_stat_kind kind;
-    const char *title;      /* text: "Execute Stat 1", "Init Stats"; CSV: the Message column */
-    uint32_t index;         /* 1-based ordinal among blocks of the same kind */
-    etp_qnn_i64 timestamp;  /* CSV Msg Timestamp (absent in text logs or when not a number) */
-    etp_qnn_i64 netrun_us;  /* text "NetRun: N us"; CSV NETRUN row (in its unit) */
-    const char *label;      /* CSV NETRUN identifier when not "null" ("Graph 0: name") */
-    uint32_t n_events;      /* backend events (NETRUN rows excluded) */
-    etp_qnn_stat_event *events;
-    uint32_t line;
-    /* QNN 2.13-style text logs ("Execute Stats (Average):", "Graph 0 (model):", ...) */
-    const char *aggregate;  /* "Average", "Min", "Max", "Overall" for "Execute Stats (<X>):"
-                               blocks (kind ETP_QNN_STAT_OTHER, in stats[]); NULL otherwise */
-    const char *graph_name; /* "model" from a "Graph 0 (model):" line in the block; NULL if none */
-    etp_qnn_i64 graph_index;        /* the 0 of "Graph 0 (model):" */
-    bool total_inference;           /* the block holds a "Total Inference Time:" heading */
-    etp_qnn_f64 netrun_ips;         /* "NetRun IPS: 214.8888 inf/sec" (inferences per second) */
-} etp_qnn_stat_block;
-
-typedef enum etp_qnn_viewer_format { ETP_QNN_VIEWER_TEXT = 1, ETP_QNN_VIEWER_CSV = 2 } etp_qnn_viewer_format;
-
-typedef struct etp_qnn_viewer {
-    etp_qnn_viewer_format format;
-    const char *input_log;       /* "Input Log File Location" / "input log file location" */
-    const char *log_created;     /* text only */
-    const char *viewer_version, *netrun_version, *backend_version;
-    etp_qnn_f64 time_scale;      /* text "Time Scale" */
-    etp_qnn_i64 epoch_timestamp, steady_clock_timestamp; /* text */
-    uint32_t n_executes;
-    etp_qnn_stat_block *executes; /* EXECUTE blocks in file order */
-    uint32_t n_stats;
-    etp_qnn_stat_block *stats;    /* every other block in file order */
-    /* Sections etprof does not know, skipped with their lines (text only): the heading as
-       written and its line number; the first ETP_QNN_VIEWER_SKIPPED_MAX are kept, n_skipped
-       counts all. */
-    uint32_t n_skipped;
-    const char *skipped[8];
-    uint32_t skipped_line[8];
-    /* private */
-    void *pool;
-    etp_qnn_stat_event *event_pool;
-} etp_qnn_viewer;
-
-#define ETP_QNN_VIEWER_SKIPPED_MAX 8
-
-int etp_qnn_read_viewer_text(const char *path, etp_qnn_viewer **out, etp_error *err);
-int etp_qnn_read_viewer_csv(const char *path, etp_qnn_viewer **out, etp_error *err);
-/* Chooses CSV when the first non-empty line is the CSV preamble or header, else text. */
-int etp_qnn_read_viewer(const char *path, etp_qnn_viewer **out, etp_error *err);
-/* format: 0 = choose as etp_qnn_read_viewer does, else an etp_qnn_viewer_format. */
-int etp_qnn_read_viewer_mem(const char *name, const void *data, size_t len, int format,
-                            etp_qnn_viewer **out, etp_error *err);
-void etp_qnn_viewer_free(etp_qnn_viewer *v);
-/* The event of `block` whose identifier is `identifier`, or NULL. */
-const etp_qnn_stat_event *etp_qnn_stat_find(const etp_qnn_stat_block *block,
-                                            const char *identifier);
 
 /* ---------------------------------------------------------------------------------------------
  * ETDump / viewer node names
  * ------------------------------------------------------------------------------------------- */
 
-typedef enum etp_qnn_node_kind {
-    ETP_QNN_NODE_NONE = 0, /* not a node name */
-    ETP_QNN_NODE_NAMED,    /* "<qnn op>:OpId_<n> (cycles)" */
-    ETP_QNN_NODE_INPUT,    /* "Input OpId_<n> (cycles)" */
-    ETP_QNN_NODE_OUTPUT,   /* "Output OpId_<n> (cycles)" */
-    ETP_QNN_NODE_SYSTEM,   /* "OpId_<n> (cycles)": unnamed system op */
-} etp_qnn_node_kind;
-
-typedef struct etp_qnn_node_name {
-    etp_qnn_node_kind kind;
-    const char *name; /* NAMED: points into the input (not NUL-terminated at name_len);
-                         INPUT/OUTPUT: "Input"/"Output"; SYSTEM/NONE: NULL */
-    size_t name_len;
-    uint32_t op_id;   /* the <n> (decimal, fits 32 bits) */
-} etp_qnn_node_name;
-
-/* Classifies an ETDump delegate event name / viewer node identifier. `out` may be NULL. */
-etp_qnn_node_kind etp_qnn_parse_node_name(const char *name, etp_qnn_node_name *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Derived results (qnn_merge.c)
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct etp_qnn_op_row { /* one QNN op */
-    const char *qnn_op;
-    uint32_t op_id;            /* low 32 bits of the HTP op IDs = ETDump OpId_<n> */
-    bool has_op_id;            /* false: QHAS node without HTP op instances (id unknown) */
-    bool op_id_conflict;       /* its HTP ops disagree on the low 32 bits (first one kept) */
-    const char *qnn_op_type;   /* NULL if unknown */
-    int64_t cycles;            /* sum of its HTP op cycles (thread-aggregate) */
-    int64_t dominant_path_cycles;
-    double share;              /* cycles / total cycles of all rows, % */
-    bool hmx, hvx, dma;        /* any HTP op uses the unit; dma = dma || dma_set || dma_wait */
-    uint32_t htp_ops;          /* HTP op count */
-    bool has_bytes;            /* the byte fields below are known (QHAS source only) */
-    int64_t dram_read_bytes, dram_write_bytes, vtcm_read_bytes, vtcm_write_bytes;
-    int64_t hmx_cycles, hvx_cycles, dma_cycles; /* sums of cycles of HTP ops using the unit */
-} etp_qnn_op_row;
 
-typedef enum etp_qnn_source {
-    ETP_QNN_SRC_NONE = 0,
-    ETP_QNN_SRC_QHAS,
-    ETP_QNN_SRC_OPTRACE,
-    ETP_QNN_SRC_RUNTRACE,
-} etp_qnn_source;
+/* etp_qnn_source, the optional values, the viewer, node names, the derived rows and summary,
+ * the optrace/QHAS check: include/etprof_qnn.h (public). */
 
-typedef struct etp_qnn_thread_busy {
-    int64_t tid;
-    const char *type;     /* "HMX", "HVX", or NULL when unknown */
-    int64_t busy_cycles;
-    etp_qnn_f64 share;    /* busy / timeline cycles, % */
-} etp_qnn_thread_busy;
-
-typedef struct etp_qnn_dp_op { /* one step of the dominant (critical) path */
-    const char *htp_op, *qnn_op;
-    uint64_t op_id;
-    bool has_op_id;
-    int64_t cycles;            /* the op's cycles */
-    etp_qnn_i64 dp_cycles;     /* cycles it contributes to the path */
-    etp_qnn_i64 start_cycle;
-    bool partial;
-} etp_qnn_dp_op;
-
-typedef struct etp_qnn_summary {
-    etp_qnn_source source;          /* QHAS, else optrace (computed), else NONE */
-    etp_qnn_f64 utilization_percent, idle_percent;
-    etp_qnn_i64 graph_execute_us, time_us;  /* QHAS only */
-    etp_qnn_i64 timeline_cycles;
-    etp_qnn_f64 clock_ghz;
-    etp_qnn_source clock_source;    /* RUNTRACE, QHAS (timeline / graph_execute_us) or NONE */
-    etp_qnn_i64 peak_vtcm_bytes;
-    etp_qnn_i64 dram_read_bytes, dram_write_bytes, vtcm_read_bytes, vtcm_write_bytes; /* QHAS */
-    etp_qnn_i64 hmx_busy_cycles;    /* sum over HMX threads */
-    etp_qnn_f64 hmx_busy_share;     /* hmx_busy / timeline, % */
-    etp_qnn_i64 hvx_busy_cycles;    /* sum over HVX threads */
-    uint32_t hvx_threads;
-    etp_qnn_f64 hvx_busy_share;     /* hvx_busy / (timeline x hvx_threads), % = mean HVX load */
-    uint32_t n_threads;
-    etp_qnn_thread_busy *threads;
-    etp_qnn_source dominant_source; /* QHAS (dominant_path_htp_<first core>) or OPTRACE */
-    uint32_t n_dominant;
-    etp_qnn_dp_op *dominant;        /* ordered, "Accumulated Idle" skipped */
-    int64_t dominant_dp_cycles;     /* sum of dp_cycles of those steps */
-    int64_t dominant_idle_cycles;   /* sum of the skipped idle steps' dp_cycles */
-    etp_qnn_i64 heap_before_bytes, heap_after_bytes, heap_delta_bytes;
-} etp_qnn_summary;
 
 typedef struct etp_qnn_sources { /* any may be NULL */
     const etp_qnn_qhas *qhas;
@@ -545,30 +374,10 @@ typedef struct etp_qnn_sources { /* any may be NULL */
     const etp_qnn_heap *heap;
 } etp_qnn_sources;
 
-typedef struct etp_qnn_derived {
-    etp_qnn_source rows_source;   /* QHAS when given (htp_op_instances), else OPTRACE, else NONE */
-    uint32_t n_rows;
-    etp_qnn_op_row *rows;         /* order of first appearance of each QNN op */
-    int64_t total_cycles;         /* sum of row cycles (the `share` denominator) */
-    uint32_t unattributed_ops;    /* optrace ops without a QNN op name (not in rows) */
-    etp_qnn_summary summary;
-} etp_qnn_derived;
 
 int etp_qnn_derive(const etp_qnn_sources *src, etp_qnn_derived **out, etp_error *err);
 void etp_qnn_derived_free(etp_qnn_derived *d);
-/* Row of a QNN op name, or NULL. */
-const etp_qnn_op_row *etp_qnn_derived_row(const etp_qnn_derived *d, const char *qnn_op);
 
-/* optrace per-QNN-op cycles (sum of de-duplicated X dur) vs QHAS per-node cycles
- * (qnn_op_instances_nodes, or the sum of htp_op_instances when that section is absent).
- * Ops present on one side only are mismatches with the other side absent. */
-typedef struct etp_qnn_cycle_mismatch {
-    const char *qnn_op;
-    etp_qnn_i64 optrace_cycles, qhas_cycles;
-} etp_qnn_cycle_mismatch;
-
-int etp_qnn_check_optrace_qhas(const etp_qnn_trace *t, const etp_qnn_qhas *q,
-                               etp_qnn_cycle_mismatch **out, uint32_t *n_out, etp_error *err);
 
 /* ETDump-side node (from etp_qnn_parse_node_name). */
 typedef struct etp_qnn_etdump_node {

@@ -221,3 +221,5 @@ int etp_qnn_rows_sorted(const etp_qnn_derived *d, const double *etdump_cycles, c
     *n = shown;
     return ETP_OK;
 }
+
+uint32_t etp_qnn_derived_row_count(const etp_qnn_derived *d) { return d ? d->n_rows : 0; }

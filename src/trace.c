@@ -14,7 +14,7 @@
  */
 #include "sort.h"
 #include "etprof.h"
-#include "trace_htp.h"
+#include "etprof_qnn.h"
 #include "jw.h"
 #include "qnn.h"
 
@@ -76,6 +76,12 @@ typedef struct method_proc {
     uint64_t runs;
 } method_proc;
 
+/* Runs seen and written per method, for the run selection (etp_trace_opts.run_*). */
+typedef struct run_count {
+    const char *name;
+    uint64_t seen, kept;
+} run_count;
+
 /* Host clock: unwraps 32-bit counters (decided by the pre-pass), converts ticks to ns. */
 typedef struct hclock {
     bool unwrap;
@@ -100,6 +106,8 @@ typedef struct trace {
     int next_pid;
     bool load_named;
     uint64_t load_runs;
+    run_count *rc;
+    size_t nrc, caprc;
     /* per-block scratch */
     tslice *sl;
     size_t nsl, capsl;
@@ -281,6 +289,31 @@ static void name_thread(trace *t, int pid, int64_t tid, const char *name) {
 }
 
 /* The process of a block and its run number (1-based within the process). */
+/* Whether the run in block `v` is written (etp_trace_opts run selection); *number receives its
+ * number among its method's runs. -1 when out of memory. */
+static int run_selected(trace *t, const etp_block_view *v, uint64_t *number) {
+    const etp_trace_opts *o = t->o;
+    const char *name = v->method;
+    size_t i = 0;
+    for (; i < t->nrc; i++)
+        if ((!t->rc[i].name && !name) || (t->rc[i].name && name && strcmp(t->rc[i].name, name) == 0))
+            break;
+    if (i == t->nrc) {
+        run_count *n = grow(t->rc, &t->caprc, t->nrc + 1, sizeof *t->rc);
+        if (!n) return -1;
+        t->rc = n;
+        t->rc[t->nrc++] = (run_count){name, 0, 0};
+    }
+    run_count *c = &t->rc[i];
+    uint64_t r = ++c->seen;
+    *number = r;
+    bool keep = r > o->skip_first && (!o->run_first || r >= o->run_first) &&
+                (!o->run_last || r <= o->run_last) && (!o->max_runs || c->kept < o->max_runs);
+    if (keep) c->kept++;
+    else t->st->runs_left_out++;
+    return keep;
+}
+
 static int block_process(trace *t, const etp_block_view *v, uint64_t *run, etp_error *err) {
     if (!v->is_execute) {
         if (!t->load_named) {
@@ -291,10 +324,12 @@ static int block_process(trace *t, const etp_block_view *v, uint64_t *run, etp_e
         return 1;
     }
     const char *name = v->method;
+    uint64_t number = *run; /* the run's number among its method's runs */
     for (size_t i = 0; i < t->nprocs; i++) {
         method_proc *p = &t->procs[i];
         if ((p->name == NULL && name == NULL) || (p->name && name && strcmp(p->name, name) == 0)) {
-            *run = ++p->runs;
+            ++p->runs;
+            *run = number;
             return p->pid;
         }
     }
@@ -308,7 +343,7 @@ static int block_process(trace *t, const etp_block_view *v, uint64_t *run, etp_e
     p->name = name;
     p->pid = t->next_pid++;
     p->runs = 1;
-    *run = 1;
+    *run = number;
     name_process(t, p->pid, name ? name : "Execute (method unknown)", p->pid);
     return p->pid;
 }
@@ -908,6 +943,15 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
     etp_block_view v;
     int rc = etp_model_block(t->m, b, &v, err);
     if (rc) return rc;
+    uint64_t number = 0;
+    if (v.is_execute) {
+        int sel = run_selected(t, &v, &number);
+        if (sel < 0) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            return ETP_E_INTERNAL;
+        }
+        if (!sel) return ETP_OK;
+    }
     if ((rc = reserve(t, v.n ? v.n : 1, err))) return rc;
     t->nsl = t->nin = 0;
     int64_t last_end = -1, first_start = -1;
@@ -1002,7 +1046,7 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
     }
     if (t->nsl) qsort(t->sl, t->nsl, sizeof *t->sl, cmp_slice);
     if (t->nin) qsort(t->in, t->nin, sizeof *t->in, cmp_inst);
-    uint64_t run;
+    uint64_t run = number;
     int pid = block_process(t, &v, &run, err);
     if (pid < 0) return ETP_E_INTERNAL;
     write_block(t, &v, pid, run);
@@ -1314,6 +1358,20 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
         jw_key(&t.w, "clamped"); jw_uint(&t.w, st->clamped);
         jw_key(&t.w, "overlapping"); jw_uint(&t.w, st->overlapped);
         jw_key(&t.w, "unplaced"); jw_uint(&t.w, st->unplaced);
+        jw_key(&t.w, "run_selection");
+        jw_obj_begin(&t.w);
+        jw_key(&t.w, "skip_first"); jw_uint(&t.w, o->skip_first);
+        jw_key(&t.w, "first");
+        if (o->run_first) jw_uint(&t.w, o->run_first);
+        else jw_null(&t.w);
+        jw_key(&t.w, "last");
+        if (o->run_last) jw_uint(&t.w, o->run_last);
+        else jw_null(&t.w);
+        jw_key(&t.w, "max_runs");
+        if (o->max_runs) jw_uint(&t.w, o->max_runs);
+        else jw_null(&t.w);
+        jw_key(&t.w, "runs_left_out"); jw_uint(&t.w, st->runs_left_out);
+        jw_obj_end(&t.w);
         if (optrace) {
             jw_key(&t.w, "htp_optrace");
             jw_obj_begin(&t.w);
@@ -1338,6 +1396,7 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
         }
     }
     free(t.procs);
+    free(t.rc);
     free(t.sl);
     free(t.in);
     free(t.slice_of);

@@ -526,14 +526,15 @@ static void check_fast_verifier(void) {
             etp_dump *d3 = NULL;
             etp_model *m3 = NULL;
             etp_error e3 = {0};
-            int r3 = etp__dump_open_async(&d3, &b, &e3);
+            etp_dump_open_opts bo = {.background = true};
+            int r3 = etp_dump_open_with(&d3, &b, &bo, &e3);
             if (!r3 && !(r3 = etp_model_open(&m3, d3, NULL, NULL, &e3))) {
                 uint32_t nb = etp_dump_get_info(d3)->block_count;
                 for (uint32_t bi = 0; bi < nb && !r3; bi++) {
                     etp_block_view bv;
                     r3 = etp_model_block(m3, bi, &bv, &e3);
                 }
-                if (!r3) r3 = etp__dump_wait_all(d3, &e3);
+                if (!r3) r3 = etp_dump_wait_verified(d3, &e3);
             }
             char m3s[1200];
             etp_error_format(&e3, m3s, sizeof m3s);
@@ -578,6 +579,65 @@ static void check_model_decode(void) {
     CHECK_MSG(n > 10000, "only %d events checked", n);
 }
 
+/* The public opening API: a device that does not start like the expected kind is refused
+ * before it is read (/dev/zero would otherwise be read to ETP_STDIN_MAX); sniffing; a dump
+ * opened with options (background, progress) gives the same counts as etp_dump_open(). */
+static void progress_count(void *ctx, uint64_t done, uint64_t total) {
+    uint64_t *c = ctx;
+    c[0]++;
+    c[1] = done;
+    c[2] = total;
+}
+
+static void check_open_api(void) {
+    static const unsigned kinds[] = {ETP_EXPECT_DUMP, ETP_EXPECT_PROGRAM,
+                                     ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM};
+    /* located at the identifier: byte 8 of a size-prefixed ETDump, byte 4 of a program */
+    static const int64_t at[] = {8, 4, 8};
+    for (size_t i = 0; i < 3; i++) {
+        etp_blob b;
+        etp_error err = {0};
+        int rc = etp_blob_open_expect(&b, "/dev/zero", kinds[i], &err);
+        CHECK_EQ_I(rc, ETP_E_INPUT);
+        CHECK_EQ_I(err.offset, at[i]);
+        CHECK(strcmp(err.file, "/dev/zero") == 0);
+        if (!rc) etp_blob_close(&b);
+    }
+    static const uint8_t prog_head[16] = {0x1c, 0, 0, 0, 'E', 'T', '1', '2'};
+    static const uint8_t dump_head[16] = {0x10, 0, 0, 0, 0x08, 0, 0, 0, 'E', 'D', '0', '0'};
+    CHECK_EQ_I(etp_sniff_kind(prog_head, sizeof prog_head), ETP_FILE_PROGRAM);
+    CHECK_EQ_I(etp_sniff_kind(dump_head, sizeof dump_head), ETP_FILE_ETDUMP);
+    CHECK_EQ_I(etp_sniff_kind((const uint8_t *)"PK\3\4xxxxxxxxxxxx", 16), ETP_FILE_ZIP);
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/real/add_pte_100x.etdp", data_dir);
+    etp_blob b;
+    etp_error err = {0};
+    CHECK(etp_blob_open_expect(&b, path, ETP_EXPECT_DUMP, &err) == 0);
+    etp_dump *d0 = NULL, *d1 = NULL, *d2 = NULL;
+    CHECK(etp_dump_open(&d0, &b, &err) == 0);
+    uint64_t calls[3] = {0};
+    etp_dump_open_opts po = {.progress = progress_count, .progress_ctx = calls};
+    CHECK(etp_dump_open_with(&d1, &b, &po, &err) == 0);
+    etp_dump_open_opts bo = {.background = true};
+    CHECK(etp_dump_open_with(&d2, &b, &bo, &err) == 0);
+    CHECK(d2 && etp_dump_wait_verified(d2, &err) == 0);
+    CHECK(d0 && etp_dump_wait_verified(d0, &err) == 0); /* not opened in the background: at once */
+    if (d0 && d1 && d2) {
+        uint32_t nb = etp_dump_get_info(d0)->block_count;
+        CHECK_EQ_U(nb, 101); /* tests/data/MANIFEST.md: 101 run_data blocks */
+        CHECK_EQ_U(calls[1], nb);
+        CHECK_EQ_U(calls[2], nb);
+        CHECK(calls[0] >= 1);
+        CHECK_EQ_U(etp_dump_get_info(d1)->event_count, etp_dump_get_info(d0)->event_count);
+        CHECK_EQ_U(etp_dump_get_info(d2)->event_count, etp_dump_get_info(d0)->event_count);
+    }
+    etp_dump_close(d0);
+    etp_dump_close(d1);
+    etp_dump_close(d2);
+    etp_blob_close(&b);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: test_readers DATA_DIR\n");
@@ -601,5 +661,6 @@ int main(int argc, char **argv) {
     check_programs();
     check_model_decode();
     check_fast_verifier();
+    check_open_api();
     return check_done();
 }

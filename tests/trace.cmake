@@ -99,3 +99,9 @@ add_test(NAME trace_optrace_real
                  "--htp-counters=VTCM alloc (bytes),VTCM read (bytes),VTCM write (bytes),DRAM read (bytes),DRAM write (bytes)"
                  --htp-origin-dc yes)
 set_tests_properties(trace_optrace_real PROPERTIES SKIP_RETURN_CODE 77)
+
+# -o NAME.gz: gzip-compressed trace = the plain one (Python's gzip decodes), write errors located
+add_test(NAME trace_gzip COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_trace_gzip.py
+                                 ${ETPROF_BIN} ${ETPROF_TEST_DATA}
+                                 ${CMAKE_CURRENT_BINARY_DIR}/trace-gzip-tmp)
+set_tests_properties(trace_gzip PROPERTIES LABELS "trace")

@@ -10,8 +10,13 @@ table you ask for becomes Python objects. pandas is optional: with it, tables ar
 without it, dicts of columns (lists). See docs/python.md.
 """
 
+import filecmp
+import html as _html
+import os
+
 from . import _etprof
 from ._etprof import Error, InputError, InternalError, IOError, UsageError
+from .inspector import INSPECTOR_COLUMNS, Inspector, TimeScale
 
 __all__ = [
     "open",
@@ -23,6 +28,12 @@ __all__ = [
     "InternalError",
     "OPS_COLUMNS",
     "library_version",
+    "EVENT_COLUMNS",
+    "diff",
+    "Diff",
+    "Inspector",
+    "INSPECTOR_COLUMNS",
+    "TimeScale",
 ]
 
 __version__ = _etprof.library_version()
@@ -170,6 +181,341 @@ class Profile:
         return self._p.summary(time_unit=time_unit)
 
 
+def _trace(self, path):
+    """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
+    docs/trace.md), atomically: a temporary file beside it is renamed over it only when the
+    whole trace was written, so a failure never leaves a partial file; a ``.gz`` path is written
+    gzip-compressed, as the command does. Returns the trace's
+    counts (``processes``, ``tracks``, ``slices``, ``synthetic``, ``instants``, ``clamped``,
+    ``unplaced``). Raises :class:`IOError` (with the path) when it cannot be written."""
+    return self._p.write_trace(os.fspath(path))
+
+
+def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):
+    """Writes the self-contained HTML report (``etprof report``; docs/report.md) to ``path``,
+    atomically as :meth:`trace` does. ``time_unit`` is the unit of its time columns; ``qhas``,
+    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options."""
+    f = (lambda v: None if v is None else os.fspath(v))
+    self._p.write_report(os.fspath(path), time_unit=time_unit, qhas=f(qhas),
+                         optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
+
+
+#: The columns of Profile.events(): those of `etprof events --format csv`.
+EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "instruction_id",
+                 "delegate_debug_id_int", "start_time", "end_time", "value", "unit", "parent",
+                 "method", "operator", "backend")
+
+
+def _iter_events(self):
+    n = self._p.blocks
+    for b in range(n):
+        cols = self._p.event_columns(b)
+        for i in range(len(cols["index"])):
+            yield {k: cols[k][i] for k in EVENT_COLUMNS}
+
+
+def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
+    """Every event of every block, with the model's classification: the columns of
+    ``etprof events --format csv`` (:data:`etprof.EVENT_COLUMNS`: ``value`` in ``unit``, host
+    time in ns; absent values None).
+
+    With ``stream=True`` an iterator of one dict per event, decoding one block at a time (the
+    dump is not copied into Python objects at once). Otherwise a DataFrame (a dict of columns
+    with ``as_dict`` or without pandas) of all events; refused with :class:`UsageError` above
+    ``max_events`` events (then stream, or raise the limit; None: no limit), so that a large
+    dump is not materialised by accident."""
+    if stream:
+        return _iter_events(self)
+    n = self._p.events
+    if max_events is not None and n > max_events:
+        raise UsageError("Profile.events: %d events is more than max_events=%d; use "
+                         "events(stream=True) or a larger max_events" % (n, max_events))
+    cols = {k: [] for k in EVENT_COLUMNS}
+    for b in range(self._p.blocks):
+        c = self._p.event_columns(b)
+        for k in EVENT_COLUMNS:
+            cols[k].extend(c[k])
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(EVENT_COLUMNS))
+    for k in ("chain_index", "instruction_id", "delegate_debug_id_int", "parent", "start_time",
+              "end_time"):
+        df[k] = pd.array(cols[k], dtype="Int64" if k not in ("start_time", "end_time") else
+                         "UInt64")
+    return df
+
+
+Profile.events = _events
+
+
+def _runs(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
+          trend_pct=5.0, as_dict=False):
+    """One row per run (``etprof runs``; docs/analyses.md): ``method`` (None with
+    ``method_candidates`` when the program cannot tell), ``run``, ``block``, ``warmup``,
+    ``outlier``, ``robust_z``, ``execute`` (Method::execute), ``delegate`` (all backends),
+    ``cpu``, ``framework`` (the rest), ``unit``, ``backends`` (per backend: delegate time, the
+    backend's own time inside it, the overhead around it) and ``qnn`` (QNN's top-level figures
+    per partition, each with its unit). Times in ``time_unit``. The per-method verdicts
+    (median, robust scale, trend, runs and tokens per second) are :meth:`run_methods`. A
+    DataFrame (dict of columns with ``as_dict`` or without pandas)."""
+    cols, _ = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
+                           outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
+                           trend_pct=float(trend_pct))
+    pd = None if as_dict else _pandas()
+    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+
+
+def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
+                 trend_pct=5.0):
+    """Per method, over its runs: ``name``, ``runs``, ``warmup_runs``, ``outliers``,
+    ``steady_runs``, ``median``, ``robust_scale``, ``execute_total``, ``unit``, ``trend``
+    (``verdict`` stable / drifting up / drifting down / too few runs, ``slope_per_run``,
+    ``drift_pct``, ``p``, ``runs``), ``runs_per_second``, ``decode_style`` and
+    ``tokens_per_second`` (``etprof runs --format json`` "methods")."""
+    _, methods = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
+                              outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
+                              trend_pct=float(trend_pct))
+    return methods
+
+
+def _op_types(self, *, time_unit="us", as_dict=False):
+    """The summary by operator type (``etprof ops --by type``; docs/analyses.md): per
+    (method, domain cpu/htp/delegate, placement, unit, type) the rows grouped, ``count``,
+    ``total``, ``avg``, ``per_run``, ``share`` and ``cum_share`` (percent of their group) and
+    ``unit``; HTP nodes by their ATen op, XNNPACK-style ops by name without ``" #k"``, CPU
+    kernels by operator. A DataFrame (dict of columns with ``as_dict`` or without pandas)."""
+    cols = self._p.op_types(time_unit=time_unit)
+    pd = None if as_dict else _pandas()
+    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+
+
+def _tv(v, unit, unit_ns):
+    if v is None or v != v:
+        return None
+    return v / unit_ns if unit == "ns" else v
+
+
+def _fact_value(f, unit_ns, time_unit):
+    """A plain fact as the command's JSON writes it (src/cli/cmd_explain.c json_facts):
+    host-time numbers in the display unit; percentages, ratios and cycles as they are; whole
+    numbers (bytes, cycles, us as the file gives them) as ints."""
+    k = f["kind"]
+    if k == "number":
+        if f["unknown"] or f["value"] != f["value"]:  # not known, or NaN (JSON null)
+            return None
+        if f["integral"]:
+            return int(f["value"])
+        if f["percent"] or f["per_unit"] is not None or f["unit"] == "cycles":
+            return f["value"]
+        return _tv(f["value"], f["unit"], unit_ns)
+    if k == "count":
+        return f["count"]
+    if k == "flag":
+        return f["flag"]
+    if k == "text":
+        return time_unit if f["id"] == "time_unit" else f["text"]
+    return None
+
+
+def _top_op(f, unit_ns, time_unit):
+    r = dict(f["row_data"])
+    u = r["unit"]
+    for k in ("p50", "avg", "total"):
+        r[k] = _tv(r[k], u, unit_ns)
+    r["unit"] = time_unit if u == "ns" else u
+    return r
+
+
+def _nest(facts, unit_ns, time_unit):
+    """The facts (extra ones left out) nested as the command's JSON "facts" object: lists of
+    records (objects by fact id, or plain values), records, top operators."""
+    facts = [f for f in facts if not f["extra"]]
+    out = {}
+    i = 0
+    while i < len(facts):
+        f = facts[i]
+        i += 1
+        if f["list"] is not None:
+            continue  # members are taken by their list below
+        if f["kind"] in ("list", "record"):
+            members = []
+            while i < len(facts) and facts[i]["list"] == f["id"]:
+                members.append(facts[i])
+                i += 1
+            if f["kind"] == "record":
+                out[f["id"]] = {g["id"]: _fact_value(g, unit_ns, time_unit) for g in members}
+            elif f["flag"]:
+                out[f["id"]] = [(_top_op(g, unit_ns, time_unit) if g["kind"] == "row" else
+                                 _fact_value(g, unit_ns, time_unit)) for g in members]
+            else:
+                recs, cur, item = [], None, None
+                for g in members:
+                    if g["kind"] == "row":
+                        recs.append(_top_op(g, unit_ns, time_unit))
+                        cur, item = None, None
+                        continue
+                    if g["item"] != item:
+                        cur, item = {}, g["item"]
+                        recs.append(cur)
+                    cur[g["id"]] = _fact_value(g, unit_ns, time_unit)
+                out[f["id"]] = recs
+        elif f["kind"] == "row":
+            out[f["id"]] = _top_op(f, unit_ns, time_unit)
+        else:
+            out[f["id"]] = _fact_value(f, unit_ns, time_unit)
+    return out
+
+
+def _settle(facts):
+    return {f["id"]: f["settle"] for f in facts if f["cannot_tell"] and f["settle"]}
+
+
+class Finding:
+    """One of explain's findings (``etprof explain``; docs/analyses.md): ``id``
+    ("same_thing", "npu_vs_cpu", "units", "hmx_vs_hvx", "memory_utilization", "cannot_tell",
+    "missing"), ``question`` (its text), ``method`` (its method's name or None), ``facts`` (the
+    command's JSON "facts" object: host time in ``time_unit``, named by its ``time_unit`` fact;
+    cycles, percentages and the file's whole numbers as they are), ``cannot_tell`` (fact id ->
+    what would settle it, for what the files cannot tell) and ``raw`` (the library's flat typed
+    fact records, each with its ``unit``)."""
+
+    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw")
+
+    def __repr__(self):
+        return "<etprof Finding %s%s: %d facts>" % (
+            self.id, "" if self.method is None else " (%s)" % self.method, len(self.raw))
+
+
+def _explain(self, *, time_unit="us", top=5):
+    """The answers of ``etprof explain`` as structured findings (a list of :class:`Finding`),
+    from the library's typed facts (etprof_explain.h). The command's prose is one rendering of
+    these facts; QNN's own files (QHAS/optrace) are not taken here yet."""
+    unit_ns = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}.get(time_unit)
+    if unit_ns is None:
+        raise UsageError('time_unit: expected ns, us, ms or s, got "%s"' % time_unit)
+    out = []
+    for fd in self._p.explain(top=int(top)):
+        f = Finding()
+        f.id = fd["id"]
+        f.question = fd["question_text"]
+        f.method = fd["method_name"]
+        f.raw = fd["facts"]
+        f.facts = _nest(fd["facts"], unit_ns, time_unit)
+        f.cannot_tell = _settle(fd["facts"])
+        out.append(f)
+    return out
+
+
+def _html_table(headers, rows):
+    esc = _html.escape
+    h = "".join("<th>%s</th>" % esc(str(x)) for x in headers)
+    b = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % esc("" if v is None else
+                                                              ("%.6g" % v if isinstance(v, float)
+                                                               else str(v))) for v in r)
+                for r in rows)
+    return "<table><thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (h, b)
+
+
+def _profile_html(self):
+    """A notebook's view: what the file is and each method's latency (Profile.summary)."""
+    if self.closed:
+        return "<p>%s</p>" % _html.escape(repr(self))
+    s = self.summary()
+    rows = [(m["name"] if m["name"] is not None else "(unknown: %s)" % (m["candidates"] or "?"),
+             m["runs"], m["latency"]["p50"], m["latency"]["avg"], m["latency"]["min"],
+             m["latency"]["max"], m["unit"], m["profiling_level"]) for m in s["methods"]]
+    return ("<p><b>etprof.Profile</b> %s: %d blocks, %d events, %d runs kept</p>" %
+            (_html.escape(str(self.etdump)), s["blocks"], s["events"], s["runs"]) +
+            _html_table(("method", "runs", "Method::execute p50", "avg", "min", "max", "unit",
+                         "profiling"), rows))
+
+
+def _finding_html(self):
+    rows = [(k, v) for k, v in self.facts.items() if not isinstance(v, (list, dict))]
+    return ("<p><b>%s</b>%s: %s</p>" % (_html.escape(self.id), "" if self.method is None else
+                                          " (%s)" % _html.escape(self.method),
+                                          _html.escape(self.question or "")) +
+            _html_table(("fact", "value"), rows))
+
+
+def _diff_html(self):
+    rows = [(m["method"], m["p50_base"], m["p50_new"], m["p50_pct"], m["p_value"], m["verdict"],
+             m["gate"], m["unit"]) for m in self.methods]
+    return ("<p><b>etprof.Diff</b>: %s; gate <b>%s</b>: %s</p>" %
+            (_html.escape(self.result), _html.escape(self.gate["outcome"]),
+             _html.escape(self.gate["reason"])) +
+            _html_table(("method", "p50 base", "p50 new", "p50 %", "p", "verdict", "gate",
+                         "unit"), rows))
+
+
+Profile.explain = _explain
+Profile.op_types = _op_types
+Profile.runs = _runs
+Profile.run_methods = _run_methods
+
+
+class Diff:
+    """BASE against NEW (:func:`etprof.diff`): the figures of ``etprof diff --format json``.
+
+    ``result`` (the methods' verdicts in one word), ``gate`` (the CI gate's decision over the
+    methods' latencies: ``outcome`` pass / regression / improvement / inconclusive, ``reason``
+    and the counts), ``regressed`` (the gate's outcome is a regression), ``summary`` (counts),
+    ``methods`` (one dict per method: ``method``, the latency comparison flattened in —
+    ``p50_base``, ``p50_new``, ``p50_pct``, ``p_value``, ``verdict``, ``gate``,
+    ``gate_reason``, ``unit``... — and the CPU/delegate shares), ``ops`` (one row per operator
+    row: ``status`` matched/added/removed, ``method``, ``name``, ``kind``, ``instruction_id``,
+    then the same comparison fields; a DataFrame with pandas) and ``placement`` (operators that
+    moved between CPU and a delegate, partition count changes). Time values are in
+    ``time_unit``; other units stay as they are, named in ``unit``."""
+
+    __slots__ = ("result", "gate", "summary", "methods", "ops", "placement")
+
+    def __init__(self, d, as_dict):
+        self.result = d["result"]
+        self.gate = d["gate"]
+        self.summary = d["summary"]
+        self.methods = []
+        for m in d["methods"]:
+            row = {"method": m["method"]}
+            row.update(m["latency"])
+            row.update({k: v for k, v in m.items() if k not in ("method", "latency")})
+            self.methods.append(row)
+        rows = [dict({k: v for k, v in o.items() if k != "cmp"}, **o["cmp"]) for o in d["ops"]]
+        pd = None if as_dict else _pandas()
+        self.ops = rows if pd is None else pd.DataFrame(rows)
+        self.placement = d["placement"]
+
+    @property
+    def regressed(self):
+        return self.gate["outcome"] == "regression"
+
+    def __repr__(self):
+        return "<etprof.Diff: %s; gate %s: %s>" % (self.result, self.gate["outcome"],
+                                                   self.gate["reason"])
+
+
+def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,
+         no_change_pct=1.0, threshold_pct=0.0, fail_pct=None, as_dict=False):
+    """Compares two profiles as ``etprof diff BASE NEW`` does (docs/diff.md): each side a
+    :class:`Profile` or an ETDump path (opened with ``base_pte`` / ``new_pte``); the options are
+    the command's (``--alpha``, ``--min-runs``, ``--threshold``, ``--fail-on-regression PCT`` =
+    ``fail_pct``). Returns a :class:`Diff`. The programs are taken to differ (operators matched
+    by name) when both sides have a program and their bytes differ, as the command does."""
+    a = base if isinstance(base, Profile) else open(base, base_pte)
+    b = new if isinstance(new, Profile) else open(new, new_pte if new_pte is not None else base_pte)
+    pa, pb = a.pte, b.pte
+    # the command's rule: two programs whose bytes differ
+    differ = pa is not None and pb is not None and not filecmp.cmp(pa, pb, shallow=False)
+    d = _etprof.diff(a._p, b._p, time_unit=time_unit, alpha=float(alpha), min_runs=int(min_runs),
+                     no_change_pct=float(no_change_pct), threshold_pct=float(threshold_pct),
+                     fail_pct=None if fail_pct is None else float(fail_pct),
+                     programs_differ=differ)
+    return Diff(d, as_dict)
+Profile.trace = _trace
+Profile.report = _report
+
+
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
          ignore_program_mismatch=False):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
@@ -193,3 +539,8 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)
+
+
+Profile._repr_html_ = _profile_html
+Finding._repr_html_ = _finding_html
+Diff._repr_html_ = _diff_html

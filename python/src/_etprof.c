@@ -12,12 +12,17 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <errno.h>
 #include <math.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etprof.h"
+#include "etprof_inspector.h"
+#include "etprof_runs.h"
+#include "etprof_explain.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -99,6 +104,7 @@ typedef struct {
     bool have_view;
     uint32_t skip_first;
     char *block; /* ops --block, NULL: the Execute blocks */
+    double tick_ns; /* as given to the model */
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -139,13 +145,13 @@ static PyObject *path_str(PyObject *o) {
 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
-                             "ignore_program_mismatch", NULL};
+                             "ignore_program_mismatch", "ticks", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
     Py_ssize_t skip = 0;
     const char *block = NULL;
-    int ignore_mismatch = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOp:Profile", kwlist, &etdump, &pte,
-                                     &method, &skip, &block, &tick, &ignore_mismatch))
+    int ignore_mismatch = 0, ticks = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOpp:Profile", kwlist, &etdump, &pte,
+                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -172,6 +178,13 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
             return -1;
         }
         tick_ns = 1e9 / hz;
+    }
+    if (ticks) {
+        if (tick != Py_None) {
+            raise_usage("ticks: host ticks of unknown rate%s", " and tick_hz exclude each other");
+            return -1;
+        }
+        tick_ns = 0; /* --ticks: host ticks of unknown rate, never converted */
     }
     PyObject *ds;
     PyObject *content = NULL; /* the dump's bytes, when given as bytes */
@@ -252,6 +265,7 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         etp_model_opts_init(&mo);
         mo.method = mname;
         mo.tick_ns = tick_ns;
+        p->tick_ns = tick_ns;
         mo.ignore_program_mismatch = ignore_mismatch != 0;
         mo.dump_name = p->dump_blob.name;
         rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
@@ -481,7 +495,648 @@ static PyObject *Profile_get_events(Profile *p, void *Py_UNUSED(c)) {
     return PyLong_FromUnsignedLongLong(etp_dump_get_info(p->dump)->event_count);
 }
 
+/* The Inspector's event table (etprof_inspector.h) as columns: one entry per event of every
+ * block. Time samples (unit ns) are divided by `unit_ns` and named `time_unit`; other units stay
+ * as they are. Statistics are those of the samples (etp_stats_compute: numpy's). */
+enum {
+    I_BLOCK, I_BLOCK_NAME, I_METHOD, I_RUNS, I_NAME, I_DELEGATED, I_DID, I_BACKEND, I_INSTR,
+    I_KIND, I_UNIT, I_RAW, I_P10, I_P50, I_P90, I_AVG, I_MIN, I_MAX, I_START, I_REPLACED,
+    I_MIXED, I_DEBUG, I_N
+};
+static const char *const icol_names[I_N] = {
+    "event_block", "event_block_name", "method", "runs", "event_name", "is_delegated_op",
+    "delegate_debug_identifier", "delegate_backend_name", "instruction_id", "kind", "unit",
+    "raw", "p10", "p50", "p90", "avg", "min", "max", "start_time", "replaced", "mixed_units",
+    "has_debug"};
+
+static PyObject *bytes_text(const char *s, size_t n) {
+    if (!s) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+}
+
+static PyObject *insp_value(const etp_inspector_block *b, uint32_t bi,
+                            const etp_inspector_event *e, int c, const etp_stats *st, double uns,
+                            const char *tu) {
+    /* time in either unit is shown in the target unit: us values (QNN) as ns first */
+    bool tm = e->unit == ETP_UNIT_NS || e->unit == ETP_UNIT_US;
+    if (e->unit == ETP_UNIT_US) uns /= 1e3;
+    switch (c) {
+    case I_BLOCK: return PyLong_FromUnsignedLong(bi);
+    case I_BLOCK_NAME: return bytes_text(b->name.ptr, b->name.len);
+    case I_METHOD: return text(b->method);
+    case I_RUNS: return PyLong_FromUnsignedLong(b->n_runs);
+    case I_NAME: return bytes_text(e->name, e->name_len);
+    case I_DELEGATED: return PyBool_FromLong(e->is_delegated);
+    case I_DID:
+        if (e->delegate_id_int >= 0) return PyLong_FromLong(e->delegate_id_int);
+        if (e->delegate_id_str.ptr) return bytes_text(e->delegate_id_str.ptr, e->delegate_id_str.len);
+        Py_RETURN_NONE;
+    case I_BACKEND: return text(e->backend);
+    case I_INSTR:
+        if (e->instruction_id >= 0) return PyLong_FromLong(e->instruction_id);
+        Py_RETURN_NONE;
+    case I_KIND: return text(etp_kind_name(e->kind));
+    case I_UNIT:
+        if (!e->has_perf) Py_RETURN_NONE;
+        return text(tm ? tu : etp_unit_name(e->unit));
+    case I_RAW:
+    case I_START: {
+        if (!e->has_perf) Py_RETURN_NONE;
+        PyObject *l = PyList_New(e->n_samples);
+        if (!l) return NULL;
+        for (uint32_t i = 0; i < e->n_samples; i++) {
+            PyObject *v = c == I_RAW ? fnum(tm ? e->values[i] / uns : e->values[i])
+                                     : PyLong_FromUnsignedLongLong(e->start_times[i]);
+            if (!v) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, v);
+        }
+        return l;
+    }
+    case I_P10: case I_P50: case I_P90: case I_AVG: case I_MIN: case I_MAX: {
+        if (!e->has_perf) Py_RETURN_NONE;
+        double v = c == I_P10 ? st->p10 : c == I_P50 ? st->p50 : c == I_P90 ? st->p90
+                 : c == I_AVG ? st->avg : c == I_MIN ? st->min : st->max;
+        return fnum(tm ? v / uns : v);
+    }
+    case I_REPLACED: return PyLong_FromUnsignedLong(e->replaced);
+    case I_MIXED: return PyBool_FromLong(e->mixed_units);
+    case I_DEBUG: return PyBool_FromLong(e->has_debug);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "ms";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:inspector_columns", kwlist, &tu)) return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_inspector_result *r = NULL;
+    int rc = etp_inspector_compute(p->model, p->dump, &r, &err);
+    if (rc) return raise_etp(rc, &err);
+    size_t n = 0, maxs = 1;
+    for (uint32_t b = 0; b < r->n_blocks; b++) {
+        n += r->blocks[b].n_events;
+        if (r->blocks[b].n_runs > maxs) maxs = r->blocks[b].n_runs;
+    }
+    PyObject *cols[I_N] = {0};
+    PyObject *d = NULL;
+    double *tmp = malloc(maxs * sizeof *tmp);
+    if (!tmp) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (!(d = PyDict_New())) goto fail;
+    for (int c = 0; c < I_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, icol_names[c], cols[c])) goto fail;
+    }
+    size_t k = 0;
+    for (uint32_t b = 0; b < r->n_blocks; b++) {
+        const etp_inspector_block *blk = &r->blocks[b];
+        for (uint32_t i = 0; i < blk->n_events; i++, k++) {
+            const etp_inspector_event *e = &blk->events[i];
+            etp_stats st;
+            size_t m = 0;
+            for (uint32_t s = 0; s < e->n_samples; s++)
+                if (!isnan(e->values[s])) tmp[m++] = e->values[s];
+            etp_stats_compute(tmp, m, &st);
+            for (int c = 0; c < I_N; c++) {
+                PyObject *v = insp_value(blk, b, e, c, &st, uns, tu);
+                if (!v) goto fail;
+                PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
+            }
+        }
+    }
+    PyObject *meta = Py_BuildValue("{s:I,s:K,s:K}", "runs", r->runs, "allocation_events",
+                                   (unsigned long long)r->allocation_events, "replaced",
+                                   (unsigned long long)r->replaced);
+    if (!meta) goto fail;
+    for (int c = 0; c < I_N; c++) Py_DECREF(cols[c]);
+    free(tmp);
+    etp_inspector_free(r);
+    return Py_BuildValue("(NN)", d, meta);
+fail:
+    for (int c = 0; c < I_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    free(tmp);
+    etp_inspector_free(r);
+    return NULL;
+}
+
+/* The events of one block as columns, the columns of `etprof events --format csv` (src/cli
+ * cmd_events.c; docs/cli.md): absent values None. */
+enum {
+    E_BLOCK, E_INDEX, E_TYPE, E_KIND, E_LABEL, E_CHAIN, E_INSTR, E_DINT, E_START, E_END, E_VALUE,
+    E_UNIT, E_PARENT, E_METHOD, E_OPERATOR, E_BACKEND, E_N
+};
+static const char *const ecol_names[E_N] = {
+    "block", "index", "type", "kind", "label", "chain_index", "instruction_id",
+    "delegate_debug_id_int", "start_time", "end_time", "value", "unit", "parent", "method",
+    "operator", "backend"};
+static const char *const ev_type_names[] = {"none", "profile", "allocation", "debug"};
+
+static PyObject *ev_value(const etp_block_view *v, const etp_mevent *e, int c) {
+    bool pd = e->ev.type == ETP_EVENT_PROFILE || e->ev.type == ETP_EVENT_DEBUG;
+    switch (c) {
+    case E_BLOCK: return PyLong_FromUnsignedLong(v->block);
+    case E_INDEX: return PyLong_FromUnsignedLong(e->index);
+    case E_TYPE: return text(ev_type_names[e->ev.type & 3]);
+    case E_KIND: return text(etp_kind_name(e->kind));
+    case E_LABEL: return text(e->label);
+    case E_CHAIN: if (pd) return PyLong_FromLong(e->chain); Py_RETURN_NONE;
+    case E_INSTR: if (pd) return PyLong_FromLong(e->instr); Py_RETURN_NONE;
+    case E_DINT:
+        if (!pd) Py_RETURN_NONE;
+        return PyLong_FromLong(e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
+                                                               : e->ev.debug.delegate_debug_id_int);
+    case E_START:
+        if (e->ev.type == ETP_EVENT_PROFILE) return PyLong_FromUnsignedLongLong(e->ev.profile.start_time);
+        Py_RETURN_NONE;
+    case E_END:
+        if (e->ev.type == ETP_EVENT_PROFILE) return PyLong_FromUnsignedLongLong(e->ev.profile.end_time);
+        Py_RETURN_NONE;
+    case E_VALUE: return fnum(e->value);
+    case E_UNIT: return text(e->unit ? etp_unit_name(e->unit) : NULL);
+    case E_PARENT: if (e->parent >= 0) return PyLong_FromLong(e->parent); Py_RETURN_NONE;
+    case E_METHOD: return text(v->method);
+    case E_OPERATOR:
+        if (e->op_name)
+            return PyUnicode_FromFormat("%s%s%s", e->op_name,
+                                        e->op_overload && *e->op_overload ? "." : "",
+                                        e->op_overload ? e->op_overload : "");
+        Py_RETURN_NONE;
+    case E_BACKEND: return text(e->backend);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_event_columns(Profile *p, PyObject *args) {
+    unsigned long b;
+    if (!PyArg_ParseTuple(args, "k:event_columns", &b)) return NULL;
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (b >= etp_dump_get_info(p->dump)->block_count) {
+        PyErr_SetString(PyExc_IndexError, "block index out of range");
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_block_view v;
+    int rc = etp_model_block(p->model, (uint32_t)b, &v, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *cols[E_N] = {0};
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int c = 0; c < E_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)v.n))) goto fail;
+        if (PyDict_SetItemString(d, ecol_names[c], cols[c])) goto fail;
+    }
+    for (uint32_t i = 0; i < v.n; i++)
+        for (int c = 0; c < E_N; c++) {
+            PyObject *x = ev_value(&v, &v.events[i], c);
+            if (!x) goto fail;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, x);
+        }
+    for (int c = 0; c < E_N; c++) Py_DECREF(cols[c]);
+    return d;
+fail:
+    for (int c = 0; c < E_N; c++) Py_XDECREF(cols[c]);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* ---- runs (etprof_runs.h): the rows of `etprof runs --format json` ---- */
+
+static PyObject *tval(etp_unit u, double v, double uns) {
+    return fnum(u == ETP_UNIT_NS ? v / uns : u == ETP_UNIT_US ? v * 1e3 / uns : v);
+}
+static const char *tname(etp_unit u, const char *tu) {
+    return u == ETP_UNIT_NS || u == ETP_UNIT_US ? tu : etp_unit_name(u);
+}
+
+enum {
+    R_METHOD, R_CANDS, R_RUN, R_BLOCK, R_WARMUP, R_OUTLIER, R_Z, R_EXECUTE, R_DELEGATE, R_CPU,
+    R_FRAMEWORK, R_UNIT, R_BACKENDS, R_QNN, R_N
+};
+static const char *const rcol_names[R_N] = {
+    "method", "method_candidates", "run", "block", "warmup", "outlier", "robust_z", "execute",
+    "delegate", "cpu", "framework", "unit", "backends", "qnn"};
+
+static PyObject *candidates(const etp_ops_method *m) {
+    uint32_t n = m && !m->name && m->candidate_names ? m->n_candidates : 0;
+    PyObject *l = PyList_New(0);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *s = text(m->candidate_names[i]);
+        if (!s || PyList_Append(l, s)) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static PyObject *run_value(const etp_ops_result *r, const etp_runs_row *rw, int c, double uns,
+                           const char *tu) {
+    const etp_ops_method *m = etp_ops_method_get(r, rw->method);
+    switch (c) {
+    case R_METHOD: return text(m ? m->name : NULL);
+    case R_CANDS: return candidates(m);
+    case R_RUN: return PyLong_FromUnsignedLong(rw->run);
+    case R_BLOCK: return PyLong_FromUnsignedLong(rw->block);
+    case R_WARMUP: return PyBool_FromLong(rw->warmup);
+    case R_OUTLIER: return PyBool_FromLong(rw->outlier);
+    case R_Z: return fnum(rw->robust_z);
+    case R_EXECUTE: return tval(rw->unit, rw->execute, uns);
+    case R_DELEGATE: return tval(rw->unit, rw->delegate, uns);
+    case R_CPU: return tval(rw->unit, rw->cpu, uns);
+    case R_FRAMEWORK: return tval(rw->unit, rw->framework, uns);
+    case R_UNIT: return text(tname(rw->unit, tu));
+    case R_BACKENDS: {
+        PyObject *l = PyList_New(rw->n_backends);
+        for (uint32_t i = 0; l && i < rw->n_backends; i++) {
+            const etp_runs_backend *b = &rw->backends[i];
+            PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:s}", "placement", b->placement,
+                                        "delegate", tval(rw->unit, b->delegate, uns),
+                                        "backend_time", tval(rw->unit, b->backend, uns),
+                                        "overhead", tval(rw->unit, b->overhead, uns), "unit",
+                                        tname(rw->unit, tu));
+            if (!x) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, i, x);
+        }
+        return l;
+    }
+    case R_QNN: {
+        PyObject *l = PyList_New(rw->n_qnn);
+        for (uint32_t q = 0; l && q < rw->n_qnn; q++) {
+            const etp_runs_qnn *qq = &rw->qnn[q];
+            const etp_ops_qnn *g = etp_ops_qnn_get(r, qq->qnn);
+            PyObject *figs = PyDict_New();
+            for (int t = 0; figs && t < ETP_QT_COUNT_; t++) {
+                if (g->top[t] < 0) continue;
+                PyObject *x = Py_BuildValue("{s:N,s:s}", "value", tval(qq->unit[t], qq->value[t], uns),
+                                            "unit", tname(qq->unit[t], tu));
+                if (!x || PyDict_SetItemString(figs, etp_qnn_top_name((etp_qnn_top)t), x)) {
+                    Py_XDECREF(x);
+                    Py_CLEAR(figs);
+                    break;
+                }
+                Py_DECREF(x);
+            }
+            PyObject *e = figs ? Py_BuildValue("{s:i,s:N}", "instruction_id",
+                                               etp_ops_row_get(r, g->delegate_row)->instr,
+                                               "figures", figs)
+                               : NULL;
+            if (!e) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, q, e);
+        }
+        return l;
+    }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", "warmup_factor", "outlier_k", "trend_alpha",
+                             "trend_pct", NULL};
+    const char *tu = "us";
+    etp_runs_opts o;
+    etp_runs_opts_init(&o);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sdddd:runs", kwlist, &tu, &o.warmup_factor,
+                                     &o.outlier_k, &o.trend_alpha, &o.trend_pct))
+        return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_runs_result *x = NULL;
+    int rc = etp_runs_compute(p->ops, &o, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    size_t n = etp_runs_row_count(x), nm = etp_runs_method_count(x);
+    PyObject *cols[R_N] = {0}, *d = PyDict_New(), *methods = NULL, *res = NULL;
+    if (!d) goto done;
+    for (int c = 0; c < R_N; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(d, rcol_names[c], cols[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < R_N; c++) {
+            PyObject *v = run_value(p->ops, etp_runs_row_get(x, i), c, uns, tu);
+            if (!v) goto done;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v);
+        }
+    if (!(methods = PyList_New((Py_ssize_t)nm))) goto done;
+    for (size_t i = 0; i < nm; i++) {
+        const etp_runs_method *rm = etp_runs_method_get(x, i);
+        const etp_ops_method *m = etp_ops_method_get(p->ops, rm->method);
+        PyObject *v = Py_BuildValue(
+            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N}", "name",
+            text(m ? m->name : NULL), "method_candidates", candidates(m), "runs", rm->runs,
+            "warmup_runs", rm->warmup_runs, "outliers", rm->outliers, "steady_runs",
+            rm->steady_runs, "median", tval(rm->unit, rm->median, uns), "robust_scale",
+            tval(rm->unit, rm->scale, uns), "execute_total", tval(rm->unit, rm->execute_total, uns),
+            "unit", tname(rm->unit, tu), "trend", "verdict", etp_runs_trend_name(rm->trend),
+            "slope_per_run", tval(rm->unit, rm->slope, uns), "drift_pct", fnum(rm->drift_pct),
+            "p", fnum(rm->trend_p), "runs", rm->trend_runs, "runs_per_second",
+            fnum(rm->runs_per_second), "decode_style", rm->decode_style ? Py_True : Py_False,
+            "tokens_per_second", fnum(rm->tokens_per_second));
+        if (!v) goto done;
+        PyList_SET_ITEM(methods, (Py_ssize_t)i, v);
+    }
+    res = Py_BuildValue("(OO)", d, methods);
+done:
+    for (int c = 0; c < R_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    Py_XDECREF(methods);
+    etp_runs_free(x);
+    return res;
+}
+
+/* ---- op types (etp_optype_compute): the rows of `etprof ops --by type --format json` ---- */
+
+static PyObject *Profile_op_types(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:op_types", kwlist, &tu)) return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_optype_result *x = NULL;
+    int rc = etp_optype_compute(p->ops, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    static const char *const names[] = {"method", "domain", "placement", "type", "rows", "count",
+                                        "total", "avg", "per_run", "share", "cum_share", "unit"};
+    enum { NC = 12 };
+    size_t n = etp_optype_count(x);
+    PyObject *cols[NC] = {0}, *d = PyDict_New(), *res = NULL;
+    if (!d) goto done;
+    for (int c = 0; c < NC; c++) {
+        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(d, names[c], cols[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const etp_optype_row *t = etp_optype_get(x, i);
+        const etp_ops_method *m = etp_ops_method_get(p->ops, t->method);
+        PyObject *v[NC] = {text(m ? m->name : NULL), text(etp_optype_domain_name(t->domain)),
+                           text(t->placement), text(t->type), PyLong_FromUnsignedLong(t->rows),
+                           PyLong_FromUnsignedLongLong(t->count), tval(t->unit, t->total, uns),
+                           tval(t->unit, t->avg, uns), tval(t->unit, t->per_run, uns),
+                           fnum(t->share), fnum(t->cum_share), text(tname(t->unit, tu))};
+        for (int c = 0; c < NC; c++) {
+            if (!v[c]) {
+                for (int k = c; k < NC; k++) Py_XDECREF(v[k]);
+                goto done;
+            }
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v[c]);
+        }
+    }
+    Py_INCREF(d);
+    res = d;
+done:
+    for (int c = 0; c < NC; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    etp_optype_free(x);
+    return res;
+}
+
+/* ---- explain (etprof_explain.h): the findings as flat fact records; etprof/__init__.py nests
+ * them (lists, records) ---- */
+
+static const char *const fact_kinds[] = {"number", "count", "text", "flag", "list", "row",
+                                         "record"};
+
+/* An ops row as explain's JSON names a top operator (src/figures.c ana_json_top_op), values in
+ * the row's unit (ns for host time; etprof/__init__.py converts). */
+static PyObject *row_dict(const etp_ops_result *r, int32_t i) {
+    if (i < 0 || (size_t)i >= etp_ops_row_count(r)) Py_RETURN_NONE;
+    const etp_ops_row *row = etp_ops_row_get(r, (size_t)i);
+    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:s,s:K,s:N,s:N,s:N,s:N,s:s}", "name", text(row->name),
+                         "instruction_id",
+                         row->chain >= 0 && row->instr >= 0 ? PyLong_FromLong(row->instr)
+                                                            : (Py_INCREF(Py_None), Py_None),
+                         "operator", text(row->op), "placement", text(row->placement), "kind",
+                         etp_ops_row_kind_name(row), "count", (unsigned long long)row->count,
+                         "p50", fnum(row->stats.p50), "avg", fnum(row->stats.avg), "total",
+                         fnum(row->stats.total), "share", fnum(row->share), "unit",
+                         etp_unit_name(row->unit));
+}
+
+static PyObject *fact_dict(const etp_ops_result *r, const etp_fact *f) {
+    return Py_BuildValue(
+        "{s:s,s:s,s:N,s:s,s:N,s:O,s:K,s:O,s:N,s:N,s:i,s:i,s:N,s:I,s:O,s:O,s:O,s:O,s:N,s:N}", "id",
+        f->id, "kind", fact_kinds[f->kind <= ETP_FACT_RECORD ? f->kind : 0], "value",
+        fnum(f->value), "unit", f->unit ? etp_unit_name(f->unit) : "", "per_unit",
+        text(f->per_unit ? etp_unit_name(f->per_unit) : NULL), "percent",
+        f->percent ? Py_True : Py_False, "count", (unsigned long long)f->count, "flag",
+        f->flag ? Py_True : Py_False, "text", text(f->text), "name", text(f->name), "row", f->row,
+        "method", f->method, "list", text(f->list), "item", f->item, "extra",
+        f->extra ? Py_True : Py_False, "unknown", f->unknown ? Py_True : Py_False, "integral",
+        f->integral ? Py_True : Py_False, "cannot_tell", f->cannot_tell ? Py_True : Py_False,
+        "settle", text(f->settle), "row_data",
+        f->kind == ETP_FACT_ROW ? row_dict(r, f->row) : (Py_INCREF(Py_None), Py_None));
+}
+
+static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"top", NULL};
+    unsigned int top = 5;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$I:explain", kwlist, &top)) return NULL;
+    if (need_ops(p)) return NULL;
+    etp_explain_options o;
+    memset(&o, 0, sizeof o);
+    o.program_given = p->prog != NULL;
+    o.top_ops = top;
+    o.tick_ns = p->tick_ns;
+    o.htp_clock_ghz = NAN;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_explain_result *x = NULL;
+    int rc = etp_explain_compute(p->ops, &o, &x, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *l = PyList_New((Py_ssize_t)x->n_findings);
+    for (size_t i = 0; l && i < x->n_findings; i++) {
+        const etp_finding *fd = &x->findings[i];
+        PyObject *facts = PyList_New((Py_ssize_t)fd->n_facts);
+        for (size_t k = 0; facts && k < fd->n_facts; k++) {
+            PyObject *fo = fact_dict(p->ops, &fd->facts[k]);
+            if (!fo) {
+                Py_CLEAR(facts);
+                break;
+            }
+            PyList_SET_ITEM(facts, (Py_ssize_t)k, fo);
+        }
+        PyObject *e = facts ? Py_BuildValue("{s:s,s:i,s:i,s:N,s:N,s:N}", "id", fd->id, "question",
+                                            (int)fd->question, "method", fd->method, "method_name",
+                                            text(fd->method_name), "question_text",
+                                            text(fd->question_text), "facts", facts)
+                            : NULL;
+        if (!e) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, e);
+    }
+    etp_explain_free(x);
+    return l;
+}
+
+/* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
+ * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
+static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
+                            const char *const qnn[4]) {
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    PyObject *pb = NULL;
+    if (!PyUnicode_FSConverter(path, &pb)) return NULL;
+    const char *dst = PyBytes_AS_STRING(pb);
+    size_t n = strlen(dst);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        Py_DECREF(pb);
+        return PyErr_NoMemory();
+    }
+    snprintf(tmp, n + 16, "%s.XXXXXX.tmp", dst);
+    int fd = mkstemps(tmp, 4);
+    if (fd < 0) {
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        free(tmp);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    const char *src = PyUnicode_AsUTF8(p->etdump_path);
+    const char *prog = p->pte_path != Py_None ? PyUnicode_AsUTF8(p->pte_path) : NULL;
+    int rc;
+    etp_trace_stats st;
+    memset(&st, 0, sizeof st);
+    if (kind == 0) {
+        etp_trace_opts to;
+        memset(&to, 0, sizeof to);
+        to.source = src;
+        to.program = prog;
+        to.tick_ns = p->tick_ns;
+        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
+        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
+        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
+        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
+    } else {
+        etp_report_opts ro;
+        etp_report_opts_init(&ro);
+        ro.source = src;
+        ro.program = prog;
+        ro.time_unit = tu;
+        ro.tick_ns = p->tick_ns;
+        ro.block = p->block;
+        ro.skip_first = p->skip_first;
+        ro.qhas = qnn[0];
+        ro.optrace = qnn[1];
+        ro.runtrace = qnn[2];
+        ro.heap = qnn[3];
+        rc = etp_report_write(p->model, f, &ro, &err);
+    }
+    int werr = 0;
+    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
+    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
+    if (fclose(f) && !werr) werr = errno ? errno : EIO;
+    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    if (rc || werr) {
+        unlink(tmp);
+        free(tmp);
+        if (rc && rc != ETP_E_IO) {
+            Py_DECREF(pb);
+            return raise_etp(rc, &err);
+        }
+        errno = werr ? werr : EIO;
+        PyErr_SetFromErrnoWithFilename(IOErr, dst);
+        Py_DECREF(pb);
+        return NULL;
+    }
+    free(tmp);
+    Py_DECREF(pb);
+    if (kind == 0)
+        return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "processes",
+                             (unsigned long long)st.processes, "tracks",
+                             (unsigned long long)st.tracks, "slices",
+                             (unsigned long long)st.slices, "synthetic",
+                             (unsigned long long)st.synthetic, "instants",
+                             (unsigned long long)st.instants, "clamped",
+                             (unsigned long long)st.clamped, "unplaced",
+                             (unsigned long long)st.unplaced);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", NULL};
+    PyObject *path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:write_trace", kwlist, &path)) return NULL;
+    return write_file(p, 0, path, NULL, NULL);
+}
+
+static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", "time_unit", "qhas", "optrace", "runtrace", "heap", NULL};
+    PyObject *path;
+    const char *tu = "us";
+    const char *q[4] = {NULL, NULL, NULL, NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$szzzz:write_report", kwlist, &path, &tu, &q[0],
+                                     &q[1], &q[2], &q[3]))
+        return NULL;
+    if (!(etp_time_unit_ns(tu) > 0))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    return write_file(p, 1, path, tu, q);
+}
+
 static PyMethodDef Profile_methods[] = {
+    {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
+     "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
+    {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
+     "op_types(*, time_unit='us') -> dict of column lists (etprof ops --by type)"},
+    {"runs", (PyCFunction)(void (*)(void))Profile_runs, METH_VARARGS | METH_KEYWORDS,
+     "runs(*, time_unit='us', ...) -> (dict of column lists, list of method dicts)"},
+    {"event_columns", (PyCFunction)Profile_event_columns, METH_VARARGS,
+     "event_columns(block) -> dict of column lists: the block's events (etprof.Profile.events)"},
+    {"write_trace", (PyCFunction)(void (*)(void))Profile_write_trace, METH_VARARGS | METH_KEYWORDS,
+     "write_trace(path) -> dict: the Perfetto trace written atomically; its counts"},
+    {"write_report", (PyCFunction)(void (*)(void))Profile_write_report,
+     METH_VARARGS | METH_KEYWORDS,
+     "write_report(path, *, time_unit='us', qhas=None, optrace=None, runtrace=None, heap=None)"
+     " -> None: the HTML report written atomically"},
+    {"inspector_columns", (PyCFunction)(void (*)(void))Profile_inspector_columns,
+     METH_VARARGS | METH_KEYWORDS,
+     "inspector_columns(*, time_unit='ms') -> (dict of column lists, dict): the Inspector's "
+     "event table (etprof.Inspector builds on it)"},
     {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
      "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
      " -> dict of column lists (etprof.Profile.ops builds on it)"},
@@ -520,7 +1175,140 @@ static PyObject *mod_library_version(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED
     return PyUnicode_FromString(ETPROF_VERSION_STR);
 }
 
+/* ---- diff ---- */
+
+static PyObject *cmp_dict(const etp_diff_cmp *c, etp_unit u, double uns, const char *tu) {
+    bool tm = u == ETP_UNIT_NS;
+    double f = tm ? uns : 1;
+    char gate[512];
+    etp_diff_gate_text(&c->gate, gate, sizeof gate);
+    return Py_BuildValue(
+        "{s:I,s:I,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:O,s:s,s:s,s:s,s:s}",
+        "runs_base", c->runs_base, "runs_new", c->runs_new, "p50_base", fnum(c->p50_base / f),
+        "p50_new", fnum(c->p50_new / f), "p50_delta", fnum(c->p50_delta / f), "p50_pct",
+        fnum(c->p50_pct), "total_base", fnum(c->total_base / f), "total_new",
+        fnum(c->total_new / f), "total_delta", fnum(c->total_delta / f), "total_pct",
+        fnum(c->total_pct), "impact_per_run", fnum(c->impact / f), "p_value", fnum(c->p), "q_value", fnum(c->q),
+        "z", fnum(c->z), "significant", c->significant ? Py_True : Py_False, "verdict",
+        etp_diff_verdict_name(c->verdict, u), "unit", tm ? tu : etp_unit_name(u), "gate",
+        etp_diff_outcome_name(c->gate.outcome), "gate_reason", gate);
+}
+
+static int need_ops(Profile *p);
+
+static PyObject *mod_diff(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"base", "new", "time_unit", "alpha", "min_runs", "no_change_pct",
+                             "threshold_pct", "fail_pct", "programs_differ", NULL};
+    PyObject *a, *b;
+    const char *tu = "us";
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    unsigned int min_runs = o.min_runs;
+    PyObject *fail = Py_None;
+    int differ = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|$sdIddOp:diff", kwlist, &ProfileType, &a,
+                                     &ProfileType, &b, &tu, &o.alpha, &min_runs,
+                                     &o.no_change_pct, &o.threshold_pct, &fail, &differ))
+        return NULL;
+    double uns = etp_time_unit_ns(tu);
+    if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (!(o.alpha > 0 && o.alpha < 1)) return raise_usage("alpha: expected a value in (0, 1)%s", "");
+    o.min_runs = min_runs;
+    o.programs_differ = differ != 0;
+    if (fail != Py_None) {
+        o.fail_pct = PyFloat_AsDouble(fail);
+        if (o.fail_pct == -1 && PyErr_Occurred()) return NULL;
+        if (!(o.fail_pct >= 0)) return raise_usage("fail_pct: expected a percentage >= 0%s", "");
+    }
+    Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (need_ops(pa) || need_ops(pb)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_diff_result *d = NULL;
+    int rc = etp_diff_compute(pa->ops, pb->ops, &o, &d, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = NULL, *methods = NULL, *ops = NULL, *moves = NULL;
+    size_t nm = etp_diff_method_count(d);
+    if (!(methods = PyList_New((Py_ssize_t)nm))) goto fail;
+    for (size_t i = 0; i < nm; i++) {
+        const etp_diff_method *dm = etp_diff_method_get(d, i);
+        PyObject *x = Py_BuildValue(
+            "{s:N,s:N,s:N,s:O,s:N,s:N,s:N,s:N,s:I,s:I,s:O}", "method", text(dm->name), "latency",
+            cmp_dict(&dm->latency, dm->unit, uns, tu), "unit",
+            text(dm->unit == ETP_UNIT_NS ? tu : etp_unit_name(dm->unit)), "by_name",
+            dm->by_name ? Py_True : Py_False, "cpu_share_base", fnum(dm->cpu_share_base),
+            "cpu_share_new", fnum(dm->cpu_share_new), "delegate_share_base",
+            fnum(dm->delegate_share_base), "delegate_share_new", fnum(dm->delegate_share_new),
+            "partitions_base", dm->partitions_base, "partitions_new", dm->partitions_new,
+            "regressed", dm->regressed ? Py_True : Py_False);
+        if (!x) goto fail;
+        PyList_SET_ITEM(methods, (Py_ssize_t)i, x);
+    }
+    if (!(ops = PyList_New(0))) goto fail;
+    static const char *const st_names[] = {"matched", "added", "removed"};
+    for (int s = 0; s < 3; s++) {
+        size_t n = 0;
+        const etp_diff_op *v = etp_diff_ops(d, (etp_diff_status)s, &n);
+        for (size_t i = 0; i < n; i++) {
+            const etp_ops_row *row = v[i].base ? v[i].base : v[i].new_;
+            const etp_diff_method *dm = etp_diff_method_get(d, v[i].method);
+            PyObject *c = cmp_dict(&v[i].cmp, row->unit, uns, tu);
+            if (!c) goto fail;
+            PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:O,s:O,s:N}", "status", st_names[s],
+                                        "method", text(dm ? dm->name : NULL), "name",
+                                        text(row->name), "kind", text(etp_ops_row_kind_name(row)),
+                                        "instruction_id",
+                                        row->chain >= 0 && row->instr >= 0
+                                            ? PyLong_FromLong(row->instr)
+                                            : (Py_INCREF(Py_None), Py_None),
+                                        "by_name", v[i].by_name ? Py_True : Py_False, "hidden",
+                                        v[i].hidden ? Py_True : Py_False, "cmp", c);
+            if (!x) goto fail;
+            int e = PyList_Append(ops, x);
+            Py_DECREF(x);
+            if (e) goto fail;
+        }
+    }
+    size_t np = etp_diff_placement_count(d);
+    if (!(moves = PyList_New((Py_ssize_t)np))) goto fail;
+    for (size_t i = 0; i < np; i++) {
+        const etp_diff_placement *pl = etp_diff_placement_get(d, i);
+        const etp_diff_method *dm = etp_diff_method_get(d, pl->method);
+        PyObject *x = Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:I,s:I,s:I,s:I,s:O}", "move",
+                                    etp_diff_move_name(pl->move), "method",
+                                    text(dm ? dm->name : NULL), "operator", text(pl->op), "from",
+                                    text(pl->from), "to", text(pl->to), "base_count",
+                                    pl->base_count, "new_count", pl->new_count, "base_nodes",
+                                    pl->base_nodes, "new_nodes", pl->new_nodes, "observed",
+                                    pl->observed ? Py_True : Py_False);
+        if (!x) goto fail;
+        PyList_SET_ITEM(moves, (Py_ssize_t)i, x);
+    }
+    const etp_diff_summary *s = etp_diff_get_summary(d);
+    res = Py_BuildValue(
+        "{s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I},s:{s:s,s:s,s:I,s:I,s:I,"
+        "s:I,s:I},s:O,s:O,s:O}",
+        "result", etp_diff_result_name(d), "summary", "methods", s->methods, "methods_slower",
+        s->methods_slower, "methods_faster", s->methods_faster, "methods_regressed",
+        s->methods_regressed, "matched", s->matched, "slower", s->slower, "faster", s->faster,
+        "noise", s->noise, "no_change", s->no_change, "too_few_runs", s->too_few, "added",
+        s->added, "removed", s->removed, "hidden", s->hidden, "gate", "outcome",
+        etp_diff_outcome_name(s->gate.outcome), "reason", s->gate.reason, "regressions",
+        s->gate.regressions, "improvements", s->gate.improvements, "inconclusive",
+        s->gate.inconclusive, "passes", s->gate.passes, "not_compared", s->gate.not_compared,
+        "methods", methods, "ops", ops, "placement", moves);
+fail:
+    Py_XDECREF(methods);
+    Py_XDECREF(ops);
+    Py_XDECREF(moves);
+    etp_diff_free(d);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,
+     "diff(base, new, *, time_unit='us', alpha=0.05, min_runs=3, no_change_pct=1, "
+     "threshold_pct=0, fail_pct=None, programs_differ=False) -> dict (etprof.diff)"},
     {"library_version", mod_library_version, METH_NOARGS,
      "the version of libetprof this module was built against"},
     {NULL, NULL, 0, NULL}};

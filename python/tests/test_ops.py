@@ -1,10 +1,11 @@
 """Profile.ops() against `etprof ops --format json`: the same rows, columns and values."""
 import math
+import os
 
 import pytest
 
 import etprof
-from conftest import cli_json, data
+from conftest import cli, cli_json, data
 
 # (dump, program or None, method or None): every pairing tests/data/MANIFEST.md gives, and the
 # same dumps without their program
@@ -208,3 +209,212 @@ def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
         cols = p.ops()
     assert isinstance(cols, dict) and tuple(cols) == etprof.OPS_COLUMNS
     check(cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None), cols)
+
+
+def test_trace_and_report_files(tmp_path):
+    """Profile.trace/report write what the command writes (the same library writers): the
+    trace is Trace Event JSON with one complete slice per profile event of the runs, checked
+    against the command's file; the report is a whole HTML page; a failed write leaves no
+    file behind."""
+    import json as _json
+
+    dump, pte = data("real/add_pte_10x.etdp"), data("upstream/add.pte")
+    p = etprof.open(dump, pte)
+    out = tmp_path / "t.json"
+    counts = p.trace(out)
+    doc = _json.loads(out.read_text())
+    xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    assert counts["slices"] == len(xs) > 0
+    rc, _, err = cli("trace", dump, "--pte", pte, "-o", str(tmp_path / "c.json"))
+    assert rc == 0, err
+    cdoc = _json.loads((tmp_path / "c.json").read_text())
+    strip = (lambda d: [e for e in d["traceEvents"] if e.get("ph") != "M"])
+    assert strip(doc) == strip(cdoc)
+    rep = tmp_path / "r.html"
+    p.report(rep)
+    html = rep.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+    with pytest.raises(etprof.IOError):
+        p.trace(tmp_path / "no-such-dir" / "t.json")
+    assert sorted(os.listdir(tmp_path)) == ["c.json", "r.html", "t.json"]
+    with pytest.raises(etprof.UsageError):
+        p.report(tmp_path / "x.html", time_unit="hours")
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("dump,pte", [("real/add_pte_10x.etdp", "upstream/add.pte"),
+                                      ("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp",
+                                       None)])
+def test_events_equal_command_csv(dump, pte):
+    """Profile.events() holds the rows of `etprof events --format csv` (the same model), and the
+    stream holds the same rows as the table."""
+    import csv as _csv
+    import io as _io
+
+    args = ["events", data(dump)] + (["--pte", data(pte)] if pte else []) + ["--format", "csv"]
+    rc, out, err = cli(*args)
+    assert rc == 0, err
+    want = list(_csv.DictReader(_io.StringIO(out)))
+    p = etprof.open(data(dump), data(pte) if pte else None)
+    got = p.events(as_dict=True)
+    assert list(got) == list(etprof.EVENT_COLUMNS)
+    assert len(got["index"]) == len(want) > 0
+    for i, w in enumerate(want):
+        for k in ("block", "index", "chain_index", "instruction_id", "delegate_debug_id_int",
+                  "start_time", "end_time", "parent"):
+            g = got[k][i]
+            assert ("" if g is None else str(g)) == w[k], (i, k, g, w[k])
+        for k in ("type", "kind", "unit", "method", "operator", "backend"):
+            assert (got[k][i] or "") == w[k], (i, k)
+        if w["value"]:
+            assert got["value"][i] == pytest.approx(float(w["value"]), abs=5e-4)
+    rows = list(p.events(stream=True))
+    assert len(rows) == len(want)
+    assert all(rows[i][k] == got[k][i] for i in range(len(rows)) for k in ("block", "label"))
+    with pytest.raises(etprof.UsageError):
+        p.events(max_events=3)
+
+
+def test_diff_equals_command_json():
+    """etprof.diff() gives the command's figures (one library diff): per method the latency
+    comparison and verdict, the gate, and the operator rows by status."""
+    a, b, pte = data("real/add_pte_10x.etdp"), data("real/add_pte_100x.etdp"), data("upstream/add.pte")
+    want = cli_json("diff", a, b, "--pte", pte)
+    d = etprof.diff(a, b, base_pte=pte, as_dict=True)
+    assert len(d.methods) == len(want["methods"]) == 1
+    m, w = d.methods[0], want["methods"][0]
+    for k in ("runs_base", "runs_new", "verdict", "gate", "gate_reason", "unit", "significant"):
+        assert m[k] == w[k], k
+    for k in ("p50_base", "p50_new", "p50_pct", "total_base", "total_new", "p_value", "z",
+              "impact_per_run", "cpu_share_base", "cpu_share_new"):
+        assert m[k] == pytest.approx(w[k], rel=1e-9, abs=1e-12), k
+    assert m["method"] == w["method"] == "forward"
+    # the command shows the rows its default view keeps (OPERATOR_CALL wrappers are behind
+    # --all): each of them is here with the same figures
+    wops = [o for o in want["ops"]]
+    assert len([o for o in d.ops if o["status"] == "matched"]) >= len(wops) > 0
+    byname = {(o["name"], o["instruction_id"]): o for o in d.ops}
+    for o in wops:
+        g = byname[(o["name"], o.get("instruction_id"))]
+        assert g["verdict"] == o["verdict"] and g["p50_new"] == pytest.approx(o["p50_new"])
+    assert not d.regressed and d.gate["outcome"] in ("pass", "inconclusive", "improvement")
+    # a dump against itself: nothing changes
+    same = etprof.diff(a, a, base_pte=pte, as_dict=True)
+    assert same.summary["slower"] == same.summary["faster"] == 0
+    assert same.summary["added"] == same.summary["removed"] == 0
+    assert all(r["p50_pct"] == 0 for r in same.ops)
+    with pytest.raises(etprof.UsageError):
+        etprof.diff(a, b, base_pte=pte, alpha=2)
+
+
+def test_runs_equal_command_json():
+    """Profile.runs()/run_methods() hold `etprof runs --format json` (one library function)."""
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp")
+    pte = data("upstream/stories260k_hybrid_llama_qnn.pte")
+    want = cli_json("runs", dump, "--pte", pte, "--method", "kv_forward")
+    p = etprof.open(dump, pte, method="kv_forward")
+    got = p.runs(as_dict=True)
+    assert len(got["run"]) == len(want["runs"]) == 10
+    for i, w in enumerate(want["runs"]):
+        for k in ("method", "run", "block", "warmup", "outlier", "unit"):
+            assert got[k][i] == w[k], (i, k)
+        for k in ("execute", "delegate", "cpu", "framework"):
+            assert got[k][i] == pytest.approx(w[k], rel=1e-9), (i, k)
+        for gb, wb in zip(got["backends"][i], w["backends"]):
+            assert gb["placement"] == wb["placement"]
+            assert gb["backend_time"] == pytest.approx(wb["backend_time"], rel=1e-9)
+        wq = {f["name"]: f["value"] for f in w["qnn"][0]["figures"]}
+        gq = got["qnn"][i][0]["figures"]
+        assert set(gq) == set(wq)
+        for name, v in wq.items():
+            assert gq[name]["value"] == pytest.approx(v, rel=1e-9), name
+    assert got["warmup"][0] is True
+    (m,) = p.run_methods()
+    wm = want["methods"][0]
+    assert m["name"] == wm["name"] and m["trend"]["verdict"] == wm["trend"]["verdict"]
+    assert m["tokens_per_second"] == pytest.approx(wm["tokens_per_second"], rel=1e-9)
+    assert m["median"] == pytest.approx(wm["median"], rel=1e-9)
+
+
+def test_op_types_equal_command_json():
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp")
+    pte = data("upstream/stories260k_hybrid_llama_qnn.pte")
+    want = cli_json("ops", dump, "--pte", pte, "--method", "kv_forward", "--by", "type")["rows"]
+    got = etprof.open(dump, pte, method="kv_forward").op_types(as_dict=True)
+    assert len(got["type"]) == len(want) > 0
+    for i, w in enumerate(want):
+        for k in ("method", "domain", "placement", "type", "rows", "count", "unit"):
+            assert got[k][i] == w[k], (i, k)
+        for k in ("total", "avg", "per_run", "share", "cum_share"):
+            assert got[k][i] == pytest.approx(w[k], rel=1e-9), (i, k)
+    # totals are sums over the ops rows of each type (the HTP nodes: aten_<op>_... -> <op>)
+    import re
+    ops = etprof.open(dump, pte, method="kv_forward").ops(all=True, as_dict=True)
+    conv = sum(t for n, k, t in zip(ops["name"], ops["kind"], ops["total"])
+               if k == "htp_node" and re.match(r"aten_convolution_", n))
+    (g,) = [i for i, t in enumerate(got["type"]) if t == "convolution" and got["domain"][i] == "htp"]
+    assert got["total"][g] == pytest.approx(conv, rel=1e-12)
+
+
+@pytest.mark.parametrize("dump,pte,method", [
+    ("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
+     "upstream/stories260k_hybrid_llama_qnn.pte", "kv_forward"),
+    ("real/add_pte_10x.etdp", "upstream/add.pte", None),
+    ("real/module_linear_10x.etdp", None, None),
+    ("synthetic/synth_qnn_mixed_small_3x.etdp", None, None),
+])
+def test_explain_facts_equal_command_json(dump, pte, method):
+    """Profile.explain() findings are the command's JSON findings: same ids, methods and facts
+    (one library computation, etprof_explain.h)."""
+    if not os.path.exists(data(dump)):
+        pytest.skip("%s not in tests/data" % dump)
+    args = ["explain", data(dump)] + (["--pte", data(pte)] if pte else []) + \
+        (["--method", method] if method else [])
+    want = cli_json(*args)["findings"]
+    p = etprof.open(data(dump), data(pte) if pte else None, method=method)
+    got = p.explain()
+    assert [f.id for f in got] == [w["id"] for w in want]
+    for g, w in zip(got, want):
+        assert g.method == w.get("method")
+        assert g.question == w["question"]
+        assert set(g.facts) == set(w["facts"]), (g.id, set(g.facts) ^ set(w["facts"]))
+        for k, v in w["facts"].items():
+            assert g.facts[k] == (pytest.approx(v, rel=1e-9) if isinstance(v, float) else v), \
+                (g.id, k, g.facts[k], v)
+
+
+def test_notebook_views():
+    """_repr_html_ of the results: an HTML table holding the figures (escaped names)."""
+    import html.parser
+
+    p = etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"))
+    h = p._repr_html_()
+    cells = []
+
+    class P(html.parser.HTMLParser):
+        def handle_data(self, d):
+            cells.append(d)
+
+    P().feed(h)
+    assert "forward" in cells and "10" in cells
+    lat = p.summary()["methods"][0]["latency"]["p50"]
+    assert ("%.6g" % lat) in cells
+    d = etprof.diff(data("real/add_pte_10x.etdp"), data("real/add_pte_100x.etdp"),
+                    base_pte=data("upstream/add.pte"))
+    assert "<table>" in d._repr_html_() and d.gate["outcome"] in d._repr_html_()
+    f = p.explain()[0]
+    assert f.id in f._repr_html_()
+    i = etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"))
+    assert "Execute" in i._repr_html_()
+    p.close()
+    assert "closed" in p._repr_html_()
+
+
+def test_trace_gzip(tmp_path):
+    import gzip
+
+    p = etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"))
+    p.trace(tmp_path / "a.json")
+    p.trace(tmp_path / "a.json.gz")
+    assert gzip.decompress((tmp_path / "a.json.gz").read_bytes()) == \
+        (tmp_path / "a.json").read_bytes()

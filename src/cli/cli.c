@@ -1,6 +1,5 @@
 /* cli.c - shared plumbing of the etprof command: options, inputs, output, errors. */
 #include "cli.h"
-#include "etdump_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +30,9 @@ static const cli_optdef optdefs[] = {
     {OPT_BLOCK, "block", 0, "NAME", "only blocks with this name"},
     {OPT_PLACEMENT, "placement", 0, "WHERE", "only rows placed on cpu or on this backend"},
     {OPT_KIND, "kind", 0, "KIND", "only rows of this kind"},
+    {OPT_BY, "by", 0, "WHAT", "type: one row per operator type (count, total, avg, share, cumulative share)"},
+    {OPT_RUNS, "runs", 0, "A-B", "trace: only runs A to B of each method (1-based; A-: to the end)"},
+    {OPT_MAX_RUNS, "max-runs", 0, "N", "trace: at most N runs of each method"},
     {OPT_SKIP_FIRST, "skip-first", 0, "N", "ignore the first N runs of each method (warm-up)"},
     {OPT_ALL, "all", 0, NULL, "also show OPERATOR_CALL wrapper rows"},
     {OPT_STAT, "stat", 0, "STAT", "per-run statistic: min, p10, p50, p90, avg, max"},
@@ -123,18 +125,19 @@ int cli_model_opts(cli_args *a, etp_model_opts *mo) {
     return EXIT_OK;
 }
 
-static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background);
+static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background,
+                       bool kinds_only);
 
 static int open_path(cli_args *a, const char *path, cli_inputs *in, bool background) {
     etp_error err = {0};
     etp_blob blob;
-    int rc = etp__blob_open_checked(&blob, path, etp__blob_check_dump, &err);
+    int rc = etp_blob_open_expect(&blob, path, ETP_EXPECT_DUMP, &err);
     if (rc) {
         memset(in, 0, sizeof *in);
         cli_error(&err);
         return cli_exit_for(rc);
     }
-    return open_inputs(a, &blob, in, background);
+    return open_inputs(a, &blob, in, background, false);
 }
 
 int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in) {
@@ -149,18 +152,15 @@ static void verify_progress(void *ctx, uint64_t done, uint64_t total) {
     cli_progress(ctx, "reading", done, total);
 }
 
-int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in) {
-    return open_inputs(a, blob, in, false);
-}
-
-int cli_open_inputs_blob_bg(cli_args *a, etp_blob *blob, cli_inputs *in) {
-    return open_inputs(a, blob, in, true);
+int cli_open_inputs_blob_kinds(cli_args *a, etp_blob *blob, cli_inputs *in) {
+    return open_inputs(a, blob, in, true, true);
 }
 
 /* With `background`, the dump's blocks are verified by a second thread while the command runs
- * (etp__dump_open_async); any error of the inputs is still the one a full verification first
+ * (etp_dump_open_opts.background); any error of the inputs is still the one a full verification first
  * would have reported: the dump's, when it has one. */
-static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background) {
+static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool background,
+                       bool kinds_only) {
     etp_error err = {0};
     memset(in, 0, sizeof *in);
     in->dump_blob = *blob;
@@ -170,15 +170,18 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
     if (a->set[OPT_TICK_NS] || a->set[OPT_TICK_HZ] || a->set[OPT_TICKS]) background = false;
     int rc;
     if (background) {
-        rc = etp__dump_open_async(&in->dump, &in->dump_blob, &err);
+        etp_dump_open_opts oo = {.background = true};
+        rc = etp_dump_open_with(&in->dump, &in->dump_blob, &oo, &err);
     } else {
         /* verifying a large file takes a while: a progress line on a terminal */
-        rc = etp__dump_open_progress(&in->dump, &in->dump_blob, verify_progress, a, &err);
+        etp_dump_open_opts oo = {.progress = verify_progress, .progress_ctx = a};
+        rc = etp_dump_open_with(&in->dump, &in->dump_blob, &oo, &err);
         cli_progress_end(a);
     }
+    if (!rc && etp_dump_source_note(in->dump))
+        fprintf(stderr, "etprof: warning: %s\n", etp_dump_source_note(in->dump));
     if (!rc && a->set[OPT_PTE]) {
-        rc = etp__blob_open_checked(&in->pte_blob, a->val[OPT_PTE], etp__blob_check_program,
-                                    &err);
+        rc = etp_blob_open_expect(&in->pte_blob, a->val[OPT_PTE], ETP_EXPECT_PROGRAM, &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
     }
     etp_model_opts mo;
@@ -188,10 +191,11 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         return x;
     }
     mo.dump_name = in->dump_blob.name;
+    mo.kinds_only = kinds_only;
     if (!rc) rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
     if (rc) {
         etp_error derr = {0};
-        int drc = in->dump ? etp__dump_wait_all(in->dump, &derr) : ETP_OK;
+        int drc = in->dump ? etp_dump_wait_verified(in->dump, &derr) : ETP_OK;
         cli_error(drc ? &derr : &err); /* the dump's own error comes first */
         cli_close_inputs(in);
         return cli_exit_for(drc ? drc : rc);

@@ -30,6 +30,10 @@ typedef enum opt_id {
     OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW, OPT_ALLOW_INCONCLUSIVE,
     /* events */
     OPT_DEBUG_BUFFER,
+    /* ops */
+    OPT_BY,
+    /* trace */
+    OPT_RUNS, OPT_MAX_RUNS,
     OPT_COUNT_
 } opt_id;
 
@@ -89,12 +93,12 @@ typedef struct cli_inputs {
 int cli_open_inputs(cli_args *a, const char *path, cli_inputs *in);
 /* Same, for a command that reads the dump only through etp_ops_compute()/etp_model_block():
  * the dump's blocks are verified in the background while it runs (a verification error then
- * comes from those calls); it calls etp__dump_wait_all() before using anything else of the
+ * comes from those calls); it calls etp_dump_wait_verified() before using anything else of the
  * dump. */
 int cli_open_inputs_bg(cli_args *a, const char *path, cli_inputs *in);
-/* Same, from a blob the caller already opened (ownership passes to `in`, even on failure). */
-int cli_open_inputs_blob(cli_args *a, etp_blob *blob, cli_inputs *in);
-int cli_open_inputs_blob_bg(cli_args *a, etp_blob *blob, cli_inputs *in);
+/* cli_open_inputs_bg() from a blob the caller already opened (ownership passes to `in`, even on
+ * failure), with a model that classifies only (etp_model_opts.kinds_only): for `info`. */
+int cli_open_inputs_blob_kinds(cli_args *a, etp_blob *blob, cli_inputs *in);
 void cli_close_inputs(cli_inputs *in);
 int cli_model_opts(cli_args *a, etp_model_opts *mo);
 

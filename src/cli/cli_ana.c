@@ -1,8 +1,7 @@
 /* cli_ana.c - options, clock and computation shared by the analysis commands. */
 #include "cli_ana.h"
-#include "etdump_int.h"
 
-#include "qnn_report.h"
+#include "etprof_qnn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,7 +82,7 @@ int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
     oo.progress_ctx = c;
     etp_error err = {0};
     rc = etp_ops_compute(c->in.model, &oo, &c->r, &err);
-    if (!rc) rc = etp__dump_wait_all(c->in.dump, &err);
+    if (!rc) rc = etp_dump_wait_verified(c->in.dump, &err);
     cli_progress_end(a);
     if (rc) {
         cli_error(&err);

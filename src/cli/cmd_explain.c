@@ -3,7 +3,7 @@
  * the same findings as structured records (docs/analyses.md). The findings are the library's
  * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
 #include "cli_ana.h"
-#include "qnn_report.h"
+#include "etprof_qnn.h"
 #include "etprof_explain.h"
 
 #include <stdarg.h>
@@ -811,7 +811,7 @@ static int run_explain(cli_args *a) {
     etp_ops_result *r = ca.r;
     etp_error err = {0};
     etp_qnn_etd_join *qj = NULL;
-    if (!rc && qb.der && qb.der->n_rows) rc = etp_qnn_join_etdump(r, qb.der, &qj, &err);
+    if (!rc && etp_qnn_derived_row_count(qb.der)) rc = etp_qnn_join_etdump(r, qb.der, &qj, &err);
     if (rc) {
         cli_error(&err);
         etp_ops_free(r);

@@ -1,8 +1,5 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
-#include "etdump_int.h"
-#include "model_int.h"
-#include "sniff.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +68,8 @@ static bool same_block(const block_sum *a, const block_sum *b) {
 static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
     /* the blocks are verified by a second thread while this one classifies them */
-    int rc = cli_open_inputs_blob_bg(a, blob, &in);
+    int rc = cli_open_inputs_blob_kinds(a, blob, &in);
     if (rc) return rc;
-    etp__model_skip_units(in.model, true); /* info shows kinds, methods and backends only */
     const etp_dump_info *di = etp_dump_get_info(in.dump);
     block_sum *bs = calloc(di->block_count ? di->block_count : 1, sizeof *bs);
     if (!bs) {
@@ -116,7 +112,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         cli_progress(a, "info", b + 1, di->block_count);
     }
     cli_progress_end(a);
-    if ((rc = etp__dump_wait_all(in.dump, &err))) { /* the counts are complete from here */
+    if ((rc = etp_dump_wait_verified(in.dump, &err))) { /* the counts are complete from here */
         cli_error(&err);
         free_block_sums(bs, di->block_count);
         cli_close_inputs(&in);
@@ -500,8 +496,9 @@ static int run_info(cli_args *a) {
                     (pl > 5 && strcmp(path + pl - 5, ".bpte") == 0);
     /* a pipe or device that does not start like a dump or a program is rejected before the
      * rest of it is read */
-    int rc = etp__blob_open_checked(&blob, path,
-                                    pte_name ? NULL : etp__blob_check_dump_or_program, &err);
+    int rc = etp_blob_open_expect(&blob, path,
+                                  pte_name ? ETP_EXPECT_ANY : ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM,
+                                  &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);

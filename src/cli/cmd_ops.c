@@ -1,6 +1,7 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "cli_ana.h"
-#include "qnn_report.h"
+#include "etprof_qnn.h"
+#include "etprof_runs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,101 @@ static const out_col quality_cols[] = {
 
 static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
 
+/* `ops --by type`: the rows grouped by operator type (etp_optype_compute; docs/analyses.md
+ * "Operators by type"). Kept apart from run_ops so that the two renderings stay independent. */
+static const out_col type_cols[] = {
+    {"method", "method", OUT_STR, 0},
+    {"domain", "domain", OUT_STR, 0},
+    {"placement", "placement", OUT_STR, 0},
+    {"type", "type", OUT_STR, 0},
+    {"rows", "rows", OUT_UINT, 0},
+    {"count", "count", OUT_UINT, 0},
+    {"total", "total", OUT_FLOAT, 3},
+    {"avg", "avg", OUT_FLOAT, 3},
+    {"per_run", "per run", OUT_FLOAT, 3},
+    {"share", "share%", OUT_FLOAT, 2},
+    {"cum_share", "cum%", OUT_FLOAT, 2},
+    {"unit", "unit", OUT_STR, 0},
+};
+
+static int run_ops_by_type(cli_args *a) {
+    if (strcmp(a->val[OPT_BY], "type") != 0) {
+        cli_errorf("ops: --by: expected \"type\", got \"%s\"", a->val[OPT_BY]);
+        return EXIT_USAGE;
+    }
+    cli_ana ca;
+    int rc = cli_ana_init(a, "ops", 0, 0, &ca);
+    if (rc) return rc;
+    ana_disp d = ca.d;
+    if ((rc = cli_ana_compute(a, a->pos[0], &ca))) return rc;
+    etp_optype_result *x = NULL;
+    etp_error err = {0};
+    if ((rc = etp_optype_compute(ca.r, &x, &err))) {
+        cli_error(&err);
+        cli_ana_close(&ca);
+        return cli_exit_for(rc);
+    }
+    uint32_t *scratch;
+    cli_out o;
+    if ((rc = cli_ana_output(a, &ca, 1, &scratch, &o))) {
+        etp_optype_free(x);
+        return rc;
+    }
+    out_col cols[sizeof type_cols / sizeof type_cols[0]];
+    memcpy(cols, type_cols, sizeof cols);
+    for (size_t c = 6; c <= 8; c++) cols[c].precision = d.precision;
+    out_table *t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
+    rc = t ? EXIT_OK : EXIT_INTERNAL;
+    uint32_t units = 0;
+    size_t top = ca.top > 0 ? (size_t)ca.top : 0, shown = 0;
+    for (size_t i = 0; t && i < etp_optype_count(x); i++) {
+        const etp_optype_row *g = etp_optype_get(x, i);
+        if (top && shown >= top) break;
+        char lb[600];
+        const char *un;
+        units |= 1u << g->unit;
+        out_row_begin(t);
+        const etp_ops_method *m = etp_ops_method_get(ca.r, g->method);
+        /* the text formats label an unknown or ambiguous method; the others write null, as ops */
+        out_cell_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? ana_method_label(m, lb, sizeof lb)
+                                                                : m->name);
+        out_cell_str(t, etp_optype_domain_name(g->domain));
+        out_cell_str(t, g->placement);
+        out_cell_str(t, g->type);
+        out_cell_uint(t, g->rows);
+        out_cell_uint(t, g->count);
+        out_cell_float(t, ana_conv(&d, g->unit, g->total, &un));
+        out_cell_float(t, ana_conv(&d, g->unit, g->avg, &un));
+        out_cell_float(t, ana_conv(&d, g->unit, g->per_run, &un));
+        out_cell_float(t, g->share);
+        out_cell_float(t, g->cum_share);
+        out_cell_str(t, un);
+        out_row_end(t);
+        shown++;
+    }
+    if (t && (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON)) {
+        out_table_note(t, "one row per (method, domain, placement, unit, operator type): cpu = the "
+                          "CPU kernels (OPERATOR_CALL or kernel rows) by operator; htp = QNN HTP "
+                          "nodes by ATen op (aten_<op>_default_..., docs/analyses.md); delegate = "
+                          "other backend operators by name without \" #k\"; share% and cum% are "
+                          "of the group's domain and unit (units never mix); avg = total / count");
+        ana_unit_notes(&d, 0, units, note_cb, t);
+        ana_quality_notes(ca.r, note_cb, t);
+    }
+    if (t) {
+        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
+        out_table_free(t);
+    } else {
+        cli_errorf("ops: out of memory");
+    }
+    free(scratch);
+    etp_optype_free(x);
+    cli_ana_close(&ca);
+    return cli_out_close(&o, rc);
+}
+
 static int run_ops(cli_args *a) {
+    if (a->set[OPT_BY]) return run_ops_by_type(a);
     const char *path = a->pos[0];
     double clock;
     const char *clock_src;
@@ -215,7 +310,7 @@ static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_IGNORE_MISMAT
                                   OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
                                   OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
                                   OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,
-                                  OPT_NONE};
+                                  OPT_BY,        OPT_NONE};
 
 const cli_cmd cmd_ops = {
     .name = "ops",
@@ -235,7 +330,10 @@ const cli_cmd cmd_ops = {
             "(--htp-clock-ghz, else measured by --runtrace F, else from --qhas F) cycles rows are\n"
             "shown as est_us (cycles / clock) and the wall est columns apportion each partition's\n"
             "Accelerator (execute excluding wait) time to its HTP nodes by cycle share; both are\n"
-            "labelled estimates. See docs/analyses.md and docs/qnn-inputs.md.",
+            "labelled estimates. --by type: one row per operator type (HTP nodes by ATen op,\n"
+            "XNNPACK-style names without \" #k\", CPU kernels by operator) with count, total,\n"
+            "avg, per run, share and cumulative share. See docs/analyses.md and\n"
+            "docs/qnn-inputs.md.",
     .opts = ops_opts,
     .min_pos = 1,
     .max_pos = 1,

@@ -10,7 +10,7 @@
  * See docs/qnn-inputs.md ("The qnn command"). */
 #include "cli.h"
 #include "analysis.h"
-#include "qnn_report.h"
+#include "etprof_qnn.h"
 
 #include <math.h>
 #include <stdlib.h>

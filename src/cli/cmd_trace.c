@@ -4,14 +4,61 @@
 #include "cli.h"
 
 #include <errno.h>
-#include "trace_htp.h"
 #include "cli_ana.h"
-#include "qnn.h"
+#include "etprof_qnn.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void progress(void *ctx, uint64_t done, uint64_t total) {
     cli_progress((cli_args *)ctx, "trace", done, total);
+}
+
+/* --runs A-B, A- or A (1 <= A <= B); --max-runs N, --skip-first N (N >= 0) */
+static int run_options(cli_args *a, etp_trace_opts *to) {
+    if (a->set[OPT_RUNS]) {
+        const char *s = a->val[OPT_RUNS];
+        char *end;
+        errno = 0;
+        unsigned long lo = strtoul(s, &end, 10), hi = lo;
+        bool ok = end != s && isdigit((unsigned char)s[0]) && !errno;
+        if (ok && *end == '-') {
+            const char *h = end + 1;
+            if (*h == 0) {
+                hi = 0;
+                end = (char *)h;
+            } else {
+                hi = strtoul(h, &end, 10);
+                ok = end != h && isdigit((unsigned char)h[0]) && !errno;
+            }
+        }
+        if (!ok || *end || lo < 1 || lo > UINT32_MAX || hi > UINT32_MAX || (hi && hi < lo)) {
+            cli_errorf("trace: --runs: expected A-B, A- or A with 1 <= A <= B (runs of each "
+                       "method, counted from 1), got \"%s\"",
+                       s);
+            return EXIT_USAGE;
+        }
+        to->run_first = (uint32_t)lo;
+        to->run_last = (uint32_t)hi;
+    }
+    long v;
+    if (a->set[OPT_MAX_RUNS]) {
+        if (!cli_get_long(a, OPT_MAX_RUNS, &v) || v < 1 || v > (long)UINT32_MAX) {
+            cli_errorf("trace: --max-runs: expected a number >= 1, got \"%s\"", a->val[OPT_MAX_RUNS]);
+            return EXIT_USAGE;
+        }
+        to->max_runs = (uint32_t)v;
+    }
+    if (a->set[OPT_SKIP_FIRST]) {
+        if (!cli_get_long(a, OPT_SKIP_FIRST, &v) || v < 0 || v > (long)UINT32_MAX) {
+            cli_errorf("trace: --skip-first: expected a number >= 0, got \"%s\"",
+                       a->val[OPT_SKIP_FIRST]);
+            return EXIT_USAGE;
+        }
+        to->skip_first = (uint32_t)v;
+    }
+    return EXIT_OK;
 }
 
 static int run_trace(cli_args *a) {
@@ -23,6 +70,9 @@ static int run_trace(cli_args *a) {
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
+    etp_trace_opts to;
+    memset(&to, 0, sizeof to);
+    if ((rc = run_options(a, &to))) return rc;
     /* --optrace: the HTP timeline needs a clock (--htp-clock-ghz, runtrace or QHAS). */
     etp_qnn_trace *ot = NULL;
     double ghz = 0;
@@ -57,8 +107,6 @@ static int run_trace(cli_args *a) {
         etp_qnn_trace_free(ot);
         return rc;
     }
-    etp_trace_opts to;
-    memset(&to, 0, sizeof to);
     to.source = path;
     to.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
     to.tick_ns = mo.tick_ns;
@@ -66,11 +114,25 @@ static int run_trace(cli_args *a) {
     to.progress_ctx = a;
     etp_trace_stats st;
     etp_error err = {0};
-    int r = etp_trace_write_htp(in.model, o.f, &to, ot, ghz, clock_src, &st, &err);
+    /* -o NAME.gz: the trace gzip-compressed (Perfetto and chrome://tracing open .json.gz) */
+    const char *op = a->set[OPT_OUTPUT] ? a->val[OPT_OUTPUT] : NULL;
+    size_t opl = op ? strlen(op) : 0;
+    FILE *gz = NULL;
+    if (opl > 3 && strcmp(op + opl - 3, ".gz") == 0 && !(gz = etp_gzip_open(o.f, &err))) {
+        cli_error(&err);
+        cli_close_inputs(&in);
+        etp_qnn_trace_free(ot);
+        return cli_out_close(&o, EXIT_INTERNAL);
+    }
+    FILE *tf = gz ? gz : o.f;
+    int r = etp_trace_write_htp(in.model, tf, &to, ot, ghz, clock_src, &st, &err);
     etp_qnn_trace_free(ot);
     cli_progress_end(a);
-    if (r == ETP_E_IO && ferror(o.f)) {
-        o.err = errno; /* the output's write failed: cli_out_close says so, once */
+    int gz_errno = 0;
+    if (gz && fclose(gz) != 0) gz_errno = errno ? errno : EIO; /* the gzip trailer, flushed */
+    if ((r == ETP_E_IO && (gz || ferror(o.f))) || (!r && gz_errno)) {
+        /* the output's write failed: cli_out_close says so, once */
+        o.err = gz_errno ? gz_errno : errno;
         rc = EXIT_IO;
     } else if (r) {
         cli_error(&err);
@@ -98,13 +160,13 @@ static int run_trace(cli_args *a) {
 
 static const opt_id trace_opts[] = {OPT_PTE,     OPT_METHOD,   OPT_IGNORE_MISMATCH,   OPT_TICK_NS,       OPT_TICK_HZ,
                                     OPT_TICKS,   OPT_OPTRACE,  OPT_RUNTRACE,      OPT_QHAS,
-                                    OPT_HTP_CLOCK_GHZ, 0};
+                                    OPT_HTP_CLOCK_GHZ, OPT_RUNS, OPT_MAX_RUNS, OPT_SKIP_FIRST, 0};
 
 const cli_cmd cmd_trace = {
     .name = "trace",
     .summary = "Chrome Trace Event JSON of the runs, for Perfetto and chrome://tracing",
-    .usage = "FILE [--pte P] [--optrace F [--runtrace F | --qhas F | --htp-clock-ghz G]] "
-             "-o trace.json",
+    .usage = "FILE [--pte P] [--runs A-B] [--skip-first N] [--max-runs N] [--optrace F "
+             "[--runtrace F | --qhas F | --htp-clock-ghz G]] -o trace.json[.gz]",
     .help = "Open the output at https://ui.perfetto.dev (Open trace file) or chrome://tracing.\n"
             "One process per method (\"load\" for Program::load_method/Method::init), one group\n"
             "of tracks per run. Events with real host timestamps keep them (us since the first\n"
@@ -115,6 +177,9 @@ const cli_cmd cmd_trace = {
             "hardware thread (HMX, HVX) converted from cycles with the HTP clock (--runtrace,\n"
             "--qhas or --htp-clock-ghz; required), starting at the first QnnBackend\n"
             "DELEGATE_CALL, plus VTCM/DRAM counters; args.synthetic_time = true.\n"
+            "Big dumps: --runs A-B (runs A to B of each method, 1-based; A- to the end),\n"
+            "--skip-first N, --max-runs N choose the runs written; they keep their numbers.\n"
+            "-o NAME.gz writes the trace gzip-compressed (Perfetto opens .json.gz).\n"
             "See docs/trace.md.",
     .opts = trace_opts,
     .min_pos = 1,

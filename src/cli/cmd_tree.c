@@ -1,7 +1,7 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
 #include "cli_ana.h"
-#include "qnn_report.h"
+#include "etprof_qnn.h"
 
 #include <stdlib.h>
 #include <string.h>

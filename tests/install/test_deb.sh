@@ -48,6 +48,7 @@ if [ "$san" != sanitize ]; then
             case $lib in
             libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|ld-linux*) pkg=libc6 ;;
             libjansson.so.4) pkg=libjansson4 ;;
+            libz.so.1) pkg=zlib1g ;;
             *) pkg="" ;;
             esac
             if [ -z "$pkg" ]; then bad "$(basename "$b") loads $lib, which no Depends entry provides"

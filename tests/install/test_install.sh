@@ -139,5 +139,30 @@ check("QNN ops using HMX (hand)", int(vals["qnn_ops_using_hmx"]), 1)
 check("QNN ops using DMA (etprof qnn JSON)", int(vals["qnn_ops_using_dma"]), qnn["summary"]["ops_using_dma"])
 sys.exit(0 if ok else 1)
 PY
+# The Python package, when the build has it: installed under lib/python3/dist-packages with a
+# run path relative to itself, it must load the installed libetprof (not the build tree's, which
+# is moved away for the check) and give the installed command's Method::execute mean.
+pydir=$prefix/lib/python3/dist-packages
+if [ -d "$pydir/etprof" ]; then
+    mv "$build/libetprof.so.0" "$tmp/moved.so.0" 2>/dev/null || true
+    out=$(env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" /usr/bin/python3 -c '
+import json, sys, etprof
+ops = json.load(open(sys.argv[2]))
+row = [r for r in ops["rows"] if r["name"] == "Method::execute" and r["kind"] == "framework"][0]
+df = etprof.open(sys.argv[1]).ops(as_dict=True)
+i = [k for k, n in enumerate(df["name"]) if n == "Method::execute" and df["kind"][k] == "framework"][0]
+assert etprof.__file__.startswith(sys.argv[3]), etprof.__file__
+assert abs(df["avg"][i] - row["avg"]) <= 1e-9 * max(1.0, abs(row["avg"])), (df["avg"][i], row["avg"])
+print("ok")' "$dump" "$tmp/ops.json" "$pydir" 2>&1)
+    rc=$?
+    mv "$tmp/moved.so.0" "$build/libetprof.so.0" 2>/dev/null || true
+    if [ $rc -eq 0 ] && [ "$out" = ok ]; then
+        echo "ok: the installed Python package (\$ORIGIN run path) gives the installed command's Method::execute mean"
+    else
+        echo "FAIL: installed Python package: $out"; fail=1
+    fi
+else
+    echo "note: no Python package in this build (ETPROF_PYTHON off): its install is not checked"
+fi
 [ "$fail" -eq 0 ] && echo "install: ok (pkg-config and find_package, shared and static)"
 exit "$fail"

@@ -1,0 +1,52 @@
+/* fuzz_b64log.c - fuzz target for ETDumps in a serial log or a base64 file (src/b64log.c).
+ *
+ * The input is read twice: by the decoder itself, whose rejection must be a located ETP_E_INPUT
+ * (fuzz_common.h) and whose output fits the size it promises; then as a dump by etp_dump_open(),
+ * which takes a log in place of an ETDump: a rejection must name the log (alone, or with the
+ * dump's place in it) with an offset inside the log, and an accepted dump goes through the
+ * analyses and writers. */
+#include "fuzz_common.h"
+#include "b64log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t *out = NULL;
+    size_t n = 0;
+    etp_b64log_info info;
+    etp_error err = {0};
+    int rc = etp__b64log_decode(data, size, "fuzz.log", &out, &n, &info, &err);
+    if (rc) {
+        FZ_ASSERT(out == NULL && n == 0, "etp__b64log_decode failed but returned bytes");
+        fz_check_rejection("etp__b64log_decode", rc, &err, "fuzz.log", size, false);
+    } else {
+        FZ_ASSERT(out != NULL && n > 0 && n <= size / 4 * 3 + 3, "decoded %zu bytes from %zu", n,
+                  size);
+        FZ_ASSERT(info.dumps >= 1 && info.used == 1 && info.line >= 1, "bad decode info");
+        free(out);
+    }
+    (void)etp__b64log_detect(data, size);
+
+    etp_blob blob;
+    etp_blob_borrow(&blob, data, size, "fuzz.log");
+    etp_dump *d = NULL;
+    memset(&err, 0, sizeof err);
+    rc = etp_dump_open(&d, &blob, &err);
+    if (rc) {
+        char line[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 64];
+        etp_error_format(&err, line, sizeof line);
+        FZ_ASSERT(d == NULL, "etp_dump_open failed but returned a dump");
+        FZ_ASSERT(rc == ETP_E_INPUT && err.code == rc, "etp_dump_open returned %d: %s", rc, line);
+        FZ_ASSERT(err.msg[0] != 0, "empty error message");
+        FZ_ASSERT(strncmp(err.file, "fuzz.log", 8) == 0 &&
+                      (err.file[8] == 0 || strncmp(err.file + 8, " (", 2) == 0),
+                  "error names \"%s\", not the log", err.file);
+        FZ_ASSERT(err.offset >= 0 && (uint64_t)err.offset <= size, "offset outside the log: %s",
+                  line);
+        FZ_ASSERT(strpbrk(line, "\r\n") == NULL, "error message is not one line: %s", line);
+        etprof_fuzz_rejected++;
+        return 0;
+    }
+    etprof_fuzz_accepted++;
+    fz_pipeline(d, NULL, (unsigned)size);
+    etp_dump_close(d);
+    return 0;
+}

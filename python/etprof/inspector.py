@@ -1,0 +1,335 @@
+"""An entry point for scripts written against ExecuTorch's Python Inspector.
+
+    >>> from etprof import Inspector
+    >>> inspector = Inspector(etdump_path="model.etdp")
+    >>> df = inspector.to_dataframe()
+    >>> inspector.print_data_tabular()
+
+The table (runs with the same event structure merged into event blocks, one row per event
+signature, per-run samples) is computed by libetprof (etprof_inspector.h); this module only shapes
+it like the Inspector's. It follows the Inspector's documented behaviour, with these differences
+(docs/python.md, "Inspector-compatible entry point"):
+
+* every row keeps its own unit: time rows are in ``target_time_scale``; delegate values the
+  file gives in cycles, bytes or counts keep that unit and are never divided as if they were
+  ns. When every perf row is time, the columns are exactly the Inspector's; otherwise rows in
+  another unit have their statistics in separate columns named with the unit (``p50 (cycles)``)
+  and NaN in the time columns. The ``unit`` column (added last) names each row's unit;
+* a start > end is a 32-bit counter wrap only where etprof decides so (exact arithmetic), else
+  the sample is NaN; allocation events are left out instead of raising;
+* ``delegate_backend_name`` comes from the program (``pte=``) rather than from an ETRecord;
+* op types, stack traces and module hierarchy need an ETRecord, and ``debug_data`` a debug
+  buffer: until etprof reads those (issue 13) those columns are empty and a warning says so.
+"""
+
+import warnings
+
+from . import _etprof
+from ._etprof import UsageError
+
+__all__ = ["Inspector", "EventBlock", "Event", "PerfData", "TimeScale", "INSPECTOR_COLUMNS"]
+
+#: The columns of Inspector.to_dataframe(), in order (the Inspector's, then etprof's ``unit``).
+INSPECTOR_COLUMNS = (
+    "event_block_name",
+    "event_name",
+    "raw",
+    "p10",
+    "p50",
+    "p90",
+    "avg",
+    "min",
+    "max",
+    "op_types",
+    "delegate_debug_identifier",
+    "stack_traces",
+    "module_hierarchy",
+    "is_delegated_op",
+    "delegate_backend_name",
+    "debug_data",
+    "start_time",
+    "unit",
+)
+_STATS = ("p10", "p50", "p90", "avg", "min", "max")
+# what print_data_tabular() and save_data_to_tsv() leave out, as the Inspector does
+_HIDDEN = ("raw", "delegate_debug_identifier", "stack_traces", "module_hierarchy", "debug_data")
+
+
+class TimeScale:
+    """The Inspector's time scales, as strings."""
+
+    NS = "ns"
+    US = "us"
+    MS = "ms"
+    S = "s"
+    CYCLES = "cycles"
+
+
+_HZ = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0}
+
+
+def _scale(v, what):
+    if v is None:
+        return None
+    v = getattr(v, "value", v)  # the Inspector's TimeScale enum members carry the string
+    v = str(v).lower()
+    if v not in _HZ and v != "cycles":
+        raise UsageError("%s: expected ns, us, ms, s or cycles, got %r" % (what, v))
+    return v
+
+
+class PerfData:
+    """Per-run values of one event (``raw``, in the row's ``unit``) and their statistics."""
+
+    __slots__ = ("raw", "unit", "p10", "p50", "p90", "avg", "min", "max")
+
+    def __init__(self, raw, unit, stats):
+        self.raw = raw
+        self.unit = unit
+        for k in _STATS:
+            setattr(self, k, stats[k])
+
+    def __repr__(self):
+        return "<etprof PerfData: %d samples, p50 %g %s>" % (len(self.raw), self.p50, self.unit)
+
+
+class Event:
+    """One row of the table: an event signature of an event block."""
+
+    __slots__ = ("name", "perf_data", "delegate_debug_identifier", "is_delegated_op",
+                 "delegate_backend_name", "start_time", "instruction_id", "kind", "replaced",
+                 "op_types", "stack_traces", "module_hierarchy", "debug_data")
+
+    def __repr__(self):
+        return "<etprof Event %r>" % (self.name,)
+
+
+class EventBlock:
+    """Runs with the same name and event structure, merged (``runs`` of them)."""
+
+    __slots__ = ("name", "events", "runs", "method", "bundled_input_index")
+
+    def __repr__(self):
+        return "<etprof EventBlock %r: %d events over %d runs>" % (self.name, len(self.events),
+                                                                   self.runs)
+
+
+class Inspector:
+    """The Inspector's table of an ETDump, computed by libetprof.
+
+    ``Inspector(etdump_path=None, etrecord=None, source_time_scale="ns",
+    target_time_scale="ms", debug_buffer_path=None, ..., etdump_data=None, pte=None,
+    method=None)``: exactly one of ``etdump_path`` / ``etdump_data`` (bytes). The time scales
+    are the Inspector's (strings or its TimeScale members): the host clock's unit and the unit
+    of the time columns; ``cycles`` must be given on both sides (then host times are ticks of
+    unknown rate, shown as ``ticks``). ``pte`` (etprof's) names the backends of delegated rows
+    and lets ``method`` be resolved. A ``delegate_time_scale_converter`` is refused: each row
+    already has its unit. Errors are etprof's (:class:`etprof.InputError` with ``.file``,
+    ``.offset``, ``.path``, ``.reason``, ...).
+    """
+
+    def __init__(self, etdump_path=None, etrecord=None, source_time_scale="ns",
+                 target_time_scale="ms", debug_buffer_path=None, delegate_metadata_parser=None,
+                 delegate_time_scale_converter=None, enable_module_hierarchy=False, *,
+                 etdump_data=None, pte=None, method=None):
+        if (etdump_path is None) == (etdump_data is None):
+            raise ValueError("Inspector: give exactly one of etdump_path and etdump_data")
+        src = _scale(source_time_scale, "source_time_scale")
+        dst = _scale(target_time_scale, "target_time_scale")
+        if (src == "cycles") != (dst == "cycles"):
+            raise RuntimeError("Inspector: cycles must be both the source and the target time "
+                               "scale")
+        if delegate_time_scale_converter is not None:
+            raise UsageError("Inspector: delegate_time_scale_converter is not supported: etprof "
+                             "keeps each delegate row in its own unit (cycles, us, ...)")
+        self._missing = []
+        if etrecord is not None:
+            self._missing.append("op_types, stack_traces and module_hierarchy (the ETRecord is "
+                                 "not read yet)")
+        if debug_buffer_path is not None:
+            self._missing.append("debug_data (the debug buffer is not read yet)")
+        if self._missing:
+            warnings.warn("etprof.Inspector: empty columns: " + "; ".join(self._missing),
+                          stacklevel=2)
+        self._metadata_parser = delegate_metadata_parser
+        self._enable_module_hierarchy = enable_module_hierarchy
+        self._target = "ticks" if dst == "cycles" else dst
+        kw = {"method": method}
+        if src == "cycles":
+            kw["ticks"] = True
+        elif src != "ns":
+            kw["tick_hz"] = _HZ[src]
+        self._p = _etprof.Profile(etdump_path if etdump_path is not None else etdump_data, pte,
+                                  **kw)
+        cols, meta = self._p.inspector_columns(time_unit=dst if dst in _HZ else "ns")
+        if dst == "cycles":
+            cols["unit"] = [u if u != "ns" else "ticks" for u in cols["unit"]]
+        self._cols = cols
+        self._meta = meta
+        self.event_blocks = self._blocks()
+
+    # -- what it is -----------------------------------------------------------------------
+    def __repr__(self):
+        return "<etprof.Inspector of %r: %d event blocks, %d rows>" % (
+            self._p.etdump, len(self.event_blocks), len(self._cols["event_name"]))
+
+    def _repr_html_(self):
+        import html  # noqa: PLC0415
+
+        rows = "".join("<tr><td>%s</td><td>%d</td><td>%d</td></tr>" % (
+            html.escape(str(b.name)), b.runs, len(b.events)) for b in self.event_blocks)
+        return ("<p><b>etprof.Inspector</b> %s: %d rows (to_dataframe())</p><table><thead><tr>"
+                "<th>event block</th><th>runs</th><th>events</th></tr></thead><tbody>%s</tbody>"
+                "</table>" % (html.escape(str(self._p.etdump)), len(self._cols["event_name"]),
+                              rows))
+
+    @property
+    def runs(self):
+        """Runs read (run_data blocks with events)."""
+        return self._meta["runs"]
+
+    @property
+    def replaced_samples(self):
+        """Samples the Inspector's rule drops: a signature occurring again in the same run
+        keeps only its last sample (counted here, per row in the ``replaced`` attribute)."""
+        return self._meta["replaced"]
+
+    def _blocks(self):
+        c = self._cols
+        blocks = []
+        cur = None
+        for i in range(len(c["event_name"])):
+            if cur is None or c["event_block"][i] != cur_index:
+                cur_index = c["event_block"][i]
+                cur = EventBlock()
+                cur.name = c["event_block_name"][i]
+                cur.runs = c["runs"][i]
+                cur.method = c["method"][i]
+                cur.bundled_input_index = -1
+                cur.events = []
+                blocks.append(cur)
+            e = Event()
+            e.name = c["event_name"][i]
+            e.perf_data = None
+            if c["raw"][i] is not None:
+                e.perf_data = PerfData(c["raw"][i], c["unit"][i], {k: c[k][i] for k in _STATS})
+            e.delegate_debug_identifier = c["delegate_debug_identifier"][i]
+            e.is_delegated_op = c["is_delegated_op"][i]
+            e.delegate_backend_name = c["delegate_backend_name"][i]
+            e.start_time = c["start_time"][i]
+            e.instruction_id = c["instruction_id"][i]
+            e.kind = c["kind"][i]
+            e.replaced = c["replaced"][i]
+            e.op_types = []
+            e.stack_traces = {}
+            e.module_hierarchy = {}
+            e.debug_data = []
+            cur.events.append(e)
+        return blocks
+
+    # -- the table ------------------------------------------------------------------------
+    def _columns(self, include_units):
+        c = self._cols
+        n = len(c["event_name"])
+        units = [u for u in c["unit"] if u is not None]
+        others = sorted({u for u in units if u != self._target})
+        out = {
+            "event_block_name": list(c["event_block_name"]),
+            "event_name": list(c["event_name"]),
+            "raw": list(c["raw"]),
+        }
+        suffix = (" (%s)" % self._target) if include_units else ""
+        nan = float("nan")
+        for k in _STATS:
+            col = []
+            for i in range(n):
+                v = c[k][i]
+                col.append(v if c["unit"][i] == self._target else (None if v is None and
+                                                                    c["unit"][i] is None else
+                                                                    nan))
+            out[k + suffix] = col
+        for u in others:  # never two units in one column
+            for k in _STATS:
+                out["%s (%s)" % (k, u)] = [c[k][i] if c["unit"][i] == u else nan
+                                           for i in range(n)]
+        out["op_types"] = [[] for _ in range(n)]
+        out["delegate_debug_identifier"] = list(c["delegate_debug_identifier"])
+        out["stack_traces"] = [{} for _ in range(n)]
+        out["module_hierarchy"] = [{} for _ in range(n)]
+        out["is_delegated_op"] = list(c["is_delegated_op"])
+        out["delegate_backend_name"] = list(c["delegate_backend_name"])
+        out["debug_data"] = [[] for _ in range(n)]
+        out["start_time"] = list(c["start_time"])
+        out["unit"] = list(c["unit"])
+        return out
+
+    def to_dataframe(self, include_units=True, include_delegate_debug_data=False):
+        """The table as a pandas DataFrame (a dict of column lists without pandas): the
+        Inspector's columns (:data:`INSPECTOR_COLUMNS`), statistics suffixed with
+        ``" (<target unit>)"`` when ``include_units``, extra statistic columns per other unit
+        when rows are not all time, and ``unit``. Rows: block order, then first appearance."""
+        if include_delegate_debug_data:
+            raise UsageError("Inspector.to_dataframe: include_delegate_debug_data is not "
+                             "supported yet (etprof events carry the metadata: etprof events)")
+        cols = self._columns(include_units)
+        pd = _pandas()
+        if pd is None:
+            return cols
+        return pd.DataFrame(cols, columns=list(cols))
+
+    def _shown(self, include_units):
+        cols = self._columns(include_units)
+        keep = [i for i, name in enumerate(cols["event_name"]) if "OPERATOR_CALL" not in name]
+        return {k: [v[i] for i in keep] for k, v in cols.items() if k not in _HIDDEN}
+
+    def print_data_tabular(self, file=None, include_units=True,
+                           include_delegate_debug_data=False):
+        """Prints the table as the Inspector does: without ``raw``, the delegate identifier,
+        stack traces, module hierarchy and debug data, and without rows whose name contains
+        ``OPERATOR_CALL``."""
+        import sys  # noqa: PLC0415
+
+        if include_delegate_debug_data:
+            raise UsageError("Inspector.print_data_tabular: include_delegate_debug_data is not "
+                             "supported yet")
+        f = file if file is not None else sys.stdout
+        cols = self._shown(include_units)
+        pd = _pandas()
+        if pd is not None:
+            with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                                   "display.width", 0):
+                print(pd.DataFrame(cols, columns=list(cols)).to_string(), file=f)
+            return
+        keys = list(cols)
+        print("\t".join(keys), file=f)
+        for i in range(len(cols["event_name"])):
+            print("\t".join("" if cols[k][i] is None else str(cols[k][i]) for k in keys), file=f)
+
+    def save_data_to_tsv(self, file, include_units=True, include_delegate_debug_data=False):
+        """Writes the printed table (see print_data_tabular) as TSV with the row index, as the
+        Inspector does. ``file`` is a path or a text file object. Needs pandas."""
+        if include_delegate_debug_data:
+            raise UsageError("Inspector.save_data_to_tsv: include_delegate_debug_data is not "
+                             "supported yet")
+        pd = _pandas()
+        if pd is None:
+            raise UsageError("Inspector.save_data_to_tsv needs pandas (Debian python3-pandas)")
+        cols = self._shown(include_units)
+        pd.DataFrame(cols, columns=list(cols)).to_csv(file, sep="\t")
+
+    def find_total_for_module(self, module_name):
+        """Needs the module hierarchy of an ETRecord, which etprof does not read yet."""
+        raise UsageError("Inspector.find_total_for_module(%r) needs an ETRecord's module "
+                         "hierarchy, which etprof does not read yet (issue 13)" % (module_name,))
+
+    def get_op_list(self, event_block=None, show_delegated_ops=True):
+        """A stub in the Inspector (returns {}); here too."""
+        return {}
+
+
+def _pandas():
+    try:
+        import pandas  # noqa: PLC0415
+    except ImportError:
+        return None
+    return pandas

@@ -1,0 +1,20 @@
+/* ops_int.h - what the per-run views (runs.c) read of an etp_ops_result beyond the public API
+ * (internal): which run each sample of a row belongs to, the per-run child sums, which part of
+ * its method a row counts in, and the block of each run. */
+#ifndef ETPROF_OPS_INT_H
+#define ETPROF_OPS_INT_H
+
+#include "etprof.h"
+
+/* The run (0-based index among its method's runs kept) of sample k of row i (k < row->runs). */
+uint32_t etp__ops_sample_run(const etp_ops_result *r, size_t i, uint32_t k);
+/* Sample k of row i minus its exclusive part: the sum of its children of the same unit in that
+ * run (0 when none; what etp_ops_children_stats() summarises). */
+double etp__ops_sample_child(const etp_ops_result *r, size_t i, uint32_t k);
+/* The index in its method's etp_ops_method.parts[] of the part row i counts in (the rows whose
+ * totals make that part's total), -1 when it counts in none (the framework part is the rest). */
+int32_t etp__ops_row_part(const etp_ops_result *r, size_t i);
+/* The dump's block index of each run kept of method `m` (etp_ops_method.runs entries). */
+const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m);
+
+#endif

@@ -1,0 +1,5 @@
+# `etprof runs` and `ops --by type` (issue 14.1): per-run values against flatc's decode of the
+# corpus QNN 10-run dump, flags on dumps built by flatc with a known slow run and a known drift.
+add_test(NAME runs_view COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_runs.py
+         ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
+set_tests_properties(runs_view PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""ETDumps from a serial log (issue 14.3, docs/formats.md "ETDumps in a serial log").
+
+The logs are made here from corpus dumps with Python's base64 (an independent encoder), in the
+form the Arm bare-metal executor runner prints (#[RUN THIS], echo "<base64>" | base64 -d
+>etdump.bin, #[END]) with console noise around it. Expected: `ops --format json` of the log is
+byte-identical to that of the dump itself (ops JSON names no file); plain base64 files too;
+several dumps: the first is analysed and a warning says so; truncated or corrupt base64: the
+exact located error, whose line, column and byte offset are known by construction.
+
+    test_b64log.py ETPROF DATA_DIR
+"""
+import base64
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+E, D = sys.argv[1], sys.argv[2]
+T = tempfile.mkdtemp(prefix="etprof-b64log-")
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+
+
+def run(*args):
+    return subprocess.run([E, *args], capture_output=True, text=True)
+
+
+NOISE_BEFORE = [
+    "I [executorch:arm_executor_runner.cpp:412 main()] Model run: 1",
+    "I [executorch:arm_perf_monitor.cpp:180] NPU Inferences : 10",
+    "I [executorch:arm_executor_runner.cpp:600] [base64] buffer size: 123",
+]
+NOISE_AFTER = ["I [executorch:arm_executor_runner.cpp:700] Program complete, exiting.",
+               "Info: /OSCI/SystemC: Simulation stopped by user."]
+
+
+def block(dump_bytes, debug=None):
+    lines = ["#[RUN THIS]"]
+    if debug is not None:
+        lines += ["# Writing debug_buffer.bin [base64]",
+                  'echo "%s" | base64 -d >debug_buffer.bin' % base64.b64encode(debug).decode()]
+    lines += ["# Writing etdump.bin [base64]",
+              'echo "%s" | base64 -d >etdump.bin' % base64.b64encode(dump_bytes).decode(),
+              "# Generate cpu cycle table with:",
+              "python3 -m devtools.inspector.inspector_cli --etdump_path etdump.bin  "
+              "--source_time_scale cycles --target_time_scale cycles",
+              "#[END]"]
+    return lines
+
+
+def write(name, lines, crlf=False):
+    p = os.path.join(T, name)
+    with open(p, "w", newline="") as f:
+        f.write(("\r\n" if crlf else "\n").join(lines) + "\n")
+    return p
+
+
+CASES = [
+    (os.path.join(D, "real", "add_pte_10x.etdp"), ["--pte", os.path.join(D, "upstream", "add.pte")]),
+    (os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_10x.etdp"),
+     ["--pte", os.path.join(D, "upstream", "stories260k_hybrid_llama_qnn.pte"), "--method", "kv_forward"]),
+]
+for dump, extra in CASES:
+    raw = open(dump, "rb").read()
+    ref = run("ops", dump, *extra, "--format", "json")
+    check(ref.returncode == 0, f"{dump}: ops exit {ref.returncode}")
+    name = os.path.basename(dump)
+    logs = {
+        "log": write(name + ".log", NOISE_BEFORE + block(raw) + NOISE_AFTER),
+        "crlf log with a debug buffer": write(name + ".crlf.log", NOISE_BEFORE +
+                                              block(raw, debug=b"\x01\x02\x03debug") + NOISE_AFTER,
+                                              crlf=True),
+        "plain base64 (wrapped at 76)": os.path.join(T, name + ".b64"),
+    }
+    open(logs["plain base64 (wrapped at 76)"], "wb").write(base64.encodebytes(raw))
+    for what, p in logs.items():
+        got = run("ops", p, *extra, "--format", "json")
+        check(got.returncode == 0, f"{name} {what}: exit {got.returncode}: {got.stderr}")
+        check(got.stdout == ref.stdout, f"{name} {what}: ops JSON differs from the dump's")
+        check(got.stderr == "", f"{name} {what}: unexpected stderr {got.stderr!r}")
+
+# several dumps in one log: the first one, and a warning naming every block's line
+a = open(os.path.join(D, "real", "add_pte_1x.etdp"), "rb").read()
+b = open(os.path.join(D, "real", "add_pte_10x.etdp"), "rb").read()
+lines = NOISE_BEFORE + block(a) + NOISE_AFTER + block(b)
+two = write("two.log", lines)
+l1 = lines.index('echo "%s" | base64 -d >etdump.bin' % base64.b64encode(a).decode()) + 1
+l2 = lines.index('echo "%s" | base64 -d >etdump.bin' % base64.b64encode(b).decode()) + 1
+got = run("summary", two, "--format", "json")
+check(got.returncode == 0, f"two dumps: exit {got.returncode}")
+check(got.returncode == 0 and '"runs": 1,' in got.stdout, "two dumps: the first (1 run) is analysed")
+check(got.stderr == f"etprof: warning: {two}: 2 ETDumps in the log (base64 at line {l1}, {l2}); "
+      f"the first (line {l1}) is analysed: cut the log to analyse another\n",
+      f"two dumps: warning {got.stderr!r}")
+
+# errors: located in the log, with its line number
+lines = NOISE_BEFORE + block(b) + NOISE_AFTER
+echo = next(i for i, s in enumerate(lines) if s.startswith('echo "'))
+text = "\n".join(lines) + "\n"
+line_off = text.index('echo "')
+
+# truncated log (cut inside the base64): no closing quote
+cut = write("cut.log", [text[:line_off + 500]])
+got = run("summary", cut)
+check(got.returncode == 1, f"truncated: exit {got.returncode}")
+check(got.stderr == f"etprof: {cut}: offset {line_off}: line {echo + 1}: the base64 of this echo "
+      "line has no closing '\"': the log is truncated\n", f"truncated: {got.stderr!r}")
+
+# corrupt: a '*' in the base64
+bad_at = line_off + 6 + 300
+bad = os.path.join(T, "bad.log")
+open(bad, "w").write(text[:bad_at] + "*" + text[bad_at + 1:])
+got = run("ops", bad)
+check(got.returncode == 1, f"corrupt: exit {got.returncode}")
+check(got.stderr == f"etprof: {bad}: offset {bad_at}: line {echo + 1}, column {6 + 300 + 1}: invalid "
+      "base64 character '*' in the ETDump's base64\n", f"corrupt: {got.stderr!r}")
+
+# base64 that lost 1 character: not a whole number of 4-character groups
+b64 = base64.b64encode(b).decode().rstrip("=")
+n = len(b64) - (len(b64) % 4 or 4) + 1  # leaves one character in the last group
+short = write("short.log", NOISE_BEFORE + ["#[RUN THIS]", 'echo "%s" | base64 -d >etdump.bin' % b64[:n],
+                                             "#[END]"])
+sl = len(NOISE_BEFORE) + 2
+off = sum(len(s) + 1 for s in NOISE_BEFORE) + len("#[RUN THIS]\n") + 6
+got = run("ops", short)
+check(got.stderr == f"etprof: {short}: offset {off}: line {sl}: the ETDump's base64 is truncated or "
+      f"corrupt: {n} characters (a whole number of 4-character groups expected)\n",
+      f"short: {got.stderr!r}")
+
+# base64 of a dump cut short: the reader's own error, the dump named by its place in the log
+half = write("half.log", NOISE_BEFORE + block(b[:1200]))
+got = run("ops", half)
+hl = len(NOISE_BEFORE) + 3
+check(got.returncode == 1 and got.stderr.startswith(
+    f"etprof: {half} (ETDump 1 of 1, base64 at line {hl}): offset 0: size_prefix: size prefix says "),
+    f"half: {got.stderr!r}")
+
+# a marker block without the etdump line
+empty = write("empty.log", NOISE_BEFORE + ["#[RUN THIS]", "# Writing etdump.bin [base64]"])
+got = run("info", empty)
+off = sum(len(s) + 1 for s in NOISE_BEFORE)
+check(got.stderr == f"etprof: {empty}: offset {off}: line {len(NOISE_BEFORE) + 1}: this #[RUN THIS] "
+      "block holds no `echo \"<base64>\" | base64 -d >etdump.bin` line: the log is truncated, or not "
+      "an ETDump print of the Arm executor runner\n", f"empty block: {got.stderr!r}")
+
+# from a pipe too
+p = subprocess.run([E, "ops", "-", "--format", "json", *CASES[0][1]], input=open(
+    os.path.join(T, "add_pte_10x.etdp.log"), "rb").read(), capture_output=True)
+ref = run("ops", CASES[0][0], *CASES[0][1], "--format", "json")
+check(p.returncode == 0 and p.stdout.decode() == ref.stdout, f"pipe: exit {p.returncode} {p.stderr!r}")
+
+shutil.rmtree(T, ignore_errors=True)
+for f in fails:
+    print("FAIL:", f)
+print(f"{len(fails)} failure(s)")
+sys.exit(1 if fails else 0)
