@@ -125,6 +125,12 @@ void etp_section_table(etp_section *s, etp_table *t);
 /* csv, tsv, jsonl write this table (one per document; the last one given wins). */
 void etp_doc_flat(etp_doc *d, etp_table *t);
 
+/* The document is this one table in every format, with its notes: the shape of the table
+ * commands (ops, ...). JSON {schema_version, rows: [...], notes: [...] (only when there are
+ * notes)}, without file and program (their 0.1.0 shape); text: the table and its notes;
+ * csv/tsv/jsonl: the rows. Facts, sections and the flat table are then not rendered. */
+void etp_doc_single_table(etp_doc *d, etp_table *t);
+
 /* ---- rendering ---- */
 typedef struct etp_render_opts {
     int width;    /* table format: largest line width (0: unlimited, e.g. --wide or not a tty) */

@@ -76,6 +76,7 @@ struct etp_doc {
     etp_table *tables, *tables_tail;
     etp_section *sections, *sections_tail;
     etp_table *flat;
+    etp_table *single;
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -461,6 +462,10 @@ void etp_doc_flat(etp_doc *d, etp_table *t) {
     if (d && t) d->flat = t;
 }
 
+void etp_doc_single_table(etp_doc *d, etp_table *t) {
+    if (d && t) d->single = t;
+}
+
 /* ---- rendering ---- */
 
 static void json_cell(jw *w, const cell *c) {
@@ -652,11 +657,35 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
     return rc;
 }
 
+/* A single-table document's JSON (etp_doc_single_table). */
+static int render_single_json(const etp_doc *d, FILE *f) {
+    const etp_table *t = d->single;
+    jw w;
+    jw_init(&w, f, true);
+    jw_obj_begin(&w);
+    jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
+    jw_key(&w, "rows");
+    json_table(&w, t);
+    if (t->nnotes) {
+        jw_key(&w, "notes");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < t->nnotes; i++) jw_str(&w, t->notes[i]);
+        jw_arr_end(&w);
+    }
+    jw_obj_end(&w);
+    int rc = jw_finish(&w);
+    fputc('\n', f);
+    if (fflush(f) != 0 || ferror(f)) return ETP_E_IO;
+    return rc ? ETP_E_INTERNAL : ETP_OK;
+}
+
 int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts) {
     etp_render_opts none = {0};
     const etp_render_opts *o = opts ? opts : &none;
     if (!d || !f) return ETP_E_USAGE;
     if (d->error) return ETP_E_INTERNAL;
+    if (d->single && fmt == ETP_FMT_JSON) return render_single_json(d, f);
+    if (d->single) return fmt <= ETP_FMT_MD ? render_table(d->single, fmt, f, o) : ETP_E_USAGE;
     switch (fmt) {
     case ETP_FMT_JSON: return render_json(d, f);
     case ETP_FMT_TABLE:

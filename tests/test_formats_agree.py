@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """formats_agree: table, md, csv, tsv, jsonl and json of one run of a command carry the same
 values (issue 11.2: one result object behind every format). For every command on the result
-model (docs/result-model.md): summary.
+model (docs/result-model.md): summary, ops.
 
   - csv, tsv and jsonl: the same rows, cell by cell (csv/tsv text vs jsonl typed values, numbers
     within the printed precision), the same header keys;
@@ -111,5 +111,48 @@ for case in CASES:
                               "%s md: placement row %s: %r" % (name, p["placement"], cl))
                         check(cl[2] == str(p["calls"]), "%s md: calls %r" % (name, cl))
             break  # the first method's section comes first; enough for the text views
+
+# ops: one table in every format. csv/tsv/jsonl rows = json rows (cell by cell); md rows = json
+# rows through the header -> key map of the table (md leaves the data-quality columns out).
+OPS_HDR = {"method": "method", "instr": "instruction_id", "name": "name", "count": "count",
+           "min": "min", "p10": "p10", "p50": "p50", "p90": "p90", "avg": "avg", "max": "max",
+           "total": "total", "share%": "share", "unit": "unit", "placement": "placement",
+           "kind": "kind", "operator": "operator"}
+OPS_PREC = {"share": 2, "min": 3, "p10": 3, "p50": 3, "p90": 3, "avg": 3, "max": 3, "total": 3}
+
+def same(text, v, key):
+    if v is None:
+        return text in ("", "-")
+    if isinstance(v, bool):
+        return text == ("true" if v else "false")
+    if isinstance(v, (int, float)):
+        return close(text, v, OPS_PREC.get(key, 0))
+    return text.lstrip("'") == v or text == v.replace("\t", " ")
+
+for case in CASES:
+    args = ["ops", os.path.join(DATA, case[0])] + [os.path.join(DATA, a) if a.endswith(".pte") else a for a in case[1:]]
+    name = "ops " + " ".join(case)
+    rows = json.loads(run("json", args))["rows"]
+    rc = list(csv.reader(io.StringIO(run("csv", args))))
+    rt = [l.split("\t") for l in run("tsv", args).splitlines()]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(len(rc) - 1 == len(rt) - 1 == len(rj) == len(rows), name + ": same row count in every format")
+    check(rc[0] == rt[0] == list(rows[0].keys()), name + ": csv/tsv header = json keys")
+    check(rj == rows, name + ": jsonl rows = json rows")
+    for r, (c, t, jr) in enumerate(zip(rc[1:], rt[1:], rows)):
+        for k, key in enumerate(rc[0]):
+            check(same(c[k], jr[key], key) and same(t[k], jr[key], key),
+                  "%s: row %d %s: csv %r tsv %r json %r" % (name, r, key, c[k], t[k], jr[key]))
+    md = [l for l in run("md", args).splitlines() if l.startswith("| ")]
+    hdr = [x.strip() for x in md[0].strip("|").split("|")]
+    check(all(h in OPS_HDR for h in hdr), name + ": md headers %r" % hdr)
+    body = md[2:]
+    check(len(body) == len(rows), name + ": md row count")
+    for r, (line, jr) in enumerate(zip(body, rows)):
+        cl = [x.strip() for x in line.strip("|").split("|")]
+        for h, x in zip(hdr, cl):
+            key = OPS_HDR.get(h)
+            if key and key not in ("method", "name", "operator"):  # names: md escapes "|" and the like
+                check(same(x, jr[key], key), "%s md: row %d %s: %r vs %r" % (name, r, key, x, jr[key]))
 print("%d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
