@@ -20,6 +20,7 @@
 
 #include "etprof.h"
 #include "etprof_inspector.h"
+#include "etprof_tensor.h"
 #include "jw.h"
 #include "out.h"
 #include "event_json.h"
@@ -534,6 +535,44 @@ static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsig
     FZ_ASSERT(runs == ir->runs, "%llu runs in blocks, %u read", (unsigned long long)runs,
               ir->runs);
     etp_inspector_free(ir);
+
+    /* the tensor decoder over every logged tensor, against a patterned 64 KiB buffer: a view is
+     * made or refused with a located error; a made one is read and summarised */
+    static uint8_t tbuf[1 << 16];
+    if (!tbuf[1])
+        for (size_t k = 0; k < sizeof tbuf; k++) tbuf[k] = (uint8_t)(k * 131u + 7u);
+    etp_blob tb;
+    etp_blob_borrow(&tb, tbuf, sizeof tbuf, "fuzz.debug.bin");
+    const etp_dump_info *tdi = etp_dump_get_info(d);
+    for (uint32_t b = 0; b < tdi->block_count; b++) {
+        etp_block_view bv;
+        if (etp_model_block(m, b, &bv, &err)) break;
+        for (uint32_t k = 0; k < bv.n; k++) {
+            const etp_event *ev = &bv.events[k].ev;
+            if (ev->type != ETP_EVENT_DEBUG || !ev->debug.has_debug_entry ||
+                !ev->debug.debug_entry.has_tensor)
+                continue;
+            etp_tensor_view tv;
+            if (etp_tensor_view_init(&ev->debug.debug_entry.tensor, &tb, "t", &tv, &err) != ETP_OK)
+                continue;
+            if (tv.numel <= 4096) { /* bounded work per input */
+                etp_tensor_stats ts;
+                etp_tensor_stats_compute(&tv, &ts);
+                FZ_ASSERT(ts.numel == (tv.base ? tv.numel : 0), "stats over %llu of %llu",
+                          (unsigned long long)ts.numel, (unsigned long long)tv.numel);
+            }
+        }
+    }
+    /* the dump's tensors against themselves: all matched, none diverges (or a located error) */
+    etp_cmp_result *cr = NULL;
+    if (etp_cmp_compute(m, &tb, m, &tb, &cr, &err) == ETP_OK) {
+        for (size_t k = 0; k < etp_cmp_row_count(cr); k++) {
+            const etp_cmp_row *row = etp_cmp_row_get(cr, k);
+            FZ_ASSERT(row->status == ETP_CMP_MATCHED, "a self-compare row is %s",
+                      etp_cmp_status_name(row->status));
+        }
+        etp_cmp_free(cr);
+    }
 
     char *buf = NULL;
     size_t len = 0;

@@ -2,3 +2,17 @@ add_executable(test_readers ${CMAKE_SOURCE_DIR}/tests/test_readers.c)
 target_link_libraries(test_readers PRIVATE etprof)
 target_include_directories(test_readers PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME readers_vs_manifest COMMAND test_readers ${ETPROF_TEST_DATA})
+
+# etprof tensors: corpus debug buffers vs the MANIFEST, every dtype and strides with flatc-built
+# dumps, located errors (docs/cli.md "tensors")
+if(ETPROF_PYTHON3)
+  add_test(NAME tensors COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_tensors.py
+                                ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema
+                                ${CMAKE_CURRENT_BINARY_DIR}/tensors-tmp)
+  set_tests_properties(tensors PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
+endif()
+if(ETPROF_PYTHON3)
+  add_test(NAME compare COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_compare.py
+                                ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/compare-tmp)
+  set_tests_properties(compare PROPERTIES LABELS "readers")
+endif()

@@ -51,6 +51,10 @@ static const cli_optdef optdefs[] = {
     {OPT_ALLOW_INCONCLUSIVE, "allow-inconclusive", 0, NULL,
      "with --fail-on-regression: exit 0, not 6, when inconclusive (with a warning)"},
     {OPT_DEBUG_BUFFER, "debug-buffer", 0, "F", "the debug buffer holding logged tensors"},
+    {OPT_DUMP_DIR, "dump", 0, "DIR", "also write each tensor as a NumPy .npy file into DIR"},
+    {OPT_DEBUG_BUFFER_NEW, "debug-buffer-new", 0, "F", "the NEW run's debug buffer (compare)"},
+    {OPT_FAIL_BELOW_SNR, "fail-below-snr", 0, "DB",
+     "exit 7 when a compared tensor's SNR is below DB decibels"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -13,7 +13,7 @@
 
 /* Exit codes (documented in docs/cli.md). */
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3, EXIT_INTERNAL = 4,
-       EXIT_REGRESSION = 5, EXIT_INCONCLUSIVE = 6, EXIT_SIGPIPE = 141 };
+       EXIT_REGRESSION = 5, EXIT_INCONCLUSIVE = 6, EXIT_DIVERGED = 7, EXIT_SIGPIPE = 141 };
 
 /* Every option of every command has an id here; a command lists the ones it accepts. */
 typedef enum opt_id {
@@ -30,6 +30,8 @@ typedef enum opt_id {
     OPT_THRESHOLD, OPT_FAIL_ON_REGRESSION, OPT_PTE_NEW, OPT_ALLOW_INCONCLUSIVE,
     /* events */
     OPT_DEBUG_BUFFER,
+    /* tensors, compare */
+    OPT_DUMP_DIR, OPT_DEBUG_BUFFER_NEW, OPT_FAIL_BELOW_SNR,
     /* ops */
     OPT_BY,
     /* trace */

@@ -1,0 +1,129 @@
+/*
+ * etprof_tensor.h - tensors the runtime logged into a debug buffer (debug events with a Tensor
+ * value): their element type, shape and strides, their values decoded for every ScalarType of the
+ * ETDump schema, and statistics. docs/formats.md "Debug buffer" describes the layout.
+ *
+ * A debug buffer is a plain byte blob (no header); Tensor.offset is a byte offset into it and the
+ * bytes are the tensor's storage, little endian, in the order its strides give (row-major when
+ * they are absent). Elements are read through the strides (the Python Inspector ignores them).
+ *
+ * Ownership: a view borrows the buffer (an etp_blob the caller keeps open) and the dump's vectors;
+ * it owns nothing and needs no freeing. Thread safety: views are read-only; any number of
+ * threads may read them. Errors: ETP_E_INPUT located in the debug buffer (file = its name, byte
+ * offset = the tensor's, path = the event's) when the bytes lie outside it, the rank or the size
+ * is beyond the limits, or the type has no defined element layout; never zeros in their place.
+ */
+#ifndef ETPROF_TENSOR_H
+#define ETPROF_TENSOR_H
+
+#include "etprof.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+ETP_API_BEGIN
+
+#define ETP_TENSOR_MAX_RANK 16
+
+/* Element types: the schema's ScalarType codes, etp_scalar_type_name() / etp_scalar_type_size()
+ * (etprof.h). */
+
+typedef struct etp_tensor_view {
+    int scalar_type;
+    uint32_t rank;
+    int64_t sizes[ETP_TENSOR_MAX_RANK];
+    int64_t strides[ETP_TENSOR_MAX_RANK]; /* in elements; the row-major ones when absent */
+    bool strided;        /* the file gave strides that are not row-major */
+    int64_t offset;      /* byte offset in the buffer; -1: an empty tensor (no bytes) */
+    uint64_t numel;      /* product of sizes (1 for rank 0) */
+    uint64_t span_bytes; /* bytes from offset: the larger of numel x element size (what the
+                            runtime wrote) and what the strides reach */
+    const uint8_t *base; /* buffer + offset (NULL when empty) */
+} etp_tensor_view;
+
+/* A view of tensor `t` in `buf` (which must outlive the view). `path` names the event in errors
+ * (e.g. "run_data[1].events[5].debug_event.debug_entry.tensor"; may be NULL). */
+int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *path,
+                         etp_tensor_view *v, etp_error *err);
+/* Element `i` (0 <= i < numel, row-major logical order) as a double: integers exactly up to
+ * 2^53, HALF/BFLOAT16/FLOAT8 variants expanded exactly, BOOL 0/1, quantized types their
+ * stored integer (QUINT4X2/QUINT2X4: the whole byte). NaN outside the tensor. */
+double etp_tensor_get(const etp_tensor_view *v, uint64_t i);
+
+typedef struct etp_tensor_stats {
+    uint64_t numel, nan, inf, zeros;
+    double min, max, mean, std; /* over the finite values (NaN when there are none) */
+} etp_tensor_stats;
+/* Statistics over every element. Cannot fail. */
+void etp_tensor_stats_compute(const etp_tensor_view *v, etp_tensor_stats *out);
+
+/* Writes the tensor as a NumPy .npy file (format 1.0: magic, header dict with descr,
+ * fortran_order False and the shape, then the elements in row-major order through the
+ * strides). Types NumPy has: their own descr, little endian ('<f2' HALF, '<f4' FLOAT, '|b1' BOOL,
+ * '<u2' UINT16/BITS16, '|i1' CHAR/QINT8, '|u1' BYTE/QUINT8/QUINT4X2/QUINT2X4, ...); BFLOAT16 and
+ * the FLOAT8 variants, which NumPy lacks, are widened exactly to '<f4'. An empty tensor is a
+ * file with no elements. ETP_OK, or ETP_E_IO when a write failed (errno set). */
+int etp_tensor_write_npy(const etp_tensor_view *v, FILE *f);
+
+/* ---------------------------------------------------------------------------------------------
+ * Numeric comparison of two runs' logged tensors (etprof compare)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct etp_tensor_cmp {
+    uint64_t numel;
+    double mse;          /* mean of (a - b)^2 */
+    double max_abs;      /* largest |a - b| */
+    double l1;           /* mean |a - b| */
+    double snr_db;       /* 10 log10(sum a^2 / sum (a - b)^2): +inf when equal, NaN when a is all
+                            zeros and b is not */
+    double cosine;       /* a.b / (|a| |b|); 1 when both are all zeros, NaN when one is */
+    uint64_t nonfinite;  /* elements where either side is NaN/Inf (left out of the figures) */
+} etp_tensor_cmp;
+
+/* Compares the elements of two views of the same numel (a is the reference). ETP_OK, or
+ * ETP_E_USAGE when the element counts differ. */
+int etp_tensor_compare(const etp_tensor_view *a, const etp_tensor_view *b, etp_tensor_cmp *out);
+
+typedef enum etp_cmp_status {
+    ETP_CMP_MATCHED = 0,
+    ETP_CMP_SHAPE_DIFFERS, /* matched by position, but shapes (element counts) differ */
+    ETP_CMP_ONLY_BASE,
+    ETP_CMP_ONLY_NEW,
+} etp_cmp_status;
+const char *etp_cmp_status_name(etp_cmp_status s); /* "matched", "shape differs", ... */
+
+typedef struct etp_cmp_row {
+    etp_cmp_status status;
+    uint32_t run;            /* index among the runs that logged tensors (0-based) */
+    int32_t instruction_id;
+    uint32_t occurrence;     /* the k-th value logged by this instruction in the run */
+    int32_t list_index;      /* element of a TensorList, -1 */
+    bool output;             /* a method output */
+    const char *op_base;     /* the operator of the BASE side (with a program), else NULL */
+    etp_tensor_view base, new_; /* the views (zeroed on the absent side) */
+    etp_tensor_cmp cmp;      /* MATCHED only */
+} etp_cmp_row;
+
+typedef struct etp_cmp_result etp_cmp_result;
+
+/* Matches the logged tensors of two runs of the same program: by run (in order), instruction,
+ * occurrence within the instruction and TensorList index, in BASE's execution order, then the
+ * ones only in NEW. Models and buffers must outlive the result (views point into the buffers;
+ * names into the programs). Errors: a tensor outside its buffer (located, as
+ * etp_tensor_view_init), ETP_E_INTERNAL when out of memory. */
+int etp_cmp_compute(etp_model *base, const etp_blob *base_buf, etp_model *new_,
+                    const etp_blob *new_buf, etp_cmp_result **out, etp_error *err);
+void etp_cmp_free(etp_cmp_result *r);
+size_t etp_cmp_row_count(const etp_cmp_result *r);
+const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i);
+/* The first MATCHED row in BASE's execution order whose SNR is below `snr_db` (pass +inf for
+ * "the first that differs at all"); -1 when none. */
+int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);
+
+ETP_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETPROF_TENSOR_H */
