@@ -81,17 +81,17 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
     char msg[160];
     if (!es) {
         snprintf(msg, sizeof msg, "scalar type %d is not defined by the schema", t->scalar_type);
-        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
         return ETP_E_INPUT;
     }
     if (t->sizes.len > ETP_TENSOR_MAX_RANK) {
         snprintf(msg, sizeof msg, "rank %u is above %d", t->sizes.len, ETP_TENSOR_MAX_RANK);
-        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
         return ETP_E_INPUT;
     }
     if (t->strides.len && t->strides.len != t->sizes.len) {
         snprintf(msg, sizeof msg, "%u strides for %u sizes", t->strides.len, t->sizes.len);
-        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
         return ETP_E_INPUT;
     }
     v->rank = t->sizes.len;
@@ -101,7 +101,7 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         if (s < 0 || (s && numel > (UINT64_C(1) << 40) / (uint64_t)s)) {
             snprintf(msg, sizeof msg, "size %lld of dimension %u is negative or too large",
                      (long long)s, d);
-            etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+            etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
             return ETP_E_INPUT;
         }
         v->sizes[d] = s;
@@ -118,7 +118,7 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         if (s < 0 || s > (INT64_C(1) << 40)) {
             snprintf(msg, sizeof msg, "stride %lld of dimension %u is negative or too large",
                      (long long)s, d);
-            etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+            etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
             return ETP_E_INPUT;
         }
         if (s != v->strides[d] && v->sizes[d] > 1) v->strided = true;
@@ -146,7 +146,7 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
                  "tensor bytes [%lld, %llu) lie outside the debug buffer (%zu bytes)",
                  (long long)t->offset, (unsigned long long)((uint64_t)t->offset + v->span_bytes),
                  buf->size);
-        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, msg);
+        etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
         return ETP_E_INPUT;
     }
     v->base = buf->data + t->offset;

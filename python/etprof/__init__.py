@@ -29,6 +29,8 @@ __all__ = [
     "OPS_COLUMNS",
     "library_version",
     "EVENT_COLUMNS",
+    "qnn",
+    "Qnn",
     "diff",
     "Diff",
     "Inspector",
@@ -493,6 +495,38 @@ class Diff:
     def __repr__(self):
         return "<etprof.Diff: %s; gate %s: %s>" % (self.result, self.gate["outcome"],
                                                    self.gate["reason"])
+
+
+class Qnn:
+    """QNN's own profiling files analysed (``etprof qnn --qhas F [--optrace F] [--runtrace F]
+    [--heap F]``; docs/qnn-inputs.md): ``ops`` (one row per QNN op: ``qnn_op``, ``op_id``,
+    ``qnn_op_type``, ``cycles`` and ``share`` of all rows' cycles, ``hmx``/``hvx``/``dma`` use,
+    ``htp_ops``, DRAM/VTCM bytes (QHAS only, else None), cycles of the HTP ops using each unit;
+    a DataFrame with pandas), ``summary`` (utilization and idle %, timeline cycles, clock GHz
+    and its source, peak VTCM and DRAM/VTCM bytes, HMX/HVX busy cycles and shares, per-thread
+    busy, the dominant (critical) path, heap delta, the HMX/HVX/DMA op counts) and
+    ``rows_source`` (qhas or optrace). Cycles are HTP cycles; busy cycles are summed over the
+    hardware threads (work, not wall time)."""
+
+    __slots__ = ("ops", "summary", "rows_source")
+
+    def __repr__(self):
+        return "<etprof.Qnn: %d QNN ops from %s>" % (self.summary["qnn_ops"], self.rows_source)
+
+
+def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_dict=False):
+    """Loads QNN's own files (paths) and returns a :class:`Qnn`, the figures of
+    ``etprof qnn --format json`` without an ETDump; ``sort`` orders the ops as ``--sort`` does
+    (default cycles, largest first; "order" keeps file order)."""
+    f = (lambda v: None if v is None else os.fspath(v))
+    d = _etprof.qnn(qhas=f(qhas), optrace=f(optrace), runtrace=f(runtrace), heap=f(heap),
+                    sort=sort)
+    q = Qnn()
+    q.rows_source = d["rows_source"]
+    q.summary = d["summary"]
+    pd = None if as_dict else _pandas()
+    q.ops = d["ops"] if pd is None else pd.DataFrame(d["ops"], columns=list(d["ops"]))
+    return q
 
 
 def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,

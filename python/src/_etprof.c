@@ -23,6 +23,7 @@
 #include "etprof_inspector.h"
 #include "etprof_runs.h"
 #include "etprof_explain.h"
+#include "etprof_qnn.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -1175,6 +1176,157 @@ static PyObject *mod_library_version(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED
     return PyUnicode_FromString(ETPROF_VERSION_STR);
 }
 
+/* ---- qnn (etprof_qnn.h): QNN's own files as typed results ---- */
+
+static PyObject *oi64(etp_qnn_i64 v) {
+    if (v.has) return PyLong_FromLongLong(v.v);
+    Py_RETURN_NONE;
+}
+static PyObject *of64(etp_qnn_f64 v) {
+    if (v.has) return PyFloat_FromDouble(v.v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
+    etp_qnn_paths qp = {0};
+    const char *sort = "cycles";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
+                                     &qp.runtrace, &qp.heap, &sort))
+        return NULL;
+    if (!etp_qnn_rows_sort_key_valid(sort))
+        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
+                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
+                           "qnn_op_type)", sort);
+    if (!etp_qnn_paths_any(&qp))
+        return raise_usage("qnn: give at least one QNN file (qhas=, optrace=, runtrace=, heap=)%s",
+                           "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_bundle b;
+    memset(&b, 0, sizeof b);
+    int rc = etp_qnn_bundle_load(&qp, &b, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = NULL, *rows = NULL, *threads = NULL, *path = NULL;
+    const etp_qnn_derived *d = b.der;
+    const etp_qnn_summary *s = &d->summary;
+    uint32_t *ord = malloc((d->n_rows ? d->n_rows : 1) * sizeof *ord), nord = 0;
+    if (!ord) {
+        etp_qnn_bundle_free(&b);
+        return PyErr_NoMemory();
+    }
+    if (etp_qnn_rows_sorted(d, NULL, sort, 0, ord, &nord)) {
+        free(ord);
+        etp_qnn_bundle_free(&b);
+        return PyErr_NoMemory();
+    }
+    static const char *const cn[] = {"qnn_op", "op_id", "qnn_op_type", "cycles",
+                                     "dominant_path_cycles", "share", "hmx", "hvx", "dma",
+                                     "htp_ops", "dram_read_bytes", "dram_write_bytes",
+                                     "vtcm_read_bytes", "vtcm_write_bytes", "hmx_cycles",
+                                     "hvx_cycles", "dma_cycles"};
+    enum { NQ = 17 };
+    PyObject *cols[NQ] = {0};
+    if (!(rows = PyDict_New())) goto done;
+    for (int c = 0; c < NQ; c++) {
+        if (!(cols[c] = PyList_New(nord))) goto done;
+        if (PyDict_SetItemString(rows, cn[c], cols[c])) goto done;
+    }
+    for (uint32_t i = 0; i < nord; i++) {
+        const etp_qnn_op_row *r = &d->rows[ord[i]];
+        PyObject *v[NQ] = {
+            text(r->qnn_op),
+            r->has_op_id ? PyLong_FromUnsignedLong(r->op_id) : (Py_INCREF(Py_None), Py_None),
+            text(r->qnn_op_type), PyLong_FromLongLong(r->cycles),
+            PyLong_FromLongLong(r->dominant_path_cycles), fnum(r->share), PyBool_FromLong(r->hmx),
+            PyBool_FromLong(r->hvx), PyBool_FromLong(r->dma), PyLong_FromUnsignedLong(r->htp_ops),
+            r->has_bytes ? PyLong_FromLongLong(r->dram_read_bytes) : (Py_INCREF(Py_None), Py_None),
+            r->has_bytes ? PyLong_FromLongLong(r->dram_write_bytes) : (Py_INCREF(Py_None), Py_None),
+            r->has_bytes ? PyLong_FromLongLong(r->vtcm_read_bytes) : (Py_INCREF(Py_None), Py_None),
+            r->has_bytes ? PyLong_FromLongLong(r->vtcm_write_bytes) : (Py_INCREF(Py_None), Py_None),
+            PyLong_FromLongLong(r->hmx_cycles), PyLong_FromLongLong(r->hvx_cycles),
+            PyLong_FromLongLong(r->dma_cycles)};
+        for (int c = 0; c < NQ; c++) {
+            if (!v[c]) {
+                for (int k = c; k < NQ; k++) Py_XDECREF(v[k]);
+                goto done;
+            }
+            PyList_SET_ITEM(cols[c], i, v[c]);
+        }
+    }
+    if (!(threads = PyList_New(s->n_threads))) goto done;
+    for (uint32_t i = 0; i < s->n_threads; i++) {
+        const etp_qnn_thread_busy *t = &s->threads[i];
+        PyObject *x = Py_BuildValue("{s:L,s:N,s:L,s:N}", "tid", (long long)t->tid, "type",
+                                    text(t->type), "busy_cycles", (long long)t->busy_cycles,
+                                    "share", of64(t->share));
+        if (!x) goto done;
+        PyList_SET_ITEM(threads, i, x);
+    }
+    etp_qnn_critical_path *cp = NULL;
+    if (etp_qnn_critical_path_get(d, &cp, &err)) {
+        raise_etp(ETP_E_INTERNAL, &err);
+        goto done;
+    }
+    if (cp->present) {
+        PyObject *tops = PyList_New(cp->n_ops);
+        for (uint32_t i = 0; tops && i < cp->n_ops; i++) {
+            PyObject *x = Py_BuildValue("{s:s,s:L,s:I,s:N}", "qnn_op", cp->ops[i].qnn_op,
+                                        "dp_cycles", (long long)cp->ops[i].dp_cycles, "steps",
+                                        cp->ops[i].steps, "share", fnum(cp->ops[i].share_percent));
+            if (!x) {
+                Py_CLEAR(tops);
+                break;
+            }
+            PyList_SET_ITEM(tops, i, x);
+        }
+        path = tops ? Py_BuildValue("{s:s,s:I,s:L,s:L,s:L,s:N}", "source", cp->source, "steps",
+                                    cp->steps, "path_cycles", (long long)cp->path_cycles,
+                                    "idle_cycles", (long long)cp->idle_cycles, "span_cycles",
+                                    (long long)cp->span_cycles, "top_ops", tops)
+                    : NULL;
+    } else {
+        Py_INCREF(Py_None);
+        path = Py_None;
+    }
+    etp_qnn_critical_path_free(cp);
+    if (!path) goto done;
+    etp_qnn_unit_counts u;
+    etp_qnn_unit_counts_get(d, &u);
+    const char *clock_src = NULL;
+    double ghz = etp_qnn_clock(0, &b, &clock_src);
+    PyObject *summary = Py_BuildValue(
+        "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:N,s:O,s:O,s:N,s:N,"
+        "s:N,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:L}",
+        "source", text(etp_qnn_source_name(s->source)), "utilization_percent",
+        of64(s->utilization_percent), "idle_percent", of64(s->idle_percent), "graph_execute_us",
+        oi64(s->graph_execute_us), "time_us", oi64(s->time_us), "timeline_cycles",
+        oi64(s->timeline_cycles), "clock_ghz", fnum(ghz), "clock_source", text(clock_src),
+        "peak_vtcm_bytes", oi64(s->peak_vtcm_bytes), "dram_read_bytes", oi64(s->dram_read_bytes),
+        "dram_write_bytes", oi64(s->dram_write_bytes), "vtcm_read_bytes", oi64(s->vtcm_read_bytes),
+        "vtcm_write_bytes", oi64(s->vtcm_write_bytes), "hmx_busy_cycles", oi64(s->hmx_busy_cycles),
+        "hmx_busy_share", of64(s->hmx_busy_share), "hvx_busy_cycles", oi64(s->hvx_busy_cycles),
+        "hvx_threads", s->hvx_threads, "hvx_busy_share", of64(s->hvx_busy_share), "threads",
+        threads, "dominant_path", path, "heap_before_bytes", oi64(s->heap_before_bytes),
+        "heap_after_bytes", oi64(s->heap_after_bytes), "heap_delta_bytes",
+        oi64(s->heap_delta_bytes), "qnn_ops", u.qnn_ops, "htp_ops", u.htp_ops, "ops_using_hmx",
+        u.hmx, "ops_using_hvx", u.hvx, "ops_using_dma", u.dma, "ops_using_both", u.hmx_and_hvx,
+        "ops_dma_only", u.dma_only, "ops_using_none", u.none, "total_cycles",
+        (long long)d->total_cycles);
+    if (!summary) goto done;
+    res = Py_BuildValue("{s:N,s:O,s:N}", "rows_source",
+                        text(etp_qnn_source_name(d->rows_source)), "ops", rows, "summary",
+                        summary);
+done:
+    for (int c = 0; c < NQ; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(rows);
+    Py_XDECREF(threads);
+    Py_XDECREF(path);
+    free(ord);
+    etp_qnn_bundle_free(&b);
+    return res;
+}
+
 /* ---- diff ---- */
 
 static PyObject *cmp_dict(const etp_diff_cmp *c, etp_unit u, double uns, const char *tu) {
@@ -1306,6 +1458,8 @@ fail:
 }
 
 static PyMethodDef mod_methods[] = {
+    {"qnn", (PyCFunction)(void (*)(void))mod_qnn, METH_VARARGS | METH_KEYWORDS,
+     "qnn(*, qhas=None, optrace=None, runtrace=None, heap=None) -> dict (etprof.qnn)"},
     {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,
      "diff(base, new, *, time_unit='us', alpha=0.05, min_runs=3, no_change_pct=1, "
      "threshold_pct=0, fail_pct=None, programs_differ=False) -> dict (etprof.diff)"},

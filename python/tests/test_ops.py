@@ -418,3 +418,29 @@ def test_trace_gzip(tmp_path):
     p.trace(tmp_path / "a.json.gz")
     assert gzip.decompress((tmp_path / "a.json.gz").read_bytes()) == \
         (tmp_path / "a.json").read_bytes()
+
+
+def test_qnn_files_equal_command_json():
+    """etprof.qnn() gives `etprof qnn --format json`'s rows and summary (one library load)."""
+    qhas = data("qnn-fixtures/qhas_small.json")
+    want = cli_json("qnn", "--qhas", qhas)
+    q = etprof.qnn(qhas=qhas, as_dict=True)
+    assert q.rows_source == want["rows_source"]
+    assert len(q.ops["qnn_op"]) == len(want["ops"]) > 0
+    for i, w in enumerate(want["ops"]):
+        for k in ("qnn_op", "op_id", "qnn_op_type", "cycles", "dominant_path_cycles", "hmx",
+                  "hvx", "dma", "htp_ops", "dram_read_bytes", "vtcm_read_bytes"):
+            assert q.ops[k][i] == w[k], (i, k)
+        assert q.ops["share"][i] == pytest.approx(w["share"], rel=1e-12)
+    for k, v in want["summary"].items():
+        if k in ("dominant_path", "threads"):
+            continue
+        assert q.summary[k] == (pytest.approx(v) if isinstance(v, float) else v), k
+    assert q.summary["threads"] == want["summary"]["threads"]
+    wp, gp = want["summary"]["dominant_path"], q.summary["dominant_path"]
+    assert gp["path_cycles"] == wp["path_cycles"] == 600  # by hand: Input 100 + Conv_1 300 + Output 200
+    assert [t["qnn_op"] for t in gp["top_ops"]] == [t["qnn_op"] for t in wp["top_ops"]]
+    with pytest.raises(etprof.UsageError):
+        etprof.qnn()
+    with pytest.raises(etprof.InputError):
+        etprof.qnn(qhas=data("qnn-fixtures/garbage.bin"))

@@ -141,23 +141,29 @@ sys.exit(0 if ok else 1)
 PY
 # The Python package, when the build has it: installed under lib/python3/dist-packages with a
 # run path relative to itself, it must load the installed libetprof (not the build tree's, which
-# is moved away for the check) and give the installed command's Method::execute mean.
+# must not be the one mapped: /proc/self/maps says which libetprof the process loaded) and give the
+# installed command's Method::execute mean.
 pydir=$prefix/lib/python3/dist-packages
-if [ -d "$pydir/etprof" ]; then
-    mv "$build/libetprof.so.0" "$tmp/moved.so.0" 2>/dev/null || true
+case "$cflags" in *sanitize*) sanitized=1 ;; *) sanitized=0 ;; esac
+if [ -d "$pydir/etprof" ] && [ "$sanitized" = 1 ]; then
+    # the module is instrumented and Debian's python3 is not: the python test covers it with the
+    # sanitizer runtime preloaded; the install layout is the same as in the plain build
+    echo "note: sanitizer build: the installed Python package is not imported here (ctest python does, preloaded)"
+elif [ -d "$pydir/etprof" ]; then
+    rc=0
     out=$(env -u LD_LIBRARY_PATH PYTHONPATH="$pydir" /usr/bin/python3 -c '
-import json, sys, etprof
+import json, os, sys, etprof
 ops = json.load(open(sys.argv[2]))
 row = [r for r in ops["rows"] if r["name"] == "Method::execute" and r["kind"] == "framework"][0]
 df = etprof.open(sys.argv[1]).ops(as_dict=True)
 i = [k for k, n in enumerate(df["name"]) if n == "Method::execute" and df["kind"][k] == "framework"][0]
 assert etprof.__file__.startswith(sys.argv[3]), etprof.__file__
+libs = set(l.split()[-1] for l in open("/proc/self/maps") if "libetprof.so" in l)
+assert libs and all(os.path.realpath(p).startswith(os.path.realpath(sys.argv[4])) for p in libs), libs
 assert abs(df["avg"][i] - row["avg"]) <= 1e-9 * max(1.0, abs(row["avg"])), (df["avg"][i], row["avg"])
-print("ok")' "$dump" "$tmp/ops.json" "$pydir" 2>&1)
-    rc=$?
-    mv "$tmp/moved.so.0" "$build/libetprof.so.0" 2>/dev/null || true
+print("ok")' "$dump" "$tmp/ops.json" "$pydir" "$prefix" 2>&1) || rc=$?
     if [ $rc -eq 0 ] && [ "$out" = ok ]; then
-        echo "ok: the installed Python package (\$ORIGIN run path) gives the installed command's Method::execute mean"
+        echo "ok: the installed Python package loads the installed libetprof (\$ORIGIN run path) and gives the installed command's Method::execute mean"
     else
         echo "FAIL: installed Python package: $out"; fail=1
     fi
