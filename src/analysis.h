@@ -129,4 +129,13 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
  * bad_time_events, wrapped_events, named_delegate_rows}. */
 void ana_json_quality(struct jw *w, const etp_ops_result *r);
 
+/* The same shapes as members of a result document (etprof_result.h): the jw versions above
+ * write what these build. `key` NULL inside an array. */
+struct etp_node;
+void ana_node_top_op(struct etp_node *n, const char *key, const ana_disp *d, const etp_ops_row *row);
+void ana_node_delegates(struct etp_node *n, const char *key, const ana_disp *d,
+                        const etp_ops_result *r, uint32_t method);
+void ana_node_method_candidates(struct etp_node *n, const etp_ops_method *m);
+void ana_node_quality(struct etp_node *n, const char *key, const etp_ops_result *r);
+
 #endif /* ETPROF_ANALYSIS_H */

@@ -4,6 +4,7 @@
  * lists where each one appears. */
 #include "analysis.h"
 #include "jw.h"
+#include "result_int.h"
 #include "qnn_report.h"
 
 #include <math.h>
@@ -86,57 +87,76 @@ int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx
  * The same figures in JSON, written the same way by every command (analysis.h)
  * ------------------------------------------------------------------------------------------- */
 
-static void json_stat3(jw *w, const ana_disp *d, etp_unit u, const etp_stats *s) {
+static void node_stat3(etp_node *n, const char *key, const ana_disp *d, etp_unit u, const etp_stats *s) {
     const char *un;
-    jw_obj_begin(w);
-    jw_key(w, "p50"); jw_double(w, ana_conv(d, u, s->p50, &un));
-    jw_key(w, "avg"); jw_double(w, ana_conv(d, u, s->avg, &un));
-    jw_key(w, "total"); jw_double(w, ana_conv(d, u, s->total, &un));
-    jw_obj_end(w);
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_float(o, "p50", ana_conv(d, u, s->p50, &un));
+    etp_node_float(o, "avg", ana_conv(d, u, s->avg, &un));
+    etp_node_float(o, "total", ana_conv(d, u, s->total, &un));
+}
+
+/* The jw versions below write what the node builders build: one definition of each shape. */
+static etp_node *scratch(etp_doc **d) {
+    *d = etp_doc_new("", -1, NULL, NULL);
+    return *d ? etp_node_arr(etp_doc_root(*d), "v") : NULL;
+}
+static void scratch_write(jw *w, etp_doc *d, etp_node *a) {
+    if (!d || !etp_doc_ok(d)) jw_null(w);
+    else res_node_json(w, res_node_child(a, 0));
+    etp_doc_free(d);
+}
+
+void ana_node_top_op(etp_node *n, const char *key, const ana_disp *d, const etp_ops_row *row) {
+    const char *un;
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_str(o, "name", row->name);
+    if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+    else etp_node_null(o, "instruction_id");
+    etp_node_str(o, "operator", row->op);
+    etp_node_str(o, "placement", row->placement);
+    etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+    etp_node_uint(o, "count", row->count);
+    etp_node_float(o, "p50", ana_conv(d, row->unit, row->stats.p50, &un));
+    etp_node_float(o, "avg", ana_conv(d, row->unit, row->stats.avg, &un));
+    etp_node_float(o, "total", ana_conv(d, row->unit, row->stats.total, &un));
+    etp_node_float(o, "share", row->share);
+    etp_node_str(o, "unit", un);
 }
 
 void ana_json_top_op(jw *w, const ana_disp *d, const etp_ops_row *row) {
-    const char *un;
-    jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, row->name);
-    jw_key(w, "instruction_id");
-    if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
-    else jw_null(w);
-    jw_key(w, "operator"); jw_str(w, row->op);
-    jw_key(w, "placement"); jw_str(w, row->placement);
-    jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
-    jw_key(w, "count"); jw_uint(w, row->count);
-    jw_key(w, "p50"); jw_double(w, ana_conv(d, row->unit, row->stats.p50, &un));
-    jw_key(w, "avg"); jw_double(w, ana_conv(d, row->unit, row->stats.avg, &un));
-    jw_key(w, "total"); jw_double(w, ana_conv(d, row->unit, row->stats.total, &un));
-    jw_key(w, "share"); jw_double(w, row->share);
-    jw_key(w, "unit"); jw_str(w, un);
-    jw_obj_end(w);
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    ana_node_top_op(a, NULL, d, row);
+    scratch_write(w, doc, a);
 }
 
-void ana_json_delegates(jw *w, const ana_disp *d, const etp_ops_result *r, uint32_t method) {
-    jw_arr_begin(w);
+void ana_node_delegates(etp_node *n, const char *key, const ana_disp *d, const etp_ops_result *r,
+                        uint32_t method) {
+    etp_node *arr = etp_node_arr(n, key);
     for (size_t i = 0; i < etp_ops_row_count(r); i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         etp_ops_delegate_time t;
         if (row->method != method || etp_ops_delegate_time_get(r, i, &t) != ETP_OK) continue;
         const char *un;
         ana_conv(d, row->unit, 0, &un);
-        jw_obj_begin(w);
-        jw_key(w, "instruction_id"); jw_int(w, row->instr);
-        jw_key(w, "backend"); jw_str(w, row->placement);
-        jw_key(w, "runs"); jw_uint(w, t.runs);
-        jw_key(w, "unit"); jw_str(w, un);
-        jw_key(w, "delegate_call"); json_stat3(w, d, row->unit, &t.delegate);
-        jw_key(w, "backend_time");
-        if (t.has_backend) json_stat3(w, d, row->unit, &t.backend);
-        else jw_null(w);
-        jw_key(w, "overhead");
-        if (t.has_backend) json_stat3(w, d, row->unit, &t.overhead);
-        else jw_null(w);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(arr, NULL);
+        etp_node_int(o, "instruction_id", row->instr);
+        etp_node_str(o, "backend", row->placement);
+        etp_node_uint(o, "runs", t.runs);
+        etp_node_str(o, "unit", un);
+        node_stat3(o, "delegate_call", d, row->unit, &t.delegate);
+        if (t.has_backend) node_stat3(o, "backend_time", d, row->unit, &t.backend);
+        else etp_node_null(o, "backend_time");
+        if (t.has_backend) node_stat3(o, "overhead", d, row->unit, &t.overhead);
+        else etp_node_null(o, "overhead");
     }
-    jw_arr_end(w);
+}
+
+void ana_json_delegates(jw *w, const ana_disp *d, const etp_ops_result *r, uint32_t method) {
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    ana_node_delegates(a, NULL, d, r, method);
+    scratch_write(w, doc, a);
 }
 
 void ana_json_qnn_join(jw *w, const etp_qnn_etd_join *j) {
@@ -176,11 +196,20 @@ const char *ana_method_label(const etp_ops_method *m, char *buf, size_t cap) {
     return buf;
 }
 
+void ana_node_method_candidates(etp_node *n, const etp_ops_method *m) {
+    etp_node *a = etp_node_arr(n, "method_candidates");
+    for (uint32_t c = 0; c < m->n_candidates; c++) etp_node_str(a, NULL, m->candidate_names[c]);
+}
+
 void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    ana_node_method_candidates(etp_node_obj(a, NULL), m);
     jw_key(w, "method_candidates");
-    jw_arr_begin(w);
-    for (uint32_t c = 0; c < m->n_candidates; c++) jw_str(w, m->candidate_names[c]);
-    jw_arr_end(w);
+    /* the scratch object's one member */
+    if (!doc || !etp_doc_ok(doc)) jw_null(w);
+    else res_node_json(w, res_node_child(res_node_child(a, 0), 0));
+    etp_doc_free(doc);
 }
 
 void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
@@ -295,82 +324,71 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
     }
 }
 
-void ana_json_quality(jw *w, const etp_ops_result *r) {
+void ana_node_quality(etp_node *n, const char *key, const etp_ops_result *r) {
     size_t ng;
     const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
     const char *first;
     uint32_t nm = etp_ops_program_mismatch(r, &first);
-    jw_obj_begin(w);
-    jw_key(w, "program_mismatch");
-    jw_obj_begin(w);
-    jw_key(w, "blocks"); jw_uint(w, nm);
-    jw_key(w, "first");
-    if (nm) jw_str(w, first);
-    else jw_null(w);
-    jw_obj_end(w);
-    jw_key(w, "blocks");
-    jw_arr_begin(w);
+    etp_node *q = etp_node_obj(n, key);
+    etp_node *pm = etp_node_obj(q, "program_mismatch");
+    etp_node_uint(pm, "blocks", nm);
+    etp_node_str(pm, "first", nm ? first : NULL);
+    etp_node *bl = etp_node_arr(q, "blocks");
     for (size_t i = 0; i < ng; i++) {
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, g[i].name);
-        jw_key(w, "blocks"); jw_uint(w, g[i].blocks);
-        jw_key(w, "events"); jw_uint(w, g[i].events);
-        jw_key(w, "counted_as_runs"); jw_bool(w, g[i].kept);
-        jw_key(w, "by_events"); jw_bool(w, g[i].by_events);
-        jw_key(w, "reason"); jw_str(w, g[i].reason);
-        jw_key(w, "include_with");
-        if (g[i].kept) jw_null(w);
+        etp_node *o = etp_node_obj(bl, NULL);
+        etp_node_str(o, "name", g[i].name);
+        etp_node_uint(o, "blocks", g[i].blocks);
+        etp_node_uint(o, "events", g[i].events);
+        etp_node_bool(o, "counted_as_runs", g[i].kept);
+        etp_node_bool(o, "by_events", g[i].by_events);
+        etp_node_str(o, "reason", g[i].reason);
+        if (g[i].kept) etp_node_null(o, "include_with");
         else {
             char opt[300];
             snprintf(opt, sizeof opt, "--block %s", g[i].name);
-            jw_str(w, opt);
+            etp_node_str(o, "include_with", opt);
         }
-        jw_obj_end(w);
     }
-    jw_arr_end(w);
     uint64_t bad = 0, wrapped = 0, named = 0;
     size_t nr = etp_ops_row_count(r);
-    jw_key(w, "bad_time_rows");
-    jw_arr_begin(w);
+    etp_node *bt = etp_node_arr(q, "bad_time_rows");
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         bad += row->bad_time_count;
         wrapped += row->wrapped_count;
         named += row->event_name != NULL;
         if (!row->bad_time_count) continue;
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, row->name);
-        jw_key(w, "instruction_id");
-        if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
-        else jw_null(w);
-        jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
-        jw_key(w, "count"); jw_uint(w, row->count);
-        jw_key(w, "bad_time_count"); jw_uint(w, row->bad_time_count);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(bt, NULL);
+        etp_node_str(o, "name", row->name);
+        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+        else etp_node_null(o, "instruction_id");
+        etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+        etp_node_uint(o, "count", row->count);
+        etp_node_uint(o, "bad_time_count", row->bad_time_count);
     }
-    jw_arr_end(w);
-    jw_key(w, "impossible_nesting");
-    jw_arr_begin(w);
+    etp_node *im = etp_node_arr(q, "impossible_nesting");
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         if (!row->nest_over_count) continue;
         const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, row->name);
-        jw_key(w, "instruction_id");
-        if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
-        else jw_null(w);
-        jw_key(w, "parent"); jw_str(w, pr ? pr->name : NULL);
-        jw_key(w, "events"); jw_uint(w, row->nest_over_count);
-        jw_key(w, "count"); jw_uint(w, row->count);
-        jw_key(w, "max_ratio"); jw_double(w, row->nest_over_max_ratio);
-        jw_key(w, "suspect");
-        jw_str(w, row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(im, NULL);
+        etp_node_str(o, "name", row->name);
+        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+        else etp_node_null(o, "instruction_id");
+        etp_node_str(o, "parent", pr ? pr->name : NULL);
+        etp_node_uint(o, "events", row->nest_over_count);
+        etp_node_uint(o, "count", row->count);
+        etp_node_float(o, "max_ratio", row->nest_over_max_ratio);
+        etp_node_str(o, "suspect", row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
     }
-    jw_arr_end(w);
-    jw_key(w, "bad_time_events"); jw_uint(w, bad);
-    jw_key(w, "wrapped_events"); jw_uint(w, wrapped);
-    jw_key(w, "named_delegate_rows"); jw_uint(w, named);
-    jw_obj_end(w);
+    etp_node_uint(q, "bad_time_events", bad);
+    etp_node_uint(q, "wrapped_events", wrapped);
+    etp_node_uint(q, "named_delegate_rows", named);
+}
+
+void ana_json_quality(jw *w, const etp_ops_result *r) {
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    ana_node_quality(a, NULL, r);
+    scratch_write(w, doc, a);
 }

@@ -23,3 +23,7 @@ add_test(NAME csv_injection COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_csv_inje
 set_tests_properties(csv_injection PROPERTIES SKIP_RETURN_CODE 77)
 # ETRecord reader, info on a record, ops --etrecord, the QNN by-name join (issue 13.1).
 add_test(NAME etrecord COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_etrecord.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+# formats_agree: table/md/csv/tsv/jsonl/json of one run carry the same values (issue 11.2)
+add_test(NAME formats_agree COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_formats_agree.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+# release_json: JSON and CSV of every command equal release 0.1.0's (tests/data/release-0.1.0/)
+add_test(NAME release_json COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_release_json.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})

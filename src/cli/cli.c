@@ -307,6 +307,12 @@ out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols)
     return t;
 }
 
+int cli_render(cli_args *a, cli_out *o, const etp_doc *doc) {
+    etp_render_opts ro = {.width = o->width, .csv_raw = a->set[OPT_CSV_RAW]};
+    int rc = etp_doc_render(doc, (etp_format)a->fmt, o->f, &ro);
+    return rc == ETP_E_IO ? EXIT_IO : rc ? EXIT_INTERNAL : EXIT_OK;
+}
+
 /* Is standard error a terminal? Asked once (this is called per block). */
 static bool stderr_tty(void) {
     static int tty = -1;

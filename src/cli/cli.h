@@ -3,6 +3,7 @@
 #define ETPROF_CLI_H
 
 #include "etprof.h"
+#include "etprof_result.h"
 #include "jw.h"
 #include "out.h"
 #include "sink.h"
@@ -124,6 +125,9 @@ int cli_out_close(cli_out *o, int rc);
 /* Table helper honouring --format and the terminal width. */
 out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols);
 
+/* Renders `doc` in --format to the output (width, --wide, --csv-raw); returns an exit code. */
+int cli_render(cli_args *a, cli_out *o, const etp_doc *doc);
+
 /* Option values */
 bool cli_get_double(cli_args *a, opt_id id, double *out);
 bool cli_get_long(cli_args *a, opt_id id, long *out);
@@ -142,14 +146,17 @@ int cli_etrecord_info(cli_args *a, const char *path);
 int cli_etr_open(cli_args *a, struct etp_etrecord **rec);
 /* Columns op_types, module, module_class, stack_trace (+ stack_trace_full, debug_handles in the
  * machine formats): appends them at cols[n], returns the new count. */
-size_t cli_etr_cols(out_col *cols, size_t n, bool machine);
+size_t cli_etr_cols(etp_col *cols, size_t n, bool machine);
+size_t cli_etr_cols_out(out_col *cols, size_t n, bool machine); /* tree: out.h */
 #define CLI_ETR_MAX_COLS 6
 typedef struct cli_etr_stats {
     uint64_t rows, matched, htp_rows, htp_matched;
 } cli_etr_stats;
 /* The cells of one ops row (same order as cli_etr_cols). */
-void cli_etr_cells(out_table *t, const struct etp_etrecord *rec, const char *method,
+void cli_etr_cells(etp_table *t, const struct etp_etrecord *rec, const char *method,
                    const etp_ops_row *row, bool machine, cli_etr_stats *st);
+void cli_etr_cells_out(out_table *t, const struct etp_etrecord *rec, const char *method,
+                       const etp_ops_row *row, bool machine, cli_etr_stats *st);
 /* The same as JSON members of the object being written (tree). */
 void cli_etr_json(jw *w, const struct etp_etrecord *rec, const char *method,
                   const etp_ops_row *row, cli_etr_stats *st);

@@ -30,16 +30,16 @@ int cli_etr_open(cli_args *a, etp_etrecord **rec) {
     return EXIT_OK;
 }
 
-static const out_col etr_cols[] = {
-    {"op_types", "op types", OUT_STR, 0},
-    {"module", "module", OUT_STR, 0},
-    {"module_class", "module class", OUT_STR, 0},
-    {"stack_trace", "source", OUT_STR, 0},
-    {"stack_trace_full", "stack trace", OUT_STR, 0},
-    {"debug_handles", "debug handles", OUT_STR, 0},
+static const etp_col etr_cols[] = {
+    {"op_types", "op types", NULL, ETP_T_STR, true, 0},
+    {"module", "module", NULL, ETP_T_STR, true, 0},
+    {"module_class", "module class", NULL, ETP_T_STR, true, 0},
+    {"stack_trace", "source", NULL, ETP_T_STR, true, 0},
+    {"stack_trace_full", "stack trace", NULL, ETP_T_STR, true, 0},
+    {"debug_handles", "debug handles", NULL, ETP_T_STR, true, 0},
 };
 
-size_t cli_etr_cols(out_col *cols, size_t n, bool machine) {
+size_t cli_etr_cols(etp_col *cols, size_t n, bool machine) {
     size_t k = machine ? 6 : 4;
     memcpy(cols + n, etr_cols, k * sizeof *cols);
     return n + k;
@@ -81,8 +81,33 @@ static char *handles_text(const etp_etr_join *j) {
     return s;
 }
 
-void cli_etr_cells(out_table *t, const etp_etrecord *rec, const char *method,
+void cli_etr_cells(etp_table *t, const etp_etrecord *rec, const char *method,
                    const etp_ops_row *row, bool machine, cli_etr_stats *st) {
+    etp_etr_join j;
+    bool have = row_join(rec, method, row, &j, st) == 0 && j.n_nodes > 0;
+    etp_table_str(t, have ? j.op_types : NULL);
+    etp_table_str(t, have ? j.module : NULL);
+    etp_table_str(t, have ? j.module_class : NULL);
+    etp_table_str(t, have ? j.frame : NULL);
+    if (machine) {
+        etp_table_str(t, have ? j.stack_trace : NULL);
+        char *h = have ? handles_text(&j) : NULL;
+        etp_table_str(t, h);
+        free(h);
+    }
+    etp_etrecord_join_free(&j);
+}
+
+/* The same for a command not yet on the result model (tree): out.h columns and cells. */
+size_t cli_etr_cols_out(out_col *cols, size_t n, bool machine) {
+    size_t k = machine ? 6 : 4;
+    for (size_t i = 0; i < k; i++)
+        cols[n + i] = (out_col){etr_cols[i].key, etr_cols[i].header, OUT_STR, 0};
+    return n + k;
+}
+
+void cli_etr_cells_out(out_table *t, const etp_etrecord *rec, const char *method,
+                       const etp_ops_row *row, bool machine, cli_etr_stats *st) {
     etp_etr_join j;
     bool have = row_join(rec, method, row, &j, st) == 0 && j.n_nodes > 0;
     out_cell_str(t, have ? j.op_types : NULL);

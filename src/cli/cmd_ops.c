@@ -7,56 +7,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const out_col ops_cols[] = {
-    {"method", "method", OUT_STR, 0},
-    {"instruction_id", "instr", OUT_INT, 0},
-    {"name", "name", OUT_STR, 0},
-    {"count", "count", OUT_UINT, 0},
-    {"min", "min", OUT_FLOAT, 3},
-    {"p10", "p10", OUT_FLOAT, 3},
-    {"p50", "p50", OUT_FLOAT, 3},
-    {"p90", "p90", OUT_FLOAT, 3},
-    {"avg", "avg", OUT_FLOAT, 3},
-    {"max", "max", OUT_FLOAT, 3},
-    {"total", "total", OUT_FLOAT, 3},
-    {"share", "share%", OUT_FLOAT, 2},
-    {"unit", "unit", OUT_STR, 0},
-    {"placement", "placement", OUT_STR, 0},
-    {"kind", "kind", OUT_STR, 0},
-    {"operator", "operator", OUT_STR, 0},
+static const etp_col ops_cols[] = {
+    {"method", "method", NULL, ETP_T_STR, false, 0},
+    {"instruction_id", "instr", NULL, ETP_T_INT, false, 0},
+    {"name", "name", NULL, ETP_T_STR, false, 0},
+    {"count", "count", NULL, ETP_T_UINT, false, 0},
+    {"min", "min", NULL, ETP_T_FLOAT, false, 3},
+    {"p10", "p10", NULL, ETP_T_FLOAT, false, 3},
+    {"p50", "p50", NULL, ETP_T_FLOAT, false, 3},
+    {"p90", "p90", NULL, ETP_T_FLOAT, false, 3},
+    {"avg", "avg", NULL, ETP_T_FLOAT, false, 3},
+    {"max", "max", NULL, ETP_T_FLOAT, false, 3},
+    {"total", "total", NULL, ETP_T_FLOAT, false, 3},
+    {"share", "share%", NULL, ETP_T_FLOAT, false, 2},
+    {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    {"placement", "placement", NULL, ETP_T_STR, false, 0},
+    {"kind", "kind", NULL, ETP_T_STR, false, 0},
+    {"operator", "operator", NULL, ETP_T_STR, false, 0},
     /* only with an HTP clock (--htp-clock-ghz, --runtrace, --qhas): the per-node wall-time
      * estimate (Accelerator (execute excluding wait) time apportioned by cycle share) */
-    {"wall_est_p50", "wall est p50", OUT_FLOAT, 3},
-    {"wall_est_total", "wall est total", OUT_FLOAT, 3},
-    {"wall_est_unit", "wall est unit", OUT_STR, 0},
+    {"wall_est_p50", "wall est p50", NULL, ETP_T_FLOAT, false, 3},
+    {"wall_est_total", "wall est total", NULL, ETP_T_FLOAT, false, 3},
+    {"wall_est_unit", "wall est unit", NULL, ETP_T_STR, false, 0},
 };
 #define NCOLS (sizeof ops_cols / sizeof ops_cols[0])
 #define NWALL 3 /* the wall-estimate columns at the end */
 /* in the machine formats only (json, csv, tsv, jsonl): the text table says it in its notes */
-static const out_col quality_cols[] = {
-    {"bad_time_count", "bad time", OUT_UINT, 0},
-    {"wrapped_count", "wrapped", OUT_UINT, 0},
-    {"event_name", "event name", OUT_STR, 0},
+static const etp_col quality_cols[] = {
+    {"bad_time_count", "bad time", NULL, ETP_T_UINT, false, 0},
+    {"wrapped_count", "wrapped", NULL, ETP_T_UINT, false, 0},
+    {"event_name", "event name", NULL, ETP_T_STR, false, 0},
 };
 #define NQUAL (sizeof quality_cols / sizeof quality_cols[0])
 
-static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
+static void note_cb(void *ctx, const char *text) { etp_table_note(ctx, text); }
 
 /* `ops --by type`: the rows grouped by operator type (etp_optype_compute; docs/analyses.md
  * "Operators by type"). Kept apart from run_ops so that the two renderings stay independent. */
-static const out_col type_cols[] = {
-    {"method", "method", OUT_STR, 0},
-    {"domain", "domain", OUT_STR, 0},
-    {"placement", "placement", OUT_STR, 0},
-    {"type", "type", OUT_STR, 0},
-    {"rows", "rows", OUT_UINT, 0},
-    {"count", "count", OUT_UINT, 0},
-    {"total", "total", OUT_FLOAT, 3},
-    {"avg", "avg", OUT_FLOAT, 3},
-    {"per_run", "per run", OUT_FLOAT, 3},
-    {"share", "share%", OUT_FLOAT, 2},
-    {"cum_share", "cum%", OUT_FLOAT, 2},
-    {"unit", "unit", OUT_STR, 0},
+static const etp_col type_cols[] = {
+    {"method", "method", NULL, ETP_T_STR, false, 0},
+    {"domain", "domain", NULL, ETP_T_STR, false, 0},
+    {"placement", "placement", NULL, ETP_T_STR, false, 0},
+    {"type", "type", NULL, ETP_T_STR, false, 0},
+    {"rows", "rows", NULL, ETP_T_UINT, false, 0},
+    {"count", "count", NULL, ETP_T_UINT, false, 0},
+    {"total", "total", NULL, ETP_T_FLOAT, false, 3},
+    {"avg", "avg", NULL, ETP_T_FLOAT, false, 3},
+    {"per_run", "per run", NULL, ETP_T_FLOAT, false, 3},
+    {"share", "share%", NULL, ETP_T_FLOAT, false, 2},
+    {"cum_share", "cum%", NULL, ETP_T_FLOAT, false, 2},
+    {"unit", "unit", NULL, ETP_T_STR, false, 0},
 };
 
 static int run_ops_by_type(cli_args *a) {
@@ -82,10 +82,11 @@ static int run_ops_by_type(cli_args *a) {
         etp_optype_free(x);
         return rc;
     }
-    out_col cols[sizeof type_cols / sizeof type_cols[0]];
+    etp_col cols[sizeof type_cols / sizeof type_cols[0]];
     memcpy(cols, type_cols, sizeof cols);
     for (size_t c = 6; c <= 8; c++) cols[c].precision = d.precision;
-    out_table *t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
+    etp_doc *doc = etp_doc_new("ops", 1, NULL, NULL);
+    etp_table *t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
     rc = t ? EXIT_OK : EXIT_INTERNAL;
     uint32_t units = 0;
     size_t top = ca.top > 0 ? (size_t)ca.top : 0, shown = 0;
@@ -95,27 +96,26 @@ static int run_ops_by_type(cli_args *a) {
         char lb[600];
         const char *un;
         units |= 1u << g->unit;
-        out_row_begin(t);
+        etp_table_row(t);
         const etp_ops_method *m = etp_ops_method_get(ca.r, g->method);
         /* the text formats label an unknown or ambiguous method; the others write null, as ops */
-        out_cell_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? ana_method_label(m, lb, sizeof lb)
+        etp_table_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? ana_method_label(m, lb, sizeof lb)
                                                                 : m->name);
-        out_cell_str(t, etp_optype_domain_name(g->domain));
-        out_cell_str(t, g->placement);
-        out_cell_str(t, g->type);
-        out_cell_uint(t, g->rows);
-        out_cell_uint(t, g->count);
-        out_cell_float(t, ana_conv(&d, g->unit, g->total, &un));
-        out_cell_float(t, ana_conv(&d, g->unit, g->avg, &un));
-        out_cell_float(t, ana_conv(&d, g->unit, g->per_run, &un));
-        out_cell_float(t, g->share);
-        out_cell_float(t, g->cum_share);
-        out_cell_str(t, un);
-        out_row_end(t);
+        etp_table_str(t, etp_optype_domain_name(g->domain));
+        etp_table_str(t, g->placement);
+        etp_table_str(t, g->type);
+        etp_table_uint(t, g->rows);
+        etp_table_uint(t, g->count);
+        etp_table_float(t, ana_conv(&d, g->unit, g->total, &un));
+        etp_table_float(t, ana_conv(&d, g->unit, g->avg, &un));
+        etp_table_float(t, ana_conv(&d, g->unit, g->per_run, &un));
+        etp_table_float(t, g->share);
+        etp_table_float(t, g->cum_share);
+        etp_table_str(t, un);
         shown++;
     }
     if (t && (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON)) {
-        out_table_note(t, "one row per (method, domain, placement, unit, operator type): cpu = the "
+        etp_table_note(t, "one row per (method, domain, placement, unit, operator type): cpu = the "
                           "CPU kernels (OPERATOR_CALL or kernel rows) by operator; htp = QNN HTP "
                           "nodes by ATen op (aten_<op>_default_..., docs/analyses.md); delegate = "
                           "other backend operators by name without \" #k\"; share% and cum% are "
@@ -124,9 +124,11 @@ static int run_ops_by_type(cli_args *a) {
         ana_quality_notes(ca.r, note_cb, t);
     }
     if (t) {
-        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-        out_table_free(t);
+        etp_doc_single_table(doc, t);
+        rc = cli_render(a, &o, doc);
+        etp_doc_free(doc);
     } else {
+        etp_doc_free(doc);
         cli_errorf("ops: out of memory");
     }
     free(scratch);
@@ -196,7 +198,7 @@ static int run_ops(cli_args *a) {
         cli_close_inputs(&in);
         return rc;
     }
-    out_col cols[NCOLS + NQUAL + CLI_ETR_MAX_COLS];
+    etp_col cols[NCOLS + NQUAL + CLI_ETR_MAX_COLS];
     cli_etr_stats etr_st = {0};
     memcpy(cols, ops_cols, sizeof ops_cols);
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
@@ -208,14 +210,16 @@ static int run_ops(cli_args *a) {
         ncols += NQUAL;
     }
     if (rec) ncols = cli_etr_cols(cols, ncols, qual);
-    out_table *t = cli_table(a, &o, cols, ncols);
-    /* a narrow terminal loses these first (out_table_set_droppable) */
+    etp_doc *doc = etp_doc_new("ops", 1, NULL, NULL);
+    etp_table *t = etp_doc_table(doc, cols, ncols);
+    /* a narrow terminal loses these first (etp_table_droppable) */
     static const char *const droppable[] = {
         "p10:16", "p90:15", "min:14", "max:13", "avg:12", "kind:11", "count:10",
         "instruction_id:9", "wall_est_total:8", "operator:7", "method:6", "placement:5",
         "share:4", "total:3", "wall_est_p50+wall_est_unit:2", NULL};
-    if (t) out_table_set_droppable(t, droppable);
+    if (t) etp_table_droppable(t, droppable);
     if (!t) {
+        etp_doc_free(doc);
         cli_errorf("out of memory");
         free(idx);
         etp_ops_free(r);
@@ -231,36 +235,35 @@ static int run_ops(cli_args *a) {
         const char *un = NULL;
         flags |= row->flags;
         units |= 1u << row->unit;
-        out_row_begin(t);
-        out_cell_str(t, m->name);
-        if (row->chain >= 0 && row->instr >= 0) out_cell_int(t, row->instr);
-        else out_cell_null(t);
-        out_cell_str(t, row->name);
-        out_cell_uint(t, row->count);
+        etp_table_row(t);
+        etp_table_str(t, m->name);
+        if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+        else etp_table_null(t);
+        etp_table_str(t, row->name);
+        etp_table_uint(t, row->count);
         const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
                               &row->stats.avg, &row->stats.max, &row->stats.total};
         for (size_t s = 0; s < sizeof st / sizeof st[0]; s++)
-            out_cell_float(t, ana_conv(&d, row->unit, *st[s], &un));
+            etp_table_float(t, ana_conv(&d, row->unit, *st[s], &un));
         if (!un) ana_conv(&d, row->unit, 0, &un);
-        out_cell_float(t, row->share);
-        out_cell_str(t, un);
-        out_cell_str(t, row->placement);
-        out_cell_str(t, etp_ops_row_kind_name(row));
-        out_cell_str(t, row->op);
+        etp_table_float(t, row->share);
+        etp_table_str(t, un);
+        etp_table_str(t, row->placement);
+        etp_table_str(t, etp_ops_row_kind_name(row));
+        etp_table_str(t, row->op);
         if (est) {
             double wf = etp_qnn_wall_ns_per_cycle(r, idx[k]);
             if (!isnan(wf)) wall_rows++;
-            out_cell_float(t, row->stats.p50 * wf / d.unit_ns);
-            out_cell_float(t, row->stats.total * wf / d.unit_ns);
-            out_cell_str(t, isnan(wf) ? NULL : d.est_unit);
+            etp_table_float(t, row->stats.p50 * wf / d.unit_ns);
+            etp_table_float(t, row->stats.total * wf / d.unit_ns);
+            etp_table_str(t, isnan(wf) ? NULL : d.est_unit);
         }
         if (qual) {
-            out_cell_uint(t, row->bad_time_count);
-            out_cell_uint(t, row->wrapped_count);
-            out_cell_str(t, row->event_name);
+            etp_table_uint(t, row->bad_time_count);
+            etp_table_uint(t, row->wrapped_count);
+            etp_table_str(t, row->event_name);
         }
         if (rec) cli_etr_cells(t, rec, m->name, row, qual, &etr_st);
-        out_row_end(t);
     }
     if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
         char b[256];
@@ -269,7 +272,7 @@ static int run_ops(cli_args *a) {
                  "per-run sums, count = occurrences; share%% = %% of the method's "
                  "Method::execute total",
                  etp_ops_runs_kept(r), etp_ops_method_count(r));
-        out_table_note(t, b);
+        etp_table_note(t, b);
         if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
             /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
             ana_disp dn = d;
@@ -280,7 +283,7 @@ static int run_ops(cli_args *a) {
                          "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy time, "
                          "not latency",
                          d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
-                out_table_note(t, b);
+                etp_table_note(t, b);
             }
         } else {
             ana_unit_notes(&d, flags, units, note_cb, t);
@@ -292,7 +295,7 @@ static int run_ops(cli_args *a) {
                      "(execute) time (cycles), totals over the runs): the NPU compute wall time "
                      "apportioned by cycle share, in %s",
                      d.est_unit);
-            out_table_note(t, b);
+            etp_table_note(t, b);
         }
         if (!f.all && (!f.kind || strcmp(f.kind, "operator_call") != 0)) {
             size_t hidden = 0;
@@ -303,17 +306,18 @@ static int run_ops(cli_args *a) {
                          "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them; etprof tree "
                          "shows their overhead)",
                          hidden);
-                out_table_note(t, b);
+                etp_table_note(t, b);
             }
         }
         if (!in.prog)
-            out_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
+            etp_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
         ana_quality_notes(r, note_cb, t);
         cli_etr_notes(rec, &etr_st, note_cb, t);
     }
-    rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-    out_table_free(t);
+    etp_doc_single_table(doc, t);
+    rc = cli_render(a, &o, doc);
+    etp_doc_free(doc);
     free(idx);
     etp_ops_free(r);
     etp_etrecord_close(rec);

@@ -6,17 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
-static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
-typedef struct text_out {
-    FILE *f;
-    int width; /* wrap prose to this many columns (0: not wrapped) */
-} text_out;
+static void note_cb(void *ctx, const char *text) { etp_table_note(ctx, text); }
+/* data-quality notes in the text views: wrapped, names from the file shown safely */
 static void text_note_cb(void *ctx, const char *text) {
-    const text_out *to = ctx;
-    char *t = out_text_dup(text); /* block names come from the file */
-    out_wrap(to->f, to->width, "note: ", 6, t ? t : text);
-    free(t);
+    etp_section_text(ctx, ETP_TEXT_WRAP | ETP_TEXT_SAFE, "note: ", 6, text);
 }
 
 typedef struct sum_ctx {
@@ -52,161 +45,128 @@ static size_t top_nodes(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static void json_row(jw *w, const sum_ctx *c, const etp_ops_row *row) { ana_json_top_op(w, c->d, row); }
+static void note_doc_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
-static int write_json(const sum_ctx *c, FILE *f, const char *path) {
+/* The JSON facts. */
+static void fill_json(const sum_ctx *c, etp_doc *doc) {
     const etp_ops_result *r = c->r;
     const ana_disp *d = c->d;
-    jw w;
-    jw_init(&w, f, true);
-    jw_obj_begin(&w);
-    jw_key(&w, "schema_version"); jw_int(&w, 1);
-    jw_key(&w, "file"); jw_str(&w, path);
-    jw_key(&w, "program"); jw_str(&w, c->a->set[OPT_PTE] ? c->a->val[OPT_PTE] : NULL);
-    jw_key(&w, "time_unit"); jw_str(&w, d->time_unit);
-    jw_key(&w, "runs"); jw_uint(&w, etp_ops_runs_kept(r));
-    jw_key(&w, "methods");
-    jw_arr_begin(&w);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_str(root, "time_unit", d->time_unit);
+    etp_node_uint(root, "runs", etp_ops_runs_kept(r));
+    etp_node *methods = etp_node_arr(root, "methods");
     for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
         const char *un;
-        jw_obj_begin(&w);
-        jw_key(&w, "name"); jw_str(&w, m->name);
-        ana_json_method_candidates(&w, m);
-        jw_key(&w, "runs"); jw_uint(&w, m->runs);
-        jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
-        jw_key(&w, "latency");
-        jw_obj_begin(&w);
-        jw_key(&w, "min"); jw_double(&w, ana_conv(d, m->unit, m->latency.min, &un));
-        jw_key(&w, "p10"); jw_double(&w, ana_conv(d, m->unit, m->latency.p10, &un));
-        jw_key(&w, "p50"); jw_double(&w, ana_conv(d, m->unit, m->latency.p50, &un));
-        jw_key(&w, "p90"); jw_double(&w, ana_conv(d, m->unit, m->latency.p90, &un));
-        jw_key(&w, "avg"); jw_double(&w, ana_conv(d, m->unit, m->latency.avg, &un));
-        jw_key(&w, "max"); jw_double(&w, ana_conv(d, m->unit, m->latency.max, &un));
-        jw_key(&w, "total"); jw_double(&w, ana_conv(d, m->unit, m->latency.total, &un));
-        jw_key(&w, "first_run");
+        etp_node *mo = etp_node_obj(methods, NULL);
+        etp_node_str(mo, "name", m->name);
+        ana_node_method_candidates(mo, m);
+        etp_node_uint(mo, "runs", m->runs);
+        etp_node_uint(mo, "skipped_runs", m->skipped);
+        etp_node *lat = etp_node_obj(mo, "latency");
+        etp_node_float(lat, "min", ana_conv(d, m->unit, m->latency.min, &un));
+        etp_node_float(lat, "p10", ana_conv(d, m->unit, m->latency.p10, &un));
+        etp_node_float(lat, "p50", ana_conv(d, m->unit, m->latency.p50, &un));
+        etp_node_float(lat, "p90", ana_conv(d, m->unit, m->latency.p90, &un));
+        etp_node_float(lat, "avg", ana_conv(d, m->unit, m->latency.avg, &un));
+        etp_node_float(lat, "max", ana_conv(d, m->unit, m->latency.max, &un));
+        etp_node_float(lat, "total", ana_conv(d, m->unit, m->latency.total, &un));
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs)
-            jw_double(&w, ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un));
-        else jw_null(&w);
-        jw_key(&w, "unit"); jw_str(&w, un);
-        jw_obj_end(&w);
-        jw_key(&w, "placement");
-        jw_arr_begin(&w);
+            etp_node_float(lat, "first_run", ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un));
+        else etp_node_null(lat, "first_run");
+        etp_node_str(lat, "unit", un);
+        etp_node *pl = etp_node_arr(mo, "placement");
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
-            jw_obj_begin(&w);
-            jw_key(&w, "placement"); jw_str(&w, p->placement);
-            jw_key(&w, "kind"); jw_str(&w, place_kind(p->place));
-            jw_key(&w, "partitions");
-            if (p->place == ETP_PLACE_FRAMEWORK) jw_null(&w);
-            else jw_uint(&w, p->partitions);
-            jw_key(&w, "calls"); jw_uint(&w, p->calls);
-            jw_key(&w, "per_run"); jw_double(&w, ana_conv(d, m->unit, p->per_run, &un));
-            jw_key(&w, "total"); jw_double(&w, ana_conv(d, m->unit, p->total, &un));
-            jw_key(&w, "share"); jw_double(&w, p->share);
-            jw_key(&w, "unit"); jw_str(&w, un);
-            jw_key(&w, "backend_own"); jw_bool(&w, p->backend_own);
-            jw_key(&w, "backend_event");
-            if (p->backend_row >= 0) jw_str(&w, etp_ops_row_get(r, (size_t)p->backend_row)->name);
-            else jw_null(&w);
-            jw_obj_end(&w);
+            etp_node *po = etp_node_obj(pl, NULL);
+            etp_node_str(po, "placement", p->placement);
+            etp_node_str(po, "kind", place_kind(p->place));
+            if (p->place == ETP_PLACE_FRAMEWORK) etp_node_null(po, "partitions");
+            else etp_node_uint(po, "partitions", p->partitions);
+            etp_node_uint(po, "calls", p->calls);
+            etp_node_float(po, "per_run", ana_conv(d, m->unit, p->per_run, &un));
+            etp_node_float(po, "total", ana_conv(d, m->unit, p->total, &un));
+            etp_node_float(po, "share", p->share);
+            etp_node_str(po, "unit", un);
+            etp_node_bool(po, "backend_own", p->backend_own);
+            etp_node_str(po, "backend_event",
+                         p->backend_row >= 0 ? etp_ops_row_get(r, (size_t)p->backend_row)->name : NULL);
         }
-        jw_arr_end(&w);
-        jw_key(&w, "profiling_level"); jw_str(&w, etp_profiling_level_name(m->profiling_level));
-        jw_key(&w, "delegate_partitions"); jw_uint(&w, m->delegate_partitions);
-        jw_key(&w, "delegates");
-        ana_json_delegates(&w, d, r, mi);
-        jw_key(&w, "cpu_operators");
-        jw_arr_begin(&w);
+        etp_node_str(mo, "profiling_level", etp_profiling_level_name(m->profiling_level));
+        etp_node_uint(mo, "delegate_partitions", m->delegate_partitions);
+        ana_node_delegates(mo, "delegates", d, r, mi);
+        etp_node *co = etp_node_arr(mo, "cpu_operators");
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
             const etp_ops_cpu_op *o = &m->cpu_ops[j];
-            jw_obj_begin(&w);
-            jw_key(&w, "operator"); jw_str(&w, o->op);
-            jw_key(&w, "instructions"); jw_uint(&w, o->instructions);
-            jw_key(&w, "calls"); jw_uint(&w, o->calls);
-            jw_key(&w, "per_run"); jw_double(&w, ana_conv(d, m->unit, o->per_run, &un));
-            jw_key(&w, "total"); jw_double(&w, ana_conv(d, m->unit, o->total, &un));
-            jw_key(&w, "share"); jw_double(&w, o->share);
-            jw_key(&w, "unit"); jw_str(&w, un);
-            jw_obj_end(&w);
+            etp_node *oo = etp_node_obj(co, NULL);
+            etp_node_str(oo, "operator", o->op);
+            etp_node_uint(oo, "instructions", o->instructions);
+            etp_node_uint(oo, "calls", o->calls);
+            etp_node_float(oo, "per_run", ana_conv(d, m->unit, o->per_run, &un));
+            etp_node_float(oo, "total", ana_conv(d, m->unit, o->total, &un));
+            etp_node_float(oo, "share", o->share);
+            etp_node_str(oo, "unit", un);
         }
-        jw_arr_end(&w);
-        jw_key(&w, "top_ops");
-        jw_arr_begin(&w);
+        etp_node *to = etp_node_arr(mo, "top_ops");
         size_t n = top_ops(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) json_row(&w, c, etp_ops_row_get(r, c->idx[k]));
-        jw_arr_end(&w);
-        jw_key(&w, "htp_nodes");
-        jw_obj_begin(&w);
-        jw_key(&w, "rows"); jw_uint(&w, m->htp_node_rows);
-        jw_key(&w, "top");
-        jw_arr_begin(&w);
+        for (size_t k = 0; k < n; k++) ana_node_top_op(to, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        etp_node *hn = etp_node_obj(mo, "htp_nodes");
+        etp_node_uint(hn, "rows", m->htp_node_rows);
+        etp_node *ht = etp_node_arr(hn, "top");
         n = top_nodes(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) json_row(&w, c, etp_ops_row_get(r, c->idx[k]));
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        jw_obj_end(&w);
+        for (size_t k = 0; k < n; k++) ana_node_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
     }
-    jw_arr_end(&w);
-    jw_key(&w, "notes");
-    jw_arr_begin(&w);
-    jw_str(&w, "placement: per_run = total / runs, so the parts add up to Method::execute; share "
-               "= % of the Method::execute total; framework = Method::execute minus the "
-               "DELEGATE_CALLs and OPERATOR_CALLs");
-    if (!c->has_prog)
-        jw_str(&w, "no --pte: methods, backends and operator namespaces are unknown");
-    ana_quality_notes(r, json_note_cb, &w);
-    jw_arr_end(&w);
-    jw_key(&w, "data_quality");
-    ana_json_quality(&w, r);
-    jw_obj_end(&w);
-    fflush(f);
-    int rc = jw_finish(&w);
-    fputc('\n', f);
-    return rc ? EXIT_IO : EXIT_OK;
+    etp_doc_notes_here(doc);
+    etp_doc_note(doc, "placement: per_run = total / runs, so the parts add up to Method::execute; share "
+                      "= % of the Method::execute total; framework = Method::execute minus the "
+                      "DELEGATE_CALLs and OPERATOR_CALLs");
+    if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
+    ana_quality_notes(r, note_doc_cb, doc);
+    ana_node_quality(root, "data_quality", r);
 }
 
 /* ------------------------------------------------------------------------------------------- */
 
-static const out_col flat_cols[] = {
-    {"section", "section", OUT_STR, 0},
-    {"method", "method", OUT_STR, 0},
-    {"item", "item", OUT_STR, 0},
-    {"placement", "placement", OUT_STR, 0},
-    {"instructions", "instructions", OUT_UINT, 0},
-    {"count", "count", OUT_UINT, 0},
-    {"value", "value", OUT_FLOAT, 3},
-    {"unit", "unit", OUT_STR, 0},
-    {"share", "share%", OUT_FLOAT, 2},
+static const etp_col flat_cols[] = {
+    {"section", "section", NULL, ETP_T_STR, false, 0},
+    {"method", "method", NULL, ETP_T_STR, false, 0},
+    {"item", "item", NULL, ETP_T_STR, false, 0},
+    {"placement", "placement", NULL, ETP_T_STR, false, 0},
+    {"instructions", "instructions", NULL, ETP_T_UINT, false, 0},
+    {"count", "count", NULL, ETP_T_UINT, false, 0},
+    {"value", "value", NULL, ETP_T_FLOAT, false, 3},
+    {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    {"share", "share%", NULL, ETP_T_FLOAT, false, 2},
 };
 #define NFLAT (sizeof flat_cols / sizeof flat_cols[0])
 
-static void flat(out_table *t, const char *sec, const char *method, const char *item,
+static void flat(etp_table *t, const char *sec, const char *method, const char *item,
                  const char *placement, int64_t instr, int64_t count, double value,
                  const char *unit, double share) {
-    out_row_begin(t);
-    out_cell_str(t, sec);
-    out_cell_str(t, method);
-    out_cell_str(t, item);
-    out_cell_str(t, placement);
-    if (instr >= 0) out_cell_uint(t, (uint64_t)instr);
-    else out_cell_null(t);
-    if (count >= 0) out_cell_uint(t, (uint64_t)count);
-    else out_cell_null(t);
-    out_cell_float(t, value);
-    out_cell_str(t, unit);
-    out_cell_float(t, share);
-    out_row_end(t);
+    etp_table_row(t);
+    etp_table_str(t, sec);
+    etp_table_str(t, method);
+    etp_table_str(t, item);
+    etp_table_str(t, placement);
+    if (instr >= 0) etp_table_uint(t, (uint64_t)instr);
+    else etp_table_null(t);
+    if (count >= 0) etp_table_uint(t, (uint64_t)count);
+    else etp_table_null(t);
+    etp_table_float(t, value);
+    etp_table_str(t, unit);
+    etp_table_float(t, share);
+
 }
 
 /* csv, tsv, jsonl: one flat table with a section column. */
-static int write_flat(const sum_ctx *c, cli_out *o) {
+static int fill_flat(const sum_ctx *c, etp_doc *doc) {
     const etp_ops_result *r = c->r;
-    out_col cols[NFLAT];
+    etp_col cols[NFLAT];
     memcpy(cols, flat_cols, sizeof cols);
     cols[6].precision = c->d->precision;
-    out_table *t = cli_table(c->a, o, cols, NFLAT);
+    etp_table *t = etp_doc_table(doc, cols, NFLAT);
     if (!t) return EXIT_INTERNAL;
+    etp_doc_flat(doc, t);
     for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
         const char *un;
@@ -246,30 +206,26 @@ static int write_flat(const sum_ctx *c, cli_out *o) {
                  v, un, row->share);
         }
     }
-    int rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-    out_table_free(t);
-    return rc;
+    return EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------- */
 
 /* table and md: a short report made of small tables. */
-static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
+static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     const etp_ops_result *r = c->r;
     const ana_disp *d = c->d;
     bool md = c->a->fmt == OUT_MD;
-    FILE *f = o->f;
+    etp_section *f = etp_doc_section(doc, "summary");
     const char *h = md ? "## " : "";
-    /* the prose fits the terminal as the tables do (table format only) */
-    int W = md ? 0 : o->width;
-    fprintf(f, "%sfile      %s\n", md ? "- " : "", path);
-    if (c->has_prog) fprintf(f, "%sprogram   %s\n", md ? "- " : "", c->a->val[OPT_PTE]);
+    etp_section_textf(f, 0, 0, "%sfile      %s\n", md ? "- " : "", path);
+    if (c->has_prog) etp_section_textf(f, 0, 0, "%sprogram   %s\n", md ? "- " : "", c->a->val[OPT_PTE]);
     else
-        out_wrapf(f, W, md ? 12 : 10,
+        etp_section_textf(f, ETP_TEXT_WRAP, md ? 12 : 10,
                   "%sprogram   not given (--pte P names the methods, operators and backends)\n",
                   md ? "- " : "");
-    fprintf(f, "%sruns      %u (run blocks)", md ? "- " : "", etp_ops_runs_kept(r));
-    fprintf(f, "\n");
+    etp_section_textf(f, 0, 0, "%sruns      %u (run blocks)", md ? "- " : "", etp_ops_runs_kept(r));
+    etp_section_textf(f, 0, 0, "\n");
     /* the methods line, built whole to be wrapped under its value */
     size_t ml = 0, mcap = 64;
     char *line = malloc(mcap);
@@ -284,16 +240,11 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             const etp_ops_method *m = etp_ops_method_get(r, mi);
             /* method names come from the program: written as table cells are (valid UTF-8,
              * control characters as spaces) */
-            char *mn = out_text_dup(m->name);
-            if (m->name && !mn) {
-                free(line);
-                return EXIT_INTERNAL;
-            }
+            const char *mn = m->name;
             char lb[600];
             snprintf(piece, sizeof piece, " %s (%u runs%s)",
                      mn ? mn : ana_method_label(m, lb, sizeof lb), m->runs,
                      m->skipped ? ", after --skip-first" : "");
-            free(mn);
         }
         size_t pl = strlen(piece);
         if (ml + pl + 1 > mcap) {
@@ -308,14 +259,13 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
         memcpy(line + ml, piece, pl + 1);
         ml += pl;
     }
-    out_wrap(f, W, NULL, md ? 12 : 10, line);
+    etp_section_text(f, ETP_TEXT_WRAP | ETP_TEXT_SAFE, NULL, md ? 12 : 10, line);
     free(line);
     int rc = EXIT_OK;
     for (uint32_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
         char lb[600];
-        char *mn = out_text_dup(m->name); /* as above */
-        if (m->name && !mn) return EXIT_INTERNAL;
+        const char *mn = m->name; /* shown safely: ETP_TEXT_SAFE */
         const char *un = NULL;
         double p50 = ana_conv(d, m->unit, m->latency.p50, &un);
         double p90 = ana_conv(d, m->unit, m->latency.p90, &un);
@@ -325,26 +275,26 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
             double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &fu);
             snprintf(first_run, sizeof first_run, "; first run %.*f %s", d->precision, first, fu);
         }
-        out_wrapf(f, W, 2, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s%s\n\n",
+        etp_section_textf(f, ETP_TEXT_WRAP | ETP_TEXT_SAFE, 2, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s%s\n\n",
                   h, mn ? mn : ana_method_label(m, lb, sizeof lb), d->precision, p50, un,
                   d->precision, p90, un, first_run);
-        free(mn);
         /* placement */
-        static const out_col pcols[] = {
-            {"placement", "where the time went", OUT_STR, 0},
-            {"partitions", "partitions", OUT_UINT, 0},
-            {"calls", "calls", OUT_UINT, 0},
-            {"per_run", "per run", OUT_FLOAT, 3},
-            {"unit", "unit", OUT_STR, 0},
-            {"share", "% of Method::execute", OUT_FLOAT, 2},
+        static const etp_col pcols[] = {
+            {"placement", "where the time went", NULL, ETP_T_STR, false, 0},
+            {"partitions", "partitions", NULL, ETP_T_UINT, false, 0},
+            {"calls", "calls", NULL, ETP_T_UINT, false, 0},
+            {"per_run", "per run", NULL, ETP_T_FLOAT, false, 3},
+            {"unit", "unit", NULL, ETP_T_STR, false, 0},
+            {"share", "% of Method::execute", NULL, ETP_T_FLOAT, false, 2},
         };
-        out_col pc[6];
+        etp_col pc[6];
         memcpy(pc, pcols, sizeof pc);
         pc[3].precision = d->precision;
-        out_table *t = cli_table(c->a, o, pc, 6);
+        etp_table *t = etp_doc_table(doc, pc, 6);
+            etp_section_table(f, t);
         /* a narrow terminal loses these first (out_table_set_droppable) */
         static const char *const pdrop[] = {"partitions:3", "calls:2", "per_run+unit:1", NULL};
-        if (t) out_table_set_droppable(t, pdrop);
+        if (t) etp_table_droppable(t, pdrop);
         if (!t) return EXIT_INTERNAL;
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
@@ -356,22 +306,22 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
                 snprintf(label, sizeof label, "%s DELEGATE_CALLs", p->placement);
             else if (p->place == ETP_PLACE_CPU) snprintf(label, sizeof label, "CPU kernels (OPERATOR_CALL)");
             else snprintf(label, sizeof label, "framework overhead (rest of Method::execute)");
-            out_row_begin(t);
-            out_cell_str(t, label);
-            if (p->place == ETP_PLACE_FRAMEWORK) out_cell_null(t);
-            else out_cell_uint(t, p->partitions);
-            out_cell_uint(t, p->calls);
-            out_cell_float(t, ana_conv(d, m->unit, p->per_run, &un));
-            out_cell_str(t, un);
-            out_cell_float(t, p->share);
-            out_row_end(t);
+            etp_table_row(t);
+            etp_table_str(t, label);
+            if (p->place == ETP_PLACE_FRAMEWORK) etp_table_null(t);
+            else etp_table_uint(t, p->partitions);
+            etp_table_uint(t, p->calls);
+            etp_table_float(t, ana_conv(d, m->unit, p->per_run, &un));
+            etp_table_str(t, un);
+            etp_table_float(t, p->share);
+        
         }
         char b[600];
         snprintf(b, sizeof b,
                  "%u delegate partition(s) (distinct DELEGATE_CALL instructions); per run = "
                  "total / %u runs, so the rows add up to Method::execute",
                  m->delegate_partitions, m->runs);
-        out_table_note(t, b);
+        etp_table_note(t, b);
         if (m->profiling_level == ETP_PL_METHOD_ONLY) {
             bool own = false;
             for (uint32_t j = 0; j < m->n_parts; j++) own |= m->parts[j].backend_own;
@@ -381,71 +331,69 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
                            "delegate time, not a DELEGATE_CALL) and the framework row includes "
                            "everything else"
                          : "the framework row is all of Method::execute");
-            out_table_note(t, b);
+            etp_table_note(t, b);
         }
-        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-        out_table_free(t);
         /* CPU fallback */
         if (m->n_cpu_ops == 0 && m->profiling_level != ETP_PL_FULL) {
-            out_wrapf(f, W, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
+            etp_section_textf(f, ETP_TEXT_WRAP, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
                                "recorded (profiling level %s)\n",
                       etp_profiling_level_name(m->profiling_level));
         } else if (m->n_cpu_ops == 0) {
-            out_wrapf(f, W, 2, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
+            etp_section_textf(f, ETP_TEXT_WRAP, 2, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
                     m->delegate_partitions ? "a delegate" : "no instruction (no OPERATOR_CALL or DELEGATE_CALL events: method-only profiling?)");
         } else {
             uint32_t ninstr = 0;
             for (uint32_t j = 0; j < m->n_cpu_ops; j++) ninstr += m->cpu_ops[j].instructions;
-            out_wrapf(f, W, 2, "\nCPU (fallback) operators: %u kernel instruction(s) of %u type(s)\n\n", ninstr,
+            etp_section_textf(f, ETP_TEXT_WRAP, 2, "\nCPU (fallback) operators: %u kernel instruction(s) of %u type(s)\n\n", ninstr,
                     m->n_cpu_ops);
-            static const out_col ccols[] = {
-                {"operator", "operator", OUT_STR, 0},
-                {"instructions", "x", OUT_UINT, 0},
-                {"calls", "calls", OUT_UINT, 0},
-                {"per_run", "per run", OUT_FLOAT, 3},
-                {"unit", "unit", OUT_STR, 0},
-                {"share", "% of Method::execute", OUT_FLOAT, 2},
+            static const etp_col ccols[] = {
+                {"operator", "operator", NULL, ETP_T_STR, false, 0},
+                {"instructions", "x", NULL, ETP_T_UINT, false, 0},
+                {"calls", "calls", NULL, ETP_T_UINT, false, 0},
+                {"per_run", "per run", NULL, ETP_T_FLOAT, false, 3},
+                {"unit", "unit", NULL, ETP_T_STR, false, 0},
+                {"share", "% of Method::execute", NULL, ETP_T_FLOAT, false, 2},
             };
-            out_col cc[6];
+            etp_col cc[6];
             memcpy(cc, ccols, sizeof cc);
             cc[3].precision = d->precision;
-            t = cli_table(c->a, o, cc, 6);
+            t = etp_doc_table(doc, cc, 6);
+            etp_section_table(f, t);
             static const char *const cdrop[] = {"instructions:3", "calls:2", "per_run+unit:1",
                                                 NULL};
-            if (t) out_table_set_droppable(t, cdrop);
+            if (t) etp_table_droppable(t, cdrop);
             if (!t) return EXIT_INTERNAL;
             for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
                 const etp_ops_cpu_op *op = &m->cpu_ops[j];
-                out_row_begin(t);
-                out_cell_str(t, op->op);
-                out_cell_uint(t, op->instructions);
-                out_cell_uint(t, op->calls);
-                out_cell_float(t, ana_conv(d, m->unit, op->per_run, &un));
-                out_cell_str(t, un);
-                out_cell_float(t, op->share);
-                out_row_end(t);
+                etp_table_row(t);
+                etp_table_str(t, op->op);
+                etp_table_uint(t, op->instructions);
+                etp_table_uint(t, op->calls);
+                etp_table_float(t, ana_conv(d, m->unit, op->per_run, &un));
+                etp_table_str(t, un);
+                etp_table_float(t, op->share);
+            
             }
-            if (!rc) rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-            out_table_free(t);
         }
         /* top operators */
         size_t n = top_ops(c, mi, c->idx);
         if (n) {
-            out_wrapf(f, W, 2, "\ntop %zu operators by time (CPU kernels and delegate partitions)\n\n", n);
-            static const out_col tcols[] = {
-                {"name", "name", OUT_STR, 0},      {"instr", "instr", OUT_INT, 0},
-                {"placement", "placement", OUT_STR, 0},
-                {"count", "count", OUT_UINT, 0},   {"p50", "p50", OUT_FLOAT, 3},
-                {"total", "total", OUT_FLOAT, 3},  {"unit", "unit", OUT_STR, 0},
-                {"share", "% of Method::execute", OUT_FLOAT, 2},
+            etp_section_textf(f, ETP_TEXT_WRAP, 2, "\ntop %zu operators by time (CPU kernels and delegate partitions)\n\n", n);
+            static const etp_col tcols[] = {
+                {"name", "name", NULL, ETP_T_STR, false, 0},      {"instr", "instr", NULL, ETP_T_INT, false, 0},
+                {"placement", "placement", NULL, ETP_T_STR, false, 0},
+                {"count", "count", NULL, ETP_T_UINT, false, 0},   {"p50", "p50", NULL, ETP_T_FLOAT, false, 3},
+                {"total", "total", NULL, ETP_T_FLOAT, false, 3},  {"unit", "unit", NULL, ETP_T_STR, false, 0},
+                {"share", "% of Method::execute", NULL, ETP_T_FLOAT, false, 2},
             };
-            out_col tc[8];
+            etp_col tc[8];
             memcpy(tc, tcols, sizeof tc);
             tc[4].precision = tc[5].precision = d->precision;
-            t = cli_table(c->a, o, tc, 8);
+            t = etp_doc_table(doc, tc, 8);
+            etp_section_table(f, t);
             static const char *const tdrop[] = {"instr:6", "count:5", "total:4", "placement:3",
                                                 "share:2", "p50+unit:1", NULL};
-            if (t) out_table_set_droppable(t, tdrop);
+            if (t) etp_table_droppable(t, tdrop);
             if (!t) return EXIT_INTERNAL;
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
@@ -453,61 +401,56 @@ static int write_report(const sum_ctx *c, cli_out *o, const char *path) {
                 if (row->kind == ETP_KIND_DELEGATE_CALL)
                     snprintf(label, sizeof label, "DELEGATE_CALL [%s]", row->placement);
                 else snprintf(label, sizeof label, "%s", row->op ? row->op : row->name);
-                out_row_begin(t);
-                out_cell_str(t, label);
-                if (row->chain >= 0 && row->instr >= 0) out_cell_int(t, row->instr);
-                else out_cell_null(t);
-                out_cell_str(t, row->placement);
-                out_cell_uint(t, row->count);
-                out_cell_float(t, ana_conv(d, row->unit, row->stats.p50, &un));
-                out_cell_float(t, ana_conv(d, row->unit, row->stats.total, &un));
-                out_cell_str(t, un);
-                out_cell_float(t, row->share);
-                out_row_end(t);
+                etp_table_row(t);
+                etp_table_str(t, label);
+                if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+                else etp_table_null(t);
+                etp_table_str(t, row->placement);
+                etp_table_uint(t, row->count);
+                etp_table_float(t, ana_conv(d, row->unit, row->stats.p50, &un));
+                etp_table_float(t, ana_conv(d, row->unit, row->stats.total, &un));
+                etp_table_str(t, un);
+                etp_table_float(t, row->share);
+            
             }
-            if (!rc) rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-            out_table_free(t);
         }
         n = top_nodes(c, mi, c->idx);
         if (n) {
-            out_wrapf(f, W, 2, "\ntop %zu of %u HTP nodes by cycles (inside the QNN partition: these "
+            etp_section_textf(f, ETP_TEXT_WRAP, 2, "\ntop %zu of %u HTP nodes by cycles (inside the QNN partition: these "
                                "ran on the NPU)\n\n",
                     n, m->htp_node_rows);
-            static const out_col ncols[] = {
-                {"name", "HTP node", OUT_STR, 0},    {"count", "count", OUT_UINT, 0},
-                {"p50", "p50", OUT_FLOAT, 0},        {"unit", "unit", OUT_STR, 0},
-                {"share", "% of accelerator cycles", OUT_FLOAT, 2},
+            static const etp_col ncols[] = {
+                {"name", "HTP node", NULL, ETP_T_STR, false, 0},    {"count", "count", NULL, ETP_T_UINT, false, 0},
+                {"p50", "p50", NULL, ETP_T_FLOAT, false, 0},        {"unit", "unit", NULL, ETP_T_STR, false, 0},
+                {"share", "% of accelerator cycles", NULL, ETP_T_FLOAT, false, 2},
             };
-            t = cli_table(c->a, o, ncols, 5);
+            t = etp_doc_table(doc, ncols, 5);
+            etp_section_table(f, t);
             static const char *const ndrop[] = {"count:3", "share:2", "p50+unit:1", NULL};
-            if (t) out_table_set_droppable(t, ndrop);
+            if (t) etp_table_droppable(t, ndrop);
             if (!t) return EXIT_INTERNAL;
             uint32_t flags = 0, units = 0;
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
                 flags |= row->flags;
                 units |= 1u << row->unit;
-                out_row_begin(t);
-                out_cell_str(t, row->name);
-                out_cell_uint(t, row->count);
-                out_cell_float(t, row->stats.p50);
-                out_cell_str(t, etp_unit_name(row->unit));
-                out_cell_float(t, row->share);
-                out_row_end(t);
+                etp_table_row(t);
+                etp_table_str(t, row->name);
+                etp_table_uint(t, row->count);
+                etp_table_float(t, row->stats.p50);
+                etp_table_str(t, etp_unit_name(row->unit));
+                etp_table_float(t, row->share);
+            
             }
             ana_disp d0 = *d;
             d0.htp_ghz = 0;
             ana_unit_notes(&d0, flags, units & (1u << ETP_UNIT_CYCLES), note_cb, t);
-            if (!rc) rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-            out_table_free(t);
         }
     }
-    fputc('\n', f);
-    text_out to = {f, W};
-    ana_quality_notes(r, text_note_cb, &to);
-    out_wrap(f, W, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
+    etp_section_text(f, 0, NULL, 0, "\n");
+    ana_quality_notes(r, text_note_cb, f);
+    etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
-    if (ferror(f) && !rc) rc = EXIT_IO;
     return rc;
 }
 
@@ -525,9 +468,16 @@ static int run_summary(cli_args *a) {
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL};
-    if (a->fmt == OUT_JSON) rc = write_json(&c, o.f, path);
-    else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_report(&c, &o, path);
-    else rc = write_flat(&c, &o);
+    /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
+    etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    if (!doc) rc = EXIT_INTERNAL;
+    else {
+        fill_json(&c, doc);
+        rc = fill_flat(&c, doc);
+        if (!rc && (a->fmt == OUT_TABLE || a->fmt == OUT_MD)) rc = fill_report(&c, doc, path);
+        if (!rc) rc = cli_render(a, &o, doc);
+        etp_doc_free(doc);
+    }
     free(idx);
     etp_ops_free(r);
     cli_close_inputs(&in);

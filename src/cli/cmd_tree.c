@@ -185,7 +185,7 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
         out_cell_float(t, nv->wall);
         out_cell_str(t, isnan(nv->wall) ? NULL : c->d->est_unit);
     }
-    if (c->rec) cli_etr_cells(t, c->rec, m->name, row, c->etr_machine, &c->etr);
+    if (c->rec) cli_etr_cells_out(t, c->rec, m->name, row, c->etr_machine, &c->etr);
     out_row_end(t);
 }
 
@@ -383,7 +383,7 @@ static int run_tree(cli_args *a) {
         cols[7].precision = cols[8].precision = d.precision;
         cols[NCOLS - 2].precision = d.precision;
         size_t ncols = est ? NCOLS : NCOLS - NWALL;
-        if (rec) ncols = cli_etr_cols(cols, ncols, c.etr_machine);
+        if (rec) ncols = cli_etr_cols_out(cols, ncols, c.etr_machine);
         out_table *t = cli_table(a, &o, cols, ncols);
         static const char *const droppable[] = {
             "role:14", "depth:13", "instruction_id:12", "kind:11", "count:10",

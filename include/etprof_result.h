@@ -1,0 +1,149 @@
+/*
+ * etprof_result.h - one result model for every etprof output (issue 11.2).
+ *
+ * An analysis fills an etp_doc once; etp_doc_render() writes it in any of the six formats
+ * (docs/output-formats.md, docs/result-model.md). The document has
+ *
+ *  - an envelope: schema_version, file, program (the JSON object's first members, written by
+ *    the renderer only: no command writes them itself);
+ *  - a tree of facts for the JSON view: the root object's members after the envelope, each a
+ *    typed value (int, uint, float, string, bool, null), a nested object (a fact group), an
+ *    array, or a table (an array of row objects);
+ *  - notes (JSON: the "notes" array, placed with etp_doc_notes_here(), else last);
+ *  - ordered sections for the text views (table, md): each a list of blocks, prose (optionally
+ *    wrapped to the terminal) and tables;
+ *  - tables with typed columns (key, header, unit, type, nullable, precision) and typed cells.
+ *    A table is shown in the text views when added to a section, in csv/tsv/jsonl when marked
+ *    with etp_doc_flat() (these formats write one table), and in JSON when attached to a node.
+ *
+ * Ownership and lifetime: the document owns everything added to it; every string given is
+ * copied, so the caller's buffers may go right after the call. Nodes, tables and sections
+ * returned by the builders belong to the document and live until etp_doc_free().
+ *
+ * Errors: builders never fail loudly. Running out of memory or misuse (a cell past the last
+ * column, a keyed member in an array) sets a sticky error on the document, after which the
+ * builders do nothing; etp_doc_render() then returns ETP_E_INTERNAL without writing. NULL
+ * node/table/section arguments are ignored (so a failed builder's NULL result is harmless).
+ *
+ * Threads: a document is used by one thread at a time; distinct documents are independent.
+ */
+#ifndef ETPROF_RESULT_H
+#define ETPROF_RESULT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "etprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+ETP_API_BEGIN
+
+/* Output formats (docs/output-formats.md). */
+typedef enum { ETP_FMT_TABLE, ETP_FMT_CSV, ETP_FMT_TSV, ETP_FMT_JSON, ETP_FMT_JSONL, ETP_FMT_MD } etp_format;
+/* Value and column types. */
+typedef enum { ETP_T_STR, ETP_T_INT, ETP_T_UINT, ETP_T_FLOAT, ETP_T_BOOL, ETP_T_NULL } etp_type;
+
+typedef struct etp_col {
+    const char *key;    /* JSON key and csv/tsv header */
+    const char *header; /* table/md header (NULL: the key) */
+    const char *unit;   /* NULL: none; else shown in table/md headers as "header (unit)" */
+    etp_type type;      /* numeric columns are right-aligned in table and md */
+    bool nullable;      /* the column may hold null cells (documentation; JSON writes null) */
+    int precision;      /* digits after the point of float cells in table/md/csv/tsv; <0 shortest */
+} etp_col;
+
+typedef struct etp_doc etp_doc;
+typedef struct etp_node etp_node;
+typedef struct etp_table etp_table;
+typedef struct etp_section etp_section;
+
+/* A new document for `command` with the envelope's values (file, program: NULL writes null).
+ * schema_version < 0 leaves the envelope out of the JSON view altogether. NULL when out of
+ * memory. */
+etp_doc *etp_doc_new(const char *command, int schema_version, const char *file, const char *program);
+void etp_doc_free(etp_doc *d); /* NULL is allowed */
+const char *etp_doc_command(const etp_doc *d);
+bool etp_doc_ok(const etp_doc *d); /* false after an error (out of memory, misuse) */
+
+/* ---- facts: the JSON view ---- */
+etp_node *etp_doc_root(etp_doc *d);
+/* Members of an object take a key; members of an array take key NULL. */
+void etp_node_int(etp_node *n, const char *key, int64_t v);
+void etp_node_uint(etp_node *n, const char *key, uint64_t v);
+void etp_node_float(etp_node *n, const char *key, double v); /* NaN, inf: null */
+void etp_node_str(etp_node *n, const char *key, const char *s); /* NULL: null */
+void etp_node_bool(etp_node *n, const char *key, bool v);
+void etp_node_null(etp_node *n, const char *key);
+etp_node *etp_node_obj(etp_node *n, const char *key); /* a nested object (a fact group) */
+etp_node *etp_node_arr(etp_node *n, const char *key); /* a nested array */
+/* The table's rows as an array of objects (one member per column, absent cells null) here. */
+void etp_node_table(etp_node *n, const char *key, etp_table *t);
+/* The JSON "notes" array goes here (at the current end of the root), not last. */
+void etp_doc_notes_here(etp_doc *d);
+void etp_doc_note(etp_doc *d, const char *text);
+
+/* ---- tables ---- */
+/* The columns are copied. NULL on error. */
+etp_table *etp_doc_table(etp_doc *d, const etp_col *cols, size_t ncols);
+void etp_table_row(etp_table *t); /* starts a row; cells follow in column order */
+void etp_table_str(etp_table *t, const char *s); /* NULL: null */
+void etp_table_int(etp_table *t, int64_t v);
+void etp_table_uint(etp_table *t, uint64_t v);
+void etp_table_float(etp_table *t, double v); /* NaN: null */
+void etp_table_bool(etp_table *t, bool v);
+void etp_table_null(etp_table *t);
+/* A note shown under the table (table, md) or as the table's "notes" (when it is a whole JSON
+ * document's table: not used by the node view). */
+void etp_table_note(etp_table *t, const char *text);
+/* Table format past the width: columns to leave out first ("key:rank", NULL-terminated; see
+ * docs/output-formats.md). Copied. */
+void etp_table_droppable(etp_table *t, const char *const *key_ranks);
+size_t etp_table_rows(const etp_table *t);
+size_t etp_table_cols(const etp_table *t);
+const etp_col *etp_table_col(const etp_table *t, size_t i);
+/* The cell's type (ETP_T_NULL when null or absent) and value; false out of range. */
+bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, int64_t *i,
+                    uint64_t *u, double *f, const char **s);
+
+/* ---- sections: the text views ---- */
+etp_section *etp_doc_section(etp_doc *d, const char *key);
+/* Prose flags: wrap at the terminal width (continuation lines indented by `indent`), and show
+ * names from the input safely (valid UTF-8, control characters as spaces). */
+enum { ETP_TEXT_WRAP = 1, ETP_TEXT_SAFE = 2 };
+void etp_section_text(etp_section *s, unsigned flags, const char *prefix, size_t indent, const char *text);
+void etp_section_textf(etp_section *s, unsigned flags, size_t indent, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void etp_section_table(etp_section *s, etp_table *t);
+/* csv, tsv, jsonl write this table (one per document; the last one given wins). */
+void etp_doc_flat(etp_doc *d, etp_table *t);
+
+/* The document is this one table in every format, with its notes: the shape of the table
+ * commands (ops, ...). JSON {schema_version, rows: [...], notes: [...] (only when there are
+ * notes)}, without file and program (their 0.1.0 shape); text: the table and its notes;
+ * csv/tsv/jsonl: the rows. Facts, sections and the flat table are then not rendered. */
+void etp_doc_single_table(etp_doc *d, etp_table *t);
+
+/* ---- rendering ---- */
+typedef struct etp_render_opts {
+    int width;    /* table format: largest line width (0: unlimited, e.g. --wide or not a tty) */
+    bool csv_raw; /* csv/tsv: no "'" before text cells that look like formulas (--csv-raw) */
+} etp_render_opts;
+
+/* Writes the document in `fmt` to `f` and flushes it. 0, ETP_E_IO (a write failed),
+ * ETP_E_INTERNAL (the document had an error, or out of memory), ETP_E_USAGE (fmt unknown).
+ * opts NULL: defaults. The document is not changed: render it as often as needed. */
+int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts);
+
+ETP_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif /* ETPROF_RESULT_H */

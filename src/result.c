@@ -1,0 +1,700 @@
+/* result.c - the result model (include/etprof_result.h) and its one renderer, over out.c (the
+ * table formats) and jw.c (JSON). The JSON envelope is written here and nowhere else. */
+#include "etprof_result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jw.h"
+#include "out.h"
+#include "result_int.h"
+
+typedef struct cell {
+    etp_type t;
+    size_t n; /* string length */
+    union {
+        int64_t i;
+        uint64_t u;
+        double f;
+        bool b;
+        char *s;
+    } v;
+} cell;
+
+typedef enum { N_VAL, N_OBJ, N_ARR, N_TABLE, N_NOTES } nkind;
+
+struct etp_node {
+    etp_doc *doc;
+    nkind kind;
+    char *key;
+    cell val;          /* N_VAL */
+    etp_node **kids;   /* N_OBJ, N_ARR */
+    size_t nkids, capkids;
+    etp_table *table;  /* N_TABLE */
+};
+
+struct etp_table {
+    etp_doc *doc;
+    etp_col *cols;     /* strings owned */
+    char **headers;    /* out_col header per column ("header (unit)"), owned */
+    size_t ncols;
+    cell *cells;       /* rows * ncols */
+    size_t nrows, cap;
+    size_t at;         /* next cell of the current row */
+    bool in_row;
+    char **notes;
+    size_t nnotes;
+    char **drop;       /* NULL-terminated */
+    etp_table *next;   /* every table of the document */
+};
+
+typedef struct block {
+    etp_table *table; /* or prose: */
+    unsigned flags;
+    char *prefix;
+    size_t indent;
+    char *text;
+} block;
+
+struct etp_section {
+    etp_doc *doc;
+    char *key;
+    block *blocks;
+    size_t nblocks;
+    etp_section *next;
+};
+
+struct etp_doc {
+    char *command, *file, *program;
+    int schema_version;
+    bool error;
+    etp_node root;
+    bool notes_placed;
+    char **notes;
+    size_t nnotes;
+    etp_table *tables, *tables_tail;
+    etp_section *sections, *sections_tail;
+    etp_table *flat;
+    etp_table *single;
+};
+
+static char *dup(etp_doc *d, const char *s) {
+    if (!s) return NULL;
+    char *p = strdup(s);
+    if (!p) d->error = true;
+    return p;
+}
+
+static bool grow(etp_doc *d, void **p, size_t *cap, size_t n, size_t size) {
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 8;
+    void *q = realloc(*p, nc * size);
+    if (!q) {
+        d->error = true;
+        return false;
+    }
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static bool push_str(etp_doc *d, char ***list, size_t *n, const char *s) {
+    char **l = realloc(*list, (*n + 1) * sizeof *l);
+    if (!l) {
+        d->error = true;
+        return false;
+    }
+    *list = l;
+    if (!(l[*n] = dup(d, s))) return false;
+    (*n)++;
+    return true;
+}
+
+etp_doc *etp_doc_new(const char *command, int schema_version, const char *file, const char *program) {
+    etp_doc *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->schema_version = schema_version;
+    d->command = dup(d, command ? command : "");
+    d->file = dup(d, file);
+    d->program = dup(d, program);
+    d->root.doc = d;
+    d->root.kind = N_OBJ;
+    if (d->error) {
+        etp_doc_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void free_node(etp_node *n) {
+    free(n->key);
+    if (n->kind == N_VAL && n->val.t == ETP_T_STR) free(n->val.v.s);
+    for (size_t i = 0; i < n->nkids; i++) {
+        free_node(n->kids[i]);
+        free(n->kids[i]);
+    }
+    free(n->kids);
+}
+
+static void free_list(char **l, size_t n) {
+    for (size_t i = 0; i < n; i++) free(l[i]);
+    free(l);
+}
+
+void etp_doc_free(etp_doc *d) {
+    if (!d) return;
+    free_node(&d->root);
+    free_list(d->notes, d->nnotes);
+    for (etp_table *t = d->tables, *nt; t; t = nt) {
+        nt = t->next;
+        for (size_t c = 0; c < t->ncols; c++) {
+            free((char *)t->cols[c].key);
+            free((char *)t->cols[c].header);
+            free((char *)t->cols[c].unit);
+            free(t->headers[c]);
+        }
+        for (size_t i = 0; i < t->nrows * t->ncols; i++)
+            if (t->cells[i].t == ETP_T_STR) free(t->cells[i].v.s);
+        free(t->cols);
+        free(t->headers);
+        free(t->cells);
+        free_list(t->notes, t->nnotes);
+        if (t->drop) {
+            for (char **p = t->drop; *p; p++) free(*p);
+            free(t->drop);
+        }
+        free(t);
+    }
+    for (etp_section *s = d->sections, *ns; s; s = ns) {
+        ns = s->next;
+        for (size_t i = 0; i < s->nblocks; i++) {
+            free(s->blocks[i].prefix);
+            free(s->blocks[i].text);
+        }
+        free(s->blocks);
+        free(s->key);
+        free(s);
+    }
+    free(d->command);
+    free(d->file);
+    free(d->program);
+    free(d);
+}
+
+const char *etp_doc_command(const etp_doc *d) { return d ? d->command : NULL; }
+bool etp_doc_ok(const etp_doc *d) { return d && !d->error; }
+etp_node *etp_doc_root(etp_doc *d) { return d ? &d->root : NULL; }
+
+/* ---- facts ---- */
+
+static etp_node *add(etp_node *n, const char *key, nkind kind) {
+    if (!n || n->doc->error) return NULL;
+    etp_doc *d = n->doc;
+    if ((n->kind == N_OBJ) != (key != NULL) || (n->kind != N_OBJ && n->kind != N_ARR)) {
+        d->error = true; /* a keyed member in an array, or a value in a value */
+        return NULL;
+    }
+    if (!grow(d, (void **)&n->kids, &n->capkids, n->nkids, sizeof *n->kids)) return NULL;
+    etp_node *k = calloc(1, sizeof *k);
+    if (!k) {
+        d->error = true;
+        return NULL;
+    }
+    k->doc = d;
+    k->kind = kind;
+    k->key = dup(d, key);
+    if (key && !k->key) {
+        free(k);
+        return NULL;
+    }
+    n->kids[n->nkids++] = k;
+    return k;
+}
+
+void etp_node_int(etp_node *n, const char *key, int64_t v) {
+    etp_node *k = add(n, key, N_VAL);
+    if (k) k->val = (cell){.t = ETP_T_INT, .v.i = v};
+}
+void etp_node_uint(etp_node *n, const char *key, uint64_t v) {
+    etp_node *k = add(n, key, N_VAL);
+    if (k) k->val = (cell){.t = ETP_T_UINT, .v.u = v};
+}
+void etp_node_float(etp_node *n, const char *key, double v) {
+    etp_node *k = add(n, key, N_VAL);
+    if (k) k->val = isfinite(v) ? (cell){.t = ETP_T_FLOAT, .v.f = v} : (cell){.t = ETP_T_NULL};
+}
+void etp_node_str(etp_node *n, const char *key, const char *s) {
+    etp_node *k = add(n, key, N_VAL);
+    if (!k) return;
+    if (!s) {
+        k->val.t = ETP_T_NULL;
+        return;
+    }
+    k->val.t = ETP_T_STR;
+    k->val.n = strlen(s);
+    if (!(k->val.v.s = dup(n->doc, s))) k->val.t = ETP_T_NULL;
+}
+void etp_node_bool(etp_node *n, const char *key, bool v) {
+    etp_node *k = add(n, key, N_VAL);
+    if (k) k->val = (cell){.t = ETP_T_BOOL, .v.b = v};
+}
+void etp_node_null(etp_node *n, const char *key) {
+    etp_node *k = add(n, key, N_VAL);
+    if (k) k->val.t = ETP_T_NULL;
+}
+etp_node *etp_node_obj(etp_node *n, const char *key) { return add(n, key, N_OBJ); }
+etp_node *etp_node_arr(etp_node *n, const char *key) { return add(n, key, N_ARR); }
+void etp_node_table(etp_node *n, const char *key, etp_table *t) {
+    if (!t) return;
+    etp_node *k = add(n, key, N_TABLE);
+    if (k) k->table = t;
+}
+void etp_doc_notes_here(etp_doc *d) {
+    if (!d || d->notes_placed) return;
+    if (add(&d->root, "notes", N_NOTES)) d->notes_placed = true;
+}
+void etp_doc_note(etp_doc *d, const char *text) {
+    if (d && !d->error && text) push_str(d, &d->notes, &d->nnotes, text);
+}
+
+/* ---- tables ---- */
+
+etp_table *etp_doc_table(etp_doc *d, const etp_col *cols, size_t ncols) {
+    if (!d || d->error || !ncols) return NULL;
+    etp_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        d->error = true;
+        return NULL;
+    }
+    t->doc = d;
+    if (d->tables_tail) d->tables_tail->next = t;
+    else d->tables = t;
+    d->tables_tail = t;
+    t->cols = calloc(ncols, sizeof *t->cols);
+    t->headers = calloc(ncols, sizeof *t->headers);
+    if (!t->cols || !t->headers) {
+        d->error = true;
+        return NULL;
+    }
+    t->ncols = ncols;
+    for (size_t c = 0; c < ncols; c++) {
+        t->cols[c] = cols[c];
+        t->cols[c].key = dup(d, cols[c].key ? cols[c].key : "");
+        t->cols[c].header = dup(d, cols[c].header);
+        t->cols[c].unit = dup(d, cols[c].unit);
+        const char *h = cols[c].header ? cols[c].header : cols[c].key ? cols[c].key : "";
+        if (cols[c].unit) {
+            size_t n = strlen(h) + strlen(cols[c].unit) + 4;
+            if ((t->headers[c] = malloc(n))) snprintf(t->headers[c], n, "%s (%s)", h, cols[c].unit);
+            else d->error = true;
+        } else {
+            t->headers[c] = dup(d, h);
+        }
+    }
+    return d->error ? NULL : t;
+}
+
+static cell *next_cell(etp_table *t) {
+    if (!t || t->doc->error) return NULL;
+    if (!t->in_row || t->at >= t->ncols) {
+        t->doc->error = true;
+        return NULL;
+    }
+    return &t->cells[(t->nrows - 1) * t->ncols + t->at++];
+}
+
+void etp_table_row(etp_table *t) {
+    if (!t || t->doc->error) return;
+    size_t need = (t->nrows + 1) * t->ncols;
+    if (need > t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 16 * t->ncols;
+        while (nc < need) nc *= 2;
+        cell *c = realloc(t->cells, nc * sizeof *c);
+        if (!c) {
+            t->doc->error = true;
+            return;
+        }
+        t->cells = c;
+        t->cap = nc;
+    }
+    memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof *t->cells);
+    for (size_t c = 0; c < t->ncols; c++) t->cells[t->nrows * t->ncols + c].t = ETP_T_NULL;
+    t->nrows++;
+    t->at = 0;
+    t->in_row = true;
+}
+
+void etp_table_str(etp_table *t, const char *s) {
+    cell *c = next_cell(t);
+    if (!c || !s) return;
+    if ((c->v.s = dup(t->doc, s))) {
+        c->t = ETP_T_STR;
+        c->n = strlen(s);
+    }
+}
+void etp_table_int(etp_table *t, int64_t v) {
+    cell *c = next_cell(t);
+    if (c) *c = (cell){.t = ETP_T_INT, .v.i = v};
+}
+void etp_table_uint(etp_table *t, uint64_t v) {
+    cell *c = next_cell(t);
+    if (c) *c = (cell){.t = ETP_T_UINT, .v.u = v};
+}
+void etp_table_float(etp_table *t, double v) {
+    cell *c = next_cell(t);
+    if (c && !isnan(v)) *c = (cell){.t = ETP_T_FLOAT, .v.f = v};
+}
+void etp_table_bool(etp_table *t, bool v) {
+    cell *c = next_cell(t);
+    if (c) *c = (cell){.t = ETP_T_BOOL, .v.b = v};
+}
+void etp_table_null(etp_table *t) { (void)next_cell(t); }
+
+void etp_table_note(etp_table *t, const char *text) {
+    if (t && !t->doc->error && text) push_str(t->doc, &t->notes, &t->nnotes, text);
+}
+
+void etp_table_droppable(etp_table *t, const char *const *key_ranks) {
+    if (!t || t->doc->error || !key_ranks) return;
+    size_t n = 0;
+    while (key_ranks[n]) n++;
+    char **l = calloc(n + 1, sizeof *l);
+    if (!l) {
+        t->doc->error = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) l[i] = dup(t->doc, key_ranks[i]);
+    if (t->drop) {
+        for (char **p = t->drop; *p; p++) free(*p);
+        free(t->drop);
+    }
+    t->drop = l;
+}
+
+size_t etp_table_rows(const etp_table *t) { return t ? t->nrows : 0; }
+size_t etp_table_cols(const etp_table *t) { return t ? t->ncols : 0; }
+const etp_col *etp_table_col(const etp_table *t, size_t i) { return t && i < t->ncols ? &t->cols[i] : NULL; }
+
+bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, int64_t *i,
+                    uint64_t *u, double *f, const char **s) {
+    if (!t || row >= t->nrows || col >= t->ncols) return false;
+    const cell *c = &t->cells[row * t->ncols + col];
+    if (type) *type = c->t;
+    if (i) *i = c->t == ETP_T_INT ? c->v.i : 0;
+    if (u) *u = c->t == ETP_T_UINT ? c->v.u : 0;
+    if (f) *f = c->t == ETP_T_FLOAT ? c->v.f : NAN;
+    if (s) *s = c->t == ETP_T_STR ? c->v.s : NULL;
+    return true;
+}
+
+/* ---- sections ---- */
+
+etp_section *etp_doc_section(etp_doc *d, const char *key) {
+    if (!d || d->error) return NULL;
+    etp_section *s = calloc(1, sizeof *s);
+    if (!s) {
+        d->error = true;
+        return NULL;
+    }
+    s->doc = d;
+    s->key = dup(d, key);
+    if (d->sections_tail) d->sections_tail->next = s;
+    else d->sections = s;
+    d->sections_tail = s;
+    return s;
+}
+
+static block *add_block(etp_section *s, etp_doc *d) {
+    if (!s || !d || d->error) return NULL;
+    block *b = realloc(s->blocks, (s->nblocks + 1) * sizeof *b);
+    if (!b) {
+        d->error = true;
+        return NULL;
+    }
+    s->blocks = b;
+    memset(&b[s->nblocks], 0, sizeof *b);
+    return &b[s->nblocks++];
+}
+
+static etp_doc *doc_of(etp_section *s) { return s ? s->doc : NULL; }
+
+void etp_section_text(etp_section *s, unsigned flags, const char *prefix, size_t indent, const char *text) {
+    etp_doc *d = doc_of(s);
+    block *b = add_block(s, d);
+    if (!b) return;
+    b->flags = flags;
+    b->indent = indent;
+    b->prefix = dup(d, prefix);
+    b->text = dup(d, text ? text : "");
+}
+
+void etp_section_textf(etp_section *s, unsigned flags, size_t indent, const char *fmt, ...) {
+    etp_doc *d = doc_of(s);
+    if (!s || !d || d->error) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        d->error = true;
+        return;
+    }
+    char *p = malloc((size_t)n + 1);
+    if (!p) {
+        d->error = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    etp_section_text(s, flags, NULL, indent, p);
+    free(p);
+}
+
+void etp_section_table(etp_section *s, etp_table *t) {
+    if (!t) return;
+    block *b = add_block(s, t->doc);
+    if (b) b->table = t;
+}
+
+void etp_doc_flat(etp_doc *d, etp_table *t) {
+    if (d && t) d->flat = t;
+}
+
+void etp_doc_single_table(etp_doc *d, etp_table *t) {
+    if (d && t) d->single = t;
+}
+
+/* ---- rendering ---- */
+
+static void json_cell(jw *w, const cell *c) {
+    switch (c->t) {
+    case ETP_T_STR: jw_strn(w, c->v.s, c->n); break;
+    case ETP_T_INT: jw_int(w, c->v.i); break;
+    case ETP_T_UINT: jw_uint(w, c->v.u); break;
+    case ETP_T_FLOAT: jw_double(w, c->v.f); break;
+    case ETP_T_BOOL: jw_bool(w, c->v.b); break;
+    case ETP_T_NULL: jw_null(w); break;
+    }
+}
+
+static void json_table(jw *w, const etp_table *t) {
+    jw_arr_begin(w);
+    for (size_t r = 0; r < t->nrows; r++) {
+        jw_obj_begin(w);
+        for (size_t c = 0; c < t->ncols; c++) {
+            jw_key(w, t->cols[c].key);
+            json_cell(w, &t->cells[r * t->ncols + c]);
+        }
+        jw_obj_end(w);
+    }
+    jw_arr_end(w);
+}
+
+static void json_node(jw *w, const etp_doc *d, const etp_node *n) {
+    if (n->key) jw_key(w, n->key);
+    switch (n->kind) {
+    case N_VAL: json_cell(w, &n->val); break;
+    case N_TABLE: json_table(w, n->table); break;
+    case N_NOTES:
+        jw_arr_begin(w);
+        for (size_t i = 0; i < d->nnotes; i++) jw_str(w, d->notes[i]);
+        jw_arr_end(w);
+        break;
+    case N_OBJ:
+    case N_ARR:
+        if (n->kind == N_OBJ) jw_obj_begin(w);
+        else jw_arr_begin(w);
+        for (size_t i = 0; i < n->nkids; i++) json_node(w, d, n->kids[i]);
+        if (n->kind == N_OBJ) jw_obj_end(w);
+        else jw_arr_end(w);
+        break;
+    }
+}
+
+void res_node_json(jw *w, const etp_node *n) {
+    if (!n) {
+        jw_null(w);
+        return;
+    }
+    etp_node tmp = *n;
+    tmp.key = NULL; /* the value only */
+    json_node(w, n->doc, &tmp);
+}
+
+const etp_node *res_node_child(const etp_node *n, size_t i) {
+    return n && i < n->nkids ? n->kids[i] : NULL;
+}
+
+/* The JSON view: the envelope, then the facts; the notes where placed, else last. */
+static int render_json(const etp_doc *d, FILE *f) {
+    jw w;
+    jw_init(&w, f, true);
+    jw_obj_begin(&w);
+    if (d->schema_version >= 0) {
+        jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
+        jw_key(&w, "file"); jw_str(&w, d->file);
+        jw_key(&w, "program"); jw_str(&w, d->program);
+    }
+    for (size_t i = 0; i < d->root.nkids; i++) json_node(&w, d, d->root.kids[i]);
+    if (!d->notes_placed) {
+        jw_key(&w, "notes");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < d->nnotes; i++) jw_str(&w, d->notes[i]);
+        jw_arr_end(&w);
+    }
+    jw_obj_end(&w);
+    fflush(f);
+    int rc = jw_finish(&w);
+    fputc('\n', f);
+    return rc ? ETP_E_IO : ETP_OK;
+}
+
+static int render_table(const etp_table *t, etp_format fmt, FILE *f, const etp_render_opts *o) {
+    out_col *cols = calloc(t->ncols, sizeof *cols);
+    if (!cols) return ETP_E_INTERNAL;
+    for (size_t c = 0; c < t->ncols; c++)
+        cols[c] = (out_col){t->cols[c].key, t->headers[c], (out_type)t->cols[c].type,
+                            t->cols[c].precision};
+    out_table *ot = out_table_new((out_format)fmt, f, cols, t->ncols);
+    if (!ot) {
+        free(cols);
+        return ETP_E_INTERNAL;
+    }
+    if (o->width) out_table_set_max_width(ot, o->width);
+    if (o->csv_raw) out_table_set_csv_raw(ot, true);
+    if (t->drop) out_table_set_droppable(ot, (const char *const *)t->drop);
+    for (size_t r = 0; r < t->nrows; r++) {
+        out_row_begin(ot);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const cell *x = &t->cells[r * t->ncols + c];
+            switch (x->t) {
+            case ETP_T_STR: out_cell_strn(ot, x->v.s, x->n); break;
+            case ETP_T_INT: out_cell_int(ot, x->v.i); break;
+            case ETP_T_UINT: out_cell_uint(ot, x->v.u); break;
+            case ETP_T_FLOAT: out_cell_float(ot, x->v.f); break;
+            case ETP_T_BOOL: out_cell_bool(ot, x->v.b); break;
+            case ETP_T_NULL: out_cell_null(ot); break;
+            }
+        }
+        out_row_end(ot);
+    }
+    for (size_t i = 0; i < t->nnotes; i++) out_table_note(ot, t->notes[i]);
+    int rc = out_table_finish(ot);
+    out_table_free(ot);
+    free(cols);
+    return rc;
+}
+
+/* out_text_dup() line by line: the line breaks stay. */
+static char *safe_lines(const char *text) {
+    size_t n = strlen(text), cap = n * 3 + 1, len = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    for (const char *p = text;;) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        char *line = malloc(l + 1);
+        if (!line) {
+            free(out);
+            return NULL;
+        }
+        memcpy(line, p, l);
+        line[l] = 0;
+        char *sl = out_text_dup(line);
+        free(line);
+        if (!sl) {
+            free(out);
+            return NULL;
+        }
+        size_t sn = strlen(sl);
+        if (len + sn + 2 > cap) {
+            cap = (len + sn + 2) * 2;
+            char *no = realloc(out, cap);
+            if (!no) {
+                free(sl);
+                free(out);
+                return NULL;
+            }
+            out = no;
+        }
+        memcpy(out + len, sl, sn);
+        len += sn;
+        free(sl);
+        if (!e) break;
+        out[len++] = '\n';
+        p = e + 1;
+    }
+    out[len] = 0;
+    return out;
+}
+
+static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *o) {
+    int W = fmt == ETP_FMT_MD ? 0 : o->width; /* prose fits the terminal as tables do */
+    int rc = ETP_OK;
+    for (const etp_section *s = d->sections; s; s = s->next) {
+        for (size_t i = 0; i < s->nblocks; i++) {
+            const block *b = &s->blocks[i];
+            if (b->table) {
+                int r = render_table(b->table, fmt, f, o);
+                if (!rc) rc = r;
+                continue;
+            }
+            char *safe = b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
+            if ((b->flags & ETP_TEXT_SAFE) && !safe) return ETP_E_INTERNAL;
+            const char *text = safe ? safe : b->text;
+            if (b->flags & ETP_TEXT_WRAP) {
+                out_wrap(f, W, b->prefix, b->indent, text);
+            } else {
+                if (b->prefix) fputs(b->prefix, f);
+                fputs(text, f);
+            }
+            free(safe);
+        }
+    }
+    if (fflush(f) != 0 || ferror(f)) rc = ETP_E_IO;
+    return rc;
+}
+
+/* A single-table document's JSON (etp_doc_single_table). */
+static int render_single_json(const etp_doc *d, FILE *f) {
+    const etp_table *t = d->single;
+    jw w;
+    jw_init(&w, f, true);
+    jw_obj_begin(&w);
+    jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
+    jw_key(&w, "rows");
+    json_table(&w, t);
+    if (t->nnotes) {
+        jw_key(&w, "notes");
+        jw_arr_begin(&w);
+        for (size_t i = 0; i < t->nnotes; i++) jw_str(&w, t->notes[i]);
+        jw_arr_end(&w);
+    }
+    jw_obj_end(&w);
+    int rc = jw_finish(&w);
+    fputc('\n', f);
+    if (fflush(f) != 0 || ferror(f)) return ETP_E_IO;
+    return rc ? ETP_E_INTERNAL : ETP_OK;
+}
+
+int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts) {
+    etp_render_opts none = {0};
+    const etp_render_opts *o = opts ? opts : &none;
+    if (!d || !f) return ETP_E_USAGE;
+    if (d->error) return ETP_E_INTERNAL;
+    if (d->single && fmt == ETP_FMT_JSON) return render_single_json(d, f);
+    if (d->single) return fmt <= ETP_FMT_MD ? render_table(d->single, fmt, f, o) : ETP_E_USAGE;
+    switch (fmt) {
+    case ETP_FMT_JSON: return render_json(d, f);
+    case ETP_FMT_TABLE:
+    case ETP_FMT_MD: return render_text(d, fmt, f, o);
+    case ETP_FMT_CSV:
+    case ETP_FMT_TSV:
+    case ETP_FMT_JSONL:
+        if (!d->flat) return ETP_OK;
+        return render_table(d->flat, fmt, f, o);
+    }
+    return ETP_E_USAGE;
+}

@@ -1,0 +1,141 @@
+/* test_result.c - the result model (include/etprof_result.h): one document rendered in every
+ * format. Expected texts are written out by hand from docs/output-formats.md and
+ * docs/json-contract.md (envelope first, notes, null cells, units in headers). */
+#define _GNU_SOURCE
+#include "check.h"
+#include "etprof_result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *render(const etp_doc *d, etp_format fmt, int width, int *rc) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    etp_render_opts o = {.width = width};
+    *rc = etp_doc_render(d, fmt, f, &o);
+    fclose(f);
+    return buf;
+}
+
+#define CHECK_STR(got, want) CHECK_MSG(strcmp((got), (want)) == 0, "got\n%s\nwant\n%s", (got), (want))
+
+static etp_doc *sample(void) {
+    etp_doc *d = etp_doc_new("demo", 1, "a.etdp", NULL);
+    static const etp_col cols[] = {
+        {"op", "Operator", NULL, ETP_T_STR, false, 0},
+        {"count", "Count", NULL, ETP_T_UINT, false, 0},
+        {"ms", "Time", "ms", ETP_T_FLOAT, true, 2},
+    };
+    etp_table *t = etp_doc_table(d, cols, 3);
+    etp_table_row(t); etp_table_str(t, "conv"); etp_table_uint(t, 12); etp_table_float(t, 1.5);
+    etp_table_row(t); etp_table_str(t, "=add"); etp_table_uint(t, 3); etp_table_null(t);
+    etp_doc_flat(d, t);
+    etp_node *root = etp_doc_root(d);
+    etp_node_str(root, "time_unit", "ms");
+    etp_node *g = etp_node_obj(root, "latency");
+    etp_node_float(g, "p50", 0.25);
+    etp_node_float(g, "p90", NAN);
+    etp_node *a = etp_node_arr(root, "methods");
+    etp_node_str(a, NULL, "forward");
+    etp_node_table(root, "ops", t);
+    etp_doc_notes_here(d);
+    etp_doc_note(d, "first note");
+    etp_node_bool(root, "last", true);
+    etp_section *s = etp_doc_section(d, "main");
+    etp_section_text(s, 0, "- ", 0, "file a.etdp\n");
+    etp_section_table(s, t);
+    etp_section_text(s, ETP_TEXT_SAFE, NULL, 0, "name\x01x\n");
+    etp_table_note(t, "a note");
+    return d;
+}
+
+int main(void) {
+    int rc;
+    etp_doc *d = sample();
+    CHECK(etp_doc_ok(d));
+    CHECK_STR(etp_doc_command(d), "demo");
+    CHECK_EQ_U(etp_table_rows(NULL), 0);
+
+    char *js = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"a.etdp\",\n  \"program\": null,\n"
+                  "  \"time_unit\": \"ms\",\n  \"latency\": {\n    \"p50\": 0.25,\n    \"p90\": null\n  },\n"
+                  "  \"methods\": [\n    \"forward\"\n  ],\n"
+                  "  \"ops\": [\n    {\n      \"op\": \"conv\",\n      \"count\": 12,\n      \"ms\": 1.5\n    },\n"
+                  "    {\n      \"op\": \"=add\",\n      \"count\": 3,\n      \"ms\": null\n    }\n  ],\n"
+                  "  \"notes\": [\n    \"first note\"\n  ],\n  \"last\": true\n}\n");
+    free(js);
+
+    char *csv = render(d, ETP_FMT_CSV, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    /* csv header: the keys; "'" before a formula-like text cell; null: empty */
+    CHECK_STR(csv, "op,count,ms\nconv,12,1.50\n'=add,3,\n");
+    free(csv);
+    char *tsv = render(d, ETP_FMT_TSV, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK(strncmp(tsv, "op\tcount\tms\n", 12) == 0 || strncmp(tsv, "op\tcount\tms\r\n", 13) == 0);
+    CHECK(strstr(tsv, "conv\t12\t1.50") != NULL);
+    free(tsv);
+    char *jl = render(d, ETP_FMT_JSONL, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(jl, "{\"op\":\"conv\",\"count\":12,\"ms\":1.5}\n{\"op\":\"=add\",\"count\":3,\"ms\":null}\n");
+    free(jl);
+
+    char *tb = render(d, ETP_FMT_TABLE, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    /* the unit goes into the header; numbers right-aligned; the control character a space */
+    CHECK(strncmp(tb, "- file a.etdp\n", 14) == 0);
+    CHECK_MSG(strstr(tb, "Operator  Count  Time (ms)") != NULL, "%s", tb);
+    CHECK_MSG(strstr(tb, "conv         12       1.50") != NULL, "%s", tb);
+    CHECK(strstr(tb, "a note") != NULL);
+    CHECK(strstr(tb, "name x\n") != NULL);
+    free(tb);
+    char *md = render(d, ETP_FMT_MD, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_MSG(strstr(md, "| Operator | Count | Time (ms) |") != NULL, "%s", md);
+    CHECK_MSG(strstr(md, "| conv     |    12 |      1.50 |") != NULL, "%s", md);
+    free(md);
+
+    /* the cells read back as given */
+    etp_type ty;
+    double fv;
+    const char *sv;
+    uint64_t uv;
+    etp_node *root = etp_doc_root(d);
+    (void)root;
+    CHECK(etp_doc_ok(d));
+    etp_doc_free(d);
+
+    /* misuse is sticky and makes render fail without writing */
+    d = etp_doc_new("x", 1, NULL, NULL);
+    static const etp_col one[] = {{"a", NULL, NULL, ETP_T_INT, false, 0}};
+    etp_table *t = etp_doc_table(d, one, 1);
+    etp_table_row(t);
+    etp_table_int(t, 1);
+    CHECK(etp_table_cell(t, 0, 0, &ty, NULL, &uv, &fv, &sv) && ty == ETP_T_INT);
+    CHECK(!etp_table_cell(t, 1, 0, &ty, NULL, NULL, NULL, NULL));
+    etp_table_int(t, 2); /* a second cell in a one-column row */
+    CHECK(!etp_doc_ok(d));
+    char *none = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, ETP_E_INTERNAL);
+    CHECK_EQ_U(strlen(none), 0);
+    free(none);
+    etp_doc_free(d);
+    /* a keyed member in an array is misuse too */
+    d = etp_doc_new("x", -1, NULL, NULL);
+    etp_node *arr = etp_node_arr(etp_doc_root(d), "a");
+    etp_node_int(arr, "k", 1);
+    CHECK(!etp_doc_ok(d));
+    etp_doc_free(d);
+    /* schema_version < 0: no envelope */
+    d = etp_doc_new("x", -1, "f", NULL);
+    etp_node_uint(etp_doc_root(d), "n", 7);
+    char *bare = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(bare, "{\n  \"n\": 7,\n  \"notes\": []\n}\n");
+    free(bare);
+    etp_doc_free(d);
+    etp_doc_free(NULL);
+    return check_done();
+}
