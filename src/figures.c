@@ -3,6 +3,7 @@
  * time and the rest, the QNN ops per HTP unit, the QNN ops by cycles. docs/json-contract.md
  * lists where each one appears. */
 #include "analysis.h"
+#include "etprof_backend.h"
 #include "jw.h"
 #include "qnn_report.h"
 
@@ -134,6 +135,12 @@ void ana_json_delegates(jw *w, const ana_disp *d, const etp_ops_result *r, uint3
         jw_key(w, "overhead");
         if (t.has_backend) json_stat3(w, d, row->unit, &t.overhead);
         else jw_null(w);
+        /* additive (issue 14.2): which backend, read from the program or inferred */
+        etp_backend_guess g;
+        etp_backend_infer(r, i, &g);
+        jw_key(w, "backend_name"); jw_str(w, g.name);
+        jw_key(w, "backend_source"); jw_str(w, !g.name ? NULL : g.inferred ? "inferred" : "program");
+        jw_key(w, "inner_rows"); jw_uint(w, g.inner_rows);
         jw_obj_end(w);
     }
     jw_arr_end(w);
