@@ -1,6 +1,7 @@
 /* event_json.c - one event as JSON (the schema's own field names, docs/json-contract.md) and as
  * a flat row; used by `etprof events` and by the fuzz targets. */
 #include "event_json.h"
+#include "etprof_backend.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -105,6 +106,20 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
         if (p->delegate_debug_metadata.ptr)
             jw_hex(w, p->delegate_debug_metadata.ptr, p->delegate_debug_metadata.len);
         else jw_null(w);
+        /* additive (issue 14.2): the metadata as text when it is UTF-8 text or JSON, else null */
+        jw_key(w, "delegate_debug_metadata_text");
+        {
+            size_t need = 0;
+            etp_meta_kind mk = ETP_MK_EMPTY;
+            if (p->delegate_debug_metadata.ptr && p->delegate_debug_metadata.len)
+                mk = etp_backend_metadata_decode(NULL, p->delegate_debug_metadata.ptr,
+                                                 p->delegate_debug_metadata.len, NULL, 0, &need);
+            if (mk == ETP_MK_JSON || mk == ETP_MK_TEXT) {
+                size_t tn = p->delegate_debug_metadata.len;
+                if (tn && p->delegate_debug_metadata.ptr[tn - 1] == 0) tn--;
+                jw_strn(w, (const char *)p->delegate_debug_metadata.ptr, tn);
+            } else jw_null(w);
+        }
         jw_key(w, "start_time"); jw_uint(w, p->start_time);
         jw_key(w, "end_time"); jw_uint(w, p->end_time);
         break;

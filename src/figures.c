@@ -3,6 +3,7 @@
  * time and the rest, the QNN ops per HTP unit, the QNN ops by cycles. docs/json-contract.md
  * lists where each one appears. */
 #include "analysis.h"
+#include "etprof_backend.h"
 #include "jw.h"
 #include "result_int.h"
 #include "qnn_report.h"
@@ -149,6 +150,12 @@ void ana_node_delegates(etp_node *n, const char *key, const ana_disp *d, const e
         else etp_node_null(o, "backend_time");
         if (t.has_backend) node_stat3(o, "overhead", d, row->unit, &t.overhead);
         else etp_node_null(o, "overhead");
+        /* additive (issue 14.2): which backend, read from the program or inferred */
+        etp_backend_guess g;
+        etp_backend_infer(r, i, &g);
+        etp_node_str(o, "backend_name", g.name);
+        etp_node_str(o, "backend_source", !g.name ? NULL : g.inferred ? "inferred" : "program");
+        etp_node_uint(o, "inner_rows", g.inner_rows);
     }
 }
 

@@ -3,3 +3,7 @@
 add_test(NAME runs_view COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_runs.py
          ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
 set_tests_properties(runs_view PROPERTIES SKIP_RETURN_CODE 77)
+# Backend decoders (issue 14.2): XNNPACK inferred without --pte, inner sum vs DELEGATE_CALL, metadata
+# as text; a flatc-built fixture and the real XNNPACK dump of ../shared (skipped when absent).
+add_test(NAME backends_decoded COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_backends.py
+         ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_SHARED})

@@ -329,6 +329,12 @@ def main(argv):
         covered.add("flatc-built/odd_blocks.etdp")
         print("%s flatc-built/odd_blocks.etdp (vs odd_blocks.json)"
               % ("PASS" if rep.failures == before else "FAIL"))
+        # the backend-decoder dump (tests/test_backends.py): 8 profile events
+        before = rep.failures
+        check_all_kinds(rep, args.data, args.schema, args.flatc, "backends", {"profile": 8})
+        covered.add("flatc-built/backends.etdp")
+        print("%s flatc-built/backends.etdp (vs backends.json)"
+              % ("PASS" if rep.failures == before else "FAIL"))
     except (flatc_events.HarnessError, OSError) as e:
         print("check_flatc_vs_manifest: error: %s" % e, file=sys.stderr)
         return 2
