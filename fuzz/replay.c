@@ -272,9 +272,12 @@ int main(int argc, char **argv) {
             return 2;
         } else if (collect(mutating ? &mut : &plain, argv[i])) bad = 1;
     }
-    if (bad) return 2;
-    if (plain.n + mut.n == 0) {
-        fprintf(stderr, "replay: no input files\n");
+    if (bad || plain.n + mut.n == 0) {
+        if (!bad) fprintf(stderr, "replay: no input files\n");
+        for (size_t i = 0; i < plain.n; i++) free(plain.v[i]);
+        for (size_t i = 0; i < mut.n; i++) free(mut.v[i]);
+        free(plain.v);
+        free(mut.v);
         return 2;
     }
     for (size_t i = 0; i < plain.n + mut.n; i++) {
