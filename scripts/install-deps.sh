@@ -7,7 +7,7 @@
 #            RSS) and hyperfine (timing; without it bench/run.sh falls back to a date loop)
 set -eu
 build_pkgs="build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libzip-dev"
-test_pkgs="flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas"
+test_pkgs="libbz2-dev libssl-dev flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas"
 bench_pkgs="flatbuffers-compiler python3 time hyperfine"
 pkgs=$build_pkgs
 case "${1:-}" in
