@@ -81,20 +81,30 @@ static char *handles_text(const etp_etr_join *j) {
     return s;
 }
 
+/* The cells of one row as strings (NULL: absent), in cli_etr_cols order; `*hbuf` holds the
+ * handles text to free. One join feeds both the result-model and the out.h tables. */
+static size_t row_cells(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                        bool machine, cli_etr_stats *st, etp_etr_join *j, const char *v[6],
+                        char **hbuf) {
+    bool have = row_join(rec, method, row, j, st) == 0 && j->n_nodes > 0;
+    v[0] = have ? j->op_types : NULL;
+    v[1] = have ? j->module : NULL;
+    v[2] = have ? j->module_class : NULL;
+    v[3] = have ? j->frame : NULL;
+    v[4] = have ? j->stack_trace : NULL;
+    *hbuf = have && machine ? handles_text(j) : NULL;
+    v[5] = *hbuf;
+    return machine ? 6 : 4;
+}
+
 void cli_etr_cells(etp_table *t, const etp_etrecord *rec, const char *method,
                    const etp_ops_row *row, bool machine, cli_etr_stats *st) {
     etp_etr_join j;
-    bool have = row_join(rec, method, row, &j, st) == 0 && j.n_nodes > 0;
-    etp_table_str(t, have ? j.op_types : NULL);
-    etp_table_str(t, have ? j.module : NULL);
-    etp_table_str(t, have ? j.module_class : NULL);
-    etp_table_str(t, have ? j.frame : NULL);
-    if (machine) {
-        etp_table_str(t, have ? j.stack_trace : NULL);
-        char *h = have ? handles_text(&j) : NULL;
-        etp_table_str(t, h);
-        free(h);
-    }
+    const char *v[6];
+    char *h;
+    size_t n = row_cells(rec, method, row, machine, st, &j, v, &h);
+    for (size_t k = 0; k < n; k++) etp_table_str(t, v[k]);
+    free(h);
     etp_etrecord_join_free(&j);
 }
 
@@ -109,17 +119,11 @@ size_t cli_etr_cols_out(out_col *cols, size_t n, bool machine) {
 void cli_etr_cells_out(out_table *t, const etp_etrecord *rec, const char *method,
                        const etp_ops_row *row, bool machine, cli_etr_stats *st) {
     etp_etr_join j;
-    bool have = row_join(rec, method, row, &j, st) == 0 && j.n_nodes > 0;
-    out_cell_str(t, have ? j.op_types : NULL);
-    out_cell_str(t, have ? j.module : NULL);
-    out_cell_str(t, have ? j.module_class : NULL);
-    out_cell_str(t, have ? j.frame : NULL);
-    if (machine) {
-        out_cell_str(t, have ? j.stack_trace : NULL);
-        char *h = have ? handles_text(&j) : NULL;
-        out_cell_str(t, h);
-        free(h);
-    }
+    const char *v[6];
+    char *h;
+    size_t n = row_cells(rec, method, row, machine, st, &j, v, &h);
+    for (size_t k = 0; k < n; k++) out_cell_str(t, v[k]);
+    free(h);
     etp_etrecord_join_free(&j);
 }
 
