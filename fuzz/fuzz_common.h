@@ -312,9 +312,10 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
     jw_key(&w, "schema_version"); jw_int(&w, 1);
     jw_key(&w, "events");
     jw_arr_begin(&w);
-    out_table *t = out_table_new(fmt, tf, etp_event_cols, etp_event_ncols);
-    FZ_ASSERT(t != NULL, "out_table_new failed");
-    if (fmt == OUT_TABLE) out_table_set_max_width(t, 60);
+    etp_render_opts ro = {.width = fmt == OUT_TABLE ? 60 : 0};
+    etp_stream *t = etp_stream_open((etp_format)fmt, tf, &ro, etp_event_cols, etp_event_ncols, 1,
+                                    NULL, "events");
+    FZ_ASSERT(t != NULL, "etp_stream_open failed");
     const etp_dump_info *di = etp_dump_get_info(d);
     unsigned linked = 0;
     for (uint32_t b = 0; b < di->block_count; b++) {
@@ -354,10 +355,8 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
     FZ_ASSERT(jw_finish(&w) == 0, "the JSON writer reported misuse or a write error");
     fclose(jf);
     fz_check_json(jbuf, jlen, "events JSON");
-    out_table_note(t, "a note");
-    rc = out_table_finish(t);
-    FZ_ASSERT(rc == 0, "out_table_finish failed (%d) for format %s", rc, out_format_name(fmt));
-    out_table_free(t);
+    rc = etp_stream_close(t);
+    FZ_ASSERT(rc == 0, "etp_stream_close failed (%d) for format %s", rc, out_format_name(fmt));
     fclose(tf);
     if (fmt == OUT_JSON) fz_check_json(tbuf, tlen, "table as JSON");
     free(jbuf);

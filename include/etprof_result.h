@@ -142,6 +142,41 @@ typedef struct etp_render_opts {
  * opts NULL: defaults. The document is not changed: render it as often as needed. */
 int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts);
 
+/* ---- streaming tables (etp_stream): rows written as they come, nothing kept ----
+ * For outputs too large to hold as a document (`etprof events` on a 2 GB dump): the rows of one
+ * table go to the FILE as they are given, with the cell formatting, escaping and column layout
+ * of etp_doc_render() (csv, tsv, jsonl and json stream each row; table and md keep only the
+ * cell text, as the renderer does, to size the columns). The JSON view is
+ * {"schema_version": V, "file": F, "<rows_key>": [row objects]} (schema_version < 0: no
+ * schema_version and file), jsonl one row object per line.
+ *
+ * Ownership: the stream copies the columns and strings it is given; it does not own `f` (close
+ * writes the end of the output and frees the stream, it does not fclose). Errors: misuse (a
+ * cell outside a row or past the last column) is sticky and reported by etp_stream_close();
+ * NULL streams are ignored. Threads: one thread at a time per stream. */
+typedef struct etp_stream etp_stream;
+/* NULL when out of memory or `fmt` unknown. opts as for etp_doc_render (NULL: defaults);
+ * rows_key NULL: "rows". */
+etp_stream *etp_stream_open(etp_format fmt, FILE *f, const etp_render_opts *opts,
+                            const etp_col *cols, size_t ncols, int schema_version,
+                            const char *file, const char *rows_key);
+/* As etp_table_droppable (table format past the width). Call before the first row. */
+void etp_stream_droppable(etp_stream *s, const char *const *key_ranks);
+void etp_stream_row(etp_stream *s);     /* starts a row; cells follow in column order */
+void etp_stream_row_end(etp_stream *s); /* cells not given are null */
+void etp_stream_str(etp_stream *s, const char *v); /* NULL: null */
+void etp_stream_int(etp_stream *s, int64_t v);
+void etp_stream_uint(etp_stream *s, uint64_t v);
+void etp_stream_float(etp_stream *s, double v); /* NaN: null */
+void etp_stream_bool(etp_stream *s, bool v);
+void etp_stream_null(etp_stream *s);
+/* Hands what the stream holds back to the FILE (no fflush); ETP_E_IO when a write to the FILE
+ * has failed so far, else 0. For long outputs: call it now and then to stop early. */
+int etp_stream_flush(etp_stream *s);
+/* Writes the end (json: the closing brackets; table, md: the whole table) and frees the stream.
+ * 0, ETP_E_IO (a write failed), ETP_E_INTERNAL (misuse, out of memory). NULL: ETP_E_INTERNAL. */
+int etp_stream_close(etp_stream *s);
+
 ETP_API_END
 #ifdef __cplusplus
 }

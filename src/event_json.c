@@ -1,7 +1,9 @@
 /* event_json.c - one event as JSON (the schema's own field names, docs/json-contract.md) and as
- * a flat row; used by `etprof events` and by the fuzz targets. */
+ * a flat row; the events view (include/etprof_events.h) of `etprof events`, and the fuzz targets. */
 #include "event_json.h"
 #include "etprof_backend.h"
+#include "etprof_events.h"
+#include "result_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -167,62 +169,85 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
     jw_obj_end(w);
 }
 
-const out_col etp_event_cols[] = {
-    {"block", "block", OUT_UINT, 0},
-    {"index", "index", OUT_UINT, 0},
-    {"type", "type", OUT_STR, 0},
-    {"kind", "kind", OUT_STR, 0},
-    {"label", "name / delegate id", OUT_STR, 0},
-    {"chain_index", "chain", OUT_INT, 0},
-    {"instruction_id", "instr", OUT_INT, 0},
-    {"delegate_debug_id_int", "delegate_int", OUT_INT, 0},
-    {"start_time", "start_time", OUT_UINT, 0},
-    {"end_time", "end_time", OUT_UINT, 0},
-    {"value", "value", OUT_FLOAT, 3},
-    {"unit", "unit", OUT_STR, 0},
-    {"parent", "parent", OUT_INT, 0},
-    {"method", "method", OUT_STR, 0},
-    {"operator", "operator", OUT_STR, 0},
-    {"backend", "backend", OUT_STR, 0},
+const etp_col etp_event_cols[] = {
+    {"block", "block", NULL, ETP_T_UINT, false, 0},
+    {"index", "index", NULL, ETP_T_UINT, false, 0},
+    {"type", "type", NULL, ETP_T_STR, false, 0},
+    {"kind", "kind", NULL, ETP_T_STR, false, 0},
+    {"label", "name / delegate id", NULL, ETP_T_STR, true, 0},
+    {"chain_index", "chain", NULL, ETP_T_INT, true, 0},
+    {"instruction_id", "instr", NULL, ETP_T_INT, true, 0},
+    {"delegate_debug_id_int", "delegate_int", NULL, ETP_T_INT, true, 0},
+    {"start_time", "start_time", NULL, ETP_T_UINT, true, 0},
+    {"end_time", "end_time", NULL, ETP_T_UINT, true, 0},
+    {"value", "value", NULL, ETP_T_FLOAT, true, 3},
+    {"unit", "unit", NULL, ETP_T_STR, true, 0},
+    {"parent", "parent", NULL, ETP_T_INT, true, 0},
+    {"method", "method", NULL, ETP_T_STR, true, 0},
+    {"operator", "operator", NULL, ETP_T_STR, true, 0},
+    {"backend", "backend", NULL, ETP_T_STR, true, 0},
 };
 const size_t etp_event_ncols = sizeof etp_event_cols / sizeof etp_event_cols[0];
 
-void etp_event_row(out_table *t, const etp_block_view *v, const etp_mevent *e) {
-    out_row_begin(t);
-    out_cell_uint(t, v->block);
-    out_cell_uint(t, e->index);
-    out_cell_str(t, etp_event_type_name(e->ev.type));
-    out_cell_str(t, etp_kind_name(e->kind));
-    out_cell_str(t, e->label);
+void etp_event_row(etp_stream *t, const etp_block_view *v, const etp_mevent *e) {
+    etp_stream_row(t);
+    etp_stream_uint(t, v->block);
+    etp_stream_uint(t, e->index);
+    etp_stream_str(t, etp_event_type_name(e->ev.type));
+    etp_stream_str(t, etp_kind_name(e->kind));
+    etp_stream_str(t, e->label);
     if (e->ev.type == ETP_EVENT_PROFILE || e->ev.type == ETP_EVENT_DEBUG) {
-        out_cell_int(t, e->chain);
-        out_cell_int(t, e->instr);
-        out_cell_int(t, e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
-                                                        : e->ev.debug.delegate_debug_id_int);
+        etp_stream_int(t, e->chain);
+        etp_stream_int(t, e->instr);
+        etp_stream_int(t, e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
+                                                          : e->ev.debug.delegate_debug_id_int);
     } else {
-        out_cell_null(t);
-        out_cell_null(t);
-        out_cell_null(t);
+        etp_stream_null(t);
+        etp_stream_null(t);
+        etp_stream_null(t);
     }
     if (e->ev.type == ETP_EVENT_PROFILE) {
-        out_cell_uint(t, e->ev.profile.start_time);
-        out_cell_uint(t, e->ev.profile.end_time);
+        etp_stream_uint(t, e->ev.profile.start_time);
+        etp_stream_uint(t, e->ev.profile.end_time);
     } else {
-        out_cell_null(t);
-        out_cell_null(t);
+        etp_stream_null(t);
+        etp_stream_null(t);
     }
-    out_cell_float(t, e->value);
-    out_cell_str(t, e->unit ? etp_unit_name(e->unit) : NULL);
-    if (e->parent >= 0) out_cell_int(t, e->parent);
-    else out_cell_null(t);
-    out_cell_str(t, v->method);
+    etp_stream_float(t, e->value);
+    etp_stream_str(t, e->unit ? etp_unit_name(e->unit) : NULL);
+    if (e->parent >= 0) etp_stream_int(t, e->parent);
+    else etp_stream_null(t);
+    etp_stream_str(t, v->method);
     if (e->op_name) {
         char buf[512];
         snprintf(buf, sizeof buf, "%s%s%s", e->op_name, e->op_overload && *e->op_overload ? "." : "",
                  e->op_overload ? e->op_overload : "");
-        out_cell_str(t, buf);
-    } else out_cell_null(t);
-    out_cell_str(t, e->backend);
-    out_row_end(t);
+        etp_stream_str(t, buf);
+    } else etp_stream_null(t);
+    etp_stream_str(t, e->backend);
+    etp_stream_row_end(t);
 }
 
+/* ---- the public events view (etprof_events.h) ---- */
+
+etp_stream *etp_events_open(etp_format fmt, FILE *f, const etp_render_opts *opts, const char *file) {
+    etp_stream *s = etp_stream_open(fmt, f, opts, etp_event_cols, etp_event_ncols, 1, file, "events");
+    /* a narrow terminal loses these first */
+    static const char *const drop[] = {
+        "delegate_debug_id_int:14", "parent:13", "chain_index:12", "start_time:11",
+        "end_time:10", "type:9", "method:8", "backend:7", "operator:6", "instruction_id:5",
+        "kind:4", "unit+value:1", NULL};
+    etp_stream_droppable(s, drop);
+    return s;
+}
+
+void etp_events_row(etp_stream *s, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
+                    bool with_program) {
+    jw *w = res_stream_json_row(s);
+    if (w) {
+        etp_event_json(w, d, v, e, with_program);
+        res_stream_json_row_end(s);
+    } else {
+        etp_event_row(s, v, e);
+    }
+}

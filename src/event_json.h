@@ -3,8 +3,8 @@
 #define ETPROF_EVENT_JSON_H
 
 #include "etprof.h"
+#include "etprof_result.h"
 #include "jw.h"
-#include "out.h"
 
 /* "profile", "allocation", "debug" or "none". */
 const char *etp_event_type_name(etp_event_type t);
@@ -13,7 +13,7 @@ const char *etp_event_type_name(etp_event_type t);
 void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program);
 /* The flat columns (csv, tsv, table, md) and one row of them. */
-extern const out_col etp_event_cols[];
+extern const etp_col etp_event_cols[];
 extern const size_t etp_event_ncols;
-void etp_event_row(out_table *t, const etp_block_view *v, const etp_mevent *e);
+void etp_event_row(etp_stream *t, const etp_block_view *v, const etp_mevent *e);
 #endif

@@ -698,3 +698,202 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
     }
     return ETP_E_USAGE;
 }
+
+/* ---- streaming tables (etp_stream) ---- */
+
+struct etp_stream {
+    etp_format fmt;
+    FILE *f;
+    etp_doc *doc;   /* holds the copied columns */
+    etp_table *t;
+    out_col *ocols;
+    out_table *ot;  /* table, md, csv, tsv */
+    jw w;           /* json: the whole document; jsonl: the current line */
+    char *buf;      /* the writers' buffer (jw_set_buffer) */
+    size_t at;      /* next cell of the current row */
+    bool in_row;
+    bool misuse;
+    bool io;        /* a jsonl line failed */
+};
+
+#define STREAM_BUF (1u << 16)
+
+etp_stream *etp_stream_open(etp_format fmt, FILE *f, const etp_render_opts *opts,
+                            const etp_col *cols, size_t ncols, int schema_version,
+                            const char *file, const char *rows_key) {
+    if (!f || (unsigned)fmt > ETP_FMT_MD) return NULL;
+    etp_render_opts none = {0};
+    const etp_render_opts *o = opts ? opts : &none;
+    etp_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->fmt = fmt;
+    s->f = f;
+    s->doc = etp_doc_new("stream", -1, NULL, NULL);
+    s->t = etp_doc_table(s->doc, cols, ncols);
+    s->ocols = calloc(ncols ? ncols : 1, sizeof *s->ocols);
+    s->buf = malloc(STREAM_BUF);
+    if (!s->t || !s->ocols || !s->buf) goto fail;
+    for (size_t c = 0; c < ncols; c++)
+        s->ocols[c] = (out_col){s->t->cols[c].key, s->t->headers[c], (out_type)s->t->cols[c].type,
+                                s->t->cols[c].precision};
+    switch (fmt) {
+    case ETP_FMT_JSON:
+        jw_init(&s->w, f, true);
+        jw_set_buffer(&s->w, s->buf, STREAM_BUF);
+        jw_obj_begin(&s->w);
+        if (schema_version >= 0) {
+            jw_key(&s->w, "schema_version"); jw_int(&s->w, schema_version);
+            jw_key(&s->w, "file"); jw_str(&s->w, file);
+        }
+        jw_key(&s->w, rows_key ? rows_key : "rows");
+        jw_arr_begin(&s->w);
+        break;
+    case ETP_FMT_JSONL: break;
+    default:
+        if (!(s->ot = out_table_new((out_format)fmt, f, s->ocols, ncols))) goto fail;
+        if (o->width) out_table_set_max_width(s->ot, o->width);
+        if (o->csv_raw) out_table_set_csv_raw(s->ot, true);
+        break;
+    }
+    return s;
+fail:
+    etp_doc_free(s->doc);
+    free(s->ocols);
+    free(s->buf);
+    free(s);
+    return NULL;
+}
+
+void etp_stream_droppable(etp_stream *s, const char *const *key_ranks) {
+    if (s && s->ot && key_ranks) out_table_set_droppable(s->ot, key_ranks);
+}
+
+static bool stream_json(const etp_stream *s) {
+    return s->fmt == ETP_FMT_JSON || s->fmt == ETP_FMT_JSONL;
+}
+
+static void stream_line(etp_stream *s) { /* jsonl: each line is one JSON value */
+    if (s->fmt == ETP_FMT_JSONL) {
+        jw_init(&s->w, s->f, false);
+        jw_set_buffer(&s->w, s->buf, STREAM_BUF);
+    }
+}
+
+jw *res_stream_json_row(etp_stream *s) {
+    if (!s || !stream_json(s)) return NULL;
+    if (s->in_row) {
+        s->misuse = true;
+        return NULL;
+    }
+    stream_line(s);
+    return &s->w;
+}
+
+void res_stream_json_row_end(etp_stream *s) {
+    if (!s || s->fmt != ETP_FMT_JSONL) return;
+    if (jw_finish(&s->w)) s->io = true;
+    fputc('\n', s->f);
+}
+
+void etp_stream_row(etp_stream *s) {
+    if (!s) return;
+    if (s->in_row) {
+        s->misuse = true;
+        return;
+    }
+    s->in_row = true;
+    s->at = 0;
+    if (stream_json(s)) {
+        stream_line(s);
+        jw_obj_begin(&s->w);
+    } else {
+        out_row_begin(s->ot);
+    }
+}
+
+/* Starts the next cell (json: its key); false on misuse. */
+static bool stream_cell(etp_stream *s) {
+    if (!s) return false;
+    if (!s->in_row || s->at >= s->t->ncols) {
+        s->misuse = true;
+        return false;
+    }
+    if (stream_json(s)) jw_key(&s->w, s->t->cols[s->at].key);
+    s->at++;
+    return true;
+}
+
+void etp_stream_str(etp_stream *s, const char *v) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_str(&s->w, v);
+    else out_cell_str(s->ot, v);
+}
+void etp_stream_int(etp_stream *s, int64_t v) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_int(&s->w, v);
+    else out_cell_int(s->ot, v);
+}
+void etp_stream_uint(etp_stream *s, uint64_t v) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_uint(&s->w, v);
+    else out_cell_uint(s->ot, v);
+}
+void etp_stream_float(etp_stream *s, double v) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_double(&s->w, v);
+    else out_cell_float(s->ot, v);
+}
+void etp_stream_bool(etp_stream *s, bool v) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_bool(&s->w, v);
+    else out_cell_bool(s->ot, v);
+}
+void etp_stream_null(etp_stream *s) {
+    if (!stream_cell(s)) return;
+    if (stream_json(s)) jw_null(&s->w);
+    else out_cell_null(s->ot);
+}
+
+void etp_stream_row_end(etp_stream *s) {
+    if (!s) return;
+    if (!s->in_row) {
+        s->misuse = true;
+        return;
+    }
+    if (stream_json(s)) {
+        while (s->at < s->t->ncols) etp_stream_null(s);
+        jw_obj_end(&s->w);
+        res_stream_json_row_end(s);
+    } else {
+        out_row_end(s->ot);
+    }
+    s->in_row = false;
+}
+
+int etp_stream_flush(etp_stream *s) {
+    if (!s) return ETP_E_INTERNAL;
+    if (s->fmt == ETP_FMT_JSON) jw_flush(&s->w);
+    return s->io || ferror(s->f) ? ETP_E_IO : ETP_OK;
+}
+
+int etp_stream_close(etp_stream *s) {
+    if (!s) return ETP_E_INTERNAL;
+    int rc = ETP_OK;
+    if (s->in_row) s->misuse = true;
+    if (s->fmt == ETP_FMT_JSON) {
+        jw_arr_end(&s->w);
+        jw_obj_end(&s->w);
+        if (jw_finish(&s->w)) rc = ETP_E_IO;
+        fputc('\n', s->f);
+    } else if (s->ot) {
+        rc = out_table_finish(s->ot);
+        out_table_free(s->ot);
+    }
+    if (!rc && s->io) rc = ETP_E_IO;
+    if (!rc && s->misuse) rc = ETP_E_INTERNAL;
+    etp_doc_free(s->doc);
+    free(s->ocols);
+    free(s->buf);
+    free(s);
+    return rc;
+}

@@ -10,4 +10,11 @@ void res_node_json(jw *w, const etp_node *n);
 /* The i-th member of an object or array node (NULL past the end). */
 const etp_node *res_node_child(const etp_node *n, size_t i);
 
+/* etp_stream: a row whose JSON value the caller writes itself (json, jsonl), instead of
+ * etp_stream_row()'s flat cells. Returns the writer, where the row's value goes (json: the next
+ * element of the rows array; jsonl: a new line's writer), or NULL in the other formats (then
+ * give the cells). Write exactly one value, then call res_stream_json_row_end(). */
+jw *res_stream_json_row(etp_stream *s);
+void res_stream_json_row_end(etp_stream *s);
+
 #endif

@@ -51,6 +51,104 @@ static etp_doc *sample(void) {
     return d;
 }
 
+/* ---- streaming tables (etp_stream) ---- */
+
+/* The two rows of sample()'s table written to a stream in `fmt`. */
+static char *stream_sample(etp_format fmt, int width, int *rc) {
+    static const etp_col cols[] = {
+        {"op", "Operator", NULL, ETP_T_STR, false, 0},
+        {"count", "Count", NULL, ETP_T_UINT, false, 0},
+        {"ms", "Time", "ms", ETP_T_FLOAT, true, 2},
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    etp_render_opts o = {.width = width};
+    etp_stream *s = etp_stream_open(fmt, f, &o, cols, 3, 1, "a.etdp", "ops");
+    etp_stream_row(s); etp_stream_str(s, "conv"); etp_stream_uint(s, 12); etp_stream_float(s, 1.5);
+    etp_stream_row_end(s);
+    etp_stream_row(s); etp_stream_str(s, "=add"); etp_stream_uint(s, 3); /* ms not given: null */
+    etp_stream_row_end(s);
+    *rc = etp_stream_flush(s);
+    int r = etp_stream_close(s);
+    if (!*rc) *rc = r;
+    fclose(f);
+    return buf;
+}
+
+static void stream_tests(void) {
+    int rc;
+    /* json: {schema_version, file, <rows_key>: [row objects]}, pretty as the renderer's */
+    char *js = stream_sample(ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"a.etdp\",\n  \"ops\": [\n"
+                  "    {\n      \"op\": \"conv\",\n      \"count\": 12,\n      \"ms\": 1.5\n    },\n"
+                  "    {\n      \"op\": \"=add\",\n      \"count\": 3,\n      \"ms\": null\n    }\n  ]\n}\n");
+    free(js);
+    char *jl = stream_sample(ETP_FMT_JSONL, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(jl, "{\"op\":\"conv\",\"count\":12,\"ms\":1.5}\n{\"op\":\"=add\",\"count\":3,\"ms\":null}\n");
+    free(jl);
+    char *csv = stream_sample(ETP_FMT_CSV, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(csv, "op,count,ms\nconv,12,1.50\n'=add,3,\n");
+    free(csv);
+    char *tb = stream_sample(ETP_FMT_TABLE, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_MSG(strstr(tb, "Operator  Count  Time (ms)") != NULL, "%s", tb);
+    CHECK_MSG(strstr(tb, "conv         12       1.50") != NULL, "%s", tb);
+    CHECK_MSG(strstr(tb, "=add          3          -") != NULL, "%s", tb);
+    free(tb);
+    /* the text and csv formats are cell for cell the renderer's: a document of the same table
+     * (without notes) renders to the same bytes */
+    etp_doc *d = etp_doc_new("demo", 1, "a.etdp", NULL);
+    static const etp_col cols[] = {
+        {"op", "Operator", NULL, ETP_T_STR, false, 0},
+        {"count", "Count", NULL, ETP_T_UINT, false, 0},
+        {"ms", "Time", "ms", ETP_T_FLOAT, true, 2},
+    };
+    etp_table *t = etp_doc_table(d, cols, 3);
+    etp_table_row(t); etp_table_str(t, "conv"); etp_table_uint(t, 12); etp_table_float(t, 1.5);
+    etp_table_row(t); etp_table_str(t, "=add"); etp_table_uint(t, 3); etp_table_null(t);
+    etp_doc_single_table(d, t);
+    static const etp_format same[] = {ETP_FMT_TABLE, ETP_FMT_CSV, ETP_FMT_TSV, ETP_FMT_JSONL, ETP_FMT_MD};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        for (int w = 0; w <= 20; w += 20) {
+            int r1, r2;
+            char *a = render(d, same[i], w, &r1), *b = stream_sample(same[i], w, &r2);
+            CHECK_EQ_I(r1, 0);
+            CHECK_EQ_I(r2, 0);
+            CHECK_MSG(strcmp(a, b) == 0, "format %d width %d: doc\n%s\nstream\n%s", (int)same[i], w, a, b);
+            free(a);
+            free(b);
+        }
+    }
+    etp_doc_free(d);
+    /* misuse: a cell outside a row, a cell past the last column */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    etp_stream *s = etp_stream_open(ETP_FMT_CSV, f, NULL, cols, 1, -1, NULL, NULL);
+    etp_stream_int(s, 1);
+    CHECK_EQ_I(etp_stream_close(s), ETP_E_INTERNAL);
+    s = etp_stream_open(ETP_FMT_JSONL, f, NULL, cols, 1, -1, NULL, NULL);
+    etp_stream_row(s); etp_stream_str(s, "a"); etp_stream_str(s, "b");
+    etp_stream_row_end(s);
+    CHECK_EQ_I(etp_stream_close(s), ETP_E_INTERNAL);
+    fclose(f);
+    free(buf);
+    CHECK(etp_stream_open((etp_format)99, stdout, NULL, cols, 1, 1, NULL, NULL) == NULL);
+    CHECK_EQ_I(etp_stream_close(NULL), ETP_E_INTERNAL);
+    /* schema_version < 0: no envelope; rows_key NULL: "rows" */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    s = etp_stream_open(ETP_FMT_JSON, f, NULL, cols, 2, -1, "x", NULL);
+    CHECK_EQ_I(etp_stream_close(s), 0);
+    fclose(f);
+    CHECK_STR(buf, "{\n  \"rows\": []\n}\n");
+    free(buf);
+}
+
 int main(void) {
     int rc;
     etp_doc *d = sample();
@@ -137,5 +235,6 @@ int main(void) {
     free(bare);
     etp_doc_free(d);
     etp_doc_free(NULL);
+    stream_tests();
     return check_done();
 }

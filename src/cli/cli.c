@@ -307,8 +307,12 @@ out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols)
     return t;
 }
 
+etp_render_opts cli_render_opts(cli_args *a, const cli_out *o) {
+    return (etp_render_opts){.width = o->width, .csv_raw = a->set[OPT_CSV_RAW]};
+}
+
 int cli_render(cli_args *a, cli_out *o, const etp_doc *doc) {
-    etp_render_opts ro = {.width = o->width, .csv_raw = a->set[OPT_CSV_RAW]};
+    etp_render_opts ro = cli_render_opts(a, o);
     int rc = etp_doc_render(doc, (etp_format)a->fmt, o->f, &ro);
     return rc == ETP_E_IO ? EXIT_IO : rc ? EXIT_INTERNAL : EXIT_OK;
 }

@@ -127,6 +127,8 @@ out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols)
 
 /* Renders `doc` in --format to the output (width, --wide, --csv-raw); returns an exit code. */
 int cli_render(cli_args *a, cli_out *o, const etp_doc *doc);
+/* The render options cli_render() uses (for a streaming table, etp_stream_open). */
+etp_render_opts cli_render_opts(cli_args *a, const cli_out *o);
 
 /* Option values */
 bool cli_get_double(cli_args *a, opt_id id, double *out);
