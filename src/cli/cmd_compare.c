@@ -9,26 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const out_col cmp_cols[] = {
-    {"status", "status", OUT_STR, 0},
-    {"run", "run", OUT_UINT, 0},
-    {"instruction_id", "instr", OUT_INT, 0},
-    {"occurrence", "occ", OUT_UINT, 0},
-    {"output", "output", OUT_BOOL, 0},
-    {"operator", "operator", OUT_STR, 0},
-    {"dtype", "dtype", OUT_STR, 0},
-    {"numel", "numel", OUT_UINT, 0},
-    {"mse", "MSE", OUT_FLOAT, -1},
-    {"max_abs", "max |diff|", OUT_FLOAT, -1},
-    {"l1", "mean |diff|", OUT_FLOAT, -1},
-    {"snr_db", "SNR (dB)", OUT_FLOAT, 2},
-    {"cosine", "cosine", OUT_FLOAT, 6},
+static const etp_col cmp_cols[] = {
+    {"status", "status", NULL, ETP_T_STR, false, 0},
+    {"run", "run", NULL, ETP_T_UINT, false, 0},
+    {"instruction_id", "instr", NULL, ETP_T_INT, false, 0},
+    {"occurrence", "occ", NULL, ETP_T_UINT, false, 0},
+    {"output", "output", NULL, ETP_T_BOOL, false, 0},
+    {"operator", "operator", NULL, ETP_T_STR, true, 0},
+    {"dtype", "dtype", NULL, ETP_T_STR, false, 0},
+    {"numel", "numel", NULL, ETP_T_UINT, false, 0},
+    {"mse", "MSE", NULL, ETP_T_FLOAT, true, -1},
+    {"max_abs", "max |diff|", NULL, ETP_T_FLOAT, true, -1},
+    {"l1", "mean |diff|", NULL, ETP_T_FLOAT, true, -1},
+    {"snr_db", "SNR (dB)", NULL, ETP_T_FLOAT, true, 2}, /* "inf" when identical */
+    {"cosine", "cosine", NULL, ETP_T_FLOAT, true, 6},
 };
 #define NC (sizeof cmp_cols / sizeof cmp_cols[0])
 
-static void jnum(jw *w, double v) { /* JSON has no infinity: SNR of identical tensors */
-    if (isinf(v)) jw_str(w, v > 0 ? "Infinity" : "-Infinity");
-    else jw_double(w, v);
+/* A figure of a matched pair (null otherwise); JSON has no infinity: the SNR of identical
+ * tensors is the string "Infinity". */
+static void jnum(etp_node *n, const char *key, bool matched, double v) {
+    if (!matched) etp_node_null(n, key);
+    else if (isinf(v)) etp_node_str(n, key, v > 0 ? "Infinity" : "-Infinity");
+    else etp_node_float(n, key, v);
 }
 
 static int run_compare(cli_args *a) {
@@ -88,89 +91,68 @@ static int run_compare(cli_args *a) {
         snprintf(note, sizeof note, "every matched tensor is identical (%llu matched)",
                  (unsigned long long)matched);
     }
-    if (a->fmt == OUT_JSON) {
-        jw w;
-        jw_init(&w, o.f, true);
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "base"); jw_str(&w, bp);
-        jw_key(&w, "new"); jw_str(&w, np);
-        jw_key(&w, "matched"); jw_uint(&w, matched);
-        jw_key(&w, "unmatched"); jw_uint(&w, other);
-        jw_key(&w, "first_divergence");
-        if (first >= 0) jw_int(&w, first);
-        else jw_null(&w);
-        jw_key(&w, "fail_below_snr_db");
-        if (a->set[OPT_FAIL_BELOW_SNR]) jw_double(&w, thr);
-        else jw_null(&w);
-        jw_key(&w, "first_below_snr");
-        if (below >= 0) jw_int(&w, below);
-        else jw_null(&w);
-        jw_key(&w, "tensors");
-        jw_arr_begin(&w);
-        for (size_t i = 0; i < n; i++) {
-            const etp_cmp_row *x = etp_cmp_row_get(r, i);
-            const etp_tensor_view *v = x->status == ETP_CMP_ONLY_NEW ? &x->new_ : &x->base;
-            jw_obj_begin(&w);
-            jw_key(&w, "status"); jw_str(&w, etp_cmp_status_name(x->status));
-            jw_key(&w, "run"); jw_uint(&w, x->run);
-            jw_key(&w, "instruction_id"); jw_int(&w, x->instruction_id);
-            jw_key(&w, "occurrence"); jw_uint(&w, x->occurrence);
-            jw_key(&w, "list_index");
-            if (x->list_index >= 0) jw_int(&w, x->list_index);
-            else jw_null(&w);
-            jw_key(&w, "output"); jw_bool(&w, x->output);
-            jw_key(&w, "operator"); jw_str(&w, x->op_base);
-            jw_key(&w, "dtype"); jw_str(&w, etp_scalar_type_name(v->scalar_type));
-            jw_key(&w, "numel"); jw_uint(&w, v->numel);
-            bool m = x->status == ETP_CMP_MATCHED;
-            jw_key(&w, "mse"); if (m) jnum(&w, x->cmp.mse); else jw_null(&w);
-            jw_key(&w, "max_abs"); if (m) jnum(&w, x->cmp.max_abs); else jw_null(&w);
-            jw_key(&w, "l1"); if (m) jnum(&w, x->cmp.l1); else jw_null(&w);
-            jw_key(&w, "snr_db"); if (m) jnum(&w, x->cmp.snr_db); else jw_null(&w);
-            jw_key(&w, "cosine"); if (m) jnum(&w, x->cmp.cosine); else jw_null(&w);
-            jw_key(&w, "nonfinite"); jw_uint(&w, m ? x->cmp.nonfinite : 0);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "notes");
-        jw_arr_begin(&w);
-        jw_str(&w, note);
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        if (jw_finish(&w)) rc = EXIT_IO;
-        fputc('\n', o.f);
-    } else {
-        out_table *t = cli_table(a, &o, cmp_cols, NC);
-        for (size_t i = 0; t && i < n; i++) {
-            const etp_cmp_row *x = etp_cmp_row_get(r, i);
-            const etp_tensor_view *v = x->status == ETP_CMP_ONLY_NEW ? &x->new_ : &x->base;
-            bool m = x->status == ETP_CMP_MATCHED;
-            out_row_begin(t);
-            out_cell_str(t, etp_cmp_status_name(x->status));
-            out_cell_uint(t, x->run);
-            out_cell_int(t, x->instruction_id);
-            out_cell_uint(t, x->occurrence);
-            out_cell_bool(t, x->output);
-            out_cell_str(t, x->op_base);
-            out_cell_str(t, etp_scalar_type_name(v->scalar_type));
-            out_cell_uint(t, v->numel);
-            out_cell_float(t, m ? x->cmp.mse : NAN);
-            out_cell_float(t, m ? x->cmp.max_abs : NAN);
-            out_cell_float(t, m ? x->cmp.l1 : NAN);
-            if (m && isinf(x->cmp.snr_db)) out_cell_str(t, x->cmp.snr_db > 0 ? "inf" : "-inf");
-            else out_cell_float(t, m ? x->cmp.snr_db : NAN);
-            out_cell_float(t, m ? x->cmp.cosine : NAN);
-            out_row_end(t);
-        }
-        if (t) {
-            out_table_note(t, note);
-            out_table_note(t, "values are the tensors' own data (no unit); SNR = 10 log10(sum "
-                              "base^2 / sum (base - new)^2), inf when identical");
-            if (out_table_finish(t)) rc = EXIT_IO;
-            out_table_free(t);
-        } else rc = EXIT_INTERNAL;
+    /* one document: the JSON facts, and the table (text, csv, tsv, jsonl) with its notes */
+    etp_doc *doc = etp_doc_new("compare", -1, NULL, NULL);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_int(root, "schema_version", 1);
+    etp_node_str(root, "base", bp);
+    etp_node_str(root, "new", np);
+    etp_node_uint(root, "matched", matched);
+    etp_node_uint(root, "unmatched", other);
+    if (first >= 0) etp_node_int(root, "first_divergence", first);
+    else etp_node_null(root, "first_divergence");
+    if (a->set[OPT_FAIL_BELOW_SNR]) etp_node_float(root, "fail_below_snr_db", thr);
+    else etp_node_null(root, "fail_below_snr_db");
+    if (below >= 0) etp_node_int(root, "first_below_snr", below);
+    else etp_node_null(root, "first_below_snr");
+    etp_node *tens = etp_node_arr(root, "tensors");
+    etp_table *t = etp_doc_table(doc, cmp_cols, NC);
+    for (size_t i = 0; i < n; i++) {
+        const etp_cmp_row *x = etp_cmp_row_get(r, i);
+        const etp_tensor_view *v = x->status == ETP_CMP_ONLY_NEW ? &x->new_ : &x->base;
+        bool m = x->status == ETP_CMP_MATCHED;
+        etp_node *j = etp_node_obj(tens, NULL);
+        etp_node_str(j, "status", etp_cmp_status_name(x->status));
+        etp_node_uint(j, "run", x->run);
+        etp_node_int(j, "instruction_id", x->instruction_id);
+        etp_node_uint(j, "occurrence", x->occurrence);
+        if (x->list_index >= 0) etp_node_int(j, "list_index", x->list_index);
+        else etp_node_null(j, "list_index");
+        etp_node_bool(j, "output", x->output);
+        etp_node_str(j, "operator", x->op_base);
+        etp_node_str(j, "dtype", etp_scalar_type_name(v->scalar_type));
+        etp_node_uint(j, "numel", v->numel);
+        jnum(j, "mse", m, x->cmp.mse);
+        jnum(j, "max_abs", m, x->cmp.max_abs);
+        jnum(j, "l1", m, x->cmp.l1);
+        jnum(j, "snr_db", m, x->cmp.snr_db);
+        jnum(j, "cosine", m, x->cmp.cosine);
+        etp_node_uint(j, "nonfinite", m ? x->cmp.nonfinite : 0);
+
+        etp_table_row(t);
+        etp_table_str(t, etp_cmp_status_name(x->status));
+        etp_table_uint(t, x->run);
+        etp_table_int(t, x->instruction_id);
+        etp_table_uint(t, x->occurrence);
+        etp_table_bool(t, x->output);
+        etp_table_str(t, x->op_base);
+        etp_table_str(t, etp_scalar_type_name(v->scalar_type));
+        etp_table_uint(t, v->numel);
+        etp_table_float(t, m ? x->cmp.mse : NAN);
+        etp_table_float(t, m ? x->cmp.max_abs : NAN);
+        etp_table_float(t, m ? x->cmp.l1 : NAN);
+        if (m && isinf(x->cmp.snr_db)) etp_table_str(t, x->cmp.snr_db > 0 ? "inf" : "-inf");
+        else etp_table_float(t, m ? x->cmp.snr_db : NAN);
+        etp_table_float(t, m ? x->cmp.cosine : NAN);
     }
+    etp_doc_note(doc, note);
+    etp_table_note(t, note);
+    etp_table_note(t, "values are the tensors' own data (no unit); SNR = 10 log10(sum base^2 / sum "
+                      "(base - new)^2), inf when identical");
+    etp_section_table(etp_doc_section(doc, "tensors"), t);
+    etp_doc_flat(doc, t);
+    rc = cli_render(a, &o, doc);
+    etp_doc_free(doc);
     rc = cli_out_close(&o, rc);
     if (!rc && below >= 0) {
         const etp_cmp_row *f = etp_cmp_row_get(r, (size_t)below);
