@@ -177,6 +177,13 @@ int etp_stream_flush(etp_stream *s);
  * 0, ETP_E_IO (a write failed), ETP_E_INTERNAL (misuse, out of memory). NULL: ETP_E_INTERNAL. */
 int etp_stream_close(etp_stream *s);
 
+/* ---- JSON members left out (tensors; the same declaration as info/tree's, issue 11.3) ---- */
+/* Members left out of the JSON view: ETP_JSON_NO_PROGRAM, the envelope's "program";
+ * ETP_JSON_NO_NOTES, the "notes" array (shapes without one, e.g. tensors). Flags add up over
+ * calls. */
+enum { ETP_JSON_NO_PROGRAM = 1, ETP_JSON_NO_NOTES = 2 };
+void etp_doc_json_omit(etp_doc *d, unsigned members);
+
 ETP_API_END
 #ifdef __cplusplus
 }

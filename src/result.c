@@ -77,6 +77,7 @@ struct etp_doc {
     etp_section *sections, *sections_tail;
     etp_table *flat;
     etp_table *single;
+    unsigned json_omit; /* etp_doc_json_omit */
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -535,10 +536,12 @@ static int render_json(const etp_doc *d, FILE *f) {
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
         jw_key(&w, "file"); jw_str(&w, d->file);
-        jw_key(&w, "program"); jw_str(&w, d->program);
+        if (!(d->json_omit & ETP_JSON_NO_PROGRAM)) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
     }
     for (size_t i = 0; i < d->root.nkids; i++) json_node(&w, d, d->root.kids[i]);
-    if (!d->notes_placed) {
+    if (!d->notes_placed && !(d->json_omit & ETP_JSON_NO_NOTES)) {
         jw_key(&w, "notes");
         jw_arr_begin(&w);
         for (size_t i = 0; i < d->nnotes; i++) jw_str(&w, d->notes[i]);
@@ -896,4 +899,10 @@ int etp_stream_close(etp_stream *s) {
     free(s->buf);
     free(s);
     return rc;
+}
+
+/* ---- JSON members left out (etp_doc_json_omit) ---- */
+
+void etp_doc_json_omit(etp_doc *d, unsigned members) {
+    if (d) d->json_omit |= members;
 }

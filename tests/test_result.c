@@ -149,6 +149,25 @@ static void stream_tests(void) {
     free(buf);
 }
 
+/* ---- JSON members left out (etp_doc_json_omit) ---- */
+static void json_omit_tests(void) {
+    int rc;
+    etp_doc *d = etp_doc_new("x", 1, "f", "p");
+    etp_node_uint(etp_doc_root(d), "n", 7);
+    etp_doc_note(d, "kept out");
+    etp_doc_json_omit(d, ETP_JSON_NO_NOTES);
+    char *js = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"f\",\n  \"program\": \"p\",\n  \"n\": 7\n}\n");
+    free(js);
+    etp_doc_json_omit(d, ETP_JSON_NO_PROGRAM); /* flags add up */
+    js = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"f\",\n  \"n\": 7\n}\n");
+    free(js);
+    etp_doc_free(d);
+    etp_doc_json_omit(NULL, ETP_JSON_NO_NOTES);
+}
+
 int main(void) {
     int rc;
     etp_doc *d = sample();
@@ -236,5 +255,6 @@ int main(void) {
     etp_doc_free(d);
     etp_doc_free(NULL);
     stream_tests();
+    json_omit_tests();
     return check_done();
 }

@@ -11,26 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const out_col tensor_cols[] = {
-    {"block", "block", OUT_UINT, 0},
-    {"event", "event", OUT_UINT, 0},
-    {"instruction_id", "instr", OUT_INT, 0},
-    {"output", "output", OUT_BOOL, 0},
-    {"operator", "operator", OUT_STR, 0},
-    {"entry", "entry", OUT_STR, 0},
-    {"dtype", "dtype", OUT_STR, 0},
-    {"shape", "shape", OUT_STR, 0},
-    {"strides", "strides", OUT_STR, 0},
-    {"offset", "offset (bytes)", OUT_INT, 0},
-    {"numel", "numel", OUT_UINT, 0},
-    {"min", "min", OUT_FLOAT, -1},
-    {"max", "max", OUT_FLOAT, -1},
-    {"mean", "mean", OUT_FLOAT, -1},
-    {"std", "std", OUT_FLOAT, -1},
-    {"nan", "NaN", OUT_UINT, 0},
-    {"inf", "Inf", OUT_UINT, 0},
-    {"zero_fraction", "zero fraction", OUT_FLOAT, 4},
-    {"values", "first values", OUT_STR, 0},
+static const etp_col tensor_cols[] = {
+    {"block", "block", NULL, ETP_T_UINT, false, 0},
+    {"event", "event", NULL, ETP_T_UINT, false, 0},
+    {"instruction_id", "instr", NULL, ETP_T_INT, false, 0},
+    {"output", "output", NULL, ETP_T_BOOL, false, 0},
+    {"operator", "operator", NULL, ETP_T_STR, true, 0},
+    {"entry", "entry", NULL, ETP_T_STR, false, 0},
+    {"dtype", "dtype", NULL, ETP_T_STR, false, 0},
+    {"shape", "shape", NULL, ETP_T_STR, true, 0},
+    {"strides", "strides", NULL, ETP_T_STR, true, 0},
+    {"offset", "offset", "bytes", ETP_T_INT, true, 0},
+    {"numel", "numel", NULL, ETP_T_UINT, false, 0},
+    {"min", "min", NULL, ETP_T_FLOAT, true, -1},
+    {"max", "max", NULL, ETP_T_FLOAT, true, -1},
+    {"mean", "mean", NULL, ETP_T_FLOAT, true, -1},
+    {"std", "std", NULL, ETP_T_FLOAT, true, -1},
+    {"nan", "NaN", NULL, ETP_T_UINT, false, 0},
+    {"inf", "Inf", NULL, ETP_T_UINT, false, 0},
+    {"zero_fraction", "zero fraction", NULL, ETP_T_FLOAT, true, 4},
+    {"values", "first values", NULL, ETP_T_STR, false, 0},
 };
 #define NCOLS (sizeof tensor_cols / sizeof tensor_cols[0])
 
@@ -45,9 +45,8 @@ typedef struct tctx {
     const char *dump_dir; /* --dump DIR, or NULL */
     uint64_t written;     /* .npy files written */
     cli_args *a;
-    out_table *t;
-    jw w;
-    bool json;
+    etp_node *json; /* the "tensors" array of the JSON view */
+    etp_table *t;   /* the table of the other views */
     uint32_t nvalues;
 } tctx;
 
@@ -76,50 +75,37 @@ static void row(tctx *c, const etp_block_view *bv, const etp_mevent *e, const ch
     uint64_t nv = v ? (v->base ? v->numel : 0) : 1;
     if (nv > c->nvalues) nv = c->nvalues;
     double zf = st.numel ? (double)st.zeros / (double)st.numel : NAN;
-    if (c->json) {
-        jw *w = &c->w;
-        jw_obj_begin(w);
-        jw_key(w, "block"); jw_uint(w, bv->block);
-        jw_key(w, "event"); jw_uint(w, e->index);
-        jw_key(w, "instruction_id"); jw_int(w, e->instr);
-        jw_key(w, "chain_index"); jw_int(w, e->chain);
-        jw_key(w, "output"); jw_bool(w, output);
-        jw_key(w, "method"); jw_str(w, bv->method);
-        jw_key(w, "operator"); jw_str(w, *op ? op : NULL);
-        jw_key(w, "delegate_debug_id_int");
-        jw_int(w, e->ev.debug.delegate_debug_id_int);
-        jw_key(w, "entry"); jw_str(w, entry);
-        jw_key(w, "dtype"); jw_str(w, dtype);
-        jw_key(w, "shape");
-        jw_arr_begin(w);
-        for (uint32_t d = 0; v && d < v->rank; d++) jw_int(w, v->sizes[d]);
-        jw_arr_end(w);
-        jw_key(w, "strides");
-        jw_arr_begin(w);
-        for (uint32_t d = 0; v && d < v->rank; d++) jw_int(w, v->strides[d]);
-        jw_arr_end(w);
-        jw_key(w, "offset");
-        if (v) jw_int(w, v->offset);
-        else jw_null(w);
-        jw_key(w, "numel"); jw_uint(w, st.numel);
-        jw_key(w, "min"); jw_double(w, st.min);
-        jw_key(w, "max"); jw_double(w, st.max);
-        jw_key(w, "mean"); jw_double(w, st.mean);
-        jw_key(w, "std"); jw_double(w, st.std);
-        jw_key(w, "nan"); jw_uint(w, st.nan);
-        jw_key(w, "inf"); jw_uint(w, st.inf);
-        jw_key(w, "zero_fraction"); jw_double(w, zf);
-        jw_key(w, "values");
-        jw_arr_begin(w);
-        for (uint64_t i = 0; i < nv; i++) { /* JSON has no NaN/Inf: those as strings */
-            double y = v ? etp_tensor_get(v, i) : x;
-            if (isnan(y)) jw_str(w, "NaN");
-            else if (isinf(y)) jw_str(w, y > 0 ? "Infinity" : "-Infinity");
-            else jw_double(w, y);
-        }
-        jw_arr_end(w);
-        jw_obj_end(w);
-        return;
+    etp_node *w = etp_node_obj(c->json, NULL);
+    etp_node_uint(w, "block", bv->block);
+    etp_node_uint(w, "event", e->index);
+    etp_node_int(w, "instruction_id", e->instr);
+    etp_node_int(w, "chain_index", e->chain);
+    etp_node_bool(w, "output", output);
+    etp_node_str(w, "method", bv->method);
+    etp_node_str(w, "operator", *op ? op : NULL);
+    etp_node_int(w, "delegate_debug_id_int", e->ev.debug.delegate_debug_id_int);
+    etp_node_str(w, "entry", entry);
+    etp_node_str(w, "dtype", dtype);
+    etp_node *arr = etp_node_arr(w, "shape");
+    for (uint32_t d = 0; v && d < v->rank; d++) etp_node_int(arr, NULL, v->sizes[d]);
+    arr = etp_node_arr(w, "strides");
+    for (uint32_t d = 0; v && d < v->rank; d++) etp_node_int(arr, NULL, v->strides[d]);
+    if (v) etp_node_int(w, "offset", v->offset);
+    else etp_node_null(w, "offset");
+    etp_node_uint(w, "numel", st.numel);
+    etp_node_float(w, "min", st.min);
+    etp_node_float(w, "max", st.max);
+    etp_node_float(w, "mean", st.mean);
+    etp_node_float(w, "std", st.std);
+    etp_node_uint(w, "nan", st.nan);
+    etp_node_uint(w, "inf", st.inf);
+    etp_node_float(w, "zero_fraction", zf);
+    arr = etp_node_arr(w, "values");
+    for (uint64_t i = 0; i < nv; i++) { /* JSON has no NaN/Inf: those as strings */
+        double y = v ? etp_tensor_get(v, i) : x;
+        if (isnan(y)) etp_node_str(arr, NULL, "NaN");
+        else if (isinf(y)) etp_node_str(arr, NULL, y > 0 ? "Infinity" : "-Infinity");
+        else etp_node_float(arr, NULL, y);
     }
     char vals[512];
     size_t k = (size_t)snprintf(vals, sizeof vals, "[");
@@ -128,28 +114,27 @@ static void row(tctx *c, const etp_block_view *bv, const etp_mevent *e, const ch
                               v ? etp_tensor_get(v, i) : x);
     if (k < sizeof vals)
         snprintf(vals + k, sizeof vals - k, "%s]", (v && v->numel > nv) ? ", ..." : "");
-    out_row_begin(c->t);
-    out_cell_uint(c->t, bv->block);
-    out_cell_uint(c->t, e->index);
-    out_cell_int(c->t, e->instr);
-    out_cell_bool(c->t, output);
-    out_cell_str(c->t, *op ? op : NULL);
-    out_cell_str(c->t, entry);
-    out_cell_str(c->t, dtype);
-    out_cell_str(c->t, v ? shape : NULL);
-    out_cell_str(c->t, *strides ? strides : NULL);
-    if (v) out_cell_int(c->t, v->offset);
-    else out_cell_null(c->t);
-    out_cell_uint(c->t, st.numel);
-    out_cell_float(c->t, st.min);
-    out_cell_float(c->t, st.max);
-    out_cell_float(c->t, st.mean);
-    out_cell_float(c->t, st.std);
-    out_cell_uint(c->t, st.nan);
-    out_cell_uint(c->t, st.inf);
-    out_cell_float(c->t, zf);
-    out_cell_str(c->t, vals);
-    out_row_end(c->t);
+    etp_table_row(c->t);
+    etp_table_uint(c->t, bv->block);
+    etp_table_uint(c->t, e->index);
+    etp_table_int(c->t, e->instr);
+    etp_table_bool(c->t, output);
+    etp_table_str(c->t, *op ? op : NULL);
+    etp_table_str(c->t, entry);
+    etp_table_str(c->t, dtype);
+    etp_table_str(c->t, v ? shape : NULL);
+    etp_table_str(c->t, *strides ? strides : NULL);
+    if (v) etp_table_int(c->t, v->offset);
+    else etp_table_null(c->t);
+    etp_table_uint(c->t, st.numel);
+    etp_table_float(c->t, st.min);
+    etp_table_float(c->t, st.max);
+    etp_table_float(c->t, st.mean);
+    etp_table_float(c->t, st.std);
+    etp_table_uint(c->t, st.nan);
+    etp_table_uint(c->t, st.inf);
+    etp_table_float(c->t, zf);
+    etp_table_str(c->t, vals);
 }
 
 /* --dump DIR: the tensor as DIR/b<block>_e<event>_i<instruction>[_l<k>][_output].npy. */
@@ -182,7 +167,7 @@ static int dump_npy(tctx *c, const etp_block_view *bv, const etp_mevent *e, int 
 
 static int run_tensors(cli_args *a) {
     const char *path = a->pos[0];
-    if (a->fmt_set && a->fmt == OUT_JSONL) {
+    if (a->fmt_set && (etp_format)a->fmt == ETP_FMT_JSONL) {
         cli_errorf("tensors: --format jsonl is not supported; use json");
         return EXIT_USAGE;
     }
@@ -225,22 +210,21 @@ static int run_tensors(cli_args *a) {
         }
     }
     c.nvalues = 8;
-    c.json = a->fmt == OUT_JSON;
-    if (c.json) {
-        jw_init(&c.w, o.f, true);
-        jw_obj_begin(&c.w);
-        jw_key(&c.w, "schema_version"); jw_int(&c.w, 1);
-        jw_key(&c.w, "file"); jw_str(&c.w, path);
-        jw_key(&c.w, "debug_buffer");
-        jw_str(&c.w, a->set[OPT_DEBUG_BUFFER] ? a->val[OPT_DEBUG_BUFFER] : NULL);
-        jw_key(&c.w, "tensors");
-        jw_arr_begin(&c.w);
-    } else {
-        c.t = cli_table(a, &o, tensor_cols, NCOLS);
-        static const char *const drop[] = {"strides:9", "inf:8", "nan:7", "std:6", "mean:5",
-                                           "zero_fraction:4", "offset:3", "event:2", NULL};
-        if (c.t) out_table_set_droppable(c.t, drop);
-    }
+    /* one document: the JSON view {schema_version, file, debug_buffer, tensors} (no notes), the
+     * table (with its note) for the others */
+    etp_doc *doc = etp_doc_new("tensors", -1, NULL, NULL);
+    etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_int(root, "schema_version", 1);
+    etp_node_str(root, "file", path);
+    etp_node_str(root, "debug_buffer", a->set[OPT_DEBUG_BUFFER] ? a->val[OPT_DEBUG_BUFFER] : NULL);
+    c.json = etp_node_arr(root, "tensors");
+    c.t = etp_doc_table(doc, tensor_cols, NCOLS);
+    static const char *const drop[] = {"strides:9", "inf:8", "nan:7", "std:6", "mean:5",
+                                       "zero_fraction:4", "offset:3", "event:2", NULL};
+    etp_table_droppable(c.t, drop);
+    etp_section_table(etp_doc_section(doc, "tensors"), c.t);
+    etp_doc_flat(doc, c.t);
     const etp_dump_info *di = etp_dump_get_info(in.dump);
     uint64_t n = 0;
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
@@ -301,21 +285,15 @@ static int run_tensors(cli_args *a) {
                 n++;
             }
         }
-        if (c.json) jw_flush(&c.w);
     }
-    if (c.json) {
-        jw_arr_end(&c.w);
-        jw_obj_end(&c.w);
-        if (jw_finish(&c.w) && !rc) rc = EXIT_IO;
-        fputc('\n', o.f);
-    } else if (c.t) {
-        if (!rc && n == 0)
-            out_table_note(c.t, "no logged values: run with intermediate-output logging "
-                                "(etdump_runner --debug_level intermediate, or "
-                                "ETDumpGen::set_debug_buffer + event_tracer_debug_level)");
-        if (out_table_finish(c.t) && !rc) rc = EXIT_IO;
-        out_table_free(c.t);
-    }
+    if (!rc && n == 0)
+        etp_table_note(c.t, "no logged values: run with intermediate-output logging "
+                            "(etdump_runner --debug_level intermediate, or "
+                            "ETDumpGen::set_debug_buffer + event_tracer_debug_level)");
+    /* written after an error too: the rows before it */
+    int r = cli_render(a, &o, doc);
+    if (r && !rc) rc = r;
+    etp_doc_free(doc);
     cli_close_inputs(&in);
     etp_blob_close(&dbuf);
     return cli_out_close(&o, rc);
