@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
-static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
+static void note_cb(void *ctx, const char *text) { etp_table_note(ctx, text); }
+static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
 #define MAX_BACKENDS 16
 
@@ -99,176 +99,140 @@ static void general_notes(const runs_ctx *c, void (*emit)(void *, const char *),
     }
 }
 
-static int write_json(const runs_ctx *c, FILE *f, const char *path) {
+/* The JSON facts: envelope, time unit, criteria, methods, runs; the notes. */
+static void fill_json(const runs_ctx *c, etp_doc *doc) {
     const ana_disp *d = c->d;
-    jw w;
-    jw_init(&w, f, true);
-    jw_obj_begin(&w);
-    jw_key(&w, "schema_version"); jw_int(&w, 1);
-    jw_key(&w, "file"); jw_str(&w, path);
-    jw_key(&w, "program"); jw_str(&w, c->a->set[OPT_PTE] ? c->a->val[OPT_PTE] : NULL);
-    jw_key(&w, "time_unit"); jw_str(&w, d->time_unit);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_str(root, "time_unit", d->time_unit);
     const etp_runs_opts *o = etp_runs_get_opts(c->x);
-    jw_key(&w, "criteria");
-    jw_obj_begin(&w);
-    jw_key(&w, "warmup_factor"); jw_double(&w, o->warmup_factor);
-    jw_key(&w, "outlier_k"); jw_double(&w, o->outlier_k);
-    jw_key(&w, "trend_alpha"); jw_double(&w, o->trend_alpha);
-    jw_key(&w, "trend_pct"); jw_double(&w, o->trend_pct);
-    jw_obj_end(&w);
-    jw_key(&w, "methods");
-    jw_arr_begin(&w);
+    etp_node *cr = etp_node_obj(root, "criteria");
+    etp_node_float(cr, "warmup_factor", o->warmup_factor);
+    etp_node_float(cr, "outlier_k", o->outlier_k);
+    etp_node_float(cr, "trend_alpha", o->trend_alpha);
+    etp_node_float(cr, "trend_pct", o->trend_pct);
+    etp_node *ms = etp_node_arr(root, "methods");
     for (size_t i = 0; i < etp_runs_method_count(c->x); i++) {
         const etp_runs_method *mr = etp_runs_method_get(c->x, i);
         const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
-        jw_obj_begin(&w);
-        jw_key(&w, "name"); jw_str(&w, m->name);
-        ana_json_method_candidates(&w, m);
-        jw_key(&w, "runs"); jw_uint(&w, mr->runs);
-        jw_key(&w, "warmup_runs"); jw_uint(&w, mr->warmup_runs);
-        jw_key(&w, "outliers"); jw_uint(&w, mr->outliers);
-        jw_key(&w, "steady_runs"); jw_uint(&w, mr->steady_runs);
-        jw_key(&w, "median"); jw_double(&w, conv(c, mr->unit, mr->median));
-        jw_key(&w, "robust_scale"); jw_double(&w, conv(c, mr->unit, mr->scale));
-        jw_key(&w, "execute_total"); jw_double(&w, conv(c, mr->unit, mr->execute_total));
-        jw_key(&w, "unit"); jw_str(&w, uname(c, mr->unit));
-        jw_key(&w, "trend");
-        jw_obj_begin(&w);
-        jw_key(&w, "verdict"); jw_str(&w, etp_runs_trend_name(mr->trend));
-        jw_key(&w, "slope_per_run"); jw_double(&w, conv(c, mr->unit, mr->slope));
-        jw_key(&w, "drift_pct"); jw_double(&w, mr->drift_pct);
-        jw_key(&w, "p"); jw_double(&w, mr->trend_p);
-        jw_key(&w, "runs"); jw_uint(&w, mr->trend_runs);
-        jw_obj_end(&w);
-        jw_key(&w, "runs_per_second"); jw_double(&w, mr->runs_per_second);
-        jw_key(&w, "decode_style"); jw_bool(&w, mr->decode_style);
-        jw_key(&w, "tokens_per_second"); jw_double(&w, mr->tokens_per_second);
-        jw_obj_end(&w);
+        etp_node *w = etp_node_obj(ms, NULL);
+        etp_node_str(w, "name", m->name);
+        ana_node_method_candidates(w, m);
+        etp_node_uint(w, "runs", mr->runs);
+        etp_node_uint(w, "warmup_runs", mr->warmup_runs);
+        etp_node_uint(w, "outliers", mr->outliers);
+        etp_node_uint(w, "steady_runs", mr->steady_runs);
+        etp_node_float(w, "median", conv(c, mr->unit, mr->median));
+        etp_node_float(w, "robust_scale", conv(c, mr->unit, mr->scale));
+        etp_node_float(w, "execute_total", conv(c, mr->unit, mr->execute_total));
+        etp_node_str(w, "unit", uname(c, mr->unit));
+        etp_node *tr = etp_node_obj(w, "trend");
+        etp_node_str(tr, "verdict", etp_runs_trend_name(mr->trend));
+        etp_node_float(tr, "slope_per_run", conv(c, mr->unit, mr->slope));
+        etp_node_float(tr, "drift_pct", mr->drift_pct);
+        etp_node_float(tr, "p", mr->trend_p);
+        etp_node_uint(tr, "runs", mr->trend_runs);
+        etp_node_float(w, "runs_per_second", mr->runs_per_second);
+        etp_node_bool(w, "decode_style", mr->decode_style);
+        etp_node_float(w, "tokens_per_second", mr->tokens_per_second);
     }
-    jw_arr_end(&w);
-    jw_key(&w, "runs");
-    jw_arr_begin(&w);
+    etp_node *rs = etp_node_arr(root, "runs");
     for (size_t i = 0; i < etp_runs_row_count(c->x); i++) {
         const etp_runs_row *rw = etp_runs_row_get(c->x, i);
         const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
-        jw_obj_begin(&w);
-        jw_key(&w, "method"); jw_str(&w, m->name);
-        ana_json_method_candidates(&w, m);
-        jw_key(&w, "run"); jw_uint(&w, rw->run);
-        jw_key(&w, "block"); jw_uint(&w, rw->block);
-        jw_key(&w, "warmup"); jw_bool(&w, rw->warmup);
-        jw_key(&w, "outlier"); jw_bool(&w, rw->outlier);
-        jw_key(&w, "robust_z"); jw_double(&w, rw->robust_z);
-        jw_key(&w, "execute"); jw_double(&w, conv(c, rw->unit, rw->execute));
-        jw_key(&w, "delegate"); jw_double(&w, conv(c, rw->unit, rw->delegate));
-        jw_key(&w, "cpu"); jw_double(&w, conv(c, rw->unit, rw->cpu));
-        jw_key(&w, "framework"); jw_double(&w, conv(c, rw->unit, rw->framework));
-        jw_key(&w, "unit"); jw_str(&w, uname(c, rw->unit));
-        jw_key(&w, "backends");
-        jw_arr_begin(&w);
+        etp_node *w = etp_node_obj(rs, NULL);
+        etp_node_str(w, "method", m->name);
+        ana_node_method_candidates(w, m);
+        etp_node_uint(w, "run", rw->run);
+        etp_node_uint(w, "block", rw->block);
+        etp_node_bool(w, "warmup", rw->warmup);
+        etp_node_bool(w, "outlier", rw->outlier);
+        etp_node_float(w, "robust_z", rw->robust_z);
+        etp_node_float(w, "execute", conv(c, rw->unit, rw->execute));
+        etp_node_float(w, "delegate", conv(c, rw->unit, rw->delegate));
+        etp_node_float(w, "cpu", conv(c, rw->unit, rw->cpu));
+        etp_node_float(w, "framework", conv(c, rw->unit, rw->framework));
+        etp_node_str(w, "unit", uname(c, rw->unit));
+        etp_node *bs = etp_node_arr(w, "backends");
         for (uint32_t j = 0; j < rw->n_backends; j++) {
             const etp_runs_backend *b = &rw->backends[j];
-            jw_obj_begin(&w);
-            jw_key(&w, "placement"); jw_str(&w, b->placement);
-            jw_key(&w, "delegate"); jw_double(&w, conv(c, rw->unit, b->delegate));
-            jw_key(&w, "backend_time"); jw_double(&w, conv(c, rw->unit, b->backend));
-            jw_key(&w, "overhead"); jw_double(&w, conv(c, rw->unit, b->overhead));
-            jw_key(&w, "unit"); jw_str(&w, uname(c, rw->unit));
-            jw_obj_end(&w);
+            etp_node *bo = etp_node_obj(bs, NULL);
+            etp_node_str(bo, "placement", b->placement);
+            etp_node_float(bo, "delegate", conv(c, rw->unit, b->delegate));
+            etp_node_float(bo, "backend_time", conv(c, rw->unit, b->backend));
+            etp_node_float(bo, "overhead", conv(c, rw->unit, b->overhead));
+            etp_node_str(bo, "unit", uname(c, rw->unit));
         }
-        jw_arr_end(&w);
-        jw_key(&w, "qnn");
-        jw_arr_begin(&w);
+        etp_node *qs = etp_node_arr(w, "qnn");
         for (uint32_t q = 0; q < rw->n_qnn; q++) {
             const etp_runs_qnn *qq = &rw->qnn[q];
             const etp_ops_qnn *g = etp_ops_qnn_get(c->r, qq->qnn);
-            jw_obj_begin(&w);
-            jw_key(&w, "instruction_id");
-            jw_int(&w, etp_ops_row_get(c->r, g->delegate_row)->instr);
-            jw_key(&w, "figures");
-            jw_arr_begin(&w);
+            etp_node *qo = etp_node_obj(qs, NULL);
+            etp_node_int(qo, "instruction_id", etp_ops_row_get(c->r, g->delegate_row)->instr);
+            etp_node *fs = etp_node_arr(qo, "figures");
             for (int t = 0; t < ETP_QT_COUNT_; t++) {
                 if (g->top[t] < 0) continue;
-                jw_obj_begin(&w);
-                jw_key(&w, "name"); jw_str(&w, etp_qnn_top_name((etp_qnn_top)t));
-                jw_key(&w, "value"); jw_double(&w, conv(c, qq->unit[t], qq->value[t]));
-                jw_key(&w, "unit"); jw_str(&w, uname(c, qq->unit[t]));
-                jw_obj_end(&w);
+                etp_node *fo = etp_node_obj(fs, NULL);
+                etp_node_str(fo, "name", etp_qnn_top_name((etp_qnn_top)t));
+                etp_node_float(fo, "value", conv(c, qq->unit[t], qq->value[t]));
+                etp_node_str(fo, "unit", uname(c, qq->unit[t]));
             }
-            jw_arr_end(&w);
-            jw_obj_end(&w);
         }
-        jw_arr_end(&w);
-        jw_obj_end(&w);
     }
-    jw_arr_end(&w);
-    jw_key(&w, "notes");
-    jw_arr_begin(&w);
-    general_notes(c, json_note_cb, &w);
-    ana_quality_notes(c->r, json_note_cb, &w);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    fflush(f);
-    int rc = jw_finish(&w);
-    fputc('\n', f);
-    return rc ? EXIT_IO : EXIT_OK;
+    general_notes(c, doc_note_cb, doc);
+    ana_quality_notes(c->r, doc_note_cb, doc);
 }
 
-static int write_table(const runs_ctx *c, cli_out *o) {
+/* The table of the text views and the flat formats: one row per run, with its notes. */
+static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
     const ana_disp *d = c->d;
-    out_col cols[16 + 3 * MAX_BACKENDS];
+    etp_col cols[16 + 3 * MAX_BACKENDS];
     char keys[3 * MAX_BACKENDS][80];
     size_t n = 0;
-    cols[n++] = (out_col){"method", "method", OUT_STR, 0};
-    cols[n++] = (out_col){"run", "run", OUT_UINT, 0};
-    cols[n++] = (out_col){"block", "block", OUT_UINT, 0};
-    cols[n++] = (out_col){"flag", "flag", OUT_STR, 0};
-    cols[n++] = (out_col){"robust_z", "robust z", OUT_FLOAT, 2};
-    cols[n++] = (out_col){"execute", "Method::execute", OUT_FLOAT, d->precision};
-    cols[n++] = (out_col){"delegate", "delegate", OUT_FLOAT, d->precision};
-    cols[n++] = (out_col){"cpu", "cpu", OUT_FLOAT, d->precision};
-    cols[n++] = (out_col){"framework", "framework", OUT_FLOAT, d->precision};
-    cols[n++] = (out_col){"unit", "unit", OUT_STR, 0};
+    cols[n++] = (etp_col){"method", "method", NULL, ETP_T_STR, false, 0};
+    cols[n++] = (etp_col){"run", "run", NULL, ETP_T_UINT, false, 0};
+    cols[n++] = (etp_col){"block", "block", NULL, ETP_T_UINT, false, 0};
+    cols[n++] = (etp_col){"flag", "flag", NULL, ETP_T_STR, false, 0};
+    cols[n++] = (etp_col){"robust_z", "robust z", NULL, ETP_T_FLOAT, true, 2};
+    cols[n++] = (etp_col){"execute", "Method::execute", NULL, ETP_T_FLOAT, true, d->precision};
+    cols[n++] = (etp_col){"delegate", "delegate", NULL, ETP_T_FLOAT, true, d->precision};
+    cols[n++] = (etp_col){"cpu", "cpu", NULL, ETP_T_FLOAT, true, d->precision};
+    cols[n++] = (etp_col){"framework", "framework", NULL, ETP_T_FLOAT, true, d->precision};
+    cols[n++] = (etp_col){"unit", "unit", NULL, ETP_T_STR, false, 0};
     for (size_t b = 0; b < c->nb; b++) {
         snprintf(keys[3 * b], sizeof keys[0], "delegate:%.60s", c->backends[b]);
         snprintf(keys[3 * b + 1], sizeof keys[0], "backend_time:%.60s", c->backends[b]);
         snprintf(keys[3 * b + 2], sizeof keys[0], "overhead:%.60s", c->backends[b]);
         for (int k = 0; k < 3; k++)
-            cols[n++] = (out_col){keys[3 * b + k], keys[3 * b + k], OUT_FLOAT, d->precision};
+            cols[n++] = (etp_col){keys[3 * b + k], keys[3 * b + k], NULL, ETP_T_FLOAT, true, d->precision};
     }
-    size_t nq0 = n;
     if (c->qnn) {
-        cols[n++] = (out_col){"qnn_execute", "QNN execute", OUT_FLOAT, d->precision};
-        cols[n++] = (out_col){"qnn_accel", "accel (excl wait)", OUT_FLOAT, d->precision};
-        cols[n++] = (out_col){"qnn_unit", "qnn unit", OUT_STR, 0};
-        cols[n++] = (out_col){"accel_cycles", "accel cycles", OUT_FLOAT, 0};
+        cols[n++] = (etp_col){"qnn_execute", "QNN execute", NULL, ETP_T_FLOAT, true, d->precision};
+        cols[n++] = (etp_col){"qnn_accel", "accel (excl wait)", NULL, ETP_T_FLOAT, true, d->precision};
+        cols[n++] = (etp_col){"qnn_unit", "qnn unit", NULL, ETP_T_STR, true, 0};
+        cols[n++] = (etp_col){"accel_cycles", "accel cycles", NULL, ETP_T_FLOAT, true, 0};
     }
-    (void)nq0;
-    out_table *t = cli_table(c->a, o, cols, n);
-    if (!t) {
-        cli_errorf("runs: out of memory");
-        return EXIT_INTERNAL;
-    }
+    etp_table *t = etp_doc_table(doc, cols, n);
+    if (!t) return NULL;
     for (size_t i = 0; i < etp_runs_row_count(c->x); i++) {
         const etp_runs_row *rw = etp_runs_row_get(c->x, i);
         const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
         char lb[600];
-        out_row_begin(t);
-        out_cell_str(t, ana_method_label(m, lb, sizeof lb));
-        out_cell_uint(t, rw->run);
-        out_cell_uint(t, rw->block);
-        out_cell_str(t, flag_text(rw));
-        out_cell_float(t, rw->robust_z);
-        out_cell_float(t, conv(c, rw->unit, rw->execute));
-        out_cell_float(t, conv(c, rw->unit, rw->delegate));
-        out_cell_float(t, conv(c, rw->unit, rw->cpu));
-        out_cell_float(t, conv(c, rw->unit, rw->framework));
-        out_cell_str(t, uname(c, rw->unit));
+        etp_table_row(t);
+        etp_table_str(t, ana_method_label(m, lb, sizeof lb));
+        etp_table_uint(t, rw->run);
+        etp_table_uint(t, rw->block);
+        etp_table_str(t, flag_text(rw));
+        etp_table_float(t, rw->robust_z);
+        etp_table_float(t, conv(c, rw->unit, rw->execute));
+        etp_table_float(t, conv(c, rw->unit, rw->delegate));
+        etp_table_float(t, conv(c, rw->unit, rw->cpu));
+        etp_table_float(t, conv(c, rw->unit, rw->framework));
+        etp_table_str(t, uname(c, rw->unit));
         for (size_t b = 0; b < c->nb; b++) {
             const etp_runs_backend *e = backend_of(rw, c->backends[b]);
-            out_cell_float(t, e ? conv(c, rw->unit, e->delegate) : NAN);
-            out_cell_float(t, e ? conv(c, rw->unit, e->backend) : NAN);
-            out_cell_float(t, e ? conv(c, rw->unit, e->overhead) : NAN);
+            etp_table_float(t, e ? conv(c, rw->unit, e->delegate) : NAN);
+            etp_table_float(t, e ? conv(c, rw->unit, e->backend) : NAN);
+            etp_table_float(t, e ? conv(c, rw->unit, e->overhead) : NAN);
         }
         if (c->qnn) {
             etp_unit u1, u2, u3;
@@ -276,25 +240,21 @@ static int write_table(const runs_ctx *c, cli_out *o) {
             double qa = qnn_sum(rw, ETP_QT_EXCL_WAIT, &u2);
             double cy = qnn_sum(rw, ETP_QT_ACCEL_CYCLES, &u3);
             etp_unit ut = u1 != ETP_UNIT_NONE ? u1 : u2;
-            out_cell_float(t, ut != ETP_UNIT_NONE ? conv(c, u1, qe) : NAN);
-            out_cell_float(t, ut != ETP_UNIT_NONE ? conv(c, u2, qa) : NAN);
-            out_cell_str(t, ut != ETP_UNIT_NONE ? uname(c, ut) : NULL);
-            out_cell_float(t, cy);
+            etp_table_float(t, ut != ETP_UNIT_NONE ? conv(c, u1, qe) : NAN);
+            etp_table_float(t, ut != ETP_UNIT_NONE ? conv(c, u2, qa) : NAN);
+            etp_table_str(t, ut != ETP_UNIT_NONE ? uname(c, ut) : NULL);
+            etp_table_float(t, cy);
         }
-        out_row_end(t);
     }
-    if (c->a->fmt == OUT_TABLE || c->a->fmt == OUT_MD) {
-        general_notes(c, note_cb, t);
-        if (c->qnn)
-            out_table_note(t, "QNN execute = QNN (execute) time, accel (excl wait) = Accelerator "
-                              "(execute excluding wait) time: durations QNN reported, summed over "
-                              "the run's QNN partitions; accel cycles = Accelerator (execute) time "
-                              "(cycles), thread-aggregate busy cycles, not wall time");
-        ana_quality_notes(c->r, note_cb, t);
-    }
-    int rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-    out_table_free(t);
-    return rc;
+    /* shown under the table in table and md (csv, tsv and jsonl have no notes) */
+    general_notes(c, note_cb, t);
+    if (c->qnn)
+        etp_table_note(t, "QNN execute = QNN (execute) time, accel (excl wait) = Accelerator "
+                          "(execute excluding wait) time: durations QNN reported, summed over "
+                          "the run's QNN partitions; accel cycles = Accelerator (execute) time "
+                          "(cycles), thread-aggregate busy cycles, not wall time");
+    ana_quality_notes(c->r, note_cb, t);
+    return t;
 }
 
 static int run_runs(cli_args *a) {
@@ -327,7 +287,19 @@ static int run_runs(cli_args *a) {
         etp_runs_free(x);
         return rc;
     }
-    rc = a->fmt == OUT_JSON ? write_json(&c, o.f, path) : write_table(&c, &o);
+    /* one document: the JSON facts and notes; the run table for the other views */
+    etp_doc *doc = etp_doc_new("runs", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    fill_json(&c, doc);
+    etp_table *t = fill_table(&c, doc);
+    etp_section_table(etp_doc_section(doc, "runs"), t);
+    etp_doc_flat(doc, t);
+    if (t && etp_doc_ok(doc)) {
+        rc = cli_render(a, &o, doc);
+    } else {
+        cli_errorf("runs: out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    etp_doc_free(doc);
     free(scratch);
     etp_runs_free(x);
     cli_ana_close(&ca);
