@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """formats_agree: table, md, csv, tsv, jsonl and json of one run of a command carry the same
 values (issue 11.2: one result object behind every format). For every command on the result
-model (docs/result-model.md): summary, ops.
+model (docs/result-model.md): summary, ops, runs, tensors, compare, events.
 
   - csv, tsv and jsonl: the same rows, cell by cell (csv/tsv text vs jsonl typed values, numbers
     within the printed precision), the same header keys;
@@ -154,5 +154,103 @@ for case in CASES:
             key = OPS_HDR.get(h)
             if key and key not in ("method", "name", "operator"):  # names: md escapes "|" and the like
                 check(same(x, jr[key], key), "%s md: row %d %s: %r vs %r" % (name, r, key, x, jr[key]))
+
+# runs, tensors, compare, events (port-rtce): csv, tsv (and jsonl where the flat rows are the
+# table's) cell by cell against the JSON facts; md rows of runs through its header -> key map.
+def agree(text, v):
+    """a printed cell vs a JSON value: numbers within the digits printed, inf as "inf"/"Infinity\""""
+    if v is None:
+        return text in ("", "-")
+    if isinstance(v, bool):
+        return text == ("true" if v else "false")
+    if v in ("Infinity", "-Infinity"):
+        return text == ("inf" if v == "Infinity" else "-inf")
+    if isinstance(v, (int, float)):
+        m = re.match(r"^-?[0-9]+(?:\.([0-9]+))?(?:e[-+]?[0-9]+)?$", text)
+        if not m:
+            return False
+        if "e" in text:
+            return abs(float(text) - v) <= 1e-5 * abs(v)
+        return close(text, v, len(m.group(1) or ""))
+    if v == []:  # an inline value (tensors): no shape; the text views show none
+        return text in ("", "-")
+    if isinstance(v, list):
+        return text == "[" + ", ".join(str(x) for x in v) + "]"
+    return text.lstrip("'") == v or text == v.replace("\t", " ")
+
+def flat(args):
+    c = list(csv.reader(io.StringIO(run("csv", args))))
+    t = [l.split("\t") for l in run("tsv", args).splitlines()]
+    check(c[0] == t[0] and len(c) == len(t), " ".join(args) + ": csv and tsv: same header and rows")
+    return [dict(zip(c[0], r)) for r in c[1:]], [dict(zip(t[0], r)) for r in t[1:]]
+
+def rows_agree(name, jrows, args, keys, jsonl=True):
+    rc, rt = flat(args)
+    check(len(rc) == len(jrows), "%s: %d flat rows, %d JSON rows" % (name, len(rc), len(jrows)))
+    if jsonl:
+        rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+        check(len(rj) == len(rc), name + ": jsonl row count")
+    for r, (c, t, jr) in enumerate(zip(rc, rt, jrows)):
+        for key, jkey in keys:
+            v = jr.get(jkey) if jkey in jr else None
+            check(agree(c[key], v) and agree(t[key], v),
+                  "%s: row %d %s: csv %r tsv %r json %r" % (name, r, key, c[key], t[key], v))
+            if jsonl:
+                jl = rj[r][key]
+                check(jl == v or (isinstance(v, str) and agree(str(jl) if not isinstance(jl, float) else repr(jl), v))
+                      or (isinstance(jl, (int, float)) and isinstance(v, (int, float)) and abs(jl - v) <= 1e-9 * max(1, abs(v))),
+                      "%s: row %d %s: jsonl %r json %r" % (name, r, key, jl, v))
+
+def p(*a):
+    return [os.path.join(DATA, x) if x.endswith((".pte", ".etdp", ".bin")) else x for x in a]
+
+RUNS_KEYS = [(k, k) for k in ("run", "block", "robust_z", "execute", "delegate", "cpu", "framework", "unit")]
+RUNS_HDR = {"run": "run", "block": "block", "robust z": "robust_z", "Method::execute": "execute",
+            "delegate": "delegate", "cpu": "cpu", "framework": "framework", "unit": "unit"}
+for case in CASES:
+    args = ["runs"] + p(*case)
+    name = "runs " + " ".join(case)
+    jr = json.loads(run("json", args))["runs"]
+    rows_agree(name, jr, args, RUNS_KEYS, jsonl=False)
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    rc, _ = flat(args)
+    check(len(rj) == len(rc) and all(agree(c[k], l[k]) for c, l in zip(rc, rj) for k in c if k != "method"),
+          name + ": jsonl rows = csv rows")
+    md = [l for l in run("md", args).splitlines() if l.startswith("| ")]
+    hdr = [x.strip() for x in md[0].strip("|").split("|")]
+    check(len(md) - 2 == len(jr), name + ": md row count")
+    for r, (line, row) in enumerate(zip(md[2:], jr)):
+        cl = [x.strip() for x in line.strip("|").split("|")]
+        for h, x in zip(hdr, cl):
+            if h in RUNS_HDR:
+                check(agree(x, row[RUNS_HDR[h]]), "%s md: row %d %s: %r vs %r" % (name, r, h, x, row[RUNS_HDR[h]]))
+        flag = "warm-up" if row["warmup"] else "outlier" if row["outlier"] else ""
+        check(cl[hdr.index("flag")] == flag, "%s md: row %d flag" % (name, r))
+
+TENSOR_KEYS = [(k, k) for k in ("block", "event", "instruction_id", "output", "entry", "dtype", "shape", "offset",
+                                "numel", "min", "max", "mean", "std", "nan", "inf", "zero_fraction")]
+CMP_KEYS = [(k, k) for k in ("status", "run", "instruction_id", "occurrence", "output", "dtype", "numel",
+                             "mse", "max_abs", "l1", "snr_db", "cosine")]
+for d, pte in (("real/module_linear_intermediate_1x", "upstream/module_linear_no_constant_segment.pte"),
+               ("real/bundled_program_intermediate_1x", None),
+               ("synthetic/synth_qnn_mixed_small_3x", None)):
+    extra = ["--pte", pte] if pte else []
+    args = ["tensors"] + p(d + ".etdp", "--debug-buffer", d + ".debug.bin", *extra)
+    rows_agree("tensors " + d, json.loads(run("json", args))["tensors"], args, TENSOR_KEYS, jsonl=False)
+    args = ["compare"] + p(d + ".etdp", d + ".etdp", "--debug-buffer", d + ".debug.bin",
+                           "--debug-buffer-new", d + ".debug.bin", *extra)
+    rows_agree("compare " + d, json.loads(run("json", args))["tensors"], args, CMP_KEYS)
+ML, MO = "real/module_linear_intermediate_1x", "real/module_linear_outputs_1x"
+args = ["compare"] + p(ML + ".etdp", MO + ".etdp", "--debug-buffer", ML + ".debug.bin", "--debug-buffer-new", MO + ".debug.bin")
+rows_agree("compare two runs", json.loads(run("json", args))["tensors"], args, CMP_KEYS)
+
+EV_KEYS = [(k, k) for k in ("block", "index", "type", "kind", "start_time", "end_time", "value", "unit", "parent")]
+for case in CASES[:3]:
+    args = ["events"] + p(*case)
+    ev = json.loads(run("json", args))["events"]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(rj == ev, "events " + " ".join(case) + ": jsonl objects = json events")
+    keys = EV_KEYS + ([("method", "method"), ("operator", "operator"), ("backend", "backend")] if len(case) > 1 else [])
+    rows_agree("events " + " ".join(case), ev, args, keys, jsonl=False)
 print("%d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
