@@ -1,4 +1,4 @@
-# The output layer: jw (JSON writer), out (table formats), sink (atomic output files).
+# The output layer: jw (JSON writer), out (table formats), outfile (atomic output files, include/etprof_io.h).
 add_executable(test_out ${CMAKE_SOURCE_DIR}/tests/test_out.c)
 target_link_libraries(test_out PRIVATE etprof)
 target_include_directories(test_out PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
