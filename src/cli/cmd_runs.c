@@ -3,6 +3,8 @@
 #include "cli_ana.h"
 #include "etprof_runs.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@ typedef struct runs_ctx {
     cli_args *a;
     const etp_ops_result *r;
     const etp_runs_result *x;
-    const ana_disp *d;
+    const etp_disp *d;
     const char *backends[MAX_BACKENDS]; /* distinct delegate placements over the methods */
     size_t nb;
     bool qnn; /* some run has QNN figures */
@@ -23,12 +25,12 @@ typedef struct runs_ctx {
 
 static double conv(const runs_ctx *c, etp_unit u, double v) {
     const char *un;
-    return ana_conv(c->d, u, v, &un);
+    return etp_disp_conv(c->d, u, v, &un);
 }
 
 static const char *uname(const runs_ctx *c, etp_unit u) {
     const char *un;
-    ana_conv(c->d, u, 0, &un);
+    etp_disp_conv(c->d, u, 0, &un);
     return un;
 }
 
@@ -58,7 +60,7 @@ static const char *flag_text(const etp_runs_row *rw) {
 static void method_note(const runs_ctx *c, const etp_runs_method *mr, char *b, size_t cap) {
     char lb[600];
     const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
-    const char *name = ana_method_label(m, lb, sizeof lb);
+    const char *name = etp_method_label(m, lb, sizeof lb);
     int w = snprintf(b, cap, "%.300s: %u run(s), %u warm-up, %u outlier(s); ", name, mr->runs,
                      mr->warmup_runs, mr->outliers);
     if (w < 0 || (size_t)w >= cap) return;
@@ -101,7 +103,7 @@ static void general_notes(const runs_ctx *c, void (*emit)(void *, const char *),
 
 /* The JSON facts: envelope, time unit, criteria, methods, runs; the notes. */
 static void fill_json(const runs_ctx *c, etp_doc *doc) {
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     etp_node *root = etp_doc_root(doc);
     etp_node_str(root, "time_unit", d->time_unit);
     const etp_runs_opts *o = etp_runs_get_opts(c->x);
@@ -116,7 +118,7 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
         etp_node *w = etp_node_obj(ms, NULL);
         etp_node_str(w, "name", m->name);
-        ana_node_method_candidates(w, m);
+        etp_fig_method_candidates(w, m);
         etp_node_uint(w, "runs", mr->runs);
         etp_node_uint(w, "warmup_runs", mr->warmup_runs);
         etp_node_uint(w, "outliers", mr->outliers);
@@ -141,7 +143,7 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
         etp_node *w = etp_node_obj(rs, NULL);
         etp_node_str(w, "method", m->name);
-        ana_node_method_candidates(w, m);
+        etp_fig_method_candidates(w, m);
         etp_node_uint(w, "run", rw->run);
         etp_node_uint(w, "block", rw->block);
         etp_node_bool(w, "warmup", rw->warmup);
@@ -179,12 +181,12 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         }
     }
     general_notes(c, doc_note_cb, doc);
-    ana_quality_notes(c->r, doc_note_cb, doc);
+    etp_quality_notes(c->r, doc_note_cb, doc);
 }
 
 /* The table of the text views and the flat formats: one row per run, with its notes. */
 static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     etp_col cols[16 + 3 * MAX_BACKENDS];
     char keys[3 * MAX_BACKENDS][80];
     size_t n = 0;
@@ -218,7 +220,7 @@ static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
         const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
         char lb[600];
         etp_table_row(t);
-        etp_table_str(t, ana_method_label(m, lb, sizeof lb));
+        etp_table_str(t, etp_method_label(m, lb, sizeof lb));
         etp_table_uint(t, rw->run);
         etp_table_uint(t, rw->block);
         etp_table_str(t, flag_text(rw));
@@ -253,7 +255,7 @@ static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
                           "(execute excluding wait) time: durations QNN reported, summed over "
                           "the run's QNN partitions; accel cycles = Accelerator (execute) time "
                           "(cycles), thread-aggregate busy cycles, not wall time");
-    ana_quality_notes(c->r, note_cb, t);
+    etp_quality_notes(c->r, note_cb, t);
     return t;
 }
 
@@ -262,7 +264,7 @@ static int run_runs(cli_args *a) {
     cli_ana ca;
     int rc = cli_ana_init(a, "runs", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, path, &ca))) return rc;
     etp_runs_result *x = NULL;
     etp_error err = {0};
