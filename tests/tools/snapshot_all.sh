@@ -62,4 +62,64 @@ run qnn.viewer_213 qnn --profile-log "$Q/viewer_213.txt"
 run qnn.runtrace_small qnn --qhas "$Q/qhas_small.json" --runtrace "$Q/runtrace_small.json"
 run qnn.stories_kv qnn "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" \
     --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --qhas "$Q/stories260k_kv_qhas.json"
+# tree, info (port-treeinfo): every program and ETRecord of tests/data, errors, the options
+# that change tree's output, and an ETRecord that joins add.pte (written here; cwd-relative name
+# so that its path in the output is the same in every snapshot)
+for f in $(find "$D" -name '*.pte' -o -name '*.bpte' | sort); do
+    run "info.$(echo "${f#$D/}" | tr / _)" info "$f"
+done
+run info.etrecord_bin info "$D/upstream/etrecord.bin"
+run info.etrecord_pte info "$D/upstream/etrecord.bin" --pte "$D/upstream/add.pte"
+run info.pte_pte info "$D/upstream/add.pte" --pte "$D/upstream/add.pte"
+run info.missing info "$D/no-such-file.etdp"
+run info.mismatch info "$D/real/add_pte_1x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte"
+run info.mismatch_ignored info "$D/real/add_pte_1x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
+run info.kv_method info "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --method kv_forward
+ADD="$D/real/add_pte_1x.etdp"; ADDP="$D/upstream/add.pte"
+KV="$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp"; KVP="$D/upstream/stories260k_hybrid_llama_qnn.pte"
+run tree.add_method tree "$ADD" --pte "$ADDP" --method forward
+run tree.add_ns tree "$D/real/add_pte_10x.etdp" --pte "$ADDP" --time-unit ns --stat p90
+run tree.add_ms tree "$D/real/add_pte_100x.etdp" --time-unit ms --stat max --skip-first 2
+run tree.add_s tree "$D/real/add_pte_10x.etdp" --pte "$ADDP" --time-unit s
+run tree.add_etr tree "$ADD" --pte "$ADDP" --etrecord "$D/upstream/etrecord.bin"
+run tree.add_etr_nopte tree "$ADD" --etrecord "$D/upstream/etrecord.bin"
+run tree.bad_stat tree "$ADD" --stat total
+run tree.bad_top tree "$ADD" --top -1
+run tree.bad_unit tree "$ADD" --time-unit h
+run tree.bad_etr tree "$ADD" --etrecord "$D/no-such.etrecord"
+run tree.kv_top0 tree "$KV" --pte "$KVP" --top 0
+run tree.kv_top2 tree "$KV" --pte "$KVP" --top 2 --method kv_forward
+run tree.kv_clock tree "$KV" --pte "$KVP" --htp-clock-ghz 1.5 --top 3
+run tree.kv_qhas tree "$KV" --pte "$KVP" --qhas "$D/qnn-fixtures/stories260k_kv_qhas.json" --top 3
+run tree.kv_runtrace tree "$KV" --pte "$KVP" --runtrace "$D/qnn-fixtures/runtrace_small.json" --top 1
+run tree.kv_etr tree "$KV" --pte "$KVP" --etrecord "$D/upstream/etrecord.bin" --top 2 --time-unit ms
+run tree.kv_nopte_top1 tree "$KV" --top 1
+run tree.synth_mixed tree "$D/synthetic/synth_qnn_mixed_small_3x.etdp" --pte "$KVP" --htp-clock-ghz 2 --top 4
+if command -v python3 >/dev/null 2>&1; then
+    ETA=$(cd "$(dirname "$ET")" && pwd)/$(basename "$ET"); OUTA=$(cd "$OUT" && pwd)
+    FIX=$(mktemp -d)
+    python3 - "$FIX/add.etrecord" <<'PYEOF'
+import json, sys, zipfile
+E = "executorch.exir.dialects.edge.ops."
+trace = ('  File "/home/u/model.py", line 40, in forward\n    x = self.block(x)\n'
+         '  File "/home/u/blocks.py", line 12, in forward\n    return a + b\n')
+md = {"debug_handle": "1", "stack_trace": trace, "source_fn_stack": "add,operator.add",
+      "nn_module_stack": "L__self__,,__main__.Net;L__self___block,block,blocks.Block"}
+node = {"target": E + "aten.add.Tensor", "inputs": [],
+        "outputs": [{"as_none": None, "as_tensor": {"name": "aten_add_tensor"}}], "metadata": md}
+tv = {"aten_add_tensor": {"meta": {"dtype": 7, "sizes": [{"as_int": 4}, {"as_int": 8}]}}}
+prog = json.dumps({"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": [node],
+                                              "tensor_values": tv}},
+                   "schema_version": {"major": 3, "minor": 0}}).encode()
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for n, b in (("ETRECORD_V0", b""), ("edge_dialect_exported_program/forward", prog),
+                 ("edge_dialect_exported_program/forward_state_dict", b"not read"),
+                 ("debug_handle_map", b'{"forward": {"0": 1}}'), ("delegate_map", b"{}")):
+        z.writestr(zipfile.ZipInfo(n), b)
+PYEOF
+    (cd "$FIX" && ET=$ETA OUT=$OUTA && run info.etrecord_add info add.etrecord &&
+        run tree.add_etr_match tree "$ADD" --pte "$ADDP" --etrecord add.etrecord &&
+        run ops.add_etr_match ops "$ADD" --pte "$ADDP" --etrecord add.etrecord)
+    rm -rf "$FIX"
+fi
 exit 0
