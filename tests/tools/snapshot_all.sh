@@ -94,7 +94,8 @@ run tree.kv_qhas tree "$KV" --pte "$KVP" --qhas "$D/qnn-fixtures/stories260k_kv_
 run tree.kv_runtrace tree "$KV" --pte "$KVP" --runtrace "$D/qnn-fixtures/runtrace_small.json" --top 1
 run tree.kv_etr tree "$KV" --pte "$KVP" --etrecord "$D/upstream/etrecord.bin" --top 2 --time-unit ms
 run tree.kv_nopte_top1 tree "$KV" --top 1
-run tree.synth_mixed tree "$D/synthetic/synth_qnn_mixed_small_3x.etdp" --pte "$KVP" --htp-clock-ghz 2 --top 4
+run tree.synth_mixed tree "$D/synthetic/synth_qnn_mixed_small_3x.etdp" --htp-clock-ghz 2 --top 4
+run tree.kv_mismatch tree "$ADD" --pte "$KVP" --ignore-program-mismatch
 if command -v python3 >/dev/null 2>&1; then
     ETA=$(cd "$(dirname "$ET")" && pwd)/$(basename "$ET"); OUTA=$(cd "$OUT" && pwd)
     FIX=$(mktemp -d)
