@@ -142,6 +142,22 @@ typedef struct etp_render_opts {
  * opts NULL: defaults. The document is not changed: render it as often as needed. */
 int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts);
 
+/* ---- JSON layout and safe names (info, tree: issue 11.3) ---- */
+/* The envelope's "program" member goes here, at the current end of the root's members, instead
+ * of right after "file" (info on an ETDump: its 0.1.0 shape). Once per document. */
+void etp_doc_program_here(etp_doc *d);
+/* Members left out of the JSON view: ETP_JSON_NO_PROGRAM, the envelope's "program" (info on a
+ * program or an ETRecord, which name no program); ETP_JSON_NO_NOTES, the "notes" array (shapes
+ * without one). Flags add up over calls. */
+enum { ETP_JSON_NO_PROGRAM = 1, ETP_JSON_NO_NOTES = 2 };
+void etp_doc_json_omit(etp_doc *d, unsigned members);
+/* A copy of `s` as the table and md formats show a text cell (docs/output-formats.md): valid
+ * UTF-8, each invalid byte U+FFFD, control characters (line breaks too) as spaces. For a name
+ * from the input inside a command's own prose when only that name, not the whole block
+ * (ETP_TEXT_SAFE), is to be shown safely. NULL when `s` is NULL or out of memory; free() it.
+ * Thread-safe (reads only its argument). */
+char *etp_text_safe(const char *s);
+
 ETP_API_END
 #ifdef __cplusplus
 }

@@ -77,6 +77,10 @@ struct etp_doc {
     etp_section *sections, *sections_tail;
     etp_table *flat;
     etp_table *single;
+    /* JSON layout (etp_doc_program_here, etp_doc_json_omit) */
+    bool program_placed;
+    size_t program_at; /* the root member the program goes before */
+    unsigned json_omit;
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -532,13 +536,21 @@ static int render_json(const etp_doc *d, FILE *f) {
     jw w;
     jw_init(&w, f, true);
     jw_obj_begin(&w);
+    bool program = d->schema_version >= 0 && !(d->json_omit & ETP_JSON_NO_PROGRAM);
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
         jw_key(&w, "file"); jw_str(&w, d->file);
-        jw_key(&w, "program"); jw_str(&w, d->program);
+        if (program && !d->program_placed) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
     }
-    for (size_t i = 0; i < d->root.nkids; i++) json_node(&w, d, d->root.kids[i]);
-    if (!d->notes_placed) {
+    for (size_t i = 0; i <= d->root.nkids; i++) {
+        if (program && d->program_placed && d->program_at == i) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
+        if (i < d->root.nkids) json_node(&w, d, d->root.kids[i]);
+    }
+    if (!d->notes_placed && !(d->json_omit & ETP_JSON_NO_NOTES)) {
         jw_key(&w, "notes");
         jw_arr_begin(&w);
         for (size_t i = 0; i < d->nnotes; i++) jw_str(&w, d->notes[i]);
@@ -698,3 +710,17 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
     }
     return ETP_E_USAGE;
 }
+
+/* ---- JSON layout and safe names (info, tree: issue 11.3) ---- */
+
+void etp_doc_program_here(etp_doc *d) {
+    if (!d || d->error || d->program_placed) return;
+    d->program_placed = true;
+    d->program_at = d->root.nkids;
+}
+
+void etp_doc_json_omit(etp_doc *d, unsigned members) {
+    if (d) d->json_omit |= members;
+}
+
+char *etp_text_safe(const char *s) { return out_text_dup(s); }
