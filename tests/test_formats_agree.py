@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """formats_agree: table, md, csv, tsv, jsonl and json of one run of a command carry the same
 values (issue 11.2: one result object behind every format). For every command on the result
-model (docs/result-model.md): summary, ops.
+model (docs/result-model.md): summary, ops, tree, info.
 
   - csv, tsv and jsonl: the same rows, cell by cell (csv/tsv text vs jsonl typed values, numbers
     within the printed precision), the same header keys;
@@ -154,5 +154,169 @@ for case in CASES:
             key = OPS_HDR.get(h)
             if key and key not in ("method", "name", "operator"):  # names: md escapes "|" and the like
                 check(same(x, jr[key], key), "%s md: row %d %s: %r vs %r" % (name, r, key, x, jr[key]))
+
+# ---- tree and info (port-treeinfo) ----
+def text_rows(text, fmt, raw=False):
+    """The rows of the first table of a table or md view: (headers, [cells]); raw: the cells
+    keep their leading spaces (md: its no-break spaces), as a tree's indented node names."""
+    lines = text.splitlines()
+    st = (lambda x: x.rstrip()) if raw else (lambda x: x.strip())
+    if fmt == "md":
+        t = [l for l in lines if l.startswith("| ")]
+        split = lambda l: [st(x[1:] if raw else x) for x in l.strip("|").split("|")]
+        return [x.strip() for x in split(t[0])], [split(l) for l in t[2:]]
+    i = [k for k, l in enumerate(lines) if l and set(l) <= {"-", " "} and "-" in l][0]
+    spans = [m.span() for m in re.finditer(r"-+", lines[i])]
+    cut = lambda l: [st(l[a:(spans[n + 1][0] if n + 1 < len(spans) else len(l))])
+                     for n, (a, _) in enumerate(spans)]
+    body = []
+    for l in lines[i + 1:]:
+        if not l or l.startswith("note: ") or l.startswith("      "):
+            break
+        body.append(cut(l))
+    return [x.strip() for x in cut(lines[i - 1])], body
+
+def machine_rows(args, name):
+    """csv, tsv and jsonl of one run: the same header and cells; returns the jsonl rows."""
+    rc = list(csv.reader(io.StringIO(run("csv", args))))
+    rt = [l.split("\t") for l in run("tsv", args).splitlines()]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(len(rc) - 1 == len(rt) - 1 == len(rj), name + ": same row count csv/tsv/jsonl")
+    check(rc[0] == rt[0] and all(list(r.keys()) == rc[0] for r in rj), name + ": same keys")
+    # tsv shows text as the table does: control characters (line breaks too) as spaces
+    tsv = lambda v: re.sub(r"[\x00-\x1f\x7f]", " ", v) if isinstance(v, str) else v
+    for r, (c, t, jr) in enumerate(zip(rc[1:], rt[1:], rj)):
+        for k, key in enumerate(rc[0]):
+            check(same(c[k], jr[key], key) and same(t[k], tsv(jr[key]), key),
+                  "%s: row %d %s: csv %r tsv %r jsonl %r" % (name, r, key, c[k], t[k], jr[key]))
+    return rj
+
+TREE_HDR = {"method": "method", "depth": "depth", "instr": "instruction_id", "kind": "kind",
+            "placement": "placement", "count": "count", "inclusive": "inclusive",
+            "exclusive": "exclusive", "unit": "unit", "%parent": "share_of_parent",
+            "%method": "share_of_method", "role": "role", "wall est": "wall_estimate",
+            "wall est unit": "wall_estimate_unit"}
+OPS_PREC.update({"inclusive": 3, "exclusive": 3, "share_of_parent": 2, "share_of_method": 2,
+                 "wall_estimate": 3})
+TREE_CASES = CASES + [
+    ["fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp", "--pte",
+     "upstream/stories260k_hybrid_llama_qnn.pte", "--htp-clock-ghz", "1.5", "--time-unit", "ms",
+     "--etrecord", "upstream/etrecord.bin"],
+    ["real/add_pte_100x.etdp", "--stat", "p90", "--time-unit", "ns"],
+]
+
+def flatten(node, method, depth, out):
+    """The JSON tree in display order, as the flat rows of csv/tsv/jsonl."""
+    out.append(dict(node, method=method, depth=depth))
+    for ch in node["children"]:
+        flatten(ch, method, depth + 1, out)
+
+for case in TREE_CASES:
+    args = ["tree", os.path.join(DATA, case[0]), "--top", "0"] + \
+        [os.path.join(DATA, a) if a.endswith((".pte", ".bin")) else a for a in case[1:]]
+    name = "tree " + " ".join(case)
+    j = json.loads(run("json", args))
+    flat = []
+    for m in j["methods"]:
+        for root in m["roots"]:
+            flatten(root, m["name"], 0, flat)
+    rj = machine_rows(args, name)
+    check(len(rj) == len(flat), "%s: %d csv rows, %d JSON nodes" % (name, len(rj), len(flat)))
+    for r, (row, node) in enumerate(zip(rj, flat)):
+        for key in row:
+            check(row[key] == node.get(key), "%s: row %d %s: jsonl %r vs json %r" % (name, r, key, row[key], node.get(key)))
+    for fmt in ("md", "table"):
+        hdr, body = text_rows(run(fmt, args), fmt, raw=True)
+        check(len(body) == len(flat), "%s %s: %d rows, %d JSON nodes" % (name, fmt, len(body), len(flat)))
+        for r, (cells, node) in enumerate(zip(body, flat)):
+            for h, x in zip(hdr, cells):
+                key = TREE_HDR.get(h)
+                if key and key != "method":
+                    check(same(x.strip(), node.get(key), key), "%s %s: row %d %s: %r vs %r" % (name, fmt, r, key, x, node.get(key)))
+            # the node: indented 2 per level (md: no-break spaces); a call shows what it calls
+            label = cells[hdr.index("node")].replace("\u00a0", " ")
+            check(label.lstrip(" ").split(" [")[0] == node["name"] and
+                  len(label) - len(label.lstrip(" ")) == 2 * node["depth"],
+                  "%s %s: row %d node %r (depth %d) vs %r" % (name, fmt, r, label, node["depth"], node["name"]))
+
+# info on a program: one row per method
+for pte in ("upstream/add.pte", "upstream/stories260k_hybrid_llama_qnn.pte", "upstream/bundled_program.bpte",
+            "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte"):
+    args = ["info", os.path.join(DATA, pte)]
+    name = "info " + pte
+    j = json.loads(run("json", args))
+    want = []
+    for m in j["methods"]:
+        ids = []
+        for d in m["delegates"]:
+            if (d["id"] or "?") not in ids:
+                ids.append(d["id"] or "?")
+        ins = m["instructions"]
+        want.append({"method": m["name"], "instructions": ins["total"], "kernel": ins["kernel"],
+                     "delegate": ins["delegate"], "move": ins["move"], "jump_false": ins["jump_false"],
+                     "free": ins["free"], "operators": len(m["operators"]),
+                     "backends": ",".join(ids) or None})
+    rj = machine_rows(args, name)
+    check(rj == want, name + ": csv rows = the JSON methods")
+    for fmt in ("md", "table"):
+        hdr, body = text_rows(run(fmt, args), fmt)
+        check([[same(x, w[h], h) for h, x in zip(hdr, cells)] == [True] * len(hdr)
+               for cells, w in zip(body, want)] == [True] * len(want) and len(body) == len(want),
+              "%s %s: rows = the JSON methods" % (name, fmt))
+
+# info on an ETDump: one row per block (csv); table and md collapse equal blocks into ranges
+for case in CASES:
+    args = ["info", os.path.join(DATA, case[0])] + [os.path.join(DATA, a) if a.endswith(".pte") else a for a in case[1:]]
+    name = "info " + " ".join(case)
+    j = json.loads(run("json", args))
+    want = []
+    for b in j["blocks"]:
+        meth = b["method"] or ""
+        if b["method_candidates"] > 1:
+            meth += "(ambiguous: " + ", ".join(b["method_candidate_names"]) + ")"
+        want.append({"block": str(b["index"]), "name": b["name"], "runs": 1, "events": b["events"],
+                     "profile": b["profile"], "allocation": b["allocation"], "debug": b["debug"],
+                     "allocators": len(b["allocators"]), "method": meth or None})
+    rj = machine_rows(args, name)
+    check(rj == want, name + ": csv rows = the JSON blocks")
+    check(sum(b["events"] for b in j["blocks"]) == j["events"]["total"], name + ": block events add up")
+    for fmt in ("md", "table"):
+        text = run(fmt, args)
+        hdr, body = text_rows(text, fmt)
+        seen = 0
+        for cells in body:
+            c = dict(zip(hdr, cells))
+            lo, _, hi = c["block"].partition("-")
+            rng = range(int(lo), int(hi or lo) + 1)
+            check(int(c["runs"]) == len(rng) and all(
+                all(same(c[k], want[b][k], k) for k in hdr if k not in ("block", "runs"))
+                for b in rng), "%s %s: row %r = JSON blocks %s" % (name, fmt, cells, list(rng)))
+            seen += len(rng)
+        check(seen == len(want), "%s %s: every block shown" % (name, fmt))
+        if fmt == "table":
+            ev = re.search(r"^events +(\d+) \(profile (\d+), allocation (\d+), debug (\d+)", text, re.M)
+            e = j["events"]
+            check(ev is not None and [int(x) for x in ev.groups()] ==
+                  [e["total"], e["profile"], e["allocation"], e["debug"]], name + ": events line")
+            kl = re.search(r"^kinds +(.*)$", text, re.M).group(1).split()
+            check(dict(zip(kl[::2], map(int, kl[1::2]))) == {k: v for k, v in j["kinds"].items() if v},
+                  name + ": kinds line")
+
+# info on an ETRecord: one row per entry
+args = ["info", os.path.join(DATA, "upstream", "etrecord.bin")]
+j = json.loads(run("json", args))
+progs = {p["entry"]: p for p in j["programs"]}
+want = [{"entry": e["name"], "kind": e["kind"], "method": progs.get(e["name"], {}).get("method"),
+         "nodes": progs.get(e["name"], {}).get("nodes"), "size_bytes": e["size_bytes"],
+         "compression": e["compression"], "read": e["read"]} for e in j["entries"]]
+rj = machine_rows(args, "info etrecord.bin")
+check(rj == want, "info etrecord.bin: csv rows = the JSON entries")
+for fmt in ("md", "table"):
+    hdr, body = text_rows(run(fmt, args), fmt)
+    key = {"bytes": "size_bytes"}
+    check(len(body) == len(want) and all(same(x, w[key.get(h, h)], h) for cells, w in zip(body, want)
+                                         for h, x in zip(hdr, cells)),
+          "info etrecord.bin %s: rows = the JSON entries" % fmt)
+
 print("%d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
