@@ -1,4 +1,4 @@
-/* test_out.c - the output layer: jw (JSON writer), out (six table formats), sink (atomic files).
+/* test_out.c - the output layer: jw (JSON writer), out (six table formats), etp_outfile (atomic files).
  * Expected outputs are written by hand; every JSON output is also parsed back with jansson. */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "check.h"
 #include "jw.h"
 #include "out.h"
-#include "sink.h"
+#include "etprof_io.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* helpers */
@@ -210,6 +210,12 @@ static void test_jw_doubles(void) {
     jw_double_is(2.0 / 3.0, "0.6666666666666666");
     jw_double_is(0.3, "0.3");
     jw_double_is(0.1 + 0.2, "0.30000000000000004");
+    /* (expected texts: Python's '%.*g' with the same 15/16/17 loop) */
+    jw_double_is(12345678901.03125, "12345678901.03125"); /* 15 digits: a tie, not v */
+    jw_double_is(123456789012345.5, "123456789012345.5");
+    jw_double_is(999999999999999.9, "999999999999999.9"); /* 15 digits: 1e+15, not v */
+    jw_double_is(1.0000000000000004e-4, "0.00010000000000000005");
+    jw_double_is(0.0003346694963574378, "0.0003346694963574378");
     jw_double_is(9007199254740993.0, "9007199254740992");
     jw_double_is(1.7976931348623157e308, "1.7976931348623157e+308");
     jw_double_is(5e-324, "4.94065645841247e-324");
@@ -356,6 +362,50 @@ static void test_jw_fast_paths(void) {
         if (strcmp(got, ref) != 0) bad_d++;
     }
     CHECK_EQ_I(bad_d, 0);
+    /* decimals (the fixed-point path: n / 10^k): the same text as the printf loop, for every
+     * place count, sign, magnitude around the path's limits (1e-4, 1e9, 15 digits) and values
+     * one ulp away from a short decimal */
+    int bad_f = 0, nf = 0;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int k = (int)(x % 8);
+        static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+        uint64_t mod = (x >> 8) % 4 == 0 ? 1000 : (x >> 8) % 4 == 1 ? 1000000000u
+                       : (x >> 8) % 4 == 2 ? UINT64_C(1000000000000000) : UINT64_C(1999999999999999);
+        double v = (double)((x >> 12) % mod) / p10[k];
+        if (x & 1) v = -v;
+        if ((x >> 3) % 16 == 0) v = nextafter(v, INFINITY);
+        if ((x >> 3) % 16 == 1) v = nextafter(v, -INFINITY);
+        if ((x >> 3) % 64 == 2) v = 1e-4 * (double)((x >> 20) % 20) / 10;
+        if ((x >> 3) % 64 == 3) v = 1e9 + (double)((x >> 20) % 1000) / 1000 - 0.5;
+        /* the exact path: any double from 1e-4 to 1e15 (log-uniform), dyadic k / 2^n (exact
+         * decimal ties at 15 and 16 digits), ratios such as shares */
+        if ((x >> 3) % 8 == 4) v = pow(10, -4.5 + 20.0 * (double)((x >> 11) % 1000003) / 1000003);
+        if ((x >> 3) % 8 == 5) v = ldexp((double)((x >> 10) % (UINT64_C(1) << 53)), -(int)((x >> 2) % 64));
+        if ((x >> 3) % 8 == 6) v = (double)((x >> 8) % 1000003) / (double)((x >> 30) % 999983 + 1);
+        char got[JW_DTOA_MAX], ref[JW_DTOA_MAX];
+        if (!isfinite(v) || v == (double)(int64_t)v) continue;
+        nf++;
+        jw_dtoa(got, v);
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(ref, sizeof ref, "%.*g", prec, v);
+            if (strtod(ref, NULL) == v) break;
+        }
+        if (strcmp(got, ref) != 0 && bad_f++ < 5) fprintf(stderr, "dtoa %.17g: %s, printf %s\n", v, got, ref);
+    }
+    CHECK(nf > 200000);
+    CHECK_EQ_I(bad_f, 0);
+    jw_double_is(1.5, "1.5");
+    jw_double_is(-0.000123, "-0.000123");
+    jw_double_is(0.00001, "1e-05");
+    jw_double_is(123456.789, "123456.789");
+    jw_double_is(0.1 + 0.2, "0.30000000000000004");
+    /* (expected texts: Python's '%.*g' with the same 15/16/17 loop) */
+    jw_double_is(12345678901.03125, "12345678901.03125"); /* 15 digits: a tie, not v */
+    jw_double_is(123456789012345.5, "123456789012345.5");
+    jw_double_is(999999999999999.9, "999999999999999.9"); /* 15 digits: 1e+15, not v */
+    jw_double_is(1.0000000000000004e-4, "0.00010000000000000005");
+    jw_double_is(0.0003346694963574378, "0.0003346694963574378");
     jw_double_is(999999999999999.0, "999999999999999");
     jw_double_is(1e15, "1e+15");
     jw_double_is(-1e15, "-1e+15");
@@ -1047,7 +1097,7 @@ static void test_out_streaming(void) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* sink */
+/* etp_outfile */
 
 static int count_entries(const char *dir, const char *only) {
     DIR *d = opendir(dir);
@@ -1087,12 +1137,12 @@ static void test_sink(void) {
     umask(022);
 
     /* abort leaves nothing */
-    sink *s = NULL;
+    etp_outfile *s = NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    CHECK(s && sink_file(s) && sink_file(s) != stdout);
-    fputs("partial", sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    CHECK(s && etp_outfile_stream(s) && etp_outfile_stream(s) != stdout);
+    fputs("partial", etp_outfile_stream(s));
     CHECK_EQ_I(count_entries(dir, NULL), 1);      /* the temporary file */
     CHECK_EQ_I(count_entries(dir, "out.json"), 0); /* not the target */
     {
@@ -1107,41 +1157,41 @@ static void test_sink(void) {
         }
         if (d) closedir(d);
     }
-    sink_abort(s);
+    etp_outfile_abort(s);
     CHECK_EQ_I(count_entries(dir, NULL), 0);
-    sink_abort(NULL);
+    etp_outfile_abort(NULL);
 
     /* commit creates the file (mode 0666 & ~umask) */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("first", sink_file(s));
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("first", etp_outfile_stream(s));
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "first");
     struct stat st;
     CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0644);
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* commit replaces an existing file; until then the old one is intact */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("second", sink_file(s));
-    fflush(sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("second", etp_outfile_stream(s));
+    fflush(etp_outfile_stream(s));
     CHECK_EQ_S(read_file(target, b, sizeof b), "first");
     CHECK_EQ_I(count_entries(dir, NULL), 2);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "second");
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* abort after writing leaves the old file as it was */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("third", sink_file(s));
-    sink_abort(s);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("third", etp_outfile_stream(s));
+    etp_outfile_abort(s);
     CHECK_EQ_S(read_file(target, b, sizeof b), "second");
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* a directory that does not exist */
     snprintf(other, sizeof other, "%s/missing/out.csv", dir);
     memset(&err, 0, sizeof err);
-    s = (sink *)&err; /* must be reset to NULL */
-    CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+    s = (etp_outfile *)&err; /* must be reset to NULL */
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
     CHECK(s == NULL);
     CHECK_EQ_I(err.code, ETP_E_IO);
     CHECK_EQ_S(err.file, other);
@@ -1153,7 +1203,7 @@ static void test_sink(void) {
     /* a "directory" that is a file */
     snprintf(other, sizeof other, "%s/out.json/x", dir);
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
     CHECK_EQ_S(err.file, other);
     CHECK_MSG(strstr(err.msg, "not a directory") != NULL, "%s", err.msg);
 
@@ -1163,7 +1213,7 @@ static void test_sink(void) {
         mkdir(other, 0555);
         snprintf(other, sizeof other, "%s/ro/out.md", dir);
         memset(&err, 0, sizeof err);
-        CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+        CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
         CHECK_EQ_S(err.file, other);
         CHECK_MSG(strstr(err.msg, "permission denied") != NULL, "%s", err.msg);
         snprintf(other, sizeof other, "%s/ro", dir);
@@ -1175,10 +1225,10 @@ static void test_sink(void) {
     mkdir(other, 0755);
     snprintf(b, sizeof b, "%s/busy/keep", dir);
     write_file(b, "k");
-    CHECK_EQ_I(sink_open(&s, other, &err), 0);
-    fputs("data", sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), 0);
+    fputs("data", etp_outfile_stream(s));
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_commit(s, &err), ETP_E_IO);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), ETP_E_IO);
     CHECK_EQ_S(err.file, other);
     CHECK_EQ_I(count_entries(dir, NULL), 2); /* out.json and busy */
     CHECK_EQ_I(count_entries(other, NULL), 1);
@@ -1186,24 +1236,24 @@ static void test_sink(void) {
     rmdir(other);
 
     /* stdout: no temporary file, nothing closed */
-    CHECK_EQ_I(sink_open(&s, NULL, &err), 0);
-    CHECK(sink_file(s) == stdout);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
-    CHECK_EQ_I(sink_open(&s, "-", &err), 0);
-    CHECK(sink_file(s) == stdout);
-    sink_abort(s);
+    CHECK_EQ_I(etp_outfile_open(&s, NULL, &err), 0);
+    CHECK(etp_outfile_stream(s) == stdout);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_open(&s, "-", &err), 0);
+    CHECK(etp_outfile_stream(s) == stdout);
+    etp_outfile_abort(s);
     CHECK(fflush(stdout) == 0);
 
-    /* an out_table written through a sink */
+    /* an out_table written through a etp_outfile */
     static const out_col col[] = {{"k", "K", OUT_INT, 0}};
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    out_table *t = out_table_new(OUT_CSV, sink_file(s), col, 1);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    out_table *t = out_table_new(OUT_CSV, etp_outfile_stream(s), col, 1);
     out_row_begin(t);
     out_cell_int(t, 7);
     out_row_end(t);
     CHECK_EQ_I(out_table_finish(t), 0);
     out_table_free(t);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "k\n7\n");
 
     unlink(target);
