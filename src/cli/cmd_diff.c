@@ -5,6 +5,8 @@
 #include "analysis.h"
 #include "cli.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,7 @@ typedef struct dctx {
     const etp_diff_result *d;
     const etp_ops_result *rb, *rn;
     const etp_diff_opts *o;
-    ana_disp disp;
+    etp_disp disp;
     const char *base_path, *new_path;
     bool all;
     size_t top;
@@ -44,7 +46,7 @@ static const etp_ops_method *side_method(const dctx *c, const etp_diff_method *m
 static const char *dlabel(const dctx *c, const etp_diff_method *m) {
     static char lb[600]; /* one line at a time */
     const etp_ops_method *om = side_method(c, m);
-    if (!m->name && om && om->n_candidates) return ana_method_label(om, lb, sizeof lb);
+    if (!m->name && om && om->n_candidates) return etp_method_label(om, lb, sizeof lb);
     return mname(m->name);
 }
 
@@ -61,7 +63,7 @@ static bool op_listed(const dctx *c, const etp_diff_op *op) {
 }
 
 static double conv(const dctx *c, etp_unit u, double v, const char **un) {
-    return ana_conv(&c->disp, u, v, un);
+    return etp_disp_conv(&c->disp, u, v, un);
 }
 
 static const char *unit_name(const dctx *c, etp_unit u) {
@@ -283,7 +285,7 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
     }
     for (size_t i = 0; i < etp_diff_method_count(d); i++)
         units |= 1u << etp_diff_method_get(d, i)->unit;
-    ana_unit_notes(&c->disp, flags, units, emit, ctx);
+    etp_disp_unit_notes(&c->disp, flags, units, emit, ctx);
     if (!c->all) {
         size_t n, hidden = 0;
         for (int st = 0; st < 3; st++) {
@@ -831,7 +833,7 @@ static int run_diff(cli_args *a) {
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
-    if (ana_disp_init(&c.disp, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
+    if (etp_disp_init(&c.disp, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
         cli_errorf("diff: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
         return EXIT_USAGE;
     }

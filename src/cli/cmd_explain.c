@@ -2,10 +2,13 @@
  * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
  * the same findings as structured records (docs/analyses.md). The findings are the library's
  * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
+#include "analysis.h"
 #include "cli_ana.h"
 #include "etprof_qnn.h"
 #include "etprof_explain.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +59,7 @@ typedef struct finding {
  * only turns their facts into the answer text and the JSON facts objects. */
 typedef struct ex_ctx {
     const etp_ops_result *r;
-    const ana_disp *d;
+    const etp_disp *d;
     const etp_qnn_paths *qp; /* QNN's own files given (named in the answers) */
     finding f[MAX_FINDINGS];
     size_t n;
@@ -91,12 +94,12 @@ static void end(ex_ctx *c) {
 /* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
 static double tv(const ex_ctx *c, etp_unit u, double v) {
     const char *un;
-    return ana_conv(c->d, u, v, &un);
+    return etp_disp_conv(c->d, u, v, &un);
 }
 
 static const char *tu(const ex_ctx *c, etp_unit u) {
     const char *un;
-    ana_conv(c->d, u, 0, &un);
+    etp_disp_conv(c->d, u, 0, &un);
     return un;
 }
 
@@ -787,7 +790,7 @@ static int run_explain(cli_args *a) {
     cli_ana ca;
     int rc = cli_ana_init(a, "explain", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     /* QNN's own files: read (and rejected with a located error) before the ETDump */
     etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
                         a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
@@ -867,7 +870,7 @@ static int run_explain(cli_args *a) {
             jw_arr_end(&w);
             jw_key(&w, "notes");
             jw_arr_begin(&w);
-            ana_quality_notes(r, json_note_cb, &w);
+            etp_quality_notes(r, json_note_cb, &w);
             jw_arr_end(&w);
             jw_key(&w, "data_quality");
             ana_json_quality(&w, r);
@@ -928,7 +931,7 @@ static int run_explain(cli_args *a) {
                 free(ans);
             }
             text_ctx tc = {f, md, false, width};
-            if (!rc) ana_quality_notes(r, text_note_cb, &tc);
+            if (!rc) etp_quality_notes(r, text_note_cb, &tc);
         }
         if (ferror(f) && !rc) rc = EXIT_IO;
         rc = cli_out_close(&o, rc);
