@@ -443,6 +443,8 @@ typedef struct etp_qnn_etd_join {
     int64_t max_abs_diff;  /* largest |ETDump - QNN| over the trusted pairs, cycles */
     double *row_etdump;    /* per derived row: the p50 of its trusted ETDump node, NaN if none */
     int32_t *row_ops;      /* per derived row: the ops row of its trusted ETDump node, or -1 */
+    uint32_t cycles_compared; /* pairs whose cycles were compared: cycles_equal +
+                                 cycles_different (JSON cycle_agreement.compared) */
 } etp_qnn_etd_join;
 
 /* Joins `d`'s rows to the HTP node rows of the ETDump partition where most of them match (by

@@ -77,6 +77,7 @@ struct etp_doc {
     etp_section *sections, *sections_tail;
     etp_table *flat;
     etp_table *single;
+    unsigned envelope; /* ETP_ENV_* members written after schema_version */
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -115,6 +116,7 @@ etp_doc *etp_doc_new(const char *command, int schema_version, const char *file, 
     etp_doc *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->schema_version = schema_version;
+    d->envelope = ETP_ENV_FILE | ETP_ENV_PROGRAM;
     d->command = dup(d, command ? command : "");
     d->file = dup(d, file);
     d->program = dup(d, program);
@@ -534,8 +536,12 @@ static int render_json(const etp_doc *d, FILE *f) {
     jw_obj_begin(&w);
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
-        jw_key(&w, "file"); jw_str(&w, d->file);
-        jw_key(&w, "program"); jw_str(&w, d->program);
+        if (d->envelope & ETP_ENV_FILE) {
+            jw_key(&w, "file"); jw_str(&w, d->file);
+        }
+        if (d->envelope & ETP_ENV_PROGRAM) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
     }
     for (size_t i = 0; i < d->root.nkids; i++) json_node(&w, d, d->root.kids[i]);
     if (!d->notes_placed) {
@@ -641,8 +647,11 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
                 if (!rc) rc = r;
                 continue;
             }
-            char *safe = b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
-            if ((b->flags & ETP_TEXT_SAFE) && !safe) return ETP_E_INTERNAL;
+            bool want_safe = b->flags & (ETP_TEXT_SAFE | ETP_TEXT_CELL);
+            char *safe = b->flags & ETP_TEXT_CELL ? out_text_dup(b->text)
+                         : b->flags & ETP_TEXT_SAFE ? safe_lines(b->text)
+                                                    : NULL;
+            if (want_safe && !safe) return ETP_E_INTERNAL;
             const char *text = safe ? safe : b->text;
             if (b->flags & ETP_TEXT_WRAP) {
                 out_wrap(f, W, b->prefix, b->indent, text);
@@ -697,4 +706,10 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
         return render_table(d->flat, fmt, f, o);
     }
     return ETP_E_USAGE;
+}
+
+/* ---- partial JSON envelope (feature: qnn port) ---- */
+
+void etp_doc_envelope(etp_doc *d, unsigned members) {
+    if (d) d->envelope = members & (ETP_ENV_FILE | ETP_ENV_PROGRAM);
 }
