@@ -5,7 +5,8 @@
  *   qhas_small.json          critical path from QHAS dominant_path_htp_0 (idle step left out)
  *   qhas_cp_notimeline.json  no timeline: shares over path + idle cycles
  *   qhas_min.json            no dominant path at all
- *   viewer_small.txt         qnn-profile-viewer node sums, shares, wall estimates, QTimer ticks
+ *   viewer_small.txt         qnn-profile-viewer node sums, shares, wall estimates, QTimer ticks;
+ *                            the words of node kinds, block kinds and units
  *   qhas_small.json + ../fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp
  *                            the join of the QNN ops to the ETDump's HTP nodes (etp_qnn_etd_join)
  * usage: test_qnn_api FIXTURES_DIR */
@@ -271,6 +272,54 @@ static void test_viewer(void) {
     etp_qnn_viewer_free(v);
 }
 
+/* The viewer words (etp_qnn_*_name) on viewer_small.txt's Execute Stat 1, read off the file:
+ * "Input OpId_2 (cycles)" an input node, "Conv_1:OpId_5 (cycles)" named, "OpId_9 (cycles)" a
+ * system op, "Output OpId_3 (cycles)" an output node; units as written: "4  count", "3161  us",
+ * "757  cycles", "Unknown event type :   object". The first block is the "Init Stats" section. */
+static void test_viewer_words(void) {
+    etp_qnn_viewer *v = NULL;
+    etp_error err = {0};
+    if (etp_qnn_read_viewer_text(fx("viewer_small.txt"), &v, &err) || !v || v->n_executes < 1) {
+        CHECK(!"viewer_small.txt reads");
+        etp_qnn_viewer_free(v);
+        return;
+    }
+    const etp_qnn_stat_block *b = &v->executes[0];
+    static const struct { const char *id, *kind, *unit; } want[] = {
+        {"Input OpId_2 (cycles)", "input", "cycles"},
+        {"Conv_1:OpId_5 (cycles)", "named", "cycles"},
+        {"OpId_9 (cycles)", "system", "cycles"},
+        {"Output OpId_3 (cycles)", "output", "cycles"},
+        {"Number of HVX threads used", "other", "count"},
+        {"RPC (execute) time", "other", "us"},
+        {"Unknown event type", "other", "object"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const etp_qnn_stat_event *e = event(b, want[i].id);
+        CHECK_MSG(e != NULL, "event %s", want[i].id);
+        if (!e) continue;
+        CHECK_MSG(strcmp(etp_qnn_node_kind_name(etp_qnn_parse_node_name(e->identifier, NULL)),
+                         want[i].kind) == 0, "kind of %s", want[i].id);
+        const char *u = etp_qnn_event_unit_name(e);
+        CHECK_MSG(u && strcmp(u, want[i].unit) == 0, "unit of %s", want[i].id);
+    }
+    CHECK(strcmp(etp_qnn_stat_kind_name(b->kind), "execute") == 0);
+    CHECK(v->n_stats >= 1 && strcmp(etp_qnn_stat_kind_name(v->stats[0].kind), "init") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_COMPOSE), "compose") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_FINALIZE), "finalize") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_DEINIT), "deinit") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_OTHER), "other") == 0);
+    /* a unit the reader does not know stays as written; no unit is NULL */
+    etp_qnn_stat_event x = {.identifier = "x", .unit = ETP_QNN_UNIT_OTHER, .unit_text = "ms"};
+    CHECK(strcmp(etp_qnn_event_unit_name(&x), "ms") == 0);
+    x.unit = ETP_QNN_UNIT_NONE;
+    CHECK(etp_qnn_event_unit_name(&x) == NULL);
+    x.unit = ETP_QNN_UNIT_BYTES;
+    CHECK(strcmp(etp_qnn_event_unit_name(&x), "bytes") == 0);
+    CHECK(etp_qnn_event_unit_name(NULL) == NULL);
+    etp_qnn_viewer_free(v);
+}
+
 /* The join of qhas_small.json's QNN ops to the HTP nodes of stories260k_qnn_kv_forward_1x.etdp.
  * QNN side (qhas_small.json, by hand: op id = low 32 bits of the HTP op ids, cycles summed):
  *   Input 2 (100 + 20 = 120), Conv_1 5 (400 + 150 + 80 = 630), Output 3 (200),
@@ -348,6 +397,7 @@ int main(int argc, char **argv) {
     test_optrace_path();
     test_qhas_path();
     test_viewer();
+    test_viewer_words();
     test_join();
     return check_done();
 }

@@ -628,18 +628,6 @@ static int fill_doc(qctx *c, etp_doc *doc) {
 /* ------------------------------------------------------------------------------------------- */
 /* qnn-profile-viewer mode */
 
-static const char *unit_word(const etp_qnn_stat_event *e) {
-    switch (e->unit) {
-    case ETP_QNN_UNIT_US: return "us";
-    case ETP_QNN_UNIT_CYCLES: return "cycles";
-    case ETP_QNN_UNIT_COUNT: return "count";
-    case ETP_QNN_UNIT_BYTES: return "bytes";
-    case ETP_QNN_UNIT_OBJECT: return "object";
-    case ETP_QNN_UNIT_OTHER: return e->unit_text;
-    default: return NULL;
-    }
-}
-
 static const etp_col v_cols[] = {
     {"execute", "execute", NULL, ETP_T_UINT, false, 0},
     {"level", "level", NULL, ETP_T_STR, false, 0},
@@ -667,7 +655,7 @@ static void v_event_row(etp_table *t, const etp_qnn_stat_block *b, const etp_qnn
     if (!e->has_value) etp_table_null(t);
     else if (!ticks && e->fvalue == (double)e->value) etp_table_int(t, e->value);
     else etp_table_float(t, etp_qnn_viewer_event_value(e));
-    etp_table_str(t, unit_word(e));
+    etp_table_str(t, etp_qnn_event_unit_name(e));
     etp_table_float(t, etp_qnn_viewer_node_share(s, e));
     etp_table_float(t, etp_qnn_viewer_wall_est_us(s, e));
     if (ticks) {
@@ -679,14 +667,6 @@ static void v_event_row(etp_table *t, const etp_qnn_stat_block *b, const etp_qnn
     } else {
         etp_table_null(t);
     }
-}
-
-static const char *node_kind_name(etp_qnn_node_kind k) {
-    return k == ETP_QNN_NODE_NAMED    ? "named"
-           : k == ETP_QNN_NODE_INPUT  ? "input"
-           : k == ETP_QNN_NODE_OUTPUT ? "output"
-           : k == ETP_QNN_NODE_SYSTEM ? "system"
-                                      : "other";
 }
 
 static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
@@ -704,7 +684,7 @@ static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
         etp_node_str(o, "name", e->identifier);
         if (!e->has_value) etp_node_null(o, "value");
         else etp_node_float(o, "value", etp_qnn_viewer_event_value(e));
-        etp_node_str(o, "unit", unit_word(e));
+        etp_node_str(o, "unit", etp_qnn_event_unit_name(e));
         if (e->has_value) etp_node_float(o, "written_value", e->fvalue);
         else etp_node_null(o, "written_value");
         etp_node_bool(o, "qtimer_ticks_converted", etp_qnn_viewer_is_qtimer_ticks(e));
@@ -731,10 +711,10 @@ static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
         }
         if (k != ETP_QNN_NODE_NONE) etp_node_uint(o, "op_id", nn.op_id);
         else etp_node_null(o, "op_id");
-        etp_node_str(o, "kind", node_kind_name(k));
+        etp_node_str(o, "kind", etp_qnn_node_kind_name(k));
         if (e->has_value) etp_node_float(o, "cycles", e->fvalue);
         else etp_node_null(o, "cycles");
-        etp_node_str(o, "unit", unit_word(e));
+        etp_node_str(o, "unit", etp_qnn_event_unit_name(e));
         etp_node_float(o, "share", etp_qnn_viewer_node_share(&s, e));
         etp_node_float(o, "wall_est_us", etp_qnn_viewer_wall_est_us(&s, e));
     }
@@ -744,17 +724,6 @@ static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
     etp_node_uint(n, "node_count", s.node_count);
     if (s.comparable) etp_node_bool(n, "nodes_sum_to_parent", s.nodes_equal_parent);
     else etp_node_null(n, "nodes_sum_to_parent");
-}
-
-static const char *stat_kind_name(etp_qnn_stat_kind k) {
-    switch (k) {
-    case ETP_QNN_STAT_INIT: return "init";
-    case ETP_QNN_STAT_COMPOSE: return "compose";
-    case ETP_QNN_STAT_FINALIZE: return "finalize";
-    case ETP_QNN_STAT_EXECUTE: return "execute";
-    case ETP_QNN_STAT_DEINIT: return "deinit";
-    default: return "other";
-    }
 }
 
 /* The note naming the sections the reader skipped. */
@@ -783,7 +752,7 @@ static void viewer_facts(const etp_qnn_viewer *v, etp_doc *doc) {
     for (uint32_t i = 0; i < v->n_stats; i++) {
         const etp_qnn_stat_block *b = &v->stats[i];
         etp_node *o = etp_node_obj(a, NULL);
-        etp_node_str(o, "kind", stat_kind_name(b->kind));
+        etp_node_str(o, "kind", etp_qnn_stat_kind_name(b->kind));
         etp_node_str(o, "title", b->title);
         n_i64(o, "netrun_us", b->netrun_us);
         etp_node_str(o, "aggregate", b->aggregate);
@@ -798,7 +767,7 @@ static void viewer_facts(const etp_qnn_viewer *v, etp_doc *doc) {
             etp_node_str(eo, "name", e->identifier);
             if (e->has_value) etp_node_float(eo, "value", e->fvalue);
             else etp_node_null(eo, "value");
-            etp_node_str(eo, "unit", unit_word(e));
+            etp_node_str(eo, "unit", etp_qnn_event_unit_name(e));
         }
     }
     a = etp_node_arr(root, "skipped_sections");
