@@ -1,5 +1,5 @@
 /* test_figures.c - the public display layer (include/etprof_figures.h): the unit conversion
- * every view uses, and two shared shapes built as document nodes. Expected values are hand
+ * every view uses, the --format names, and two shared shapes built as document nodes. Expected values are hand
  * calculations (1500 ns = 1.5 us; 4000 cycles at 2 GHz = 2000 ns = 2 us) and the JSON keys of
  * docs/json-contract.md. */
 #define _GNU_SOURCE
@@ -69,5 +69,19 @@ int main(void) {
               "%s", js);
     free(js);
     etp_doc_free(doc);
+    /* the --format names */
+    static const char *const names[] = {"table", "csv", "tsv", "json", "jsonl", "md"};
+    static const etp_format fmts[] = {ETP_FMT_TABLE, ETP_FMT_CSV, ETP_FMT_TSV,
+                                      ETP_FMT_JSON,  ETP_FMT_JSONL, ETP_FMT_MD};
+    for (int i = 0; i < 6; i++) {
+        etp_format f = ETP_FMT_MD;
+        CHECK_EQ_I(etp_format_parse(names[i], &f), 0);
+        CHECK_EQ_I(f, fmts[i]);
+        CHECK(strcmp(etp_format_name(fmts[i]), names[i]) == 0);
+    }
+    etp_format keep = ETP_FMT_CSV;
+    CHECK_EQ_I(etp_format_parse("xml", &keep), ETP_E_USAGE);
+    CHECK_EQ_I(keep, ETP_FMT_CSV);
+    CHECK(etp_format_parse(NULL, &keep) == ETP_E_USAGE);
     return check_done();
 }
