@@ -135,6 +135,17 @@ void etp_doc_flat(etp_doc *d, etp_table *t);
  * csv/tsv/jsonl: the rows. Facts, sections and the flat table are then not rendered. */
 void etp_doc_single_table(etp_doc *d, etp_table *t);
 
+/* ---- partial JSON envelope, one-line safe prose (feature: qnn port) ---- */
+/* Which members of the envelope the JSON view writes after "schema_version" (which stays, when
+ * schema_version >= 0): ETP_ENV_FILE and/or ETP_ENV_PROGRAM; both by default (etp_doc_new), 0
+ * for {schema_version, <facts>} (the shape of commands whose JSON names its inputs itself).
+ * Cannot fail; NULL is ignored. */
+enum { ETP_ENV_FILE = 1, ETP_ENV_PROGRAM = 2 };
+void etp_doc_envelope(etp_doc *d, unsigned members);
+/* Prose flag: the text is shown exactly as a table cell would be (as ETP_TEXT_SAFE, and line
+ * breaks too become spaces): for a name from the input inside a line of prose. */
+enum { ETP_TEXT_CELL = 4 };
+
 /* ---- rendering ---- */
 typedef struct etp_render_opts {
     int width;    /* table format: largest line width (0: unlimited, e.g. --wide or not a tty) */

@@ -77,7 +77,8 @@ struct etp_doc {
     etp_section *sections, *sections_tail;
     etp_table *flat;
     etp_table *single;
-    /* JSON layout (etp_doc_program_here, etp_doc_json_omit) */
+    /* JSON layout (etp_doc_envelope, etp_doc_program_here, etp_doc_json_omit) */
+    unsigned envelope; /* ETP_ENV_* members written after schema_version */
     bool program_placed;
     size_t program_at; /* the root member the program goes before */
     unsigned json_omit;
@@ -119,6 +120,7 @@ etp_doc *etp_doc_new(const char *command, int schema_version, const char *file, 
     etp_doc *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->schema_version = schema_version;
+    d->envelope = ETP_ENV_FILE | ETP_ENV_PROGRAM;
     d->command = dup(d, command ? command : "");
     d->file = dup(d, file);
     d->program = dup(d, program);
@@ -536,10 +538,15 @@ static int render_json(const etp_doc *d, FILE *f) {
     jw w;
     jw_init(&w, f, true);
     jw_obj_begin(&w);
-    bool program = d->schema_version >= 0 && !(d->json_omit & ETP_JSON_NO_PROGRAM);
+    /* one rule for "program": the envelope keeps it (etp_doc_envelope), not omitted
+     * (etp_doc_json_omit), written first or where etp_doc_program_here() put it */
+    bool program = d->schema_version >= 0 && (d->envelope & ETP_ENV_PROGRAM) &&
+                   !(d->json_omit & ETP_JSON_NO_PROGRAM);
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
-        jw_key(&w, "file"); jw_str(&w, d->file);
+        if (d->envelope & ETP_ENV_FILE) {
+            jw_key(&w, "file"); jw_str(&w, d->file);
+        }
         if (program && !d->program_placed) {
             jw_key(&w, "program"); jw_str(&w, d->program);
         }
@@ -653,8 +660,11 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
                 if (!rc) rc = r;
                 continue;
             }
-            char *safe = b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
-            if ((b->flags & ETP_TEXT_SAFE) && !safe) return ETP_E_INTERNAL;
+            bool want_safe = b->flags & (ETP_TEXT_SAFE | ETP_TEXT_CELL);
+            char *safe = b->flags & ETP_TEXT_CELL ? out_text_dup(b->text)
+                         : b->flags & ETP_TEXT_SAFE ? safe_lines(b->text)
+                                                    : NULL;
+            if (want_safe && !safe) return ETP_E_INTERNAL;
             const char *text = safe ? safe : b->text;
             if (b->flags & ETP_TEXT_WRAP) {
                 out_wrap(f, W, b->prefix, b->indent, text);
@@ -738,3 +748,9 @@ void etp_doc_json_omit(etp_doc *d, unsigned members) {
 }
 
 char *etp_text_safe(const char *s) { return out_text_dup(s); }
+
+/* ---- partial JSON envelope (feature: qnn port) ---- */
+
+void etp_doc_envelope(etp_doc *d, unsigned members) {
+    if (d) d->envelope = members & (ETP_ENV_FILE | ETP_ENV_PROGRAM);
+}

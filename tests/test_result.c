@@ -177,5 +177,42 @@ int main(void) {
     free(safe);
     CHECK(etp_text_safe(NULL) == NULL);
     etp_doc_free(NULL);
+
+    /* partial envelope (etp_doc_envelope): schema_version alone, then schema_version + file */
+    d = etp_doc_new("x", 1, "f.etdp", "p.pte");
+    etp_doc_envelope(d, 0);
+    etp_node_uint(etp_doc_root(d), "n", 7);
+    char *env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, ETP_OK);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"n\": 7,\n  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(d, ETP_ENV_FILE);
+    env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"file\": \"f.etdp\",\n  \"n\": 7,\n"
+                   "  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(d, ETP_ENV_PROGRAM);
+    env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"program\": \"p.pte\",\n  \"n\": 7,\n"
+                   "  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(NULL, 0); /* ignored */
+    etp_doc_free(d);
+
+    /* ETP_TEXT_CELL: a control character and a line break both become spaces, as in a table
+     * cell (ETP_TEXT_SAFE keeps the line break); not wrapped */
+    d = etp_doc_new("x", 1, NULL, NULL);
+    etp_section *sec = etp_doc_section(d, "s");
+    etp_section_text(sec, ETP_TEXT_CELL, NULL, 0, "[a\tb\nc]");
+    etp_section_text(sec, ETP_TEXT_SAFE, NULL, 0, "[a\tb\nc]");
+    etp_section_textf(sec, ETP_TEXT_CELL, 0, " (method %s)", "m\x01x");
+    char *cell = render(d, ETP_FMT_TABLE, 0, &rc);
+    CHECK_EQ_I(rc, ETP_OK);
+    CHECK_STR(cell, "[a b c][a b\nc] (method m x)");
+    free(cell);
+    cell = render(d, ETP_FMT_MD, 0, &rc);
+    CHECK_STR(cell, "[a b c][a b\nc] (method m x)");
+    free(cell);
+    etp_doc_free(d);
     return check_done();
 }

@@ -123,4 +123,44 @@ PYEOF
         run ops.add_etr_match ops "$ADD" --pte "$ADDP" --etrecord add.etrecord)
     rm -rf "$FIX"
 fi
+# qnn (port-qnn): what tests/tools/qnn_snapshot.sh does not cover: usage and input errors, a dump
+# without QNN events, every input heading, --skip-first/--block, viewer files, narrow/wide tables
+QNN1=$D/fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp
+QPTE=$D/upstream/stories260k_hybrid_llama_qnn.pte
+SQ=$Q/stories260k_kv_qhas.json
+run qnn.err_none qnn
+run qnn.err_both qnn --profile-log "$Q/viewer_small.txt" --profile-csv "$Q/viewer_small.csv"
+run qnn.err_viewer_qhas qnn --profile-log "$Q/viewer_small.txt" --qhas "$Q/qhas_small.json"
+run qnn.err_pte qnn --qhas "$Q/qhas_small.json" --pte "$QPTE"
+run qnn.err_top qnn --qhas "$Q/qhas_small.json" --top -1
+run qnn.err_skip qnn --qhas "$Q/qhas_small.json" --skip-first x
+run qnn.err_ghz qnn --qhas "$Q/qhas_small.json" --htp-clock-ghz 0
+run qnn.err_sort qnn --qhas "$Q/qhas_small.json" --sort nope
+run qnn.err_qhas qnn --qhas "$Q/qhas_bad_type.json"
+run qnn.err_optrace qnn --qhas "$Q/qhas_small.json" --optrace "$Q/optrace_bad_flags.json"
+run qnn.err_heap qnn --qhas "$Q/qhas_small.json" --heap "$Q/heap_bad_value.txt"
+run qnn.err_missing qnn --qhas "$Q/does_not_exist.json"
+run qnn.err_viewer qnn --profile-log "$Q/viewer_bad_line.txt"
+run qnn.err_viewer_csv qnn --profile-csv "$Q/viewer_bad_fields.csv"
+run qnn.err_etdump qnn "$Q/garbage.bin" --qhas "$Q/qhas_small.json"
+run qnn.err_block qnn "$QNN1" --qhas "$SQ" --block nope
+run qnn.no_qnn_events qnn "$D/real/add_pte_1x.etdp" --pte "$D/upstream/add.pte" --qhas "$Q/qhas_small.json"
+run qnn.kv_small qnn "$QNN1" --qhas "$Q/qhas_small.json" --optrace "$Q/optrace_small.json"
+run qnn.kv_all qnn "$QNN1" --pte "$QPTE" --qhas "$SQ" --optrace "$Q/optrace_small.json" \
+    --runtrace "$Q/runtrace_small.json" --heap "$Q/heap_ok.txt"
+run qnn.kv10_skip qnn "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$QPTE" \
+    --qhas "$SQ" --skip-first 2 --top 5 --htp-clock-ghz 1.5
+run qnn.prefill qnn "$D/fake-qnn-backend/stories260k_qnn_prefill_forward_1x.etdp" --qhas "$SQ" --top 3
+run qnn.synth qnn "$D/synthetic/synth_qnn_mixed_small_3x.etdp" --pte "$QPTE" --qhas "$Q/qhas_small.json"
+run qnn.synth_nopte qnn "$D/synthetic/synth_qnn_mixed_small_3x.etdp" --qhas "$Q/qhas_small.json"
+run qnn.optrace_heap qnn --optrace "$Q/optrace_small.json" --runtrace "$Q/runtrace_small.json" \
+    --heap "$Q/heap_ok.txt"
+run qnn.heap_before qnn --qhas "$Q/qhas_min.json" --heap "$Q/heap_before_only.txt"
+run qnn.optrace_cp qnn --optrace "$Q/optrace_cp.json" --sort share --top 2
+run qnn.qhas_cp qnn --qhas "$Q/qhas_cp_notimeline.json"
+run qnn.qhas_wide qnn --qhas "$SQ" --wide --top 4
+run qnn.viewer_small qnn --profile-log "$Q/viewer_small.txt"
+run qnn.viewer_unknown qnn --profile-log "$Q/viewer_unknown_section.txt"
+run qnn.viewer_csv qnn --profile-csv "$Q/viewer_small.csv"
+run qnn.viewer_wide qnn --profile-log "$Q/viewer_213.txt" --wide
 exit 0
