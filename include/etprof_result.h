@@ -86,6 +86,10 @@ void etp_node_table(etp_node *n, const char *key, etp_table *t);
 /* The JSON "notes" array goes here (at the current end of the root), not last. */
 void etp_doc_notes_here(etp_doc *d);
 void etp_doc_note(etp_doc *d, const char *text);
+/* -- compact members (explain) -- */
+/* The JSON view writes this object or array on one line (no indentation or spaces), also
+ * inside the indented document: its 0.1.0 shape (explain's "facts"). */
+void etp_node_compact(etp_node *n);
 
 /* ---- tables ---- */
 /* The columns are copied. NULL on error. */
@@ -124,6 +128,18 @@ void etp_section_textf(etp_section *s, unsigned flags, size_t indent, const char
 void etp_section_table(etp_section *s, etp_table *t);
 /* csv, tsv, jsonl write this table (one per document; the last one given wins). */
 void etp_doc_flat(etp_doc *d, etp_table *t);
+
+/* -- one-line prose and a default wrap width (diff, explain) -- */
+/* Prose flag: the text is shown as one table cell is (valid UTF-8, control characters and line
+ * breaks as spaces), for a line that holds names from the input; implies ETP_TEXT_SAFE. */
+enum { ETP_TEXT_ONELINE = 4 };
+/* Table format: prose flagged ETP_TEXT_WRAP wraps at `width` columns when the render width is 0
+ * (unlimited: --wide, or not a terminal). 0 (the default): such prose is not wrapped then. */
+void etp_doc_wrap_width(etp_doc *d, int width);
+/* -- JSON lines of records with nested values (explain) -- */
+/* jsonl writes each element of the array node `arr` (a node of this document) as one compact
+ * JSON value per line, instead of the flat table's rows; csv and tsv still write the flat table. */
+void etp_doc_jsonl_array(etp_doc *d, etp_node *arr);
 
 /* The document is this one table in every format, with its notes: the shape of the table
  * commands (ops, ...). JSON {schema_version, rows: [...], notes: [...] (only when there are

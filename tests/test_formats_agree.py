@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """formats_agree: table, md, csv, tsv, jsonl and json of one run of a command carry the same
 values (issue 11.2: one result object behind every format). For every command on the result
-model (docs/result-model.md): summary, ops.
+model (docs/result-model.md): summary, ops, explain.
 
   - csv, tsv and jsonl: the same rows, cell by cell (csv/tsv text vs jsonl typed values, numbers
     within the printed precision), the same header keys;
@@ -154,5 +154,34 @@ for case in CASES:
             key = OPS_HDR.get(h)
             if key and key not in ("method", "name", "operator"):  # names: md escapes "|" and the like
                 check(same(x, jr[key], key), "%s md: row %d %s: %r vs %r" % (name, r, key, x, jr[key]))
+# explain: the findings in every format. jsonl lines = json findings; csv/tsv rows = their id,
+# method, question and answer; md and table: each question (with its method) and its answer,
+# in order (the table wraps lines: compared with whitespace collapsed).
+def squash(t):
+    return " ".join(t.split())
+
+for case in CASES:
+    args = ["explain", os.path.join(DATA, case[0])] + [os.path.join(DATA, a) if a.endswith(".pte") else a for a in case[1:]]
+    name = "explain " + " ".join(case)
+    fnd = json.loads(run("json", args))["findings"]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(rj == fnd, name + ": jsonl lines = json findings")
+    rc = list(csv.reader(io.StringIO(run("csv", args))))
+    rt = [l.split("\t") for l in run("tsv", args).splitlines()]
+    check(rc[0] == rt[0] == ["id", "method", "question", "answer"], name + ": csv/tsv header")
+    check(len(rc) - 1 == len(rt) - 1 == len(fnd), name + ": same finding count")
+    for r, (c, t, x) in enumerate(zip(rc[1:], rt[1:], fnd)):
+        for k, key in enumerate(rc[0]):
+            check(same(c[k], x[key], key) and same(t[k], x[key], key),
+                  "%s: finding %d %s: csv %r tsv %r json %r" % (name, r, key, c[k], t[k], x[key]))
+    md = run("md", args)
+    tb = squash(run("table", args))
+    at = 0
+    for x in fnd:
+        q = x["question"] + (" [%s]" % x["method"] if x["method"] is not None else "")
+        check("\n## %s\n\n%s\n" % (q, x["answer"]) in md, "%s md: %s" % (name, x["id"]))
+        i = tb.find(squash(q + " " + x["answer"]), at)
+        check(i >= 0, "%s table: %s in order" % (name, x["id"]))
+        at = max(at, i)
 print("%d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)
