@@ -45,6 +45,10 @@ ETP_API_BEGIN
 
 /* Output formats (docs/output-formats.md). */
 typedef enum { ETP_FMT_TABLE, ETP_FMT_CSV, ETP_FMT_TSV, ETP_FMT_JSON, ETP_FMT_JSONL, ETP_FMT_MD } etp_format;
+/* "table", "csv", "tsv", "json", "jsonl", "md" -> the format: 0, or ETP_E_USAGE (unknown name,
+ * *fmt untouched). etp_format_name() is the inverse ("?" for a value out of range). */
+int etp_format_parse(const char *name, etp_format *fmt);
+const char *etp_format_name(etp_format fmt);
 /* Value and column types. */
 typedef enum { ETP_T_STR, ETP_T_INT, ETP_T_UINT, ETP_T_FLOAT, ETP_T_BOOL, ETP_T_NULL } etp_type;
 

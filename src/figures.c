@@ -85,15 +85,99 @@ int etp_qnn_rows_by_cycles(const etp_qnn_derived *d, uint32_t top, uint32_t *idx
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * The display unit of a value (etprof_figures.h)
+ * ------------------------------------------------------------------------------------------- */
+
+int etp_disp_init(etp_disp *d, const char *time_unit, double htp_ghz, double tick_ns) {
+    memset(d, 0, sizeof *d);
+    d->time_unit = time_unit ? time_unit : "us";
+    d->unit_ns = etp_time_unit_ns(d->time_unit);
+    if (d->unit_ns <= 0) {
+        memset(d, 0, sizeof *d);
+        return ETP_E_USAGE;
+    }
+    d->htp_ghz = htp_ghz > 0 ? htp_ghz : 0;
+    d->tick_ns = tick_ns;
+    snprintf(d->est_unit, sizeof d->est_unit, "est_%s", d->time_unit);
+    d->precision = d->unit_ns >= 1e9 ? 9 : d->unit_ns >= 1e6 ? 6 : d->unit_ns >= 1e3 ? 3 : 1;
+    return 0;
+}
+
+/* A value of a row in unit `u` as displayed, and the displayed unit's name. */
+double etp_disp_conv(const etp_disp *d, etp_unit u, double v, const char **uname) {
+    if (u == ETP_UNIT_NS) {
+        *uname = d->time_unit;
+        return v / d->unit_ns;
+    }
+    if (u == ETP_UNIT_CYCLES && d->htp_ghz > 0) {
+        *uname = d->est_unit;
+        return v / d->htp_ghz / d->unit_ns;
+    }
+    *uname = etp_unit_name(u);
+    return v;
+}
+
+/* Notes explaining the units of rows with these flags and units (bit 1 << etp_unit). Each note
+ * goes to emit(). */
+void etp_disp_unit_notes(const etp_disp *d, uint32_t flags, uint32_t units,
+                         void (*emit)(void *ctx, const char *text), void *ctx) {
+    char b[512];
+    if (units & (1u << ETP_UNIT_NS)) {
+        if (d->tick_ns > 0) {
+            snprintf(b, sizeof b,
+                     "host times are ETDump ticks converted to ns at %g ns/tick (--tick-ns, "
+                     "--tick-hz to change), shown in %s",
+                     d->tick_ns, d->time_unit);
+            emit(ctx, b);
+        }
+        if (flags & ETP_MF_NOT_WALL) {
+            snprintf(b, sizeof b,
+                     "QNN \"(us)\" values are durations QNN reported (logged with start 0, "
+                     "not timestamps), also shown in %s",
+                     d->time_unit);
+            emit(ctx, b);
+        }
+    }
+    if (units & (1u << ETP_UNIT_TICKS)) {
+        emit(ctx, "ticks: host ticks of unknown rate (--ticks); give --tick-hz or --tick-ns to "
+                  "convert them to time");
+    }
+    if (flags & ETP_MF_QTIMER)
+        emit(ctx, "\"Time for initial VTCM acquire (us)\" and \"Time for HVX + HMX power on and "
+                  "acquire (us)\" are 19.2 MHz QTimer ticks despite their label: converted "
+                  "(value / 19.2) to time");
+    if (units & (1u << ETP_UNIT_CYCLES)) {
+        emit(ctx, "cycles: HTP node cycles and \"Accelerator (execute) time (cycles)\" are busy "
+                  "cycles summed over the HTP hardware threads (HVX, HMX): work, not wall time; "
+                  "a node's share is its % of Accelerator (execute) time (cycles)");
+        if (d->htp_ghz > 0) {
+            snprintf(b, sizeof b,
+                     "%s: an ESTIMATE, cycles / %g GHz (--htp-clock-ghz); thread-aggregate "
+                     "busy time, not latency",
+                     d->est_unit, d->htp_ghz);
+            emit(ctx, b);
+        }
+    }
+    if (units & (1u << ETP_UNIT_RAW))
+        emit(ctx, "raw: a delegate value whose unit the file does not state (start time 0, no "
+                  "unit suffix): not converted");
+    if (flags & (ETP_MF_WRAPPED | ETP_MF_BAD_TIME))
+        emit(ctx, "some events had start > end: a 32-bit counter wrap was assumed where "
+                  "possible, the others have no duration and only count");
+    if (flags & ETP_MF_MINIMAL_PAL)
+        emit(ctx, "some timestamps are 11223344: the minimal PAL has no clock, times are 0");
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The same figures in JSON, written the same way by every command (analysis.h)
  * ------------------------------------------------------------------------------------------- */
 
-static void node_stat3(etp_node *n, const char *key, const ana_disp *d, etp_unit u, const etp_stats *s) {
+static void node_stat3(etp_node *n, const char *key, const etp_disp *d, etp_unit u, const etp_stats *s) {
     const char *un;
     etp_node *o = etp_node_obj(n, key);
-    etp_node_float(o, "p50", ana_conv(d, u, s->p50, &un));
-    etp_node_float(o, "avg", ana_conv(d, u, s->avg, &un));
-    etp_node_float(o, "total", ana_conv(d, u, s->total, &un));
+    etp_node_float(o, "p50", etp_disp_conv(d, u, s->p50, &un));
+    etp_node_float(o, "avg", etp_disp_conv(d, u, s->avg, &un));
+    etp_node_float(o, "total", etp_disp_conv(d, u, s->total, &un));
 }
 
 /* The jw versions below write what the node builders build: one definition of each shape. */
@@ -107,7 +191,7 @@ static void scratch_write(jw *w, etp_doc *d, etp_node *a) {
     etp_doc_free(d);
 }
 
-void ana_node_top_op(etp_node *n, const char *key, const ana_disp *d, const etp_ops_row *row) {
+void etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_ops_row *row) {
     const char *un;
     etp_node *o = etp_node_obj(n, key);
     etp_node_str(o, "name", row->name);
@@ -117,21 +201,21 @@ void ana_node_top_op(etp_node *n, const char *key, const ana_disp *d, const etp_
     etp_node_str(o, "placement", row->placement);
     etp_node_str(o, "kind", etp_ops_row_kind_name(row));
     etp_node_uint(o, "count", row->count);
-    etp_node_float(o, "p50", ana_conv(d, row->unit, row->stats.p50, &un));
-    etp_node_float(o, "avg", ana_conv(d, row->unit, row->stats.avg, &un));
-    etp_node_float(o, "total", ana_conv(d, row->unit, row->stats.total, &un));
+    etp_node_float(o, "p50", etp_disp_conv(d, row->unit, row->stats.p50, &un));
+    etp_node_float(o, "avg", etp_disp_conv(d, row->unit, row->stats.avg, &un));
+    etp_node_float(o, "total", etp_disp_conv(d, row->unit, row->stats.total, &un));
     etp_node_float(o, "share", row->share);
     etp_node_str(o, "unit", un);
 }
 
-void ana_json_top_op(jw *w, const ana_disp *d, const etp_ops_row *row) {
+void ana_json_top_op(jw *w, const etp_disp *d, const etp_ops_row *row) {
     etp_doc *doc;
     etp_node *a = scratch(&doc);
-    ana_node_top_op(a, NULL, d, row);
+    etp_fig_top_op(a, NULL, d, row);
     scratch_write(w, doc, a);
 }
 
-void ana_node_delegates(etp_node *n, const char *key, const ana_disp *d, const etp_ops_result *r,
+void etp_fig_delegates(etp_node *n, const char *key, const etp_disp *d, const etp_ops_result *r,
                         uint32_t method) {
     etp_node *arr = etp_node_arr(n, key);
     for (size_t i = 0; i < etp_ops_row_count(r); i++) {
@@ -139,7 +223,7 @@ void ana_node_delegates(etp_node *n, const char *key, const ana_disp *d, const e
         etp_ops_delegate_time t;
         if (row->method != method || etp_ops_delegate_time_get(r, i, &t) != ETP_OK) continue;
         const char *un;
-        ana_conv(d, row->unit, 0, &un);
+        etp_disp_conv(d, row->unit, 0, &un);
         etp_node *o = etp_node_obj(arr, NULL);
         etp_node_int(o, "instruction_id", row->instr);
         etp_node_str(o, "backend", row->placement);
@@ -159,51 +243,63 @@ void ana_node_delegates(etp_node *n, const char *key, const ana_disp *d, const e
     }
 }
 
-void ana_json_delegates(jw *w, const ana_disp *d, const etp_ops_result *r, uint32_t method) {
+void ana_json_delegates(jw *w, const etp_disp *d, const etp_ops_result *r, uint32_t method) {
     etp_doc *doc;
     etp_node *a = scratch(&doc);
-    ana_node_delegates(a, NULL, d, r, method);
+    etp_fig_delegates(a, NULL, d, r, method);
     scratch_write(w, doc, a);
 }
 
+void etp_fig_qnn_join(etp_node *n, const char *key, const etp_qnn_etd_join *j) {
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_uint(o, "etdump_nodes", j->n_nodes);
+    etp_node_uint(o, "matched", j->matched);
+    etp_node_uint(o, "matched_by_op_id", j->matched_by_id);
+    etp_node_uint(o, "matched_by_name_only", j->matched_by_name);
+    etp_node_uint(o, "etdump_only", j->n_etdump_only);
+    etp_node_uint(o, "qnn_only", j->n_qnn_only);
+    etp_node_uint(o, "conflicts", j->conflicts);
+    etp_node_uint(o, "cycles_equal", j->cycles_equal);
+    etp_node_uint(o, "cycles_different", j->cycles_different);
+    etp_node_str(o, "verdict", etp_qnn_etd_agreement(j));
+}
+
 void ana_json_qnn_join(jw *w, const etp_qnn_etd_join *j) {
-    jw_obj_begin(w);
-    jw_key(w, "etdump_nodes"); jw_uint(w, j->n_nodes);
-    jw_key(w, "matched"); jw_uint(w, j->matched);
-    jw_key(w, "matched_by_op_id"); jw_uint(w, j->matched_by_id);
-    jw_key(w, "matched_by_name_only"); jw_uint(w, j->matched_by_name);
-    jw_key(w, "etdump_only"); jw_uint(w, j->n_etdump_only);
-    jw_key(w, "qnn_only"); jw_uint(w, j->n_qnn_only);
-    jw_key(w, "conflicts"); jw_uint(w, j->conflicts);
-    jw_key(w, "cycles_equal"); jw_uint(w, j->cycles_equal);
-    jw_key(w, "cycles_different"); jw_uint(w, j->cycles_different);
-    jw_key(w, "verdict"); jw_str(w, etp_qnn_etd_agreement(j));
-    jw_obj_end(w);
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    etp_fig_qnn_join(a, NULL, j);
+    scratch_write(w, doc, a);
+}
+
+void etp_fig_unit_counts(etp_node *n, const char *key, const etp_qnn_unit_counts *u) {
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_uint(o, "qnn_ops", u->qnn_ops);
+    etp_node_uint(o, "htp_ops", u->htp_ops);
+    etp_node_uint(o, "ops_using_hmx", u->hmx);
+    etp_node_uint(o, "ops_using_hvx", u->hvx);
+    etp_node_uint(o, "ops_using_dma", u->dma);
+    etp_node_uint(o, "ops_using_both", u->hmx_and_hvx);
+    etp_node_uint(o, "ops_dma_only", u->dma_only);
+    etp_node_uint(o, "ops_using_none", u->none);
 }
 
 void ana_json_unit_counts(jw *w, const etp_qnn_unit_counts *u) {
-    jw_obj_begin(w);
-    jw_key(w, "qnn_ops"); jw_uint(w, u->qnn_ops);
-    jw_key(w, "htp_ops"); jw_uint(w, u->htp_ops);
-    jw_key(w, "ops_using_hmx"); jw_uint(w, u->hmx);
-    jw_key(w, "ops_using_hvx"); jw_uint(w, u->hvx);
-    jw_key(w, "ops_using_dma"); jw_uint(w, u->dma);
-    jw_key(w, "ops_using_both"); jw_uint(w, u->hmx_and_hvx);
-    jw_key(w, "ops_dma_only"); jw_uint(w, u->dma_only);
-    jw_key(w, "ops_using_none"); jw_uint(w, u->none);
-    jw_obj_end(w);
+    etp_doc *doc;
+    etp_node *a = scratch(&doc);
+    etp_fig_unit_counts(a, NULL, u);
+    scratch_write(w, doc, a);
 }
 
 /* ---- Data the analyses leave out or reinterpret (docs/analyses.md, "Data quality") ---- */
 
-const char *ana_method_label(const etp_ops_method *m, char *buf, size_t cap) {
+const char *etp_method_label(const etp_ops_method *m, char *buf, size_t cap) {
     if (m->name) return m->name;
     if (!m->n_candidates) return "(method unknown)";
     snprintf(buf, cap, "(ambiguous: %s)", m->candidates);
     return buf;
 }
 
-void ana_node_method_candidates(etp_node *n, const etp_ops_method *m) {
+void etp_fig_method_candidates(etp_node *n, const etp_ops_method *m) {
     etp_node *a = etp_node_arr(n, "method_candidates");
     for (uint32_t c = 0; c < m->n_candidates; c++) etp_node_str(a, NULL, m->candidate_names[c]);
 }
@@ -211,7 +307,7 @@ void ana_node_method_candidates(etp_node *n, const etp_ops_method *m) {
 void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
     etp_doc *doc;
     etp_node *a = scratch(&doc);
-    ana_node_method_candidates(etp_node_obj(a, NULL), m);
+    etp_fig_method_candidates(etp_node_obj(a, NULL), m);
     jw_key(w, "method_candidates");
     /* the scratch object's one member */
     if (!doc || !etp_doc_ok(doc)) jw_null(w);
@@ -219,7 +315,7 @@ void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
     etp_doc_free(doc);
 }
 
-void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
+void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
                        void *ctx) {
     char b[700];
     const char *first;
@@ -331,7 +427,7 @@ void ana_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
     }
 }
 
-void ana_node_quality(etp_node *n, const char *key, const etp_ops_result *r) {
+void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
     size_t ng;
     const etp_ops_block_group *g = etp_ops_block_groups(r, &ng);
     const char *first;
@@ -396,6 +492,6 @@ void ana_node_quality(etp_node *n, const char *key, const etp_ops_result *r) {
 void ana_json_quality(jw *w, const etp_ops_result *r) {
     etp_doc *doc;
     etp_node *a = scratch(&doc);
-    ana_node_quality(a, NULL, r);
+    etp_fig_quality(a, NULL, r);
     scratch_write(w, doc, a);
 }

@@ -54,7 +54,7 @@ typedef struct rep {
     FILE *f;
     const etp_report_opts *o;
     const etp_ops_result *r;
-    ana_disp d;
+    etp_disp d;
     uint32_t top_ops, top_nodes;
     uint32_t flags, units; /* of the values shown, for the unit notes */
     char nb[8][96];
@@ -176,12 +176,12 @@ static bool is_time(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_TICKS
 /* A value of unit u as displayed (time in the report's unit) and that unit's name. */
 static double dv(rep *R, etp_unit u, double v) {
     const char *un;
-    return ana_conv(&R->d, u, v, &un);
+    return etp_disp_conv(&R->d, u, v, &un);
 }
 
 static const char *du(rep *R, etp_unit u) {
     const char *un;
-    ana_conv(&R->d, u, 0, &un);
+    etp_disp_conv(&R->d, u, 0, &un);
     return un;
 }
 
@@ -291,7 +291,7 @@ static double per_run(const rep *R, const etp_ops_row *row) {
 
 static const char *method_name(const etp_ops_method *m) {
     static char lb[600]; /* one report at a time (single-threaded CLI) */
-    return ana_method_label(m, lb, sizeof lb);
+    return etp_method_label(m, lb, sizeof lb);
 }
 
 /* The label of a row in charts and tables. Writes into buf when it builds one. */
@@ -1921,10 +1921,10 @@ static void write_notes(rep *R, bool has_qnn_events) {
     S(R, "<section id=\"notes\"><h2>Units &amp; notes</h2>\n<ul>");
     P(R, "<li>Times are shown in %s", R->d.time_unit);
     S(R, "; cycles, counts and bytes keep their own unit and are never mixed with time.</li>");
-    ana_disp d0 = R->d;
+    etp_disp d0 = R->d;
     d0.htp_ghz = 0;
-    ana_unit_notes(&d0, R->flags, R->units, note_li, R);
-    ana_quality_notes(R->r, note_li, R);
+    etp_disp_unit_notes(&d0, R->flags, R->units, note_li, R);
+    etp_quality_notes(R->r, note_li, R);
     if (!R->o->program)
         S(R, "<li>No program (.pte) was given: methods, operator names (aten::\xE2\x80\xA6) and "
              "backend ids are unknown; <code>--pte P</code> adds them.</li>");
@@ -2096,7 +2096,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     R.o = opts;
     R.top_ops = opts->top_ops ? opts->top_ops : DEF_TOP_OPS;
     R.top_nodes = opts->top_nodes ? opts->top_nodes : DEF_TOP_NODES;
-    if (ana_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
+    if (etp_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
         etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
                       "unknown time unit \"%s\" (ns, us, ms or s)", opts->time_unit);
         return ETP_E_USAGE;

@@ -743,6 +743,20 @@ static int render_jsonl_array(const etp_doc *d, FILE *f) {
     return rc;
 }
 
+/* The format names of --format (docs/output-formats.md), in etp_format order: out.c's table. */
+_Static_assert((int)ETP_FMT_TABLE == (int)OUT_TABLE && (int)ETP_FMT_CSV == (int)OUT_CSV &&
+                   (int)ETP_FMT_TSV == (int)OUT_TSV && (int)ETP_FMT_JSON == (int)OUT_JSON &&
+                   (int)ETP_FMT_JSONL == (int)OUT_JSONL && (int)ETP_FMT_MD == (int)OUT_MD,
+               "etp_format and out_format list the formats in the same order");
+int etp_format_parse(const char *name, etp_format *fmt) {
+    out_format f;
+    if (out_format_parse(name, &f) != ETP_OK) return ETP_E_USAGE;
+    *fmt = (etp_format)f;
+    return ETP_OK;
+}
+
+const char *etp_format_name(etp_format fmt) { return out_format_name((out_format)fmt); }
+
 int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts) {
     etp_render_opts none = {0};
     const etp_render_opts *o = opts ? opts : &none;

@@ -1,4 +1,4 @@
-/* test_out.c - the output layer: jw (JSON writer), out (six table formats), sink (atomic files).
+/* test_out.c - the output layer: jw (JSON writer), out (six table formats), etp_outfile (atomic files).
  * Expected outputs are written by hand; every JSON output is also parsed back with jansson. */
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "check.h"
 #include "jw.h"
 #include "out.h"
-#include "sink.h"
+#include "etprof_io.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* helpers */
@@ -1047,7 +1047,7 @@ static void test_out_streaming(void) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* sink */
+/* etp_outfile */
 
 static int count_entries(const char *dir, const char *only) {
     DIR *d = opendir(dir);
@@ -1087,12 +1087,12 @@ static void test_sink(void) {
     umask(022);
 
     /* abort leaves nothing */
-    sink *s = NULL;
+    etp_outfile *s = NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    CHECK(s && sink_file(s) && sink_file(s) != stdout);
-    fputs("partial", sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    CHECK(s && etp_outfile_stream(s) && etp_outfile_stream(s) != stdout);
+    fputs("partial", etp_outfile_stream(s));
     CHECK_EQ_I(count_entries(dir, NULL), 1);      /* the temporary file */
     CHECK_EQ_I(count_entries(dir, "out.json"), 0); /* not the target */
     {
@@ -1107,41 +1107,41 @@ static void test_sink(void) {
         }
         if (d) closedir(d);
     }
-    sink_abort(s);
+    etp_outfile_abort(s);
     CHECK_EQ_I(count_entries(dir, NULL), 0);
-    sink_abort(NULL);
+    etp_outfile_abort(NULL);
 
     /* commit creates the file (mode 0666 & ~umask) */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("first", sink_file(s));
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("first", etp_outfile_stream(s));
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "first");
     struct stat st;
     CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0644);
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* commit replaces an existing file; until then the old one is intact */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("second", sink_file(s));
-    fflush(sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("second", etp_outfile_stream(s));
+    fflush(etp_outfile_stream(s));
     CHECK_EQ_S(read_file(target, b, sizeof b), "first");
     CHECK_EQ_I(count_entries(dir, NULL), 2);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "second");
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* abort after writing leaves the old file as it was */
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    fputs("third", sink_file(s));
-    sink_abort(s);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    fputs("third", etp_outfile_stream(s));
+    etp_outfile_abort(s);
     CHECK_EQ_S(read_file(target, b, sizeof b), "second");
     CHECK_EQ_I(count_entries(dir, NULL), 1);
 
     /* a directory that does not exist */
     snprintf(other, sizeof other, "%s/missing/out.csv", dir);
     memset(&err, 0, sizeof err);
-    s = (sink *)&err; /* must be reset to NULL */
-    CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+    s = (etp_outfile *)&err; /* must be reset to NULL */
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
     CHECK(s == NULL);
     CHECK_EQ_I(err.code, ETP_E_IO);
     CHECK_EQ_S(err.file, other);
@@ -1153,7 +1153,7 @@ static void test_sink(void) {
     /* a "directory" that is a file */
     snprintf(other, sizeof other, "%s/out.json/x", dir);
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
     CHECK_EQ_S(err.file, other);
     CHECK_MSG(strstr(err.msg, "not a directory") != NULL, "%s", err.msg);
 
@@ -1163,7 +1163,7 @@ static void test_sink(void) {
         mkdir(other, 0555);
         snprintf(other, sizeof other, "%s/ro/out.md", dir);
         memset(&err, 0, sizeof err);
-        CHECK_EQ_I(sink_open(&s, other, &err), ETP_E_IO);
+        CHECK_EQ_I(etp_outfile_open(&s, other, &err), ETP_E_IO);
         CHECK_EQ_S(err.file, other);
         CHECK_MSG(strstr(err.msg, "permission denied") != NULL, "%s", err.msg);
         snprintf(other, sizeof other, "%s/ro", dir);
@@ -1175,10 +1175,10 @@ static void test_sink(void) {
     mkdir(other, 0755);
     snprintf(b, sizeof b, "%s/busy/keep", dir);
     write_file(b, "k");
-    CHECK_EQ_I(sink_open(&s, other, &err), 0);
-    fputs("data", sink_file(s));
+    CHECK_EQ_I(etp_outfile_open(&s, other, &err), 0);
+    fputs("data", etp_outfile_stream(s));
     memset(&err, 0, sizeof err);
-    CHECK_EQ_I(sink_commit(s, &err), ETP_E_IO);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), ETP_E_IO);
     CHECK_EQ_S(err.file, other);
     CHECK_EQ_I(count_entries(dir, NULL), 2); /* out.json and busy */
     CHECK_EQ_I(count_entries(other, NULL), 1);
@@ -1186,24 +1186,24 @@ static void test_sink(void) {
     rmdir(other);
 
     /* stdout: no temporary file, nothing closed */
-    CHECK_EQ_I(sink_open(&s, NULL, &err), 0);
-    CHECK(sink_file(s) == stdout);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
-    CHECK_EQ_I(sink_open(&s, "-", &err), 0);
-    CHECK(sink_file(s) == stdout);
-    sink_abort(s);
+    CHECK_EQ_I(etp_outfile_open(&s, NULL, &err), 0);
+    CHECK(etp_outfile_stream(s) == stdout);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_open(&s, "-", &err), 0);
+    CHECK(etp_outfile_stream(s) == stdout);
+    etp_outfile_abort(s);
     CHECK(fflush(stdout) == 0);
 
-    /* an out_table written through a sink */
+    /* an out_table written through a etp_outfile */
     static const out_col col[] = {{"k", "K", OUT_INT, 0}};
-    CHECK_EQ_I(sink_open(&s, target, &err), 0);
-    out_table *t = out_table_new(OUT_CSV, sink_file(s), col, 1);
+    CHECK_EQ_I(etp_outfile_open(&s, target, &err), 0);
+    out_table *t = out_table_new(OUT_CSV, etp_outfile_stream(s), col, 1);
     out_row_begin(t);
     out_cell_int(t, 7);
     out_row_end(t);
     CHECK_EQ_I(out_table_finish(t), 0);
     out_table_free(t);
-    CHECK_EQ_I(sink_commit(s, &err), 0);
+    CHECK_EQ_I(etp_outfile_commit(s, &err), 0);
     CHECK_EQ_S(read_file(target, b, sizeof b), "k\n7\n");
 
     unlink(target);

@@ -303,7 +303,7 @@ static int need_ops(Profile *p) {
     return 0;
 }
 
-/* Time values in the display unit, as the command shows them (analysis.h ana_conv). */
+/* Time values in the display unit, as the command shows them (analysis.h etp_disp_conv). */
 static double conv(etp_unit u, double v, double unit_ns) { return u == ETP_UNIT_NS ? v / unit_ns : v; }
 static const char *conv_unit(etp_unit u, const char *time_unit) {
     return u == ETP_UNIT_NS ? time_unit : etp_unit_name(u);

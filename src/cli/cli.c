@@ -229,12 +229,12 @@ int cli_out_open(cli_args *a, cli_out *o) {
     etp_error err = {0};
     memset(o, 0, sizeof *o);
     const char *path = a->set[OPT_OUTPUT] ? a->val[OPT_OUTPUT] : NULL;
-    int rc = sink_open(&o->s, path, &err);
+    int rc = etp_outfile_open(&o->s, path, &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);
     }
-    o->f = sink_file(o->s);
+    o->f = etp_outfile_stream(o->s);
     o->tty = !path && isatty(STDOUT_FILENO);
     /* Table width on standard output: COLUMNS when set (as ls does), else the terminal's. */
     const char *cols = path || a->set[OPT_WIDE] ? NULL : getenv("COLUMNS");
@@ -251,10 +251,10 @@ int cli_out_open(cli_args *a, cli_out *o) {
 
 /* The one place a failed write is reported (issue 16.3). */
 static int out_write_failed(cli_out *o, int errnum) {
-    bool pipe_gone = errnum == EPIPE && sink_is_stdout(o->s);
+    bool pipe_gone = errnum == EPIPE && etp_outfile_is_stdout(o->s);
     etp_error err = {0};
-    sink_write_error(o->s, errnum, &err);
-    sink_abort(o->s);
+    etp_outfile_write_error(o->s, errnum, &err);
+    etp_outfile_abort(o->s);
     o->s = NULL;
     if (pipe_gone) {
         /* `etprof ... | head`: the reader has all it wanted; quiet, the status a SIGPIPE death
@@ -284,14 +284,14 @@ int cli_out_close(cli_out *o, int rc) {
         if (failed) return out_write_failed(o, e);
     }
     if (rc) {
-        sink_abort(o->s);
+        etp_outfile_abort(o->s);
         o->s = NULL;
         return rc;
     }
     etp_error err = {0};
     errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) return out_write_failed(o, errno ? errno : e);
-    int r = sink_commit(o->s, &err);
+    int r = etp_outfile_commit(o->s, &err);
     o->s = NULL;
     if (r) {
         cli_error(&err);

@@ -6,7 +6,7 @@
 #include "etprof_result.h"
 #include "jw.h"
 #include "out.h"
-#include "sink.h"
+#include "etprof_io.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -108,7 +108,7 @@ int cli_model_opts(cli_args *a, etp_model_opts *mo);
 
 /* Output: opens -o (atomically) or stdout. */
 typedef struct cli_out {
-    sink *s;
+    etp_outfile *s;
     FILE *f;
     bool tty;
     int width; /* terminal columns when tty, else 0 */

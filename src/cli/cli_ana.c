@@ -33,7 +33,7 @@ int cli_ana_init(cli_args *a, const char *cmd, long top_default, double clock_gh
     }
     int rc = cli_model_opts(a, &c->mo);
     if (rc) return rc;
-    if (ana_disp_init(&c->d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us",
+    if (etp_disp_init(&c->d, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us",
                       clock_ghz > 0 ? clock_ghz : 0, c->mo.tick_ns)) {
         cli_errorf("%s: --time-unit: expected ns, us, ms or s, got \"%s\"", cmd,
                    a->val[OPT_TIME_UNIT]);

@@ -3,7 +3,7 @@
 #ifndef ETPROF_CLI_ANA_H
 #define ETPROF_CLI_ANA_H
 
-#include "analysis.h"
+#include "etprof_figures.h"
 #include "cli.h"
 
 typedef struct cli_ana {
@@ -13,7 +13,7 @@ typedef struct cli_ana {
     long skip;           /* --skip-first */
     double ghz;          /* --htp-clock-ghz, 0 when not given */
     etp_model_opts mo;   /* --method, --tick-* */
-    ana_disp d;          /* --time-unit and the clock used for cycle estimates */
+    etp_disp d;          /* --time-unit and the clock used for cycle estimates */
     cli_inputs in;       /* the ETDump, the program and the model */
     etp_ops_result *r;   /* per-op rows over the runs */
 } cli_ana;

@@ -4,6 +4,8 @@
  * placement changes first (docs/diff.md). */
 #include "cli_ana.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ typedef struct dctx {
     const etp_diff_result *d;
     const etp_ops_result *rb, *rn;
     const etp_diff_opts *o;
-    ana_disp disp;
+    etp_disp disp;
     const char *base_path, *new_path;
     bool all;
     size_t top;
@@ -44,7 +46,7 @@ static const etp_ops_method *side_method(const dctx *c, const etp_diff_method *m
 static const char *dlabel(const dctx *c, const etp_diff_method *m) {
     static char lb[600]; /* one line at a time */
     const etp_ops_method *om = side_method(c, m);
-    if (!m->name && om && om->n_candidates) return ana_method_label(om, lb, sizeof lb);
+    if (!m->name && om && om->n_candidates) return etp_method_label(om, lb, sizeof lb);
     return mname(m->name);
 }
 
@@ -56,7 +58,7 @@ static const char *match_name(const etp_diff_method *m) {
 static const etp_ops_row *any_row(const etp_diff_op *op) { return op->base ? op->base : op->new_; }
 
 static double conv(const dctx *c, etp_unit u, double v, const char **un) {
-    return ana_conv(&c->disp, u, v, un);
+    return etp_disp_conv(&c->disp, u, v, un);
 }
 
 static const char *unit_name(const dctx *c, etp_unit u) {
@@ -245,7 +247,7 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
                  s->hidden, c->threshold);
         emit(ctx, b);
     }
-    ana_unit_notes(&c->disp, c->ls.flags, c->ls.units, emit, ctx);
+    etp_disp_unit_notes(&c->disp, c->ls.flags, c->ls.units, emit, ctx);
     if (!c->all && c->ls.wrappers_hidden) {
         snprintf(b, sizeof b, "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them)",
                  c->ls.wrappers_hidden);
@@ -542,7 +544,7 @@ static void fill_json(const dctx *c, etp_doc *doc) {
         etp_node_str(mo, "method", m->name);
         const etp_ops_method *om = side_method(c, m);
         etp_ops_method none = {0};
-        ana_node_method_candidates(mo, om ? om : &none);
+        etp_fig_method_candidates(mo, om ? om : &none);
         etp_node_str(mo, "status", m->base < 0 ? "added" : m->new_ < 0 ? "removed" : "matched");
         etp_node_str(mo, "match", match_name(m));
         n_cmp(mo, c, m->unit, &m->latency);
@@ -733,7 +735,7 @@ static int run_diff(cli_args *a) {
     etp_model_opts mo;
     int rc = cli_model_opts(a, &mo);
     if (rc) return rc;
-    if (ana_disp_init(&c.disp, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
+    if (etp_disp_init(&c.disp, a->set[OPT_TIME_UNIT] ? a->val[OPT_TIME_UNIT] : "us", 0, mo.tick_ns)) {
         cli_errorf("diff: --time-unit: expected ns, us, ms or s, got \"%s\"", a->val[OPT_TIME_UNIT]);
         return EXIT_USAGE;
     }

@@ -6,6 +6,8 @@
 #include "etprof_qnn.h"
 #include "etprof_explain.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,7 @@ typedef struct finding {
  * only turns their facts into the answer text and the document's facts nodes. */
 typedef struct ex_ctx {
     const etp_ops_result *r;
-    const ana_disp *d;
+    const etp_disp *d;
     const etp_qnn_paths *qp; /* QNN's own files given (named in the answers) */
     finding f[MAX_FINDINGS];
     size_t n;
@@ -100,12 +102,12 @@ static void end(ex_ctx *c) {
 /* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
 static double tv(const ex_ctx *c, etp_unit u, double v) {
     const char *un;
-    return ana_conv(c->d, u, v, &un);
+    return etp_disp_conv(c->d, u, v, &un);
 }
 
 static const char *tu(const ex_ctx *c, etp_unit u) {
     const char *un;
-    ana_conv(c->d, u, 0, &un);
+    etp_disp_conv(c->d, u, 0, &un);
     return un;
 }
 
@@ -137,7 +139,7 @@ static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi) {
             plain = record = false;
         }
         if (f->kind == ETP_FACT_ROW) {
-            ana_node_top_op(list ? list : fx, NULL, c->d, etp_ops_row_get(c->r, (size_t)f->row));
+            etp_fig_top_op(list ? list : fx, NULL, c->d, etp_ops_row_get(c->r, (size_t)f->row));
             continue;
         }
         if (f->list && !plain && (int64_t)f->item != item) {
@@ -797,7 +799,7 @@ static void fill_text(const ex_ctx *c, etp_doc *doc, bool md, const char *path, 
         }
     }
     text_ctx tc = {s, md, false};
-    ana_quality_notes(c->r, text_note_cb, &tc);
+    etp_quality_notes(c->r, text_note_cb, &tc);
 }
 
 /* csv, tsv: one row per finding; jsonl: one finding record per line. */
@@ -825,7 +827,7 @@ static int run_explain(cli_args *a) {
     cli_ana ca;
     int rc = cli_ana_init(a, "explain", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     /* QNN's own files: read (and rejected with a located error) before the ETDump */
     etp_qnn_paths qp = {a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
                         a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
@@ -894,8 +896,8 @@ static int run_explain(cli_args *a) {
     }
     if (!c->oom) {
         etp_doc_notes_here(doc);
-        ana_quality_notes(r, note_doc_cb, doc);
-        ana_node_quality(etp_doc_root(doc), "data_quality", r);
+        etp_quality_notes(r, note_doc_cb, doc);
+        etp_fig_quality(etp_doc_root(doc), "data_quality", r);
         fill_flat(c, doc);
         if ((etp_format)a->fmt == ETP_FMT_TABLE || (etp_format)a->fmt == ETP_FMT_MD)
             fill_text(c, doc, (etp_format)a->fmt == ETP_FMT_MD, path, in.prog != NULL);

@@ -4,6 +4,8 @@
 #include "etprof_qnn.h"
 #include "etprof_runs.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +69,7 @@ static int run_ops_by_type(cli_args *a) {
     cli_ana ca;
     int rc = cli_ana_init(a, "ops", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, a->pos[0], &ca))) return rc;
     etp_optype_result *x = NULL;
     etp_error err = {0};
@@ -99,16 +101,16 @@ static int run_ops_by_type(cli_args *a) {
         etp_table_row(t);
         const etp_ops_method *m = etp_ops_method_get(ca.r, g->method);
         /* the text formats label an unknown or ambiguous method; the others write null, as ops */
-        etp_table_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? ana_method_label(m, lb, sizeof lb)
+        etp_table_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? etp_method_label(m, lb, sizeof lb)
                                                                 : m->name);
         etp_table_str(t, etp_optype_domain_name(g->domain));
         etp_table_str(t, g->placement);
         etp_table_str(t, g->type);
         etp_table_uint(t, g->rows);
         etp_table_uint(t, g->count);
-        etp_table_float(t, ana_conv(&d, g->unit, g->total, &un));
-        etp_table_float(t, ana_conv(&d, g->unit, g->avg, &un));
-        etp_table_float(t, ana_conv(&d, g->unit, g->per_run, &un));
+        etp_table_float(t, etp_disp_conv(&d, g->unit, g->total, &un));
+        etp_table_float(t, etp_disp_conv(&d, g->unit, g->avg, &un));
+        etp_table_float(t, etp_disp_conv(&d, g->unit, g->per_run, &un));
         etp_table_float(t, g->share);
         etp_table_float(t, g->cum_share);
         etp_table_str(t, un);
@@ -120,8 +122,8 @@ static int run_ops_by_type(cli_args *a) {
                           "nodes by ATen op (aten_<op>_default_..., docs/analyses.md); delegate = "
                           "other backend operators by name without \" #k\"; share% and cum% are "
                           "of the group's domain and unit (units never mix); avg = total / count");
-        ana_unit_notes(&d, 0, units, note_cb, t);
-        ana_quality_notes(ca.r, note_cb, t);
+        etp_disp_unit_notes(&d, 0, units, note_cb, t);
+        etp_quality_notes(ca.r, note_cb, t);
     }
     if (t) {
         etp_doc_single_table(doc, t);
@@ -148,7 +150,7 @@ static int run_ops(cli_args *a) {
     cli_ana ca;
     if ((rc = cli_ana_init(a, "ops", 0, est ? clock : 0, &ca))) return rc;
     long top = ca.top;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     etp_ops_filter f;
     etp_ops_filter_init(&f);
     f.placement = a->set[OPT_PLACEMENT] ? a->val[OPT_PLACEMENT] : NULL;
@@ -244,8 +246,8 @@ static int run_ops(cli_args *a) {
         const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
                               &row->stats.avg, &row->stats.max, &row->stats.total};
         for (size_t s = 0; s < sizeof st / sizeof st[0]; s++)
-            etp_table_float(t, ana_conv(&d, row->unit, *st[s], &un));
-        if (!un) ana_conv(&d, row->unit, 0, &un);
+            etp_table_float(t, etp_disp_conv(&d, row->unit, *st[s], &un));
+        if (!un) etp_disp_conv(&d, row->unit, 0, &un);
         etp_table_float(t, row->share);
         etp_table_str(t, un);
         etp_table_str(t, row->placement);
@@ -275,9 +277,9 @@ static int run_ops(cli_args *a) {
         etp_table_note(t, b);
         if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
             /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
-            ana_disp dn = d;
+            etp_disp dn = d;
             dn.htp_ghz = 0;
-            ana_unit_notes(&dn, flags, units, note_cb, t);
+            etp_disp_unit_notes(&dn, flags, units, note_cb, t);
             if (units & (1u << ETP_UNIT_CYCLES)) {
                 snprintf(b, sizeof b,
                          "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy time, "
@@ -286,7 +288,7 @@ static int run_ops(cli_args *a) {
                 etp_table_note(t, b);
             }
         } else {
-            ana_unit_notes(&d, flags, units, note_cb, t);
+            etp_disp_unit_notes(&d, flags, units, note_cb, t);
         }
         if (est && wall_rows) {
             snprintf(b, sizeof b,
@@ -312,7 +314,7 @@ static int run_ops(cli_args *a) {
         if (!in.prog)
             etp_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
-        ana_quality_notes(r, note_cb, t);
+        etp_quality_notes(r, note_cb, t);
         cli_etr_notes(rec, &etr_st, note_cb, t);
     }
     etp_doc_single_table(doc, t);

@@ -1,8 +1,11 @@
 /* cmd_runs.c - `etprof runs FILE [--pte P]`: one row per run with warm-up, outlier and trend
  * flags (etprof_runs.h computes them; docs/analyses.md "Runs"). This file only renders. */
+#include "analysis.h"
 #include "cli_ana.h"
 #include "etprof_runs.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +18,7 @@ typedef struct runs_ctx {
     cli_args *a;
     const etp_ops_result *r;
     const etp_runs_result *x;
-    const ana_disp *d;
+    const etp_disp *d;
     const char *backends[MAX_BACKENDS]; /* distinct delegate placements over the methods */
     size_t nb;
     bool qnn; /* some run has QNN figures */
@@ -23,12 +26,12 @@ typedef struct runs_ctx {
 
 static double conv(const runs_ctx *c, etp_unit u, double v) {
     const char *un;
-    return ana_conv(c->d, u, v, &un);
+    return etp_disp_conv(c->d, u, v, &un);
 }
 
 static const char *uname(const runs_ctx *c, etp_unit u) {
     const char *un;
-    ana_conv(c->d, u, 0, &un);
+    etp_disp_conv(c->d, u, 0, &un);
     return un;
 }
 
@@ -58,7 +61,7 @@ static const char *flag_text(const etp_runs_row *rw) {
 static void method_note(const runs_ctx *c, const etp_runs_method *mr, char *b, size_t cap) {
     char lb[600];
     const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
-    const char *name = ana_method_label(m, lb, sizeof lb);
+    const char *name = etp_method_label(m, lb, sizeof lb);
     int w = snprintf(b, cap, "%.300s: %u run(s), %u warm-up, %u outlier(s); ", name, mr->runs,
                      mr->warmup_runs, mr->outliers);
     if (w < 0 || (size_t)w >= cap) return;
@@ -100,7 +103,7 @@ static void general_notes(const runs_ctx *c, void (*emit)(void *, const char *),
 }
 
 static int write_json(const runs_ctx *c, FILE *f, const char *path) {
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     jw w;
     jw_init(&w, f, true);
     jw_obj_begin(&w);
@@ -205,7 +208,7 @@ static int write_json(const runs_ctx *c, FILE *f, const char *path) {
     jw_key(&w, "notes");
     jw_arr_begin(&w);
     general_notes(c, json_note_cb, &w);
-    ana_quality_notes(c->r, json_note_cb, &w);
+    etp_quality_notes(c->r, json_note_cb, &w);
     jw_arr_end(&w);
     jw_obj_end(&w);
     fflush(f);
@@ -215,7 +218,7 @@ static int write_json(const runs_ctx *c, FILE *f, const char *path) {
 }
 
 static int write_table(const runs_ctx *c, cli_out *o) {
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     out_col cols[16 + 3 * MAX_BACKENDS];
     char keys[3 * MAX_BACKENDS][80];
     size_t n = 0;
@@ -254,7 +257,7 @@ static int write_table(const runs_ctx *c, cli_out *o) {
         const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
         char lb[600];
         out_row_begin(t);
-        out_cell_str(t, ana_method_label(m, lb, sizeof lb));
+        out_cell_str(t, etp_method_label(m, lb, sizeof lb));
         out_cell_uint(t, rw->run);
         out_cell_uint(t, rw->block);
         out_cell_str(t, flag_text(rw));
@@ -290,7 +293,7 @@ static int write_table(const runs_ctx *c, cli_out *o) {
                               "(execute excluding wait) time: durations QNN reported, summed over "
                               "the run's QNN partitions; accel cycles = Accelerator (execute) time "
                               "(cycles), thread-aggregate busy cycles, not wall time");
-        ana_quality_notes(c->r, note_cb, t);
+        etp_quality_notes(c->r, note_cb, t);
     }
     int rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
     out_table_free(t);
@@ -302,7 +305,7 @@ static int run_runs(cli_args *a) {
     cli_ana ca;
     int rc = cli_ana_init(a, "runs", 0, 0, &ca);
     if (rc) return rc;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, path, &ca))) return rc;
     etp_runs_result *x = NULL;
     etp_error err = {0};

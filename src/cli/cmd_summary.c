@@ -3,6 +3,8 @@
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@ static void text_note_cb(void *ctx, const char *text) {
 typedef struct sum_ctx {
     cli_args *a;
     const etp_ops_result *r;
-    const ana_disp *d;
+    const etp_disp *d;
     size_t top;
     uint32_t *idx;
     bool has_prog;
@@ -50,7 +52,7 @@ static void note_doc_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); 
 /* The JSON facts. */
 static void fill_json(const sum_ctx *c, etp_doc *doc) {
     const etp_ops_result *r = c->r;
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     etp_node *root = etp_doc_root(doc);
     etp_node_str(root, "time_unit", d->time_unit);
     etp_node_uint(root, "runs", etp_ops_runs_kept(r));
@@ -60,19 +62,19 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
         const char *un;
         etp_node *mo = etp_node_obj(methods, NULL);
         etp_node_str(mo, "name", m->name);
-        ana_node_method_candidates(mo, m);
+        etp_fig_method_candidates(mo, m);
         etp_node_uint(mo, "runs", m->runs);
         etp_node_uint(mo, "skipped_runs", m->skipped);
         etp_node *lat = etp_node_obj(mo, "latency");
-        etp_node_float(lat, "min", ana_conv(d, m->unit, m->latency.min, &un));
-        etp_node_float(lat, "p10", ana_conv(d, m->unit, m->latency.p10, &un));
-        etp_node_float(lat, "p50", ana_conv(d, m->unit, m->latency.p50, &un));
-        etp_node_float(lat, "p90", ana_conv(d, m->unit, m->latency.p90, &un));
-        etp_node_float(lat, "avg", ana_conv(d, m->unit, m->latency.avg, &un));
-        etp_node_float(lat, "max", ana_conv(d, m->unit, m->latency.max, &un));
-        etp_node_float(lat, "total", ana_conv(d, m->unit, m->latency.total, &un));
+        etp_node_float(lat, "min", etp_disp_conv(d, m->unit, m->latency.min, &un));
+        etp_node_float(lat, "p10", etp_disp_conv(d, m->unit, m->latency.p10, &un));
+        etp_node_float(lat, "p50", etp_disp_conv(d, m->unit, m->latency.p50, &un));
+        etp_node_float(lat, "p90", etp_disp_conv(d, m->unit, m->latency.p90, &un));
+        etp_node_float(lat, "avg", etp_disp_conv(d, m->unit, m->latency.avg, &un));
+        etp_node_float(lat, "max", etp_disp_conv(d, m->unit, m->latency.max, &un));
+        etp_node_float(lat, "total", etp_disp_conv(d, m->unit, m->latency.total, &un));
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs)
-            etp_node_float(lat, "first_run", ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un));
+            etp_node_float(lat, "first_run", etp_disp_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &un));
         else etp_node_null(lat, "first_run");
         etp_node_str(lat, "unit", un);
         etp_node *pl = etp_node_arr(mo, "placement");
@@ -84,8 +86,8 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
             if (p->place == ETP_PLACE_FRAMEWORK) etp_node_null(po, "partitions");
             else etp_node_uint(po, "partitions", p->partitions);
             etp_node_uint(po, "calls", p->calls);
-            etp_node_float(po, "per_run", ana_conv(d, m->unit, p->per_run, &un));
-            etp_node_float(po, "total", ana_conv(d, m->unit, p->total, &un));
+            etp_node_float(po, "per_run", etp_disp_conv(d, m->unit, p->per_run, &un));
+            etp_node_float(po, "total", etp_disp_conv(d, m->unit, p->total, &un));
             etp_node_float(po, "share", p->share);
             etp_node_str(po, "unit", un);
             etp_node_bool(po, "backend_own", p->backend_own);
@@ -94,7 +96,7 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
         }
         etp_node_str(mo, "profiling_level", etp_profiling_level_name(m->profiling_level));
         etp_node_uint(mo, "delegate_partitions", m->delegate_partitions);
-        ana_node_delegates(mo, "delegates", d, r, mi);
+        etp_fig_delegates(mo, "delegates", d, r, mi);
         etp_node *co = etp_node_arr(mo, "cpu_operators");
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
             const etp_ops_cpu_op *o = &m->cpu_ops[j];
@@ -102,27 +104,27 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
             etp_node_str(oo, "operator", o->op);
             etp_node_uint(oo, "instructions", o->instructions);
             etp_node_uint(oo, "calls", o->calls);
-            etp_node_float(oo, "per_run", ana_conv(d, m->unit, o->per_run, &un));
-            etp_node_float(oo, "total", ana_conv(d, m->unit, o->total, &un));
+            etp_node_float(oo, "per_run", etp_disp_conv(d, m->unit, o->per_run, &un));
+            etp_node_float(oo, "total", etp_disp_conv(d, m->unit, o->total, &un));
             etp_node_float(oo, "share", o->share);
             etp_node_str(oo, "unit", un);
         }
         etp_node *to = etp_node_arr(mo, "top_ops");
         size_t n = top_ops(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) ana_node_top_op(to, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) etp_fig_top_op(to, NULL, d, etp_ops_row_get(r, c->idx[k]));
         etp_node *hn = etp_node_obj(mo, "htp_nodes");
         etp_node_uint(hn, "rows", m->htp_node_rows);
         etp_node *ht = etp_node_arr(hn, "top");
         n = top_nodes(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) ana_node_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) etp_fig_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
     }
     etp_doc_notes_here(doc);
     etp_doc_note(doc, "placement: per_run = total / runs, so the parts add up to Method::execute; share "
                       "= % of the Method::execute total; framework = Method::execute minus the "
                       "DELEGATE_CALLs and OPERATOR_CALLs");
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
-    ana_quality_notes(r, note_doc_cb, doc);
-    ana_node_quality(root, "data_quality", r);
+    etp_quality_notes(r, note_doc_cb, doc);
+    etp_fig_quality(root, "data_quality", r);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -174,26 +176,26 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
         for (size_t s = 0; s < 6; s++) {
             double v = NAN;
             etp_stats_pick(&m->latency, stat[s], &v);
-            double x = ana_conv(c->d, m->unit, v, &un);
+            double x = etp_disp_conv(c->d, m->unit, v, &un);
             flat(t, "latency", m->name, stat[s], "framework", -1, m->runs, x, un, NAN);
         }
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
-            double v = ana_conv(c->d, m->unit, p->per_run, &un);
+            double v = etp_disp_conv(c->d, m->unit, p->per_run, &un);
             flat(t, "placement", m->name, p->placement, place_kind(p->place),
                  p->place == ETP_PLACE_FRAMEWORK ? -1 : (int64_t)p->partitions, (int64_t)p->calls,
                  v, un, p->share);
         }
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
             const etp_ops_cpu_op *op = &m->cpu_ops[j];
-            double v = ana_conv(c->d, m->unit, op->per_run, &un);
+            double v = etp_disp_conv(c->d, m->unit, op->per_run, &un);
             flat(t, "cpu_operator", m->name, op->op, "cpu", op->instructions, (int64_t)op->calls,
                  v, un, op->share);
         }
         size_t n = top_ops(c, mi, c->idx);
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
-            double v = ana_conv(c->d, row->unit, row->stats.p50, &un);
+            double v = etp_disp_conv(c->d, row->unit, row->stats.p50, &un);
             flat(t, "top_op", m->name, row->op ? row->op : row->name, row->placement,
                  row->instr >= 0 && row->chain >= 0 ? row->instr : -1, (int64_t)row->count, v, un,
                  row->share);
@@ -201,7 +203,7 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
         n = top_nodes(c, mi, c->idx);
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
-            double v = ana_conv(c->d, row->unit, row->stats.p50, &un);
+            double v = etp_disp_conv(c->d, row->unit, row->stats.p50, &un);
             flat(t, "htp_node", m->name, row->name, row->placement, row->instr, (int64_t)row->count,
                  v, un, row->share);
         }
@@ -214,7 +216,7 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
 /* table and md: a short report made of small tables. */
 static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     const etp_ops_result *r = c->r;
-    const ana_disp *d = c->d;
+    const etp_disp *d = c->d;
     bool md = c->a->fmt == OUT_MD;
     etp_section *f = etp_doc_section(doc, "summary");
     const char *h = md ? "## " : "";
@@ -243,7 +245,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             const char *mn = m->name;
             char lb[600];
             snprintf(piece, sizeof piece, " %s (%u runs%s)",
-                     mn ? mn : ana_method_label(m, lb, sizeof lb), m->runs,
+                     mn ? mn : etp_method_label(m, lb, sizeof lb), m->runs,
                      m->skipped ? ", after --skip-first" : "");
         }
         size_t pl = strlen(piece);
@@ -267,16 +269,16 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
         char lb[600];
         const char *mn = m->name; /* shown safely: ETP_TEXT_SAFE */
         const char *un = NULL;
-        double p50 = ana_conv(d, m->unit, m->latency.p50, &un);
-        double p90 = ana_conv(d, m->unit, m->latency.p90, &un);
+        double p50 = etp_disp_conv(d, m->unit, m->latency.p50, &un);
+        double p90 = etp_disp_conv(d, m->unit, m->latency.p90, &un);
         char first_run[120] = "";
         if (m->exec_row >= 0 && etp_ops_row_get(r, (size_t)m->exec_row)->runs > 1) {
             const char *fu = un;
-            double first = ana_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &fu);
+            double first = etp_disp_conv(d, m->unit, etp_ops_row_get(r, (size_t)m->exec_row)->samples[0], &fu);
             snprintf(first_run, sizeof first_run, "; first run %.*f %s", d->precision, first, fu);
         }
         etp_section_textf(f, ETP_TEXT_WRAP | ETP_TEXT_SAFE, 2, "\n%s%s: latency (Method::execute per run) p50 %.*f %s, p90 %.*f %s%s\n\n",
-                  h, mn ? mn : ana_method_label(m, lb, sizeof lb), d->precision, p50, un,
+                  h, mn ? mn : etp_method_label(m, lb, sizeof lb), d->precision, p50, un,
                   d->precision, p90, un, first_run);
         /* placement */
         static const etp_col pcols[] = {
@@ -311,7 +313,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             if (p->place == ETP_PLACE_FRAMEWORK) etp_table_null(t);
             else etp_table_uint(t, p->partitions);
             etp_table_uint(t, p->calls);
-            etp_table_float(t, ana_conv(d, m->unit, p->per_run, &un));
+            etp_table_float(t, etp_disp_conv(d, m->unit, p->per_run, &un));
             etp_table_str(t, un);
             etp_table_float(t, p->share);
         
@@ -369,7 +371,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_str(t, op->op);
                 etp_table_uint(t, op->instructions);
                 etp_table_uint(t, op->calls);
-                etp_table_float(t, ana_conv(d, m->unit, op->per_run, &un));
+                etp_table_float(t, etp_disp_conv(d, m->unit, op->per_run, &un));
                 etp_table_str(t, un);
                 etp_table_float(t, op->share);
             
@@ -407,8 +409,8 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 else etp_table_null(t);
                 etp_table_str(t, row->placement);
                 etp_table_uint(t, row->count);
-                etp_table_float(t, ana_conv(d, row->unit, row->stats.p50, &un));
-                etp_table_float(t, ana_conv(d, row->unit, row->stats.total, &un));
+                etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.p50, &un));
+                etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.total, &un));
                 etp_table_str(t, un);
                 etp_table_float(t, row->share);
             
@@ -442,13 +444,13 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, row->share);
             
             }
-            ana_disp d0 = *d;
+            etp_disp d0 = *d;
             d0.htp_ghz = 0;
-            ana_unit_notes(&d0, flags, units & (1u << ETP_UNIT_CYCLES), note_cb, t);
+            etp_disp_unit_notes(&d0, flags, units & (1u << ETP_UNIT_CYCLES), note_cb, t);
         }
     }
     etp_section_text(f, 0, NULL, 0, "\n");
-    ana_quality_notes(r, text_note_cb, f);
+    etp_quality_notes(r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;
@@ -460,7 +462,7 @@ static int run_summary(cli_args *a) {
     int rc = cli_ana_init(a, "summary", 10, 0, &ca);
     if (rc) return rc;
     long top = ca.top;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, path, &ca))) return rc;
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;

@@ -1,16 +1,19 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
+#include "analysis.h"
 #include "cli_ana.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 
+#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct tree_ctx {
     cli_args *a;
     const etp_ops_result *r;
-    const ana_disp *d;
+    const etp_disp *d;
     const char *stat;
     size_t top;       /* HTP nodes listed per parent in table/md (0: all) */
     bool limit_nodes; /* table and md */
@@ -129,8 +132,8 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
         nv->wall = incl * f / c->d->unit_ns;
         if (!isnan(f)) c->wall_rows++;
     }
-    nv->incl = ana_conv(c->d, row->unit, incl, &nv->unit);
-    nv->excl = ana_conv(c->d, row->unit, excl, &nv->unit);
+    nv->incl = etp_disp_conv(c->d, row->unit, incl, &nv->unit);
+    nv->excl = etp_disp_conv(c->d, row->unit, excl, &nv->unit);
     c->flags |= row->flags;
     c->units |= 1u << row->unit;
 }
@@ -302,7 +305,7 @@ static int run_tree(cli_args *a) {
     cli_ana ca;
     if ((rc = cli_ana_init(a, "tree", 10, est ? clock : 0, &ca))) return rc;
     long top = ca.top;
-    ana_disp d = ca.d;
+    etp_disp d = ca.d;
     etp_etrecord *rec;
     if ((rc = cli_etr_open(a, &rec))) return rc;
     if ((rc = cli_ana_compute(a, path, &ca))) {
@@ -368,7 +371,7 @@ static int run_tree(cli_args *a) {
                        "(execute) time (cycles) (totals over the runs): the NPU compute wall time "
                        "apportioned by cycle share");
         }
-        ana_quality_notes(r, json_note_cb, &w);
+        etp_quality_notes(r, json_note_cb, &w);
         cli_etr_notes(rec, &c.etr, json_note_cb, &w);
         jw_arr_end(&w);
         jw_key(&w, "data_quality");
@@ -409,7 +412,7 @@ static int run_tree(cli_args *a) {
                          "%s: %u run(s)%s; each number is the %s over runs of the node's "
                          "per-run value",
                          m->name ? m->name
-                         : m->n_candidates ? ana_method_label(m, lb, sizeof lb)
+                         : m->n_candidates ? etp_method_label(m, lb, sizeof lb)
                                            : "(method unknown: no --pte)",
                          m->runs,
                          m->skipped ? " after --skip-first" : "", stat);
@@ -420,9 +423,9 @@ static int run_tree(cli_args *a) {
                               "their scope, they do not add to time");
             if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
                 /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
-                ana_disp dn = d;
+                etp_disp dn = d;
                 dn.htp_ghz = 0;
-                ana_unit_notes(&dn, c.flags, c.units, note_cb, t);
+                etp_disp_unit_notes(&dn, c.flags, c.units, note_cb, t);
                 if (c.units & (1u << ETP_UNIT_CYCLES)) {
                     snprintf(b, sizeof b,
                              "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy "
@@ -431,9 +434,9 @@ static int run_tree(cli_args *a) {
                     out_table_note(t, b);
                 }
             } else {
-                ana_unit_notes(&d, c.flags, c.units, note_cb, t);
+                etp_disp_unit_notes(&d, c.flags, c.units, note_cb, t);
             }
-            ana_quality_notes(r, note_cb, t);
+            etp_quality_notes(r, note_cb, t);
             cli_etr_notes(rec, &c.etr, note_cb, t);
             if (est && c.wall_rows)
                 out_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "

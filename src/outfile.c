@@ -1,7 +1,8 @@
-/* sink.c - atomic output files; see sink.h. */
-#include "sink.h"
+/* outfile.c - atomic output files; see include/etprof_io.h. */
+#include "etprof_io.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
  * instead of one per 4 KiB block. */
 #define SINK_BUF ((size_t)1 << 20)
 
-struct sink {
+struct etp_outfile {
     FILE *f;
     char *path; /* NULL for stdout */
     char *tmp;  /* NULL when writing directly (stdout, or a device/FIFO such as /dev/null) */
@@ -39,8 +40,12 @@ static void on_signal(int sig) {
     raise(sig);
 }
 
+/* Registration is serialised (threads may open files at once); the handler only reads. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void track_tmp(char *tmp) {
     static bool installed;
+    pthread_mutex_lock(&live_lock);
     if (!installed) {
         installed = true;
         for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
@@ -60,13 +65,16 @@ static void track_tmp(char *tmp) {
     for (int i = 0; i < SINK_MAX_LIVE; i++)
         if (!live_tmp[i]) {
             live_tmp[i] = tmp;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&live_lock);
 }
 
 static void untrack_tmp(const char *tmp) {
+    pthread_mutex_lock(&live_lock);
     for (int i = 0; i < SINK_MAX_LIVE; i++)
         if (live_tmp[i] == tmp) live_tmp[i] = NULL;
+    pthread_mutex_unlock(&live_lock);
 }
 
 static void io_error(etp_error *err, const char *file, const char *what, int errnum) {
@@ -76,14 +84,14 @@ static void io_error(etp_error *err, const char *file, const char *what, int err
     if (err) etp_error_set(err, ETP_E_IO, file, -1, "", "%s: %s", what, reason);
 }
 
-void sink_write_error(const sink *s, int errnum, etp_error *err) {
+void etp_outfile_write_error(const etp_outfile *s, int errnum, etp_error *err) {
     /* strerror's own wording ("No space left on device"), as the issue and other tools print it */
     if (err)
         etp_error_set(err, ETP_E_IO, s->path ? s->path : STDOUT_NAME, -1, "", "write failed: %s",
                       errnum ? strerror(errnum) : "write error");
 }
 
-bool sink_is_stdout(const sink *s) { return !s->path; }
+bool etp_outfile_is_stdout(const etp_outfile *s) { return !s->path; }
 
 static uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15u;
@@ -114,9 +122,9 @@ static int create_tmp(char *tmp, const char *path, const void *salt) {
     return -1; /* errno == EEXIST */
 }
 
-int sink_open(sink **out, const char *path, etp_error *err) {
+int etp_outfile_open(etp_outfile **out, const char *path, etp_error *err) {
     *out = NULL;
-    sink *s = calloc(1, sizeof *s);
+    etp_outfile *s = calloc(1, sizeof *s);
     if (!s) {
         if (err) etp_error_set(err, ETP_E_INTERNAL, path ? path : "", -1, "", "out of memory");
         return ETP_E_INTERNAL;
@@ -132,7 +140,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
     s->path = malloc(n + 1);
     s->tmp = malloc(n + sizeof ".XXXXXX.tmp");
     if (!s->path || !s->tmp) {
-        sink_abort(s);
+        etp_outfile_abort(s);
         if (err) etp_error_set(err, ETP_E_INTERNAL, path, -1, "", "out of memory");
         return ETP_E_INTERNAL;
     }
@@ -146,7 +154,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         s->f = fopen(path, "w");
         if (!s->f) {
             int e = errno;
-            sink_abort(s);
+            etp_outfile_abort(s);
             io_error(err, path, "cannot open output", e);
             return ETP_E_IO;
         }
@@ -171,7 +179,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         io_error(err, path, "cannot create temporary output file", errno);
         free(s->tmp);
         s->tmp = NULL; /* nothing to unlink */
-        sink_abort(s);
+        etp_outfile_abort(s);
         return ETP_E_IO;
     }
     s->f = fdopen(fd, "w");
@@ -182,7 +190,7 @@ int sink_open(sink **out, const char *path, etp_error *err) {
         untrack_tmp(s->tmp);
         free(s->tmp);
         s->tmp = NULL;
-        sink_abort(s);
+        etp_outfile_abort(s);
         io_error(err, path, "cannot open temporary output file", e);
         return ETP_E_IO;
     }
@@ -191,24 +199,24 @@ int sink_open(sink **out, const char *path, etp_error *err) {
     return ETP_OK;
 }
 
-FILE *sink_file(sink *s) { return s->f; }
+FILE *etp_outfile_stream(etp_outfile *s) { return s->f; }
 
-static void sink_free(sink *s) {
+static void outfile_free(etp_outfile *s) {
     if (s->tmp) untrack_tmp(s->tmp);
     free(s->path);
     free(s->tmp);
     free(s);
 }
 
-int sink_commit(sink *s, etp_error *err) {
+int etp_outfile_commit(etp_outfile *s, etp_error *err) {
     int rc = ETP_OK;
     if (!s->path) {
         errno = 0;
         if (fflush(s->f) != 0 || ferror(s->f)) {
-            sink_write_error(s, errno, err);
+            etp_outfile_write_error(s, errno, err);
             rc = ETP_E_IO;
         }
-        sink_free(s);
+        outfile_free(s);
         return rc;
     }
     errno = 0;
@@ -224,18 +232,18 @@ int sink_commit(sink *s, etp_error *err) {
         if (sig > 0) raise(sig);
     }
     if (failed) {
-        sink_write_error(s, e, err);
+        etp_outfile_write_error(s, e, err);
         rc = ETP_E_IO;
     } else if (s->tmp && rename(s->tmp, s->path) != 0) {
         io_error(err, s->path, "cannot replace file", errno);
         rc = ETP_E_IO;
     }
     if (rc != ETP_OK && s->tmp) unlink(s->tmp);
-    sink_free(s);
+    outfile_free(s);
     return rc;
 }
 
-void sink_abort(sink *s) {
+void etp_outfile_abort(etp_outfile *s) {
     if (!s) return;
     if (s->path) {
         if (s->f) fclose(s->f);
@@ -243,5 +251,5 @@ void sink_abort(sink *s) {
     } else if (s->f) {
         fflush(s->f);
     }
-    sink_free(s);
+    outfile_free(s);
 }
