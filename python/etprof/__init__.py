@@ -79,6 +79,19 @@ def _pandas():
     return pandas
 
 
+def _numpy(required=False, what=None):
+    """numpy, or None when it does not import; with ``required`` an ImportError that says what
+    needed it (Debian: apt-get install python3-numpy)."""
+    try:
+        import numpy  # noqa: PLC0415 (optional at import time)
+    except ImportError as e:
+        if required:
+            raise ImportError("etprof: %s needs numpy (Debian: apt-get install python3-numpy)"
+                              % what) from e
+        return None
+    return numpy
+
+
 class Profile:
     """An ETDump, verified, with its program when one was given.
 
@@ -143,7 +156,7 @@ class Profile:
 
     # -- analyses -----------------------------------------------------------------------------
     def ops(self, *, time_unit="us", all=False, kind=None, placement=None, sort=None, top=0,
-            as_dict=False):
+            as_dict=False, samples="auto"):
         """Per-operator statistics over the runs: one row per (method, instruction, identity).
 
         The rows, columns and units are those of ``etprof ops --format json`` with the same
@@ -155,6 +168,10 @@ class Profile:
         with no value is NaN (JSON null); ``instruction_id``, ``method``, ``operator`` and
         ``event_name`` are None when absent.
 
+        ``samples`` chooses the type of each ``samples`` cell: ``"auto"`` (the default) a
+        ``numpy.ndarray`` of float64 when numpy imports, else a list; ``"numpy"`` always an
+        array (ImportError without numpy); ``"list"`` always a list of floats.
+
         Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
         of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
 
@@ -162,9 +179,14 @@ class Profile:
         memory budget) and :class:`UsageError` for an unknown ``kind``, ``sort`` or
         ``time_unit``.
         """
+        if samples not in ("auto", "numpy", "list"):
+            raise UsageError('samples: expected "auto", "numpy" or "list", got %r' % (samples,))
+        np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
         cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
                                    placement=placement, sort=sort, top=int(top))
         cols = {c: cols[c] for c in OPS_COLUMNS}
+        if np is not None:
+            cols["samples"] = [np.array(v, dtype=np.float64) for v in cols["samples"]]
         pd = None if as_dict else _pandas()
         if pd is None:
             return cols
