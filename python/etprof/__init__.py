@@ -12,6 +12,7 @@ without it, dicts of columns (lists). See docs/python.md.
 
 import filecmp
 import html as _html
+import io as _io
 import os
 
 from . import _etprof
@@ -36,6 +37,10 @@ __all__ = [
     "Inspector",
     "INSPECTOR_COLUMNS",
     "TimeScale",
+    "TENSOR_COLUMNS",
+    "compare",
+    "Compare",
+    "COMPARE_COLUMNS",
 ]
 
 __version__ = _etprof.library_version()
@@ -102,10 +107,11 @@ class Profile:
     __slots__ = ("_p",)
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
-                 ignore_program_mismatch=False):
+                 ignore_program_mismatch=False, debug_buffer=None):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
-                                  ignore_program_mismatch=bool(ignore_program_mismatch))
+                                  ignore_program_mismatch=bool(ignore_program_mismatch),
+                                  debug_buffer=debug_buffer)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -124,6 +130,11 @@ class Profile:
         return self._p.method
 
     @property
+    def debug_buffer(self):
+        """The debug buffer path as given ("<debug_buffer>" for bytes), or None."""
+        return self._p.debug_buffer
+
+    @property
     def closed(self):
         """True once :meth:`close` was called."""
         return self._p.closed
@@ -136,6 +147,8 @@ class Profile:
             parts.append("pte=%r" % (self.pte,))
         if self.method is not None:
             parts.append("method=%r" % (self.method,))
+        if self.debug_buffer is not None:
+            parts.append("debug_buffer=%r" % (self.debug_buffer,))
         return "<etprof.Profile of %s: %d blocks, %d events>" % (
             ", ".join(parts),
             self._p.blocks,
@@ -573,7 +586,7 @@ Profile.report = _report
 
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
-         ignore_program_mismatch=False):
+         ignore_program_mismatch=False, debug_buffer=None):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -587,14 +600,202 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     instead of the Execute blocks; ``tick_hz`` (``--tick-hz``) is the rate of the dump's host
     clock (default: ns ticks, as on Linux and Android); ``ignore_program_mismatch``
     (``--ignore-program-mismatch``) leaves blocks the program cannot explain unresolved instead
-    of raising InputError.
+    of raising InputError. ``debug_buffer`` is the debug buffer the runtime wrote the logged
+    tensors into (``--debug-buffer``): a path or its content as bytes (named "<debug_buffer>"
+    in errors), needed by :meth:`Profile.tensors`, :meth:`Profile.tensor` and
+    :func:`etprof.compare`; it is opened first, as the commands do.
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
     unknown method, ``method`` without ``pte``), :class:`IOError` when a file cannot be read.
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
-                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)
+                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
+                   debug_buffer=debug_buffer)
+
+
+#: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.
+TENSOR_COLUMNS = ("block", "event", "instruction_id", "chain_index", "output", "method",
+                  "operator", "delegate_debug_id_int", "entry", "dtype", "shape", "strides",
+                  "offset", "numel", "min", "max", "mean", "std", "nan", "inf", "zero_fraction",
+                  "values")
+
+
+def _select(n, select, what):
+    """Row indices of a select= argument: None (all), an int, a slice or an iterable of ints."""
+    if select is None:
+        return list(range(n))
+    if isinstance(select, slice):
+        return list(range(n))[select]
+    if isinstance(select, int) and not isinstance(select, bool):
+        select = [select]
+    out = []
+    for i in select:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise UsageError("%s: select: expected row indices (int), got %r" % (what, i))
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise IndexError("%s: row %d out of range (%d rows)" % (what, i, n))
+        out.append(j)
+    return out
+
+
+def _tensors(self, select=None, *, as_dict=False):
+    """Every tensor and value the runtime logged (``etprof tensors --debug-buffer B --format
+    json``; needs ``debug_buffer=`` at open): one row per logged tensor, TensorList element or
+    inline int/bool/float/double, in the command's order, with its columns
+    (:data:`etprof.TENSOR_COLUMNS`): ``block``, ``event``, ``instruction_id``, ``chain_index``,
+    ``output`` (a method output), ``method``, ``operator`` (with a program), ``entry``
+    ("tensor", "tensor_list[k]", "int"...), ``dtype``, ``shape`` and ``strides`` (lists, in
+    elements), ``offset`` (bytes into the debug buffer; None for inline values), ``numel``,
+    ``min``/``max``/``mean``/``std`` over the finite values (NaN when none), ``nan``, ``inf``,
+    ``zero_fraction`` and ``values`` (the first 8 elements in row-major order). The row index
+    is the one :meth:`tensor` takes.
+
+    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all).
+    A DataFrame when pandas imports (and not ``as_dict``), else a dict of column lists.
+    Raises :class:`InputError` when a tensor's bytes lie outside the buffer or there is no
+    buffer (located: the buffer's name, the tensor's offset, the event's path)."""
+    cols = self._p.tensor_columns()
+    cols = {k: cols[k] for k in TENSOR_COLUMNS}
+    if select is not None:
+        idx = _select(len(cols["block"]), select, "tensors")
+        cols = {k: [v[i] for i in idx] for k, v in cols.items()}
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(TENSOR_COLUMNS))
+    df["offset"] = pd.array(cols["offset"], dtype="Int64")
+    return df
+
+
+_INLINE_DTYPES = {"int": "int64", "bool": "bool", "float": "float32", "double": "float64"}
+
+
+def _tensor(self, i):
+    """The values of row ``i`` of :meth:`tensors` as a ``numpy.ndarray`` with the file's dtype
+    and shape, elements in row-major order read through the file's strides (so the array is
+    C-contiguous). The bytes are those :c:func:`etp_tensor_write_npy` writes (``etprof tensors
+    --dump``): HALF is float16, BFLOAT16 and the FLOAT8 types widened exactly to float32,
+    quantized types their stored integers. An inline value is a 0-d array (int64, bool,
+    float32, float64); a tensor logged without bytes (offset -1, an empty tensor) a 0-element
+    array of its dtype (its shape is in :meth:`tensors`). Needs numpy (ImportError naming python3-numpy without it); IndexError
+    for a row that does not exist."""
+    np = _numpy(True, "Profile.tensor()")
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise TypeError("Profile.tensor: expected a row index (int), got %r" % (i,))
+    if i < 0:
+        raise IndexError("Profile.tensor: row %d out of range" % i)
+    kind, v = self._p.tensor_npy(i)
+    if kind == "npy":
+        return np.load(_io.BytesIO(v), allow_pickle=False)
+    if kind == "empty":  # logged without bytes (offset -1): no values, the file's dtype
+        f = _io.BytesIO(v)
+        np.lib.format.read_magic(f)
+        _, _, dtype = np.lib.format.read_array_header_1_0(f)
+        return np.empty((0,), dtype=dtype)
+    return np.array(v, dtype=_INLINE_DTYPES[kind])
+
+
+Profile.tensors = _tensors
+Profile.tensor = _tensor
+
+#: The columns of Compare.tensors: the keys of `etprof compare --format json` "tensors" rows.
+COMPARE_COLUMNS = ("status", "run", "instruction_id", "occurrence", "list_index", "output",
+                   "operator", "dtype", "numel", "mse", "max_abs", "l1", "snr_db", "cosine",
+                   "nonfinite")
+
+
+class Compare:
+    """Two runs' logged tensors matched and compared (:func:`etprof.compare`; ``etprof compare
+    --format json``): ``tensors`` (one row per tensor, :data:`etprof.COMPARE_COLUMNS`:
+    ``status`` matched / shape differs / only in base / only in new, ``run``,
+    ``instruction_id``, ``occurrence``, ``list_index``, ``output``, ``operator`` (BASE's, with
+    a program), ``dtype``, ``numel``, and for matched rows ``mse``, ``max_abs``, ``l1`` (mean
+    abs), ``snr_db`` (inf when identical), ``cosine``, ``nonfinite``; NaN on other rows; a
+    DataFrame with pandas), ``matched``, ``unmatched``, ``first_divergence`` (the row index of
+    the first matched tensor that differs, in BASE's execution order, or None),
+    ``first_below_snr`` (the first below ``fail_below_snr``, or None) and ``fail_below_snr``.
+    """
+
+    __slots__ = ("base", "new", "tensors", "matched", "unmatched", "first_divergence",
+                 "first_below_snr", "fail_below_snr", "_rows")
+
+    @property
+    def diverged(self):
+        """True when a matched tensor differs."""
+        return self.first_divergence is not None
+
+    @property
+    def divergence(self):
+        """The first divergence's row as a dict (None when every matched tensor is equal)."""
+        if self.first_divergence is None:
+            return None
+        return {k: self._rows[k][self.first_divergence] for k in COMPARE_COLUMNS}
+
+    def __repr__(self):
+        if self.first_divergence is None:
+            what = "every matched tensor identical"
+        else:
+            d = self.divergence
+            what = "first divergence: run %d, instruction %d%s (SNR %.2f dB)" % (
+                d["run"], d["instruction_id"], ", " + d["operator"] if d["operator"] else "",
+                d["snr_db"])
+        return "<etprof.Compare %r vs %r: %d matched, %d unmatched; %s>" % (
+            self.base, self.new, self.matched, self.unmatched, what)
+
+    def _repr_html_(self):
+        r = self._rows
+        rows = [tuple(r[k][i] for k in ("status", "run", "instruction_id", "operator", "dtype",
+                                        "numel", "mse", "max_abs", "snr_db", "cosine"))
+                for i in range(len(r["status"]))]
+        return ("<p>%s</p>" % _html.escape(repr(self)) +
+                _html_table(("status", "run", "instr", "operator", "dtype", "numel", "MSE",
+                             "max |diff|", "SNR dB", "cosine"), rows))
+
+
+def compare(base, new, *, debug_buffer=None, debug_buffer_new=None, pte=None, pte_new=None,
+            method=None, fail_below_snr=None, as_dict=False):
+    """Compares the tensors two runs of the same program logged (``etprof compare BASE NEW
+    --debug-buffer A --debug-buffer-new B [--pte P] [--fail-below-snr DB]``), by the library's
+    matching (run, instruction, occurrence, TensorList index) and figures (MSE, max and mean
+    abs difference, SNR dB, cosine). ``base`` and ``new`` are ETDump paths or bytes, opened with
+    ``debug_buffer`` / ``debug_buffer_new``, ``pte`` / ``pte_new`` (default: ``pte``, the
+    command's one ``--pte``) and ``method``; or open :class:`Profile` objects that were given
+    their debug buffer (then the ``debug_buffer*``/``pte*`` arguments must be None).
+    Returns a :class:`Compare`. Raises :class:`UsageError` when a side has no debug buffer."""
+    opened = []
+
+    def side(x, buf, p, which):
+        if isinstance(x, Profile):
+            if buf is not None or p is not None:
+                raise UsageError("compare: %s is an open Profile: give its debug buffer and "
+                                 "program to etprof.open" % which)
+            return x
+        q = open(x, p, method=method, debug_buffer=buf)
+        opened.append(q)
+        return q
+
+    try:
+        a = side(base, debug_buffer, pte, "base")
+        b = side(new, debug_buffer_new, pte_new if pte_new is not None else
+                 (pte if not isinstance(new, Profile) else None), "new")
+        d = _etprof.compare(a._p, b._p, fail_below_snr=fail_below_snr)
+        c = Compare()
+        c.base, c.new = a.etdump, b.etdump
+        c.matched, c.unmatched = d["matched"], d["unmatched"]
+        c.first_divergence = d["first_divergence"]
+        c.first_below_snr = d["first_below_snr"]
+        c.fail_below_snr = None if fail_below_snr is None else float(fail_below_snr)
+        c._rows = {k: d["tensors"][k] for k in COMPARE_COLUMNS}
+        pd = None if as_dict else _pandas()
+        c.tensors = c._rows if pd is None else pd.DataFrame(c._rows, columns=list(COMPARE_COLUMNS))
+        if pd is not None:
+            c.tensors["list_index"] = pd.array(c._rows["list_index"], dtype="Int64")
+        return c
+    finally:
+        for q in opened:
+            q.close()
 
 
 Profile._repr_html_ = _profile_html

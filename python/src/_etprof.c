@@ -25,6 +25,7 @@
 #include "etprof_explain.h"
 #include "etprof_qnn.h"
 #include "etprof_etrecord.h"
+#include "etprof_tensor.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -107,6 +108,12 @@ typedef struct {
     uint32_t skip_first;
     char *block; /* ops --block, NULL: the Execute blocks */
     double tick_ns; /* as given to the model */
+    /* the debug buffer (tensors, compare): mapped from a path, or borrowed from a bytes object
+     * kept here (other buffers are copied into one first, as the dump) */
+    etp_blob dbuf_blob;
+    bool have_dbuf_blob, have_dbuf_view;
+    PyObject *dbuf_bytes, *dbuf_path; /* dbuf_path: str as given, "<debug_buffer>" or None */
+    Py_buffer dbuf_view;
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -124,6 +131,11 @@ static void profile_release(Profile *p) {
     if (p->have_view) PyBuffer_Release(&p->dump_view);
     p->have_view = false;
     Py_CLEAR(p->dump_bytes);
+    if (p->have_dbuf_blob) etp_blob_close(&p->dbuf_blob);
+    p->have_dbuf_blob = false;
+    if (p->have_dbuf_view) PyBuffer_Release(&p->dbuf_view);
+    p->have_dbuf_view = false;
+    Py_CLEAR(p->dbuf_bytes);
     free(p->block);
     p->block = NULL;
 }
@@ -133,6 +145,7 @@ static void Profile_dealloc(Profile *p) {
     Py_XDECREF(p->etdump_path);
     Py_XDECREF(p->pte_path);
     Py_XDECREF(p->method);
+    Py_XDECREF(p->dbuf_path);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -145,15 +158,57 @@ static PyObject *path_str(PyObject *o) {
     return s;
 }
 
+/* The debug buffer: a path (mapped), bytes (borrowed, kept alive) or another buffer (copied).
+ * ETP_OK, an ETP_E_* code with *err filled (the file could not be opened), or ETP_OK with
+ * *pyerr set and a Python exception. */
+static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
+    PyObject *content = NULL, *name;
+    *pyerr = true;
+    if (PyBytes_Check(o)) {
+        Py_INCREF(o);
+        content = o;
+    } else if (PyObject_CheckBuffer(o)) {
+        if (!(content = PyBytes_FromObject(o))) return 0;
+    }
+    name = content ? PyUnicode_FromString("<debug_buffer>") : path_str(o);
+    if (!name) {
+        Py_XDECREF(content);
+        return 0;
+    }
+    Py_XSETREF(p->dbuf_path, name);
+    if (content) {
+        if (PyObject_GetBuffer(content, &p->dbuf_view, PyBUF_SIMPLE)) {
+            Py_DECREF(content);
+            return 0;
+        }
+        p->have_dbuf_view = true;
+        p->dbuf_bytes = content;
+        etp_blob_borrow(&p->dbuf_blob, p->dbuf_view.buf, (size_t)p->dbuf_view.len,
+                        "<debug_buffer>");
+        p->have_dbuf_blob = true;
+        *pyerr = false;
+        return 0;
+    }
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(name, &b)) return 0;
+    *pyerr = false;
+    int rc = etp_blob_open(&p->dbuf_blob, PyBytes_AS_STRING(b), err);
+    Py_DECREF(b);
+    p->have_dbuf_blob = rc == ETP_OK;
+    return rc;
+}
+
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
-                             "ignore_program_mismatch", "ticks", NULL};
+                             "ignore_program_mismatch", "ticks", "debug_buffer", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
+    PyObject *dbuf = Py_None;
     Py_ssize_t skip = 0;
     const char *block = NULL;
     int ignore_mismatch = 0, ticks = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOpp:Profile", kwlist, &etdump, &pte,
-                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppO:Profile", kwlist, &etdump, &pte,
+                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks,
+                                     &dbuf))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -238,10 +293,33 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         Py_XDECREF(content);
         return -1;
     }
-    /* the order of the command (src/cli/cli.c open_inputs): dump, program, model */
+    /* the order of the commands (tensors, compare: the debug buffer first; then src/cli/cli.c
+     * open_inputs: dump, program, model) */
     etp_error err;
     memset(&err, 0, sizeof err);
     int rc = ETP_OK;
+    if (dbuf != Py_None) {
+        bool pyerr = false;
+        rc = open_dbuf(p, dbuf, &err, &pyerr);
+        if (pyerr) { /* a Python exception */
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            return -1;
+        }
+        if (rc) {
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            raise_etp(rc, &err);
+            return -1;
+        }
+    } else {
+        Py_INCREF(Py_None);
+        Py_XSETREF(p->dbuf_path, Py_None);
+    }
     if (content) {
         if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
             Py_XDECREF(pb);
@@ -1205,7 +1283,282 @@ static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) 
     return write_file(p, 1, path, tu, q);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Logged tensors and values (etprof tensors; include/etprof_tensor.h)                         */
+
+/* One logged value, as `etprof tensors` lists them: a tensor (or one element of a TensorList)
+ * with its view, or an inline int/bool/float/double. */
+typedef struct trow {
+    const etp_block_view *bv;
+    const etp_mevent *e;
+    const char *entry, *dtype;
+    const etp_tensor_view *v; /* NULL for an inline value */
+    const etp_value *val;
+    double x; /* the inline value as a double */
+    bool output;
+} trow;
+
+/* fn: 0 to go on, 1 to stop, -1 with a Python exception set */
+typedef int (*trow_fn)(void *ctx, const trow *r);
+
+/* Every logged value in the order of the command (src/cli/cmd_tensors.c): blocks, events,
+ * TensorList elements. A tensor outside the buffer (or without one) is the library's located
+ * error. 0, or -1 with an exception set. */
+static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return -1;
+    }
+    const etp_blob *buf = p->have_dbuf_blob ? &p->dbuf_blob : NULL;
+    const etp_dump_info *di = etp_dump_get_info(p->dump);
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    for (uint32_t b = 0; b < di->block_count; b++) {
+        etp_block_view bv;
+        int rc = etp_model_block(p->model, b, &bv, &err);
+        if (rc) {
+            raise_etp(rc, &err);
+            return -1;
+        }
+        for (uint32_t i = 0; i < bv.n; i++) {
+            const etp_mevent *e = &bv.events[i];
+            if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
+            const etp_value *val = &e->ev.debug.debug_entry;
+            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output};
+            etp_tensor_view v;
+            int k = 0;
+            if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
+                char path[160];
+                snprintf(path, sizeof path, "run_data[%u].events[%u].debug_event.debug_entry.tensor",
+                         b, i);
+                if ((rc = etp_tensor_view_init(&val->tensor, buf, path, &v, &err))) {
+                    raise_etp(rc, &err);
+                    return -1;
+                }
+                r.entry = "tensor";
+                r.dtype = etp_scalar_type_name(v.scalar_type);
+                r.v = &v;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
+                for (uint32_t t = 0; t < val->tensor_list_len && !k; t++) {
+                    etp_tensor tk;
+                    etp_value_tensor_list_get(val, t, &tk);
+                    char ent[32], path[200];
+                    snprintf(ent, sizeof ent, "tensor_list[%u]", t);
+                    snprintf(path, sizeof path, "run_data[%u].events[%u].debug_event.debug_entry."
+                             "tensor_list.tensors[%u]", b, i, t);
+                    if ((rc = etp_tensor_view_init(&tk, buf, path, &v, &err))) {
+                        raise_etp(rc, &err);
+                        return -1;
+                    }
+                    r.entry = ent;
+                    r.dtype = etp_scalar_type_name(v.scalar_type);
+                    r.v = &v;
+                    k = fn(ctx, &r);
+                }
+            } else if (val->val == ETP_VAL_INT && val->has_int) {
+                r.entry = "int", r.dtype = "int64", r.x = (double)val->int_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_BOOL && val->has_bool) {
+                r.entry = "bool", r.dtype = "bool", r.x = val->bool_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_FLOAT && val->has_float) {
+                r.entry = "float", r.dtype = "float32", r.x = val->float_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_DOUBLE && val->has_double) {
+                r.entry = "double", r.dtype = "float64", r.x = val->double_val;
+                k = fn(ctx, &r);
+            }
+            if (k < 0) return -1;
+            if (k > 0) return 0;
+        }
+    }
+    return 0;
+}
+
+enum {
+    T_BLOCK, T_EVENT, T_INSTR, T_CHAIN, T_OUTPUT, T_METHOD, T_OPERATOR, T_DID, T_ENTRY, T_DTYPE,
+    T_SHAPE, T_STRIDES, T_OFFSET, T_NUMEL, T_MIN, T_MAX, T_MEAN, T_STD, T_NAN, T_INF, T_ZF,
+    T_VALUES, T_N
+};
+/* the keys of `etprof tensors --format json` rows, in order */
+static const char *const tcol_names[T_N] = {
+    "block", "event", "instruction_id", "chain_index", "output", "method", "operator",
+    "delegate_debug_id_int", "entry", "dtype", "shape", "strides", "offset", "numel", "min",
+    "max", "mean", "std", "nan", "inf", "zero_fraction", "values"};
+#define T_NVALUES 8 /* first values shown, as the command */
+
+static PyObject *i64_list(const int64_t *d, uint32_t n) {
+    PyObject *l = PyList_New(n);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(d[i]);
+        if (!x) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+static PyObject *trow_value(const trow *r, const etp_tensor_stats *st, int c) {
+    const etp_mevent *e = r->e;
+    const etp_tensor_view *v = r->v;
+    switch (c) {
+    case T_BLOCK: return PyLong_FromUnsignedLong(r->bv->block);
+    case T_EVENT: return PyLong_FromUnsignedLong(e->index);
+    case T_INSTR: return PyLong_FromLong(e->instr);
+    case T_CHAIN: return PyLong_FromLong(e->chain);
+    case T_OUTPUT: return PyBool_FromLong(r->output);
+    case T_METHOD: return text(r->bv->method);
+    case T_OPERATOR:
+        if (e->op_name)
+            return PyUnicode_FromFormat("%s%s%s", e->op_name,
+                                        e->op_overload && *e->op_overload ? "." : "",
+                                        e->op_overload ? e->op_overload : "");
+        Py_RETURN_NONE;
+    case T_DID: return PyLong_FromLong(e->ev.debug.delegate_debug_id_int);
+    case T_ENTRY: return text(r->entry);
+    case T_DTYPE: return text(r->dtype);
+    case T_SHAPE: return v ? i64_list(v->sizes, v->rank) : PyList_New(0);
+    case T_STRIDES: return v ? i64_list(v->strides, v->rank) : PyList_New(0);
+    case T_OFFSET: if (v) return PyLong_FromLongLong(v->offset); Py_RETURN_NONE;
+    case T_NUMEL: return PyLong_FromUnsignedLongLong(st->numel);
+    case T_MIN: return fnum(st->min);
+    case T_MAX: return fnum(st->max);
+    case T_MEAN: return fnum(st->mean);
+    case T_STD: return fnum(st->std);
+    case T_NAN: return PyLong_FromUnsignedLongLong(st->nan);
+    case T_INF: return PyLong_FromUnsignedLongLong(st->inf);
+    case T_ZF: return fnum(st->numel ? (double)st->zeros / (double)st->numel : NAN);
+    case T_VALUES: {
+        uint64_t nv = v ? (v->base ? v->numel : 0) : 1;
+        if (nv > T_NVALUES) nv = T_NVALUES;
+        PyObject *l = PyList_New((Py_ssize_t)nv);
+        for (uint64_t i = 0; l && i < nv; i++) {
+            PyObject *x = fnum(v ? etp_tensor_get(v, i) : r->x);
+            if (!x) {
+                Py_CLEAR(l);
+                break;
+            }
+            PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+        }
+        return l;
+    }
+    }
+    Py_RETURN_NONE;
+}
+
+typedef struct tcols_ctx {
+    PyObject *cols[T_N];
+} tcols_ctx;
+
+static int tcols_row(void *vctx, const trow *r) {
+    tcols_ctx *c = vctx;
+    etp_tensor_stats st;
+    memset(&st, 0, sizeof st);
+    if (r->v) etp_tensor_stats_compute(r->v, &st);
+    else { /* an inline value: the command's statistics of one element */
+        st.numel = 1;
+        st.min = st.max = st.mean = r->x;
+        st.std = 0;
+        st.zeros = r->x == 0;
+        st.nan = isnan(r->x);
+        st.inf = isinf(r->x);
+    }
+    for (int k = 0; k < T_N; k++) {
+        PyObject *x = trow_value(r, &st, k);
+        if (!x) return -1;
+        int e = PyList_Append(c->cols[k], x);
+        Py_DECREF(x);
+        if (e) return -1;
+    }
+    return 0;
+}
+
+static PyObject *Profile_tensor_columns(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    tcols_ctx c;
+    memset(&c, 0, sizeof c);
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int k = 0; k < T_N; k++)
+        if (!(c.cols[k] = PyList_New(0)) || PyDict_SetItemString(d, tcol_names[k], c.cols[k]))
+            goto fail;
+    if (walk_tensors(p, tcols_row, &c)) goto fail;
+    for (int k = 0; k < T_N; k++) Py_DECREF(c.cols[k]);
+    return d;
+fail:
+    for (int k = 0; k < T_N; k++) Py_XDECREF(c.cols[k]);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* Row `want`'s values: ("npy", the .npy bytes etp_tensor_write_npy writes: dtype, shape and the
+ * elements in row-major order through the strides) for a tensor; (entry, value) for an inline
+ * value ("int" -> int, "bool" -> bool, "float"/"double" -> float). */
+typedef struct tnpy_ctx {
+    Py_ssize_t want, at;
+    PyObject *res;
+} tnpy_ctx;
+
+static int tnpy_row(void *vctx, const trow *r) {
+    tnpy_ctx *c = vctx;
+    if (c->at++ != c->want) return 0;
+    if (!r->v) {
+        const etp_value *val = r->val;
+        PyObject *x = val->val == ETP_VAL_INT    ? PyLong_FromLongLong(val->int_val)
+                      : val->val == ETP_VAL_BOOL ? PyBool_FromLong(val->bool_val)
+                                                 : PyFloat_FromDouble(r->x);
+        if (!x) return -1;
+        c->res = Py_BuildValue("(sN)", r->entry, x);
+        return c->res ? 1 : -1;
+    }
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    if (!f) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = etp_tensor_write_npy(r->v, f);
+    if (fclose(f) && !rc) rc = ETP_E_IO;
+    if (rc) {
+        free(mem);
+        PyErr_NoMemory(); /* a memory stream fails only when out of memory */
+        return -1;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(mem, (Py_ssize_t)len);
+    free(mem);
+    if (!b) return -1;
+    /* a tensor logged without bytes (offset -1): the .npy has the header only */
+    c->res = Py_BuildValue("(sN)", r->v->base ? "npy" : "empty", b);
+    return c->res ? 1 : -1;
+}
+
+static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n:tensor_npy", &i)) return NULL;
+    tnpy_ctx c = {i, 0, NULL};
+    if (i < 0) {
+        PyErr_SetString(PyExc_IndexError, "tensor index out of range");
+        return NULL;
+    }
+    if (walk_tensors(p, tnpy_row, &c)) return NULL;
+    if (!c.res) PyErr_SetString(PyExc_IndexError, "tensor index out of range");
+    return c.res;
+}
+
+static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->dbuf_path ? p->dbuf_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
 static PyMethodDef Profile_methods[] = {
+    {"tensor_columns", (PyCFunction)Profile_tensor_columns, METH_NOARGS,
+     "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
+    {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
+     "tensor_npy(i) -> ('npy', bytes) or (entry, value): the values of row i"},
     {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
     {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
@@ -1241,6 +1594,8 @@ static PyGetSetDef Profile_getset[] = {
     {"blocks", (getter)Profile_get_blocks, NULL, "number of run_data blocks (None when closed)",
      NULL},
     {"events", (getter)Profile_get_events, NULL, "number of events (None when closed)", NULL},
+    {"debug_buffer", (getter)Profile_get_debug_buffer, NULL,
+     "the debug buffer path as given (\"<debug_buffer>\" for bytes), or None", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject ProfileType = {
@@ -1543,7 +1898,100 @@ fail:
     return res;
 }
 
+/* ---- compare (etprof compare; etp_cmp_compute) ---- */
+
+enum {
+    K_STATUS, K_RUN, K_INSTR, K_OCC, K_LIST, K_OUTPUT, K_OPERATOR, K_DTYPE, K_NUMEL, K_MSE,
+    K_MAXABS, K_L1, K_SNR, K_COS, K_NONFINITE, K_N
+};
+/* the keys of `etprof compare --format json` "tensors" rows, in order */
+static const char *const kcol_names[K_N] = {
+    "status", "run", "instruction_id", "occurrence", "list_index", "output", "operator", "dtype",
+    "numel", "mse", "max_abs", "l1", "snr_db", "cosine", "nonfinite"};
+
+static PyObject *krow_value(const etp_cmp_row *x, int c) {
+    const etp_tensor_view *v = x->status == ETP_CMP_ONLY_NEW ? &x->new_ : &x->base;
+    bool m = x->status == ETP_CMP_MATCHED;
+    switch (c) {
+    case K_STATUS: return text(etp_cmp_status_name(x->status));
+    case K_RUN: return PyLong_FromUnsignedLong(x->run);
+    case K_INSTR: return PyLong_FromLong(x->instruction_id);
+    case K_OCC: return PyLong_FromUnsignedLong(x->occurrence);
+    case K_LIST: if (x->list_index >= 0) return PyLong_FromLong(x->list_index); Py_RETURN_NONE;
+    case K_OUTPUT: return PyBool_FromLong(x->output);
+    case K_OPERATOR: return text(x->op_base);
+    case K_DTYPE: return text(etp_scalar_type_name(v->scalar_type));
+    case K_NUMEL: return PyLong_FromUnsignedLongLong(v->numel);
+    case K_MSE: return fnum(m ? x->cmp.mse : NAN);
+    case K_MAXABS: return fnum(m ? x->cmp.max_abs : NAN);
+    case K_L1: return fnum(m ? x->cmp.l1 : NAN);
+    case K_SNR: return fnum(m ? x->cmp.snr_db : NAN);
+    case K_COS: return fnum(m ? x->cmp.cosine : NAN);
+    case K_NONFINITE: return PyLong_FromUnsignedLongLong(m ? x->cmp.nonfinite : 0);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_compare(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"base", "new", "fail_below_snr", NULL};
+    PyObject *a, *b, *thr_o = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|$O:compare", kwlist, &ProfileType, &a,
+                                     &ProfileType, &b, &thr_o))
+        return NULL;
+    Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    double thr = INFINITY;
+    if (thr_o != Py_None) {
+        thr = PyFloat_AsDouble(thr_o);
+        if (thr == -1 && PyErr_Occurred()) return NULL;
+        if (isnan(thr)) return raise_usage("fail_below_snr: expected a number of decibels%s", "");
+    }
+    if (!pa->model || !pb->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (!pa->have_dbuf_blob || !pb->have_dbuf_blob)
+        return raise_usage("compare: give both debug buffers: debug_buffer=BASE.bin "
+                           "debug_buffer_new=NEW.bin%s", "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_cmp_result *r = NULL;
+    int rc = etp_cmp_compute(pa->model, &pa->dbuf_blob, pb->model, &pb->dbuf_blob, &r, &err);
+    if (rc) return raise_etp(rc, &err);
+    size_t n = etp_cmp_row_count(r);
+    int64_t first = etp_cmp_first_below(r, INFINITY);
+    int64_t below = thr_o != Py_None ? etp_cmp_first_below(r, thr) : -1;
+    unsigned long long matched = 0, other = 0;
+    PyObject *cols[K_N] = {0}, *d = NULL, *res = NULL;
+    if (!(d = PyDict_New())) goto done;
+    for (int c = 0; c < K_N; c++)
+        if (!(cols[c] = PyList_New((Py_ssize_t)n)) || PyDict_SetItemString(d, kcol_names[c], cols[c]))
+            goto done;
+    for (size_t i = 0; i < n; i++) {
+        const etp_cmp_row *x = etp_cmp_row_get(r, i);
+        if (x->status == ETP_CMP_MATCHED) matched++;
+        else other++;
+        for (int c = 0; c < K_N; c++) {
+            PyObject *v = krow_value(x, c);
+            if (!v) goto done;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v);
+        }
+    }
+    res = Py_BuildValue("{s:K,s:K,s:N,s:N,s:O}", "matched", matched, "unmatched", other,
+                        "first_divergence",
+                        first >= 0 ? PyLong_FromLongLong(first) : (Py_INCREF(Py_None), Py_None),
+                        "first_below_snr",
+                        below >= 0 ? PyLong_FromLongLong(below) : (Py_INCREF(Py_None), Py_None),
+                        "tensors", d);
+done:
+    for (int c = 0; c < K_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    etp_cmp_free(r);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"compare", (PyCFunction)(void (*)(void))mod_compare, METH_VARARGS | METH_KEYWORDS,
+     "compare(base, new, *, fail_below_snr=None) -> dict (etprof.compare)"},
     {"qnn", (PyCFunction)(void (*)(void))mod_qnn, METH_VARARGS | METH_KEYWORDS,
      "qnn(*, qhas=None, optrace=None, runtrace=None, heap=None) -> dict (etprof.qnn)"},
     {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,

@@ -93,3 +93,45 @@ def test_mutations_through_python():
             outcomes["input"] += 1
     assert outcomes["ok"] and outcomes["input"]
     assert sum(outcomes.values()) == 2 * len(raw)
+
+
+def _use_tensors(p, np):
+    """Every tensor entry point on an open Profile that has a debug buffer."""
+    rows = p.tensors(as_dict=True)
+    for i in range(min(len(rows["entry"]), 4)):
+        if np is not None:
+            p.tensor(i)
+    c = etprof.compare(p, p, as_dict=True)
+    repr(c)
+
+
+def test_tensor_entry_points_over_hostile_input():
+    """The fuzz corpus with a real debug buffer, every truncation and inverted byte of a dump
+    with logged tensors (as bytes), and every truncation of its debug buffer (as bytes):
+    tensors(), tensor(i) and compare() return or raise InputError, never crash."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    stem = data("real/module_linear_intermediate_1x")
+    raw, buf = open(stem + ".etdp", "rb").read(), open(stem + ".debug.bin", "rb").read()
+    seen = {"ok": 0, "input": 0}
+
+    def attempt(dump, dbuf, name):
+        try:
+            with etprof.open(dump, debug_buffer=dbuf) as p:
+                _use_tensors(p, np)
+            seen["ok"] += 1
+        except etprof.InputError as e:
+            assert e.reason and e.file in (name, "<debug_buffer>", None), (e.file, name)
+            seen["input"] += 1
+
+    for f in corpus():
+        attempt(f, buf, f)
+    variants = [raw[:n] for n in range(0, len(raw), 3)]
+    variants += [raw[:i] + bytes([raw[i] ^ 0xFF]) + raw[i + 1:] for i in range(len(raw))]
+    for v in variants:
+        attempt(v, buf, "<bytes>")
+    for n in range(len(buf) + 1):
+        attempt(raw, buf[:n], "<bytes>")
+    assert seen["ok"] and seen["input"]
