@@ -38,6 +38,7 @@ __all__ = [
     "INSPECTOR_COLUMNS",
     "TimeScale",
     "TENSOR_COLUMNS",
+    "ETRECORD_COLUMNS",
     "compare",
     "Compare",
     "COMPARE_COLUMNS",
@@ -69,6 +70,12 @@ OPS_COLUMNS = (
     "event_name",
     "samples",
 )
+
+
+#: The columns ops() adds when the Profile was opened with ``etrecord=``, before ``samples``:
+#: those of `etprof ops --etrecord R --format json`.
+ETRECORD_COLUMNS = ("op_types", "module", "module_class", "stack_trace", "stack_trace_full",
+                    "debug_handles")
 
 
 def library_version():
@@ -107,11 +114,11 @@ class Profile:
     __slots__ = ("_p",)
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
-                 ignore_program_mismatch=False, debug_buffer=None):
+                 ignore_program_mismatch=False, debug_buffer=None, etrecord=None):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
                                   ignore_program_mismatch=bool(ignore_program_mismatch),
-                                  debug_buffer=debug_buffer)
+                                  debug_buffer=debug_buffer, etrecord=etrecord)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -128,6 +135,11 @@ class Profile:
     def method(self):
         """The method forced with ``method=``, or None (resolved from the program)."""
         return self._p.method
+
+    @property
+    def etrecord(self):
+        """The ETRecord path as given, or None."""
+        return self._p.etrecord
 
     @property
     def debug_buffer(self):
@@ -149,6 +161,8 @@ class Profile:
             parts.append("method=%r" % (self.method,))
         if self.debug_buffer is not None:
             parts.append("debug_buffer=%r" % (self.debug_buffer,))
+        if self.etrecord is not None:
+            parts.append("etrecord=%r" % (self.etrecord,))
         return "<etprof.Profile of %s: %d blocks, %d events>" % (
             ", ".join(parts),
             self._p.blocks,
@@ -185,6 +199,12 @@ class Profile:
         ``numpy.ndarray`` of float64 when numpy imports, else a list; ``"numpy"`` always an
         array (ImportError without numpy); ``"list"`` always a list of floats.
 
+        With ``etrecord=`` at open, the columns of ``etprof ops --etrecord R`` come before
+        ``samples`` (:data:`etprof.ETRECORD_COLUMNS`): ``op_types`` (the edge-program nodes'
+        operators, ", "-joined), ``module`` and ``module_class`` (the innermost nn.Module),
+        ``stack_trace`` (the innermost user frame, FILE:LINE), ``stack_trace_full`` and
+        ``debug_handles``; None where the row is not joined (framework rows never are).
+
         Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
         of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
 
@@ -197,13 +217,15 @@ class Profile:
         np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
         cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
                                    placement=placement, sort=sort, top=int(top))
-        cols = {c: cols[c] for c in OPS_COLUMNS}
+        names = OPS_COLUMNS if self.etrecord is None else \
+            OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
+        cols = {c: cols[c] for c in names}
         if np is not None:
             cols["samples"] = [np.array(v, dtype=np.float64) for v in cols["samples"]]
         pd = None if as_dict else _pandas()
         if pd is None:
             return cols
-        df = pd.DataFrame(cols, columns=list(OPS_COLUMNS))
+        df = pd.DataFrame(cols, columns=list(names))
         # an integer column with absent values (framework rows): pandas' nullable integer
         df["instruction_id"] = pd.array(cols["instruction_id"], dtype="Int64")
         return df
@@ -586,7 +608,7 @@ Profile.report = _report
 
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
-         ignore_program_mismatch=False, debug_buffer=None):
+         ignore_program_mismatch=False, debug_buffer=None, etrecord=None):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -603,7 +625,9 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     of raising InputError. ``debug_buffer`` is the debug buffer the runtime wrote the logged
     tensors into (``--debug-buffer``): a path or its content as bytes (named "<debug_buffer>"
     in errors), needed by :meth:`Profile.tensors`, :meth:`Profile.tensor` and
-    :func:`etprof.compare`; it is opened first, as the commands do.
+    :func:`etprof.compare`; it is opened first, as the commands do. ``etrecord`` is the
+    ETRecord (a path: ``--etrecord``) whose nodes :meth:`Profile.ops` joins to its rows; it is
+    read and verified here (InputError for a damaged record, IOError when it cannot be read).
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
@@ -611,7 +635,7 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
-                   debug_buffer=debug_buffer)
+                   debug_buffer=debug_buffer, etrecord=etrecord)
 
 
 #: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.

@@ -114,6 +114,8 @@ typedef struct {
     bool have_dbuf_blob, have_dbuf_view;
     PyObject *dbuf_bytes, *dbuf_path; /* dbuf_path: str as given, "<debug_buffer>" or None */
     Py_buffer dbuf_view;
+    etp_etrecord *rec;  /* etrecord=: the ETRecord joined to ops rows, or NULL */
+    PyObject *rec_path; /* str as given, or None */
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -136,6 +138,8 @@ static void profile_release(Profile *p) {
     if (p->have_dbuf_view) PyBuffer_Release(&p->dbuf_view);
     p->have_dbuf_view = false;
     Py_CLEAR(p->dbuf_bytes);
+    etp_etrecord_close(p->rec);
+    p->rec = NULL;
     free(p->block);
     p->block = NULL;
 }
@@ -146,6 +150,7 @@ static void Profile_dealloc(Profile *p) {
     Py_XDECREF(p->pte_path);
     Py_XDECREF(p->method);
     Py_XDECREF(p->dbuf_path);
+    Py_XDECREF(p->rec_path);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -200,15 +205,16 @@ static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
-                             "ignore_program_mismatch", "ticks", "debug_buffer", NULL};
+                             "ignore_program_mismatch", "ticks", "debug_buffer", "etrecord",
+                             NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
-    PyObject *dbuf = Py_None;
+    PyObject *dbuf = Py_None, *etr = Py_None;
     Py_ssize_t skip = 0;
     const char *block = NULL;
     int ignore_mismatch = 0, ticks = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppO:Profile", kwlist, &etdump, &pte,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOO:Profile", kwlist, &etdump, &pte,
                                      &method, &skip, &block, &tick, &ignore_mismatch, &ticks,
-                                     &dbuf))
+                                     &dbuf, &etr))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -319,6 +325,37 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     } else {
         Py_INCREF(Py_None);
         Py_XSETREF(p->dbuf_path, Py_None);
+    }
+    /* the ETRecord next (etprof ops opens it before the dump) */
+    PyObject *es = etr == Py_None ? (Py_INCREF(Py_None), Py_None) : path_str(etr);
+    if (!es) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        profile_release(p);
+        return -1;
+    }
+    Py_XSETREF(p->rec_path, es);
+    if (es != Py_None) {
+        PyObject *eb = NULL;
+        if (!PyUnicode_FSConverter(es, &eb)) {
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            return -1;
+        }
+        rc = etp_etrecord_open(&p->rec, PyBytes_AS_STRING(eb), NULL, &err);
+        Py_DECREF(eb);
+        if (rc) {
+            p->rec = NULL;
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            raise_etp(rc, &err);
+            return -1;
+        }
     }
     if (content) {
         if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
@@ -440,6 +477,63 @@ static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int 
     Py_RETURN_NONE;
 }
 
+/* The ETRecord columns of an ops row, as `etprof ops --etrecord R --format json` writes them
+ * (src/cli/cmd_etrecord.c): the join rule is the command's -- framework rows and rows without
+ * an instruction are never joined; QNN HTP nodes by name, delegate-internal events through the
+ * delegate map, other rows through the instruction's debug handles. */
+enum { X_OPTYPES, X_MODULE, X_MODCLASS, X_FRAME, X_TRACE, X_HANDLES, X_N };
+static const char *const xcol_names[X_N] = {"op_types", "module", "module_class",
+                                            "stack_trace", "stack_trace_full", "debug_handles"};
+
+static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                   PyObject *out[X_N]) {
+    for (int k = 0; k < X_N; k++) out[k] = NULL;
+    etp_etr_join j;
+    memset(&j, 0, sizeof j);
+    int rc = 1;
+    if (row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK) {
+        if (row->htp_node) rc = etp_etrecord_join_name(rec, method, row->name, &j);
+        else if (row->kind == ETP_KIND_DELEGATE_INTERNAL)
+            rc = etp_etrecord_join(rec, method, row->instr, row->name, &j);
+        else rc = etp_etrecord_join(rec, method, row->instr, NULL, &j);
+        if (rc < 0) {
+            etp_etrecord_join_free(&j);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    bool have = rc == 0 && j.n_nodes > 0;
+    out[X_OPTYPES] = text(have ? j.op_types : NULL);
+    out[X_MODULE] = text(have ? j.module : NULL);
+    out[X_MODCLASS] = text(have ? j.module_class : NULL);
+    out[X_FRAME] = text(have ? j.frame : NULL);
+    out[X_TRACE] = text(have ? j.stack_trace : NULL);
+    if (have && j.n_handles) { /* as the command: the handles joined with "," */
+        PyObject *parts = PyList_New(j.n_handles), *sep = PyUnicode_FromString(",");
+        for (uint32_t i = 0; parts && i < j.n_handles; i++) {
+            PyObject *x = PyUnicode_FromFormat("%lld", (long long)j.handles[i]);
+            if (!x) {
+                Py_CLEAR(parts);
+                break;
+            }
+            PyList_SET_ITEM(parts, i, x);
+        }
+        out[X_HANDLES] = parts && sep ? PyUnicode_Join(sep, parts) : NULL;
+        Py_XDECREF(parts);
+        Py_XDECREF(sep);
+    } else {
+        Py_INCREF(Py_None);
+        out[X_HANDLES] = Py_None;
+    }
+    etp_etrecord_join_free(&j);
+    for (int k = 0; k < X_N; k++)
+        if (!out[k]) {
+            for (int q = 0; q < X_N; q++) Py_CLEAR(out[q]);
+            return -1;
+        }
+    return 0;
+}
+
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
@@ -480,11 +574,16 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
         return raise_etp(rc, &err);
     }
     PyObject *cols[C_N] = {0};
+    PyObject *xcols[X_N] = {0};
     PyObject *d = PyDict_New();
     if (!d) goto fail;
     for (int c = 0; c < C_N; c++) {
         if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
         if (PyDict_SetItemString(d, col_names[c], cols[c])) goto fail;
+    }
+    for (int c = 0; p->rec && c < X_N; c++) {
+        if (!(xcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, xcol_names[c], xcols[c])) goto fail;
     }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
@@ -494,12 +593,19 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
             if (!v) goto fail;
             PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
         }
+        if (p->rec) {
+            PyObject *x[X_N];
+            if (etr_row(p->rec, m ? m->name : NULL, row, x)) goto fail;
+            for (int c = 0; c < X_N; c++) PyList_SET_ITEM(xcols[c], (Py_ssize_t)k, x[c]);
+        }
     }
     for (int c = 0; c < C_N; c++) Py_DECREF(cols[c]);
+    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
     free(idx);
     return d;
 fail:
     for (int c = 0; c < C_N; c++) Py_XDECREF(cols[c]);
+    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
     Py_XDECREF(d);
     free(idx);
     return NULL;
@@ -1548,6 +1654,12 @@ static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
     return c.res;
 }
 
+static PyObject *Profile_get_etrecord(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->rec_path ? p->rec_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
 static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
     PyObject *o = p->dbuf_path ? p->dbuf_path : Py_None;
     Py_INCREF(o);
@@ -1594,6 +1706,8 @@ static PyGetSetDef Profile_getset[] = {
     {"blocks", (getter)Profile_get_blocks, NULL, "number of run_data blocks (None when closed)",
      NULL},
     {"events", (getter)Profile_get_events, NULL, "number of events (None when closed)", NULL},
+    {"etrecord", (getter)Profile_get_etrecord, NULL, "the ETRecord path as given, or None",
+     NULL},
     {"debug_buffer", (getter)Profile_get_debug_buffer, NULL,
      "the debug buffer path as given (\"<debug_buffer>\" for bytes), or None", NULL},
     {NULL, NULL, NULL, NULL, NULL}};

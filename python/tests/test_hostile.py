@@ -135,3 +135,31 @@ def test_tensor_entry_points_over_hostile_input():
     for n in range(len(buf) + 1):
         attempt(raw, buf[:n], "<bytes>")
     assert seen["ok"] and seen["input"]
+
+
+def test_etrecord_over_hostile_input(tmp_path):
+    """open(etrecord=) + ops() over the ETRecord fuzz corpus, truncations of the corpus record
+    and inverted bytes in it: a Profile, InputError or IOError (never a crash); the corpus
+    records themselves open."""
+    dump = data("upstream/etdump.etdp")
+    rdir = os.path.join(os.path.dirname(CORPUS), "etrecord")
+    files = sorted(os.path.join(rdir, f) for f in os.listdir(rdir)) if os.path.isdir(rdir) else []
+    assert files, "ETRecord corpus missing at %s" % rdir
+    for f in files:
+        with etprof.open(dump, etrecord=f) as p:
+            p.ops(all=True, as_dict=True)
+    raw = open(data("upstream/etrecord.bin"), "rb").read()
+    variants = [raw[:n] for n in range(0, len(raw), 61)]
+    variants += [raw[:i] + bytes([raw[i] ^ 0xFF]) + raw[i + 1:] for i in range(0, len(raw), 37)]
+    seen = {"ok": 0, "rejected": 0}
+    rec = tmp_path / "r.etrecord"
+    for v in variants:
+        rec.write_bytes(v)
+        try:
+            with etprof.open(dump, etrecord=str(rec)) as p:
+                p.ops(all=True, as_dict=True)
+            seen["ok"] += 1
+        except (etprof.InputError, etprof.IOError) as e:
+            assert e.file == str(rec) and e.reason
+            seen["rejected"] += 1
+    assert seen["ok"] and seen["rejected"]
