@@ -114,11 +114,13 @@ class Profile:
     __slots__ = ("_p",)
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
-                 ignore_program_mismatch=False, debug_buffer=None, etrecord=None):
+                 ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
+                 optrace=None, runtrace=None, heap=None):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
                                   ignore_program_mismatch=bool(ignore_program_mismatch),
-                                  debug_buffer=debug_buffer, etrecord=etrecord)
+                                  debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas,
+                                  optrace=optrace, runtrace=runtrace, heap=heap)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -135,6 +137,11 @@ class Profile:
     def method(self):
         """The method forced with ``method=``, or None (resolved from the program)."""
         return self._p.method
+
+    @property
+    def qnn_files(self):
+        """QNN's files given at open: a dict qhas/optrace/runtrace/heap -> path or None."""
+        return self._p.qnn_files
 
     @property
     def etrecord(self):
@@ -163,6 +170,9 @@ class Profile:
             parts.append("debug_buffer=%r" % (self.debug_buffer,))
         if self.etrecord is not None:
             parts.append("etrecord=%r" % (self.etrecord,))
+        for k, v in (self.qnn_files or {}).items():
+            if v is not None:
+                parts.append("%s=%r" % (k, v))
         return "<etprof.Profile of %s: %d blocks, %d events>" % (
             ", ".join(parts),
             self._p.blocks,
@@ -253,8 +263,13 @@ def _trace(self, path):
 def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):
     """Writes the self-contained HTML report (``etprof report``; docs/report.md) to ``path``,
     atomically as :meth:`trace` does. ``time_unit`` is the unit of its time columns; ``qhas``,
-    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options."""
+    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options (when
+    none is given, those given to :func:`etprof.open`)."""
     f = (lambda v: None if v is None else os.fspath(v))
+    if qhas is None and optrace is None and runtrace is None and heap is None:
+        qf = self.qnn_files or {}
+        qhas, optrace, runtrace, heap = (qf.get(k) for k in ("qhas", "optrace", "runtrace",
+                                                              "heap"))
     self._p.write_report(os.fspath(path), time_unit=time_unit, qhas=f(qhas),
                          optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
 
@@ -565,10 +580,14 @@ class Qnn:
     ``rows_source`` (qhas or optrace). Cycles are HTP cycles; busy cycles are summed over the
     hardware threads (work, not wall time)."""
 
-    __slots__ = ("ops", "summary", "rows_source")
+    __slots__ = ("ops", "summary", "rows_source", "join")
 
     def __repr__(self):
-        return "<etprof.Qnn: %d QNN ops from %s>" % (self.summary["qnn_ops"], self.rows_source)
+        j = "" if self.join is None else ", %d of %d joined to %s's HTP nodes (%s)" % (
+            self.join["matched"], self.join["qnn_ops"], self.join["method"] or "the dump",
+            self.join["cycle_agreement"]["verdict"])
+        return "<etprof.Qnn: %d QNN ops from %s%s>" % (self.summary["qnn_ops"], self.rows_source,
+                                                      j)
 
 
 def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_dict=False):
@@ -578,12 +597,33 @@ def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_
     f = (lambda v: None if v is None else os.fspath(v))
     d = _etprof.qnn(qhas=f(qhas), optrace=f(optrace), runtrace=f(runtrace), heap=f(heap),
                     sort=sort)
+    return _make_qnn(d, as_dict)
+
+
+def _make_qnn(d, as_dict):
     q = Qnn()
     q.rows_source = d["rows_source"]
     q.summary = d["summary"]
+    q.join = d["join"]
     pd = None if as_dict else _pandas()
     q.ops = d["ops"] if pd is None else pd.DataFrame(d["ops"], columns=list(d["ops"]))
     return q
+
+
+def _profile_qnn(self, *, sort="cycles", as_dict=False):
+    """QNN's own files given to :func:`etprof.open` (``qhas``, ``optrace``, ``runtrace``,
+    ``heap``) joined to this dump's QNN HTP node rows, as ``etprof qnn DUMP --pte P --qhas Q
+    ... --format json``: a :class:`Qnn` whose ``ops`` also has ``etdump_cycles`` (the p50 over
+    the runs of the row's ETDump node, NaN when none matched) and whose ``join`` is the
+    command's "join" object: ``method``, ``method_candidates``, ``instruction_id`` (the
+    DELEGATE_CALL), ``etdump_nodes``, ``qnn_ops``, ``matched`` (by OpId / by name only),
+    ``etdump_only``, ``qnn_only``, ``name_only``, ``conflicts`` and ``cycle_agreement``
+    (compared, equal, different, max_abs_diff_cycles, verdict, different_ops). ``sort`` orders
+    the ops as ``--sort`` (also "etdump_cycles"). UsageError when no QNN file was given."""
+    return _make_qnn(self._p.qnn(sort=sort), as_dict)
+
+
+Profile.qnn = _profile_qnn
 
 
 def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,
@@ -608,7 +648,8 @@ Profile.report = _report
 
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
-         ignore_program_mismatch=False, debug_buffer=None, etrecord=None):
+         ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
+         optrace=None, runtrace=None, heap=None):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -628,6 +669,9 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     :func:`etprof.compare`; it is opened first, as the commands do. ``etrecord`` is the
     ETRecord (a path: ``--etrecord``) whose nodes :meth:`Profile.ops` joins to its rows; it is
     read and verified here (InputError for a damaged record, IOError when it cannot be read).
+    ``qhas``, ``optrace``, ``runtrace``, ``heap`` are QNN's own profiling files (paths; the
+    options of ``etprof qnn``), read here, joined to the dump by :meth:`Profile.qnn` and used
+    by :meth:`Profile.report`.
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
@@ -635,7 +679,8 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
-                   debug_buffer=debug_buffer, etrecord=etrecord)
+                   debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas, optrace=optrace,
+                   runtrace=runtrace, heap=heap)
 
 
 #: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.

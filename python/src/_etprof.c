@@ -116,6 +116,10 @@ typedef struct {
     Py_buffer dbuf_view;
     etp_etrecord *rec;  /* etrecord=: the ETRecord joined to ops rows, or NULL */
     PyObject *rec_path; /* str as given, or None */
+    /* qhas=, optrace=, runtrace=, heap=: QNN's own files, loaded at open (etprof_qnn.h) */
+    etp_qnn_bundle qb;
+    bool have_qb;
+    PyObject *qnn_paths; /* dict of the four paths as given (None when absent) */
 } Profile;
 
 static void profile_release(Profile *p) {
@@ -140,6 +144,8 @@ static void profile_release(Profile *p) {
     Py_CLEAR(p->dbuf_bytes);
     etp_etrecord_close(p->rec);
     p->rec = NULL;
+    if (p->have_qb) etp_qnn_bundle_free(&p->qb);
+    p->have_qb = false;
     free(p->block);
     p->block = NULL;
 }
@@ -151,6 +157,7 @@ static void Profile_dealloc(Profile *p) {
     Py_XDECREF(p->method);
     Py_XDECREF(p->dbuf_path);
     Py_XDECREF(p->rec_path);
+    Py_XDECREF(p->qnn_paths);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -203,18 +210,52 @@ static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
     return rc;
 }
 
+/* qhas, optrace, runtrace, heap (each a path or None): recorded in p->qnn_paths and, when any
+ * is given, loaded into p->qb. 0; or -1 with *rc the library's error (in *err) or 0 with a
+ * Python exception set. */
+static int load_qnn_files(Profile *p, PyObject *const qf[4], etp_error *err, int *rc) {
+    static const char *const keys[4] = {"qhas", "optrace", "runtrace", "heap"};
+    *rc = 0;
+    PyObject *paths = PyDict_New(), *fs[4] = {NULL, NULL, NULL, NULL};
+    if (!paths) return -1;
+    Py_XSETREF(p->qnn_paths, paths);
+    const char *cp[4] = {NULL, NULL, NULL, NULL};
+    int res = -1;
+    for (int k = 0; k < 4; k++) {
+        PyObject *s = qf[k] == Py_None ? (Py_INCREF(Py_None), Py_None) : path_str(qf[k]);
+        if (!s) goto done;
+        int e = PyDict_SetItemString(paths, keys[k], s);
+        if (!e && s != Py_None) {
+            if (!PyUnicode_FSConverter(s, &fs[k])) e = -1;
+            else cp[k] = PyBytes_AS_STRING(fs[k]);
+        }
+        Py_DECREF(s);
+        if (e) goto done;
+    }
+    etp_qnn_paths qp = {cp[0], cp[1], cp[2], cp[3]};
+    if (etp_qnn_paths_any(&qp)) {
+        memset(&p->qb, 0, sizeof p->qb);
+        if ((*rc = etp_qnn_bundle_load(&qp, &p->qb, err))) goto done;
+        p->have_qb = true;
+    }
+    res = 0;
+done:
+    for (int k = 0; k < 4; k++) Py_XDECREF(fs[k]);
+    return res;
+}
+
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
                              "ignore_program_mismatch", "ticks", "debug_buffer", "etrecord",
-                             NULL};
+                             "qhas", "optrace", "runtrace", "heap", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
-    PyObject *dbuf = Py_None, *etr = Py_None;
+    PyObject *dbuf = Py_None, *etr = Py_None, *qf[4] = {Py_None, Py_None, Py_None, Py_None};
     Py_ssize_t skip = 0;
     const char *block = NULL;
     int ignore_mismatch = 0, ticks = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOO:Profile", kwlist, &etdump, &pte,
-                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks,
-                                     &dbuf, &etr))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOOOOOO:Profile", kwlist, &etdump,
+                                     &pte, &method, &skip, &block, &tick, &ignore_mismatch,
+                                     &ticks, &dbuf, &etr, &qf[0], &qf[1], &qf[2], &qf[3]))
         return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
@@ -356,6 +397,15 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
             raise_etp(rc, &err);
             return -1;
         }
+    }
+    /* QNN's files next (etprof qnn loads them before the dump) */
+    if (load_qnn_files(p, qf, &err, &rc)) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        profile_release(p);
+        if (rc) raise_etp(rc, &err);
+        return -1;
     }
     if (content) {
         if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
@@ -1654,6 +1704,38 @@ static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
     return c.res;
 }
 
+static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
+                            const etp_qnn_etd_join *j, const char *sort);
+
+/* Profile.qnn(): the QNN files given at open joined to this dump's HTP nodes (etprof qnn DUMP
+ * --qhas ... --format json). */
+static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"sort", NULL};
+    const char *sort = "cycles";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:qnn", kwlist, &sort)) return NULL;
+    if (!etp_qnn_rows_sort_key_valid(sort))
+        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
+                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., etdump_cycles, "
+                           "op_id, qnn_op, qnn_op_type)", sort);
+    if (need_ops(p)) return NULL;
+    if (!p->have_qb)
+        return raise_usage("qnn: open the Profile with QNN's files (qhas=, optrace=, runtrace=, "
+                           "heap=)%s", "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_etd_join *j = NULL;
+    int rc = etp_qnn_join_etdump(p->ops, p->qb.der, &j, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = qnn_result(&p->qb, p->ops, j, sort);
+    etp_qnn_etd_join_free(j);
+    return res;
+}
+
+static PyObject *Profile_get_qnn_files(Profile *p, void *Py_UNUSED(c)) {
+    if (!p->qnn_paths) Py_RETURN_NONE;
+    return PyDict_Copy(p->qnn_paths);
+}
+
 static PyObject *Profile_get_etrecord(Profile *p, void *Py_UNUSED(c)) {
     PyObject *o = p->rec_path ? p->rec_path : Py_None;
     Py_INCREF(o);
@@ -1667,6 +1749,8 @@ static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
 }
 
 static PyMethodDef Profile_methods[] = {
+    {"qnn", (PyCFunction)(void (*)(void))Profile_qnn, METH_VARARGS | METH_KEYWORDS,
+     "qnn(*, sort='cycles') -> dict: QNN's files joined to this dump (etprof qnn DUMP --qhas)"},
     {"tensor_columns", (PyCFunction)Profile_tensor_columns, METH_NOARGS,
      "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
     {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
@@ -1708,6 +1792,8 @@ static PyGetSetDef Profile_getset[] = {
     {"events", (getter)Profile_get_events, NULL, "number of events (None when closed)", NULL},
     {"etrecord", (getter)Profile_get_etrecord, NULL, "the ETRecord path as given, or None",
      NULL},
+    {"qnn_files", (getter)Profile_get_qnn_files, NULL,
+     "QNN's files as given: {qhas, optrace, runtrace, heap}", NULL},
     {"debug_buffer", (getter)Profile_get_debug_buffer, NULL,
      "the debug buffer path as given (\"<debug_buffer>\" for bytes), or None", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -1742,48 +1828,35 @@ static PyObject *of64(etp_qnn_f64 v) {
     Py_RETURN_NONE;
 }
 
-static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
-    etp_qnn_paths qp = {0};
-    const char *sort = "cycles";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
-                                     &qp.runtrace, &qp.heap, &sort))
-        return NULL;
-    if (!etp_qnn_rows_sort_key_valid(sort))
-        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
-                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
-                           "qnn_op_type)", sort);
-    if (!etp_qnn_paths_any(&qp))
-        return raise_usage("qnn: give at least one QNN file (qhas=, optrace=, runtrace=, heap=)%s",
-                           "");
+static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
+                           const etp_qnn_etd_join *j);
+
+/* The figures of `etprof qnn --format json` from a loaded bundle: rows in `sort` order, the
+ * summary and, with an ETDump (r and j not NULL), the rows' ETDump cycles and the join. */
+static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
+                            const etp_qnn_etd_join *j, const char *sort) {
+    etp_qnn_bundle b = *bp; /* read only */
     etp_error err;
     memset(&err, 0, sizeof err);
-    etp_qnn_bundle b;
-    memset(&b, 0, sizeof b);
-    int rc = etp_qnn_bundle_load(&qp, &b, &err);
-    if (rc) return raise_etp(rc, &err);
     PyObject *res = NULL, *rows = NULL, *threads = NULL, *path = NULL;
     const etp_qnn_derived *d = b.der;
     const etp_qnn_summary *s = &d->summary;
     uint32_t *ord = malloc((d->n_rows ? d->n_rows : 1) * sizeof *ord), nord = 0;
-    if (!ord) {
-        etp_qnn_bundle_free(&b);
-        return PyErr_NoMemory();
-    }
-    if (etp_qnn_rows_sorted(d, NULL, sort, 0, ord, &nord)) {
+    if (!ord) return PyErr_NoMemory();
+    if (etp_qnn_rows_sorted(d, j ? j->row_etdump : NULL, sort, 0, ord, &nord)) {
         free(ord);
-        etp_qnn_bundle_free(&b);
         return PyErr_NoMemory();
     }
     static const char *const cn[] = {"qnn_op", "op_id", "qnn_op_type", "cycles",
                                      "dominant_path_cycles", "share", "hmx", "hvx", "dma",
                                      "htp_ops", "dram_read_bytes", "dram_write_bytes",
                                      "vtcm_read_bytes", "vtcm_write_bytes", "hmx_cycles",
-                                     "hvx_cycles", "dma_cycles"};
-    enum { NQ = 17 };
-    PyObject *cols[NQ] = {0};
+                                     "hvx_cycles", "dma_cycles", "etdump_cycles"};
+    enum { NQ = 18 };
+    int nq = j ? NQ : NQ - 1; /* etdump_cycles with an ETDump only, as the command */
+    PyObject *cols[NQ] = {0}, *join = NULL;
     if (!(rows = PyDict_New())) goto done;
-    for (int c = 0; c < NQ; c++) {
+    for (int c = 0; c < nq; c++) {
         if (!(cols[c] = PyList_New(nord))) goto done;
         if (PyDict_SetItemString(rows, cn[c], cols[c])) goto done;
     }
@@ -1800,15 +1873,22 @@ static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
             r->has_bytes ? PyLong_FromLongLong(r->vtcm_read_bytes) : (Py_INCREF(Py_None), Py_None),
             r->has_bytes ? PyLong_FromLongLong(r->vtcm_write_bytes) : (Py_INCREF(Py_None), Py_None),
             PyLong_FromLongLong(r->hmx_cycles), PyLong_FromLongLong(r->hvx_cycles),
-            PyLong_FromLongLong(r->dma_cycles)};
-        for (int c = 0; c < NQ; c++) {
+            PyLong_FromLongLong(r->dma_cycles), NULL};
+        if (j) { /* the p50 of the row's ETDump node: a whole number as an int (the command) */
+            double e = j->row_etdump[ord[i]];
+            v[NQ - 1] = isfinite(e) && e == floor(e) && fabs(e) < 9e18
+                            ? PyLong_FromLongLong((long long)e)
+                            : fnum(e);
+        }
+        for (int c = 0; c < nq; c++) {
             if (!v[c]) {
-                for (int k = c; k < NQ; k++) Py_XDECREF(v[k]);
+                for (int k = c; k < nq; k++) Py_XDECREF(v[k]);
                 goto done;
             }
             PyList_SET_ITEM(cols[c], i, v[c]);
         }
     }
+    if (j && !(join = join_dict(ops, d, j))) goto done;
     if (!(threads = PyList_New(s->n_threads))) goto done;
     for (uint32_t i = 0; i < s->n_threads; i++) {
         const etp_qnn_thread_busy *t = &s->threads[i];
@@ -1869,16 +1949,119 @@ static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
         "ops_dma_only", u.dma_only, "ops_using_none", u.none, "total_cycles",
         (long long)d->total_cycles);
     if (!summary) goto done;
-    res = Py_BuildValue("{s:N,s:O,s:N}", "rows_source",
+    res = Py_BuildValue("{s:N,s:O,s:N,s:O}", "rows_source",
                         text(etp_qnn_source_name(d->rows_source)), "ops", rows, "summary",
-                        summary);
+                        summary, "join", join ? join : Py_None);
 done:
     for (int c = 0; c < NQ; c++) Py_XDECREF(cols[c]);
     Py_XDECREF(rows);
     Py_XDECREF(threads);
     Py_XDECREF(path);
+    Py_XDECREF(join);
     free(ord);
+    return res;
+}
+
+static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
+    etp_qnn_paths qp = {0};
+    const char *sort = "cycles";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
+                                     &qp.runtrace, &qp.heap, &sort))
+        return NULL;
+    if (!etp_qnn_rows_sort_key_valid(sort))
+        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
+                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
+                           "qnn_op_type)", sort);
+    if (!etp_qnn_paths_any(&qp))
+        return raise_usage("qnn: give at least one QNN file (qhas=, optrace=, runtrace=, heap=)%s",
+                           "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_bundle b;
+    memset(&b, 0, sizeof b);
+    int rc = etp_qnn_bundle_load(&qp, &b, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = qnn_result(&b, NULL, NULL, sort);
     etp_qnn_bundle_free(&b);
+    return res;
+}
+
+/* An ETDump node of the join: {name, op_id, cycles} and the like (src/cli/cmd_qnn.c json_join). */
+static PyObject *opt_op_id(const etp_qnn_op_row *r) {
+    if (r->has_op_id) return PyLong_FromUnsignedLong(r->op_id);
+    Py_RETURN_NONE;
+}
+
+static int append_new(PyObject *l, PyObject *x) {
+    if (!x) return -1;
+    int e = PyList_Append(l, x);
+    Py_DECREF(x);
+    return e;
+}
+
+/* The "join" object of `etprof qnn DUMP --qhas Q --format json`. */
+static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
+                           const etp_qnn_etd_join *j) {
+    const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(r, (size_t)j->qnn) : NULL;
+    const etp_ops_method *m = q ? etp_ops_method_get(r, q->method) : NULL;
+    PyObject *eo = PyList_New(0), *qo = PyList_New(0), *no = PyList_New(0), *co = PyList_New(0),
+             *dif = PyList_New(0), *cand = PyList_New(0), *res = NULL;
+    if (!eo || !qo || !no || !co || !dif || !cand) goto done;
+    for (uint32_t c = 0; m && c < m->n_candidates; c++) /* the fitting methods, ambiguous */
+        if (append_new(cand, text(m->candidate_names[c]))) goto done;
+    for (uint32_t k = 0; k < j->n_etdump_only; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, j->etdump_only[k]);
+        if (append_new(eo, Py_BuildValue("{s:N,s:L,s:N}", "name", text(row->name), "op_id",
+                                          (long long)row->qnn_op_id, "cycles",
+                                          fnum(row->stats.p50))))
+            goto done;
+    }
+    for (uint32_t k = 0; k < j->n_qnn_only; k++) {
+        const etp_qnn_op_row *x = &d->rows[j->qnn_only[k]];
+        if (append_new(qo, Py_BuildValue("{s:N,s:N,s:L}", "qnn_op", text(x->qnn_op), "op_id",
+                                          opt_op_id(x), "cycles", (long long)x->cycles)))
+            goto done;
+    }
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *pr = &j->pairs[k];
+        const etp_qnn_op_row *x = &d->rows[pr->qnn_row];
+        const etp_ops_row *row = etp_ops_row_get(r, pr->ops_row);
+        if (pr->trusted && !pr->by_id &&
+            append_new(no, Py_BuildValue("{s:N,s:L,s:N,s:N}", "etdump_node", text(row->name),
+                                         "etdump_op_id", (long long)row->qnn_op_id, "qnn_op",
+                                         text(x->qnn_op), "qnn_op_id", opt_op_id(x))))
+            goto done;
+        if (!pr->trusted &&
+            append_new(co, Py_BuildValue("{s:N,s:N,s:L,s:O}", "etdump_node", text(row->name),
+                                         "qnn_op", text(x->qnn_op), "op_id",
+                                         (long long)row->qnn_op_id, "by_op_id",
+                                         pr->by_id ? Py_True : Py_False)))
+            goto done;
+        if (pr->cycles_differ &&
+            append_new(dif, Py_BuildValue("{s:N,s:N,s:L}", "qnn_op", text(x->qnn_op),
+                                          "etdump_cycles", fnum(pr->etdump_cycles), "qnn_cycles",
+                                          (long long)x->cycles)))
+            goto done;
+    }
+    res = Py_BuildValue(
+        "{s:N,s:O,s:N,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:O,s:{s:I,s:I,s:I,s:L,s:s,s:O}}",
+        "method", text(m ? m->name : NULL), "method_candidates", cand, "instruction_id",
+        q ? PyLong_FromLong(etp_ops_row_get(r, q->delegate_row)->instr)
+          : (Py_INCREF(Py_None), Py_None),
+        "etdump_nodes", j->n_nodes, "qnn_ops", d->n_rows, "matched", j->matched,
+        "matched_by_op_id", j->matched_by_id, "matched_by_name_only", j->matched_by_name,
+        "etdump_only", eo, "qnn_only", qo, "name_only", no, "conflicts", co, "cycle_agreement",
+        "compared", j->cycles_equal + j->cycles_different, "equal", j->cycles_equal, "different",
+        j->cycles_different, "max_abs_diff_cycles", (long long)j->max_abs_diff, "verdict",
+        etp_qnn_etd_agreement(j), "different_ops", dif);
+done:
+    Py_XDECREF(eo);
+    Py_XDECREF(qo);
+    Py_XDECREF(no);
+    Py_XDECREF(co);
+    Py_XDECREF(dif);
+    Py_XDECREF(cand);
     return res;
 }
 

@@ -163,3 +163,27 @@ def test_etrecord_over_hostile_input(tmp_path):
             assert e.file == str(rec) and e.reason
             seen["rejected"] += 1
     assert seen["ok"] and seen["rejected"]
+
+
+def test_qnn_files_over_hostile_input():
+    """Every file of fuzz/corpus/qnn given to open() as qhas=, optrace=, runtrace= and heap=
+    (in turn) with the fake-QNN dump, then Profile.qnn(): a result, InputError or UsageError
+    (never a crash)."""
+    qdir = os.path.join(os.path.dirname(CORPUS), "qnn")
+    files = sorted(os.path.join(qdir, f) for f in os.listdir(qdir)) if os.path.isdir(qdir) else []
+    assert len(files) > 100, "QNN corpus missing at %s" % qdir
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp")
+    seen = {"ok": 0, "rejected": 0}
+    with open(dump, "rb") as fh:
+        raw = fh.read()  # one read; each Profile borrows the bytes
+    for i, f in enumerate(files):
+        key = ("qhas", "optrace", "runtrace", "heap")[i % 4]
+        try:
+            with etprof.open(raw, **{key: f}) as p:
+                q = p.qnn(as_dict=True)
+                repr(q)
+            seen["ok"] += 1
+        except etprof.InputError as e:
+            assert e.file == f and e.reason
+            seen["rejected"] += 1
+    assert seen["ok"] and seen["rejected"]
