@@ -158,7 +158,16 @@ class Profile:
         """True once :meth:`close` was called."""
         return self._p.closed
 
+    @property
+    def busy(self):
+        """True while another thread runs a long library call on this Profile (opening,
+        ops, trace/report writing, compare): the GIL is released during those, and every
+        other use of the Profile meanwhile raises :class:`UsageError`."""
+        return self._p.busy
+
     def __repr__(self):
+        if self._p.busy:
+            return "<etprof.Profile of %r (busy in another thread)>" % (self.etdump,)
         if self._p.closed:
             return "<etprof.Profile of %r (closed)>" % (self.etdump,)
         parts = ["%r" % (self.etdump,)]
@@ -280,8 +289,16 @@ EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "inst
                  "method", "operator", "backend")
 
 
-def _iter_events(self):
+def _blocks(self):
+    """The block count; when None (closed, or busy in another thread), the C layer's error."""
     n = self._p.blocks
+    if n is None:
+        self._p.event_columns(0)  # raises ValueError (closed) or UsageError (busy)
+    return n
+
+
+def _iter_events(self):
+    n = _blocks(self)
     for b in range(n):
         cols = self._p.event_columns(b)
         for i in range(len(cols["index"])):
@@ -300,6 +317,7 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
     dump is not materialised by accident."""
     if stream:
         return _iter_events(self)
+    _blocks(self)
     n = self._p.events
     if max_events is not None and n > max_events:
         raise UsageError("Profile.events: %d events is more than max_events=%d; use "

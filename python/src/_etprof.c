@@ -120,7 +120,32 @@ typedef struct {
     etp_qnn_bundle qb;
     bool have_qb;
     PyObject *qnn_paths; /* dict of the four paths as given (None when absent) */
+    /* Set (with the GIL held) while a library call runs without the GIL on this Profile's
+     * state: every other entry point then refuses with UsageError instead of touching it
+     * (the library's objects are used by one thread at a time: etprof.h). */
+    int busy;
 } Profile;
+
+/* Entry check of every method that touches the library state. */
+static PyObject *raise_usage(const char *fmt, const char *arg);
+static int busy_error(const Profile *p) {
+    if (!p->busy) return 0;
+    raise_usage("this etprof.Profile is busy in another thread (a long library call is running "
+                "without the GIL)%s",
+                "; use one Profile per thread, or wait for that call to return");
+    return -1;
+}
+
+/* Runs `stmt` (C only: no Python object is touched) without the GIL, with p marked busy. */
+#define WITHOUT_GIL(p, stmt)                                                                    \
+    do {                                                                                        \
+        PyThreadState *etp_save_;                                                               \
+        (p)->busy++;                                                                            \
+        etp_save_ = PyEval_SaveThread();                                                        \
+        stmt;                                                                                   \
+        PyEval_RestoreThread(etp_save_);                                                        \
+        (p)->busy--;                                                                            \
+    } while (0)
 
 static void profile_release(Profile *p) {
     etp_ops_free(p->ops);
@@ -235,13 +260,27 @@ static int load_qnn_files(Profile *p, PyObject *const qf[4], etp_error *err, int
     etp_qnn_paths qp = {cp[0], cp[1], cp[2], cp[3]};
     if (etp_qnn_paths_any(&qp)) {
         memset(&p->qb, 0, sizeof p->qb);
-        if ((*rc = etp_qnn_bundle_load(&qp, &p->qb, err))) goto done;
+        int r;
+        WITHOUT_GIL(p, r = etp_qnn_bundle_load(&qp, &p->qb, err));
+        if ((*rc = r)) goto done;
         p->have_qb = true;
     }
     res = 0;
 done:
     for (int k = 0; k < 4; k++) Py_XDECREF(fs[k]);
     return res;
+}
+
+/* The dump, the program and the model, after the dump's blob: C only (run without the GIL). */
+static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, etp_error *err) {
+    int rc = etp_dump_open(&p->dump, &p->dump_blob, err);
+    if (!rc && pte) {
+        rc = etp_blob_open(&p->pte_blob, pte, err);
+        p->have_pte_blob = rc == ETP_OK;
+        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, err);
+    }
+    if (!rc) rc = etp_model_open(&p->model, p->dump, p->prog, mo, err);
+    return rc;
 }
 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
@@ -257,6 +296,7 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
                                      &pte, &method, &skip, &block, &tick, &ignore_mismatch,
                                      &ticks, &dbuf, &etr, &qf[0], &qf[1], &qf[2], &qf[3]))
         return -1;
+    if (busy_error(p)) return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
         return -1;
@@ -386,7 +426,10 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
             profile_release(p);
             return -1;
         }
-        rc = etp_etrecord_open(&p->rec, PyBytes_AS_STRING(eb), NULL, &err);
+        const char *ep = PyBytes_AS_STRING(eb);
+        etp_etrecord *rec = NULL;
+        WITHOUT_GIL(p, rc = etp_etrecord_open(&rec, ep, NULL, &err));
+        p->rec = rc ? NULL : rec;
         Py_DECREF(eb);
         if (rc) {
             p->rec = NULL;
@@ -418,25 +461,21 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         etp_blob_borrow(&p->dump_blob, p->dump_view.buf, (size_t)p->dump_view.len, "<bytes>");
         p->have_dump_blob = true;
     } else {
-        rc = etp_blob_open(&p->dump_blob, PyBytes_AS_STRING(db), &err);
+        const char *dp = PyBytes_AS_STRING(db);
+        WITHOUT_GIL(p, rc = etp_blob_open(&p->dump_blob, dp, &err));
         p->have_dump_blob = rc == ETP_OK;
     }
-    if (!rc) rc = etp_dump_open(&p->dump, &p->dump_blob, &err);
-    if (!rc && pb) {
-        rc = etp_blob_open(&p->pte_blob, PyBytes_AS_STRING(pb), &err);
-        p->have_pte_blob = rc == ETP_OK;
-        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, &err);
-    }
-    if (!rc) {
-        etp_model_opts mo;
-        etp_model_opts_init(&mo);
-        mo.method = mname;
-        mo.tick_ns = tick_ns;
-        p->tick_ns = tick_ns;
-        mo.ignore_program_mismatch = ignore_mismatch != 0;
-        mo.dump_name = p->dump_blob.name;
-        rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
-    }
+    etp_model_opts mo;
+    etp_model_opts_init(&mo);
+    mo.method = mname;
+    mo.tick_ns = tick_ns;
+    p->tick_ns = tick_ns;
+    mo.ignore_program_mismatch = ignore_mismatch != 0;
+    mo.dump_name = p->dump_blob.name;
+    const char *pp = pb ? PyBytes_AS_STRING(pb) : NULL;
+    /* verification and the model: the long part of an open, without the GIL (the bytes,
+     * paths and names used are owned by p or by this call) */
+    if (!rc) WITHOUT_GIL(p, rc = open_rest(p, pp, &mo, &err));
     Py_XDECREF(db);
     Py_XDECREF(pb);
     if (rc) {
@@ -459,7 +498,10 @@ static int need_ops(Profile *p) {
     etp_ops_opts_init(&oo);
     oo.skip_first = p->skip_first;
     oo.block = p->block;
-    int rc = etp_ops_compute(p->model, &oo, &p->ops, &err);
+    int rc;
+    etp_ops_result *ops = NULL;
+    WITHOUT_GIL(p, rc = etp_ops_compute(p->model, &oo, &ops, &err));
+    p->ops = rc ? NULL : ops;
     if (rc) {
         p->ops = NULL;
         raise_etp(rc, &err);
@@ -585,6 +627,7 @@ static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_ro
 }
 
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
     int all = 0;
@@ -670,6 +713,7 @@ static PyObject *stats_dict(const etp_stats *s, etp_unit u, double uns) {
 }
 
 static PyObject *Profile_summary(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", NULL};
     const char *tu = "us";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:summary", kwlist, &tu)) return NULL;
@@ -700,11 +744,16 @@ static PyObject *Profile_summary(Profile *p, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Profile_close(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    if (busy_error(p)) return NULL;
     profile_release(p);
     Py_RETURN_NONE;
 }
 
+static PyObject *Profile_get_busy(Profile *p, void *Py_UNUSED(c)) {
+    return PyBool_FromLong(p->busy != 0);
+}
 static PyObject *Profile_get_closed(Profile *p, void *Py_UNUSED(c)) {
+    if (p->busy) Py_RETURN_FALSE; /* being opened or used in another thread: not closed */
     return PyBool_FromLong(p->model == NULL);
 }
 static PyObject *Profile_get_etdump(Profile *p, void *Py_UNUSED(c)) {
@@ -723,11 +772,11 @@ static PyObject *Profile_get_method(Profile *p, void *Py_UNUSED(c)) {
     return o;
 }
 static PyObject *Profile_get_blocks(Profile *p, void *Py_UNUSED(c)) {
-    if (!p->dump) Py_RETURN_NONE;
+    if (p->busy || !p->dump) Py_RETURN_NONE;
     return PyLong_FromUnsignedLong(etp_dump_get_info(p->dump)->block_count);
 }
 static PyObject *Profile_get_events(Profile *p, void *Py_UNUSED(c)) {
-    if (!p->dump) Py_RETURN_NONE;
+    if (p->busy || !p->dump) Py_RETURN_NONE;
     return PyLong_FromUnsignedLongLong(etp_dump_get_info(p->dump)->event_count);
 }
 
@@ -859,6 +908,7 @@ static int etr_fields(const etp_etrecord *rec, const etp_inspector_block *b,
 }
 
 static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "etrecord", NULL};
     const char *tu = "ms", *etr = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sz:inspector_columns", kwlist, &tu, &etr))
@@ -877,7 +927,8 @@ static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject 
         if (r0) return raise_etp(r0, &err);
     }
     etp_inspector_result *r = NULL;
-    int rc = etp_inspector_compute(p->model, p->dump, &r, &err);
+    int rc;
+    WITHOUT_GIL(p, rc = etp_inspector_compute(p->model, p->dump, &r, &err));
     if (rc) {
         etp_etrecord_close(rec);
         return raise_etp(rc, &err);
@@ -1002,6 +1053,7 @@ static PyObject *ev_value(const etp_block_view *v, const etp_mevent *e, int c) {
 }
 
 static PyObject *Profile_event_columns(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
     unsigned long b;
     if (!PyArg_ParseTuple(args, "k:event_columns", &b)) return NULL;
     if (!p->model) {
@@ -1137,6 +1189,7 @@ static PyObject *run_value(const etp_ops_result *r, const etp_runs_row *rw, int 
 }
 
 static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "warmup_factor", "outlier_k", "trend_alpha",
                              "trend_pct", NULL};
     const char *tu = "us";
@@ -1196,6 +1249,7 @@ done:
 /* ---- op types (etp_optype_compute): the rows of `etprof ops --by type --format json` ---- */
 
 static PyObject *Profile_op_types(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", NULL};
     const char *tu = "us";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:op_types", kwlist, &tu)) return NULL;
@@ -1280,6 +1334,7 @@ static PyObject *fact_dict(const etp_ops_result *r, const etp_fact *f) {
 }
 
 static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"top", NULL};
     unsigned int top = 5;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$I:explain", kwlist, &top)) return NULL;
@@ -1324,6 +1379,51 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
 
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
+/* The body of write_file: the trace or report written into `f` (closed here), then renamed
+ * over `dst`. C only: runs without the GIL. The library's code, or 0 with *werr an errno. */
+static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, const char *src,
+                      const char *prog, const char *tu, const char *const qnn[4],
+                      const char *tmp, etp_trace_stats *stp, int *werrp, etp_error *errp) {
+    int rc, werr = 0;
+    etp_trace_stats st;
+    etp_error err;
+    memset(&st, 0, sizeof st);
+    memset(&err, 0, sizeof err);
+    if (kind == 0) {
+        etp_trace_opts to;
+        memset(&to, 0, sizeof to);
+        to.source = src;
+        to.program = prog;
+        to.tick_ns = p->tick_ns;
+        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
+        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
+        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
+        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
+    } else {
+        etp_report_opts ro;
+        etp_report_opts_init(&ro);
+        ro.source = src;
+        ro.program = prog;
+        ro.time_unit = tu;
+        ro.tick_ns = p->tick_ns;
+        ro.block = p->block;
+        ro.skip_first = p->skip_first;
+        ro.qhas = qnn[0];
+        ro.optrace = qnn[1];
+        ro.runtrace = qnn[2];
+        ro.heap = qnn[3];
+        rc = etp_report_write(p->model, f, &ro, &err);
+    }
+    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
+    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
+    if (fclose(f) && !werr) werr = errno ? errno : EIO;
+    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    *stp = st;
+    *werrp = werr;
+    *errp = err;
+    return rc;
+}
+
 static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
                             const char *const qnn[4]) {
     if (!p->model) {
@@ -1360,39 +1460,11 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
     memset(&err, 0, sizeof err);
     const char *src = PyUnicode_AsUTF8(p->etdump_path);
     const char *prog = p->pte_path != Py_None ? PyUnicode_AsUTF8(p->pte_path) : NULL;
-    int rc;
+    int rc, werr = 0;
     etp_trace_stats st;
     memset(&st, 0, sizeof st);
-    if (kind == 0) {
-        etp_trace_opts to;
-        memset(&to, 0, sizeof to);
-        to.source = src;
-        to.program = prog;
-        to.tick_ns = p->tick_ns;
-        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
-        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
-        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
-        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
-    } else {
-        etp_report_opts ro;
-        etp_report_opts_init(&ro);
-        ro.source = src;
-        ro.program = prog;
-        ro.time_unit = tu;
-        ro.tick_ns = p->tick_ns;
-        ro.block = p->block;
-        ro.skip_first = p->skip_first;
-        ro.qhas = qnn[0];
-        ro.optrace = qnn[1];
-        ro.runtrace = qnn[2];
-        ro.heap = qnn[3];
-        rc = etp_report_write(p->model, f, &ro, &err);
-    }
-    int werr = 0;
-    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
-    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
-    if (fclose(f) && !werr) werr = errno ? errno : EIO;
-    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    /* the writer and the file's end run without the GIL (C only) */
+    WITHOUT_GIL(p, rc = write_body(p, kind, f, dst, n, src, prog, tu, qnn, tmp, &st, &werr, &err));
     if (rc || werr) {
         unlink(tmp);
         free(tmp);
@@ -1420,6 +1492,7 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
 }
 
 static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"path", NULL};
     PyObject *path;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O:write_trace", kwlist, &path)) return NULL;
@@ -1427,6 +1500,7 @@ static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"path", "time_unit", "qhas", "optrace", "runtrace", "heap", NULL};
     PyObject *path;
     const char *tu = "us";
@@ -1633,6 +1707,7 @@ static int tcols_row(void *vctx, const trow *r) {
 }
 
 static PyObject *Profile_tensor_columns(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    if (busy_error(p)) return NULL;
     tcols_ctx c;
     memset(&c, 0, sizeof c);
     PyObject *d = PyDict_New();
@@ -1692,6 +1767,7 @@ static int tnpy_row(void *vctx, const trow *r) {
 }
 
 static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
     Py_ssize_t i;
     if (!PyArg_ParseTuple(args, "n:tensor_npy", &i)) return NULL;
     tnpy_ctx c = {i, 0, NULL};
@@ -1710,6 +1786,7 @@ static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
 /* Profile.qnn(): the QNN files given at open joined to this dump's HTP nodes (etprof qnn DUMP
  * --qhas ... --format json). */
 static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"sort", NULL};
     const char *sort = "cycles";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:qnn", kwlist, &sort)) return NULL;
@@ -1784,6 +1861,8 @@ static PyMethodDef Profile_methods[] = {
 
 static PyGetSetDef Profile_getset[] = {
     {"closed", (getter)Profile_get_closed, NULL, "True after close()", NULL},
+    {"busy", (getter)Profile_get_busy, NULL,
+     "True while a library call runs on this Profile without the GIL (in another thread)", NULL},
     {"etdump", (getter)Profile_get_etdump, NULL, "the ETDump path as given", NULL},
     {"pte", (getter)Profile_get_pte, NULL, "the program path as given, or None", NULL},
     {"method", (getter)Profile_get_method, NULL, "the forced method, or None", NULL},
@@ -2111,6 +2190,7 @@ static PyObject *mod_diff(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) 
         if (!(o.fail_pct >= 0)) return raise_usage("fail_pct: expected a percentage >= 0%s", "");
     }
     Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (busy_error(pa) || busy_error(pb)) return NULL;
     if (need_ops(pa) || need_ops(pb)) return NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
@@ -2236,6 +2316,7 @@ static PyObject *mod_compare(PyObject *Py_UNUSED(m), PyObject *args, PyObject *k
                                      &ProfileType, &b, &thr_o))
         return NULL;
     Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (busy_error(pa) || busy_error(pb)) return NULL;
     double thr = INFINITY;
     if (thr_o != Py_None) {
         thr = PyFloat_AsDouble(thr_o);
@@ -2252,7 +2333,14 @@ static PyObject *mod_compare(PyObject *Py_UNUSED(m), PyObject *args, PyObject *k
     etp_error err;
     memset(&err, 0, sizeof err);
     etp_cmp_result *r = NULL;
-    int rc = etp_cmp_compute(pa->model, &pa->dbuf_blob, pb->model, &pb->dbuf_blob, &r, &err);
+    int rc;
+    pa->busy++;
+    pb->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = etp_cmp_compute(pa->model, &pa->dbuf_blob, pb->model, &pb->dbuf_blob, &r, &err);
+    Py_END_ALLOW_THREADS
+    pa->busy--;
+    pb->busy--;
     if (rc) return raise_etp(rc, &err);
     size_t n = etp_cmp_row_count(r);
     int64_t first = etp_cmp_first_below(r, INFINITY);
