@@ -187,3 +187,58 @@ def test_qnn_files_over_hostile_input():
             assert e.file == f and e.reason
             seen["rejected"] += 1
     assert seen["ok"] and seen["rejected"]
+
+
+def test_new_entry_points_do_not_leak():
+    """150 cycles of the debug-buffer, ETRecord and QNN entry points (open with each, tensors,
+    tensor, compare, ops with the ETRecord columns, qnn with the join, a failed open of each
+    kind), after 150 cycles that warm the allocator up (measured: RSS settles within about 200
+    cycles, then stays flat), grow RSS by under 1 MiB (a leaked model, record or QNN bundle
+    per cycle is far more) and traced Python memory by under 64 KiB."""
+    tracemalloc = pytest.importorskip("tracemalloc")
+    stem = data("real/module_linear_intermediate_1x")
+    qdump = data("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp")
+    qhas = data("qnn-fixtures/stories260k_kv_qhas.json")
+    try:
+        import numpy  # noqa: F401
+        have_np = True
+    except ImportError:
+        have_np = False
+
+    def cycle():
+        with etprof.open(stem + ".etdp", debug_buffer=stem + ".debug.bin") as p:
+            p.tensors(as_dict=True)
+            if have_np:
+                p.tensor(1)
+            etprof.compare(p, p, as_dict=True)
+        with etprof.open(data("upstream/etdump.etdp"),
+                         etrecord=data("upstream/etrecord.bin")) as p:
+            p.ops(as_dict=True, samples="list")
+        with etprof.open(qdump, qhas=qhas) as p:
+            p.qnn(as_dict=True)
+        for kw in ({"debug_buffer": stem + ".missing"}, {"etrecord": stem + ".missing"},
+                   {"qhas": stem + ".missing"}):
+            try:
+                etprof.open(stem + ".etdp", **kw)
+            except etprof.IOError:
+                pass
+
+    for _ in range(150):
+        cycle()
+    gc.collect()
+    before = rss_kb()  # RSS first, without tracemalloc (whose own traces cost RSS)
+    for _ in range(150):
+        cycle()
+    gc.collect()
+    after = rss_kb()
+    tracemalloc.start()
+    before_py = tracemalloc.get_traced_memory()[0]
+    for _ in range(50):
+        cycle()
+    gc.collect()
+    after_py = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    if not SANITIZED:
+        assert after - before < 1024, "RSS grew by %d KiB over 150 cycles" % (after - before)
+    assert after_py - before_py < 64 * 1024, "Python objects grew by %d bytes" % (
+        after_py - before_py)
