@@ -310,6 +310,15 @@ typedef struct etp_qnn_node_name {
 /* Classifies an ETDump delegate event name / viewer node identifier. `out` may be NULL. */
 etp_qnn_node_kind etp_qnn_parse_node_name(const char *name, etp_qnn_node_name *out);
 
+/* The words `etprof qnn --profile-log/--profile-csv` writes for these (JSON "kind", "unit";
+ * docs/qnn-inputs.md), static strings: a node name's kind "named", "input", "output", "system",
+ * else "other"; a block's kind "init", "compose", "finalize", "execute", "deinit", else "other";
+ * an event's unit "us", "cycles", "count", "bytes", "object", its unit_text for
+ * ETP_QNN_UNIT_OTHER (then it lives as long as the viewer), NULL when it has none (or e NULL). */
+const char *etp_qnn_node_kind_name(etp_qnn_node_kind k);
+const char *etp_qnn_stat_kind_name(etp_qnn_stat_kind k);
+const char *etp_qnn_event_unit_name(const etp_qnn_stat_event *e);
+
 /* The per-QNN-op rows and the summary derived from the QNN files (etp_qnn_bundle.der). */
 /* Which file a figure came from. */
 typedef enum etp_qnn_source {
@@ -443,6 +452,8 @@ typedef struct etp_qnn_etd_join {
     int64_t max_abs_diff;  /* largest |ETDump - QNN| over the trusted pairs, cycles */
     double *row_etdump;    /* per derived row: the p50 of its trusted ETDump node, NaN if none */
     int32_t *row_ops;      /* per derived row: the ops row of its trusted ETDump node, or -1 */
+    uint32_t cycles_compared; /* pairs whose cycles were compared: cycles_equal +
+                                 cycles_different (JSON cycle_agreement.compared) */
 } etp_qnn_etd_join;
 
 /* Joins `d`'s rows to the HTP node rows of the ETDump partition where most of them match (by

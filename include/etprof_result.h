@@ -135,6 +135,17 @@ void etp_doc_flat(etp_doc *d, etp_table *t);
  * csv/tsv/jsonl: the rows. Facts, sections and the flat table are then not rendered. */
 void etp_doc_single_table(etp_doc *d, etp_table *t);
 
+/* ---- partial JSON envelope, one-line safe prose (feature: qnn port) ---- */
+/* Which members of the envelope the JSON view writes after "schema_version" (which stays, when
+ * schema_version >= 0): ETP_ENV_FILE and/or ETP_ENV_PROGRAM; both by default (etp_doc_new), 0
+ * for {schema_version, <facts>} (the shape of commands whose JSON names its inputs itself).
+ * Cannot fail; NULL is ignored. */
+enum { ETP_ENV_FILE = 1, ETP_ENV_PROGRAM = 2 };
+void etp_doc_envelope(etp_doc *d, unsigned members);
+/* Prose flag: the text is shown exactly as a table cell would be (as ETP_TEXT_SAFE, and line
+ * breaks too become spaces): for a name from the input inside a line of prose. */
+enum { ETP_TEXT_CELL = 4 };
+
 /* ---- rendering ---- */
 typedef struct etp_render_opts {
     int width;    /* table format: largest line width (0: unlimited, e.g. --wide or not a tty) */
@@ -145,6 +156,22 @@ typedef struct etp_render_opts {
  * ETP_E_INTERNAL (the document had an error, or out of memory), ETP_E_USAGE (fmt unknown).
  * opts NULL: defaults. The document is not changed: render it as often as needed. */
 int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *opts);
+
+/* ---- JSON layout and safe names (info, tree: issue 11.3) ---- */
+/* The envelope's "program" member goes here, at the current end of the root's members, instead
+ * of right after "file" (info on an ETDump: its 0.1.0 shape). Once per document. */
+void etp_doc_program_here(etp_doc *d);
+/* Members left out of the JSON view: ETP_JSON_NO_PROGRAM, the envelope's "program" (info on a
+ * program or an ETRecord, which name no program); ETP_JSON_NO_NOTES, the "notes" array (shapes
+ * without one). Flags add up over calls. */
+enum { ETP_JSON_NO_PROGRAM = 1, ETP_JSON_NO_NOTES = 2 };
+void etp_doc_json_omit(etp_doc *d, unsigned members);
+/* A copy of `s` as the table and md formats show a text cell (docs/output-formats.md): valid
+ * UTF-8, each invalid byte U+FFFD, control characters (line breaks too) as spaces. For a name
+ * from the input inside a command's own prose when only that name, not the whole block
+ * (ETP_TEXT_SAFE), is to be shown safely. NULL when `s` is NULL or out of memory; free() it.
+ * Thread-safe (reads only its argument). */
+char *etp_text_safe(const char *s);
 
 ETP_API_END
 #ifdef __cplusplus

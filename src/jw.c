@@ -106,6 +106,13 @@ static inline void st_ch(stage *o, char c) {
     o->b[o->n++] = c;
 }
 
+void jw_newline(jw *w) {
+    stage o;
+    st_init(&o, w);
+    st_ch(&o, '\n');
+    st_flush(&o);
+}
+
 static void newline_indent(stage *o, int depth) {
     static const char nl_spaces[] = "\n                                                              ";
     size_t n = 1 + 2 * (size_t)depth;
@@ -279,7 +286,7 @@ static void write_string(stage *o, const char *str, size_t n) {
     st_ch(o, '"');
 }
 
-void jw_key(jw *w, const char *key) {
+static void key_n(jw *w, const char *key, size_t len, bool plain_ascii) {
     if (w->error) return;
     if (w->depth == 0 || w->kind[w->depth - 1] != '{' || w->want_value) {
         w->error = true;
@@ -290,12 +297,21 @@ void jw_key(jw *w, const char *key) {
     if (w->items[w->depth - 1]) st_ch(&o, ',');
     if (w->pretty) newline_indent(&o, w->depth);
     w->items[w->depth - 1] = true;
-    write_string(&o, key ? key : "", key ? strlen(key) : 0);
+    if (plain_ascii) {
+        st_ch(&o, '"');
+        st_add(&o, key, len);
+        st_ch(&o, '"');
+    } else {
+        write_string(&o, key, len);
+    }
     if (w->pretty) st_add(&o, ": ", 2);
     else st_ch(&o, ':');
     st_flush(&o);
     w->want_value = true;
 }
+
+void jw_key(jw *w, const char *key) { key_n(w, key ? key : "", key ? strlen(key) : 0, false); }
+void jw_key_plain(jw *w, const char *key, size_t len) { key_n(w, key, len, true); }
 
 static void scalar_n(jw *w, const char *text, size_t n) {
     stage o;
@@ -379,6 +395,89 @@ size_t jw_c_number(char *s) {
     return o;
 }
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* What the loop in jw_dtoa() prints for 1e-4 <= |v| < 1e15 (v not whole), computed exactly in
+ * integers instead of by up to three printf + strtod rounds: |v| = m * 2^-K, so
+ * N = m * 10^s = |v| * 10^s * 2^K is exact in 128 bits (s <= 20, K <= 66, m < 2^53), and from it
+ * the 15-, 16- and 17-digit roundings (ties to even, as glibc's printf rounds) and whether each
+ * reads back as v (strtod: nearest, ties to even). Fixed notation only, as %g uses it below
+ * 10^precision. 0 (not handled) for a power of two (its lower neighbour is nearer) or when the
+ * rounding reaches 10^15. */
+static size_t dtoa_exact(char buf[JW_DTOA_MAX], double v, double a) {
+    int e2;
+    double fr = frexp(a, &e2); /* a = fr * 2^e2, fr in [0.5, 1) */
+    uint64_t m = (uint64_t)ldexp(fr, 53);
+    int K = 53 - e2;
+    if (m == (UINT64_C(1) << 52) || K <= 0 || K > 70) return 0;
+    static const uint64_t p10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                   100000000, 1000000000, UINT64_C(10000000000),
+                                   UINT64_C(100000000000), UINT64_C(1000000000000),
+                                   UINT64_C(10000000000000), UINT64_C(100000000000000),
+                                   UINT64_C(1000000000000000), UINT64_C(10000000000000000),
+                                   UINT64_C(100000000000000000), UINT64_C(1000000000000000000)};
+    int X = (int)floor(log10(a)); /* decimal exponent, corrected below */
+    u128 N = 0, D = 0, mask = ((u128)1 << K) - 1;
+    int s = 0;
+    for (int tries = 0; tries < 3; tries++) {
+        s = 16 - X;
+        if (s < 0 || s > 22) return 0;
+        u128 p10s = s <= 18 ? (u128)p10[s] : (u128)p10[18] * p10[s - 18];
+        N = (u128)m * p10s;
+        D = N >> K;
+        if (D < (u128)p10[16]) X--;
+        else if (D >= (u128)p10[17]) X++;
+        else break;
+    }
+    if (D < (u128)p10[16] || D >= (u128)p10[17]) return 0;
+    u128 R = N & mask;
+    u128 ten_s = s <= 18 ? (u128)p10[s] : (u128)p10[18] * p10[s - 18];
+    for (int prec = 15; prec <= 17; prec++) {
+        uint64_t q = p10[17 - prec];
+        uint64_t c = (uint64_t)(D / q);
+        u128 rem = (u128)(uint64_t)(D % q) * ((u128)1 << K) + R; /* below c, in units of 2^-K */
+        u128 half = (u128)q << (K - 1);
+        if (rem > half || (rem == half && (c & 1))) c++;
+        int Xc = X;
+        if (c == p10[prec]) { /* rounded up to the next power of ten */
+            c = p10[prec - 1];
+            Xc++;
+        }
+        if (Xc >= 15) return 0;
+        /* reads back as v? |c*q*10^(Xc-X) - D.R| against half an ulp, all times 10^s * 2^K */
+        u128 chat = (u128)c * q * (Xc > X ? 10 : 1);
+        u128 cK = chat << K;
+        u128 diff = cK > N ? cK - N : N - cK;
+        u128 lim = ten_s; /* 2 * diff < 10^s: nearer than half an ulp */
+        bool back = 2 * diff < lim || (2 * diff == lim && !(m & 1));
+        if (!back && prec < 17) continue;
+        /* fixed notation: prec digits of c (trailing zeros dropped), point after Xc + 1 digits */
+        char dig[20];
+        int nd = 0;
+        for (uint64_t t = c; nd < prec; t /= 10) dig[prec - 1 - nd++] = (char)('0' + t % 10);
+        while (nd > 0 && dig[nd - 1] == '0' && nd > Xc + 1) nd--;
+        size_t o = 0;
+        if (v < 0) buf[o++] = '-';
+        if (Xc < 0) {
+            buf[o++] = '0';
+            buf[o++] = '.';
+            for (int z = 0; z < -Xc - 1; z++) buf[o++] = '0';
+            for (int i = 0; i < nd; i++) buf[o++] = dig[i];
+        } else {
+            for (int i = 0; i < nd; i++) {
+                if (i == Xc + 1) buf[o++] = '.';
+                buf[o++] = dig[i];
+            }
+            for (int i = nd; i < Xc + 1; i++) buf[o++] = '0';
+        }
+        buf[o] = '\0';
+        return o;
+    }
+    return 0;
+}
+#endif
+
 size_t jw_dtoa(char buf[JW_DTOA_MAX], double v) {
     buf[0] = '\0';
     if (!isfinite(v)) return 0;
@@ -394,6 +493,47 @@ size_t jw_dtoa(char buf[JW_DTOA_MAX], double v) {
         buf[n] = '\0';
         return n;
     }
+    /* Decimals of at most 6 places and 15 significant digits (times converted from integer ns:
+     * 1.234 us, 0.5 ms): v is the double nearest to d = n / 10^k, so %.15g prints d's digits
+     * (v is within half an ulp of d, far less than half a unit of the 15th digit) and they read
+     * back as v: the loop below would stop at 15 with this text. Fixed notation as %g uses it
+     * from 1e-4 on. Written from the integer n, without printf or strtod. */
+    double a = fabs(v);
+    if (a >= 1e-4 && a < 1e9) {
+        static const double p10[] = {1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+        for (int k = 0; k < 6; k++) {
+            double s = a * p10[k];
+            if (s >= 1e15) break;
+            double r = nearbyint(s);
+            if (r / p10[k] != a) continue; /* correctly rounded: the double nearest r / 10^k */
+            uint64_t n = (uint64_t)r, div = 1;
+            for (int j = 0; j <= k; j++) div *= 10;
+            char tmp[40], *end = tmp + sizeof tmp, *p = end;
+            uint64_t frac = n % div;
+            int places = k + 1;
+            while (frac && frac % 10 == 0) { /* trailing zeros go, as %g drops them */
+                frac /= 10;
+                places--;
+            }
+            for (int j = 0; j < places; j++) {
+                *--p = (char)('0' + frac % 10);
+                frac /= 10;
+            }
+            *--p = '.';
+            p = utoa_end(p, n / div);
+            if (v < 0) *--p = '-';
+            size_t len = (size_t)(end - p);
+            memcpy(buf, p, len);
+            buf[len] = '\0';
+            return len;
+        }
+    }
+#ifdef __SIZEOF_INT128__
+    if (a >= 1e-4 && a < 1e15) {
+        size_t n = dtoa_exact(buf, v, a);
+        if (n) return n;
+    }
+#endif
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, JW_DTOA_MAX, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break; /* %.17g always round-trips */

@@ -46,6 +46,9 @@ void jw_init(jw *w, FILE *f, bool pretty);
 void jw_set_buffer(jw *w, char *buf, size_t cap);
 /* Writes what the buffer holds to the FILE (no fflush). */
 void jw_flush(jw *w);
+/* A line break between tokens (JSON whitespace, for line-per-record output): written through
+ * the writer, so it stays in order with a jw_set_buffer() buffer. */
+void jw_newline(jw *w);
 /* Returns 0 when one complete, well-nested value was written without error; -1 otherwise (misuse,
  * unbalanced nesting, nothing written, ferror on the FILE). Writes nothing itself (no final
  * newline) but what jw_set_buffer()'s buffer holds. Does not fflush the FILE: call it after
@@ -58,6 +61,10 @@ void jw_obj_end(jw *w);
 void jw_arr_begin(jw *w);
 void jw_arr_end(jw *w);
 void jw_key(jw *w, const char *key);
+/* A key that is a string literal of printable ASCII without '"' or '\\' (the caller's promise):
+ * written without measuring or scanning it, for hot paths. */
+#define jw_key_lit(w, lit) jw_key_plain((w), "" lit, sizeof(lit) - 1)
+void jw_key_plain(jw *w, const char *key, size_t len);
 
 void jw_str(jw *w, const char *s); /* NULL -> null */
 void jw_strn(jw *w, const char *s, size_t len); /* may contain NUL bytes; NULL -> null */

@@ -134,6 +134,40 @@ double etp_qnn_viewer_event_value(const etp_qnn_stat_event *e) {
     return e->fvalue;
 }
 
+const char *etp_qnn_node_kind_name(etp_qnn_node_kind k) {
+    switch (k) {
+    case ETP_QNN_NODE_NAMED: return "named";
+    case ETP_QNN_NODE_INPUT: return "input";
+    case ETP_QNN_NODE_OUTPUT: return "output";
+    case ETP_QNN_NODE_SYSTEM: return "system";
+    default: return "other";
+    }
+}
+
+const char *etp_qnn_stat_kind_name(etp_qnn_stat_kind k) {
+    switch (k) {
+    case ETP_QNN_STAT_INIT: return "init";
+    case ETP_QNN_STAT_COMPOSE: return "compose";
+    case ETP_QNN_STAT_FINALIZE: return "finalize";
+    case ETP_QNN_STAT_EXECUTE: return "execute";
+    case ETP_QNN_STAT_DEINIT: return "deinit";
+    default: return "other";
+    }
+}
+
+const char *etp_qnn_event_unit_name(const etp_qnn_stat_event *e) {
+    if (!e) return NULL;
+    switch (e->unit) {
+    case ETP_QNN_UNIT_US: return "us";
+    case ETP_QNN_UNIT_CYCLES: return "cycles";
+    case ETP_QNN_UNIT_COUNT: return "count";
+    case ETP_QNN_UNIT_BYTES: return "bytes";
+    case ETP_QNN_UNIT_OBJECT: return "object";
+    case ETP_QNN_UNIT_OTHER: return e->unit_text;
+    default: return NULL;
+    }
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Row order (--sort / --top)
  * ------------------------------------------------------------------------------------------- */

@@ -212,6 +212,7 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
     for (uint32_t k = 0; k < best->n_node_only; k++)
         j->etdump_only[j->n_etdump_only++] = best_row[best->node_only[k]];
     for (uint32_t k = 0; k < best->n_row_only; k++) j->qnn_only[j->n_qnn_only++] = best->row_only[k];
+    j->cycles_compared = j->cycles_equal + j->cycles_different;
 done:
     etp_qnn_join_free(best);
     free(nodes);

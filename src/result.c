@@ -77,6 +77,11 @@ struct etp_doc {
     etp_section *sections, *sections_tail;
     etp_table *flat;
     etp_table *single;
+    /* JSON layout (etp_doc_envelope, etp_doc_program_here, etp_doc_json_omit) */
+    unsigned envelope; /* ETP_ENV_* members written after schema_version */
+    bool program_placed;
+    size_t program_at; /* the root member the program goes before */
+    unsigned json_omit;
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -115,6 +120,7 @@ etp_doc *etp_doc_new(const char *command, int schema_version, const char *file, 
     etp_doc *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->schema_version = schema_version;
+    d->envelope = ETP_ENV_FILE | ETP_ENV_PROGRAM;
     d->command = dup(d, command ? command : "");
     d->file = dup(d, file);
     d->program = dup(d, program);
@@ -532,13 +538,26 @@ static int render_json(const etp_doc *d, FILE *f) {
     jw w;
     jw_init(&w, f, true);
     jw_obj_begin(&w);
+    /* one rule for "program": the envelope keeps it (etp_doc_envelope), not omitted
+     * (etp_doc_json_omit), written first or where etp_doc_program_here() put it */
+    bool program = d->schema_version >= 0 && (d->envelope & ETP_ENV_PROGRAM) &&
+                   !(d->json_omit & ETP_JSON_NO_PROGRAM);
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
-        jw_key(&w, "file"); jw_str(&w, d->file);
-        jw_key(&w, "program"); jw_str(&w, d->program);
+        if (d->envelope & ETP_ENV_FILE) {
+            jw_key(&w, "file"); jw_str(&w, d->file);
+        }
+        if (program && !d->program_placed) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
     }
-    for (size_t i = 0; i < d->root.nkids; i++) json_node(&w, d, d->root.kids[i]);
-    if (!d->notes_placed) {
+    for (size_t i = 0; i <= d->root.nkids; i++) {
+        if (program && d->program_placed && d->program_at == i) {
+            jw_key(&w, "program"); jw_str(&w, d->program);
+        }
+        if (i < d->root.nkids) json_node(&w, d, d->root.kids[i]);
+    }
+    if (!d->notes_placed && !(d->json_omit & ETP_JSON_NO_NOTES)) {
         jw_key(&w, "notes");
         jw_arr_begin(&w);
         for (size_t i = 0; i < d->nnotes; i++) jw_str(&w, d->notes[i]);
@@ -641,8 +660,11 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
                 if (!rc) rc = r;
                 continue;
             }
-            char *safe = b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
-            if ((b->flags & ETP_TEXT_SAFE) && !safe) return ETP_E_INTERNAL;
+            bool want_safe = b->flags & (ETP_TEXT_SAFE | ETP_TEXT_CELL);
+            char *safe = b->flags & ETP_TEXT_CELL ? out_text_dup(b->text)
+                         : b->flags & ETP_TEXT_SAFE ? safe_lines(b->text)
+                                                    : NULL;
+            if (want_safe && !safe) return ETP_E_INTERNAL;
             const char *text = safe ? safe : b->text;
             if (b->flags & ETP_TEXT_WRAP) {
                 out_wrap(f, W, b->prefix, b->indent, text);
@@ -711,4 +733,24 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
         return render_table(d->flat, fmt, f, o);
     }
     return ETP_E_USAGE;
+}
+
+/* ---- JSON layout and safe names (info, tree: issue 11.3) ---- */
+
+void etp_doc_program_here(etp_doc *d) {
+    if (!d || d->error || d->program_placed) return;
+    d->program_placed = true;
+    d->program_at = d->root.nkids;
+}
+
+void etp_doc_json_omit(etp_doc *d, unsigned members) {
+    if (d) d->json_omit |= members;
+}
+
+char *etp_text_safe(const char *s) { return out_text_dup(s); }
+
+/* ---- partial JSON envelope (feature: qnn port) ---- */
+
+void etp_doc_envelope(etp_doc *d, unsigned members) {
+    if (d) d->envelope = members & (ETP_ENV_FILE | ETP_ENV_PROGRAM);
 }

@@ -139,21 +139,22 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem) {
 
 static bool is_str(const char *s, const char *lit) { return s && strcmp(s, lit) == 0; }
 
-/* ns -> µs text with up to three decimals, exact ("12.5", "0.001", "3"). */
+/* ns -> µs text with up to three decimals, exact ("12.5", "0.001", "3"), from the integer. */
 static void put_us(jw *w, int64_t ns) {
-    char buf[40];
+    char buf[40], *end = buf + sizeof buf - 1, *p = end;
     bool neg = ns < 0;
     uint64_t v = neg ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     uint64_t ip = v / 1000u, fp = v % 1000u;
-    int n;
+    *end = '\0';
     if (fp) {
-        n = snprintf(buf, sizeof buf, "%s%llu.%03llu", neg ? "-" : "", (unsigned long long)ip,
-                     (unsigned long long)fp);
-        while (n > 0 && buf[n - 1] == '0') buf[--n] = 0;
-    } else {
-        snprintf(buf, sizeof buf, "%s%llu", neg ? "-" : "", (unsigned long long)ip);
+        int places = 3;
+        while (fp % 10 == 0) fp /= 10, places--;
+        while (places--) *--p = (char)('0' + fp % 10), fp /= 10;
+        *--p = '.';
     }
-    jw_raw(w, buf);
+    do *--p = (char)('0' + ip % 10); while (ip /= 10);
+    if (neg) *--p = '-';
+    jw_raw(w, p);
 }
 
 static void key_us(jw *w, const char *k, int64_t ns) {
@@ -260,20 +261,20 @@ static void meta(trace *t, const char *what, int pid, int64_t tid, const char *k
                  const char *sval, int64_t ival) {
     jw *w = &t->w;
     jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, what);
-    jw_key(w, "ph"); jw_str(w, "M");
-    jw_key(w, "pid"); jw_int(w, pid);
+    jw_key_lit(w, "name"); jw_str(w, what);
+    jw_key_lit(w, "ph"); jw_str(w, "M");
+    jw_key_lit(w, "pid"); jw_int(w, pid);
     if (tid >= 0) {
-        jw_key(w, "tid"); jw_int(w, tid);
+        jw_key_lit(w, "tid"); jw_int(w, tid);
     }
-    jw_key(w, "args");
+    jw_key_lit(w, "args");
     jw_obj_begin(w);
     jw_key(w, key);
     if (sval) jw_str(w, sval);
     else jw_int(w, ival);
     jw_obj_end(w);
     jw_obj_end(w);
-    fputc('\n', t->f);
+    jw_newline(&t->w);
 }
 
 static void name_process(trace *t, int pid, const char *name, int sort) {
@@ -679,7 +680,7 @@ static int cmp_inst(const void *a, const void *b) {
 /* ---- writing ------------------------------------------------------------------------------ */
 
 static void write_operator(jw *w, const etp_mevent *e) {
-    jw_key(w, "operator");
+    jw_key_lit(w, "operator");
     if (e->op_name) {
         char buf[512];
         snprintf(buf, sizeof buf, "%s%s%s", e->op_name,
@@ -699,7 +700,7 @@ static void write_flags(jw *w, uint32_t fl) {
                  {ETP_MF_AGGREGATE, "thread_aggregate"}};
     fl &= ~(uint32_t)ETP_MF_FROM_TICKS; /* the normal case: not worth a word */
     if (!fl) return;
-    jw_key(w, "flags");
+    jw_key_lit(w, "flags");
     jw_arr_begin(w);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (fl & names[i].bit) jw_str(w, names[i].name);
@@ -710,23 +711,23 @@ static void write_flags(jw *w, uint32_t fl) {
 static void common_args(jw *w, const etp_block_view *v, const etp_mevent *e, const etp_mevent *ctr,
                         bool synthetic) {
     const etp_mevent *src = e ? e : ctr;
-    jw_key(w, "kind"); jw_str(w, etp_kind_name(src->kind));
-    jw_key(w, "placement"); jw_str(w, placement(src));
-    jw_key(w, "backend"); jw_str(w, src->backend);
+    jw_key_lit(w, "kind"); jw_str(w, etp_kind_name(src->kind));
+    jw_key_lit(w, "placement"); jw_str(w, placement(src));
+    jw_key_lit(w, "backend"); jw_str(w, src->backend);
     if (e) write_operator(w, e);
     else {
-        jw_key(w, "operator");
+        jw_key_lit(w, "operator");
         jw_null(w);
     }
-    jw_key(w, "chain");
+    jw_key_lit(w, "chain");
     if (src->chain >= 0) jw_int(w, src->chain); else jw_null(w);
-    jw_key(w, "instruction");
+    jw_key_lit(w, "instruction");
     /* Method-level events carry chain -1 and instruction 0: no instruction. */
     if (src->chain >= 0 && src->instr >= 0) jw_int(w, src->instr); else jw_null(w);
-    jw_key(w, "block"); jw_uint(w, v->block);
-    jw_key(w, "event");
+    jw_key_lit(w, "block"); jw_uint(w, v->block);
+    jw_key_lit(w, "event");
     if (e) jw_uint(w, e->index); else jw_null(w);
-    jw_key(w, "synthetic"); jw_bool(w, synthetic);
+    jw_key_lit(w, "synthetic"); jw_bool(w, synthetic);
 }
 
 static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int pid,
@@ -751,33 +752,33 @@ static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int 
         nm = "QNN nodes (cycles)";
     }
     jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, nm);
-    jw_key(w, "cat"); jw_str(w, synthetic ? "synthetic" : etp_kind_name(e->kind));
-    jw_key(w, "ph"); jw_str(w, "X");
+    jw_key_lit(w, "name"); jw_str(w, nm);
+    jw_key_lit(w, "cat"); jw_str(w, synthetic ? "synthetic" : etp_kind_name(e->kind));
+    jw_key_lit(w, "ph"); jw_str(w, "X");
     key_us(w, "ts", s->ts);
     key_us(w, "dur", s->dur);
-    jw_key(w, "pid"); jw_int(w, pid);
-    jw_key(w, "tid"); jw_int(w, tid);
-    jw_key(w, "args");
+    jw_key_lit(w, "pid"); jw_int(w, pid);
+    jw_key_lit(w, "tid"); jw_int(w, tid);
+    jw_key_lit(w, "args");
     jw_obj_begin(w);
     common_args(w, v, e, ctr, synthetic);
     if (e) {
-        jw_key(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
-        jw_key(w, "value"); jw_double(w, e->value);
+        jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
+        jw_key_lit(w, "value"); jw_double(w, e->value);
     } else {
-        jw_key(w, "unit"); jw_str(w, "cycles");
-        jw_key(w, "value"); jw_double(w, s->node_sum);
+        jw_key_lit(w, "unit"); jw_str(w, "cycles");
+        jw_key_lit(w, "value"); jw_double(w, s->node_sum);
     }
     if (e && e->ev.type == ETP_EVENT_PROFILE && !synthetic) {
-        jw_key(w, "start_time"); jw_uint(w, e->ev.profile.start_time);
-        jw_key(w, "end_time"); jw_uint(w, e->ev.profile.end_time);
+        jw_key_lit(w, "start_time"); jw_uint(w, e->ev.profile.start_time);
+        jw_key_lit(w, "end_time"); jw_uint(w, e->ev.profile.end_time);
     }
     if (e && e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.delegate_debug_id_int != -1) {
-        jw_key(w, "delegate_debug_id"); jw_int(w, e->ev.profile.delegate_debug_id_int);
+        jw_key_lit(w, "delegate_debug_id"); jw_int(w, e->ev.profile.delegate_debug_id_int);
     }
     if (e) write_flags(w, e->flags);
     if (synthetic) {
-        jw_key(w, "layout");
+        jw_key_lit(w, "layout");
         switch (s->role) {
         case ROLE_CHAIN:
         case ROLE_OTHER: jw_str(w, "end-aligned with the enclosing call"); break;
@@ -785,29 +786,29 @@ static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int 
         case ROLE_NODE_PARENT: jw_str(w, "span the nodes are spread over"); break;
         default: jw_str(w, "back to back, sized by share of the node-cycle total"); break;
         }
-        jw_key(w, "container_event"); jw_int(w, s->container);
+        jw_key_lit(w, "container_event"); jw_int(w, s->container);
         if (e && e->qnn) {
-            jw_key(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
+            jw_key_lit(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
         }
         if (e && e->qnn_op_id >= 0) {
-            jw_key(w, "qnn_op_id"); jw_int(w, e->qnn_op_id);
+            jw_key_lit(w, "qnn_op_id"); jw_int(w, e->qnn_op_id);
         }
         if (s->role == ROLE_NODE) {
-            jw_key(w, "share"); jw_double(w, s->share);
-            jw_key(w, "estimated_us"); jw_double(w, (double)s->dur / 1e3);
+            jw_key_lit(w, "share"); jw_double(w, s->share);
+            jw_key_lit(w, "estimated_us"); jw_double(w, (double)s->dur / 1e3);
         }
         if (s->role == ROLE_NODE_PARENT) {
-            jw_key(w, "node_sum_cycles"); jw_double(w, s->node_sum);
-            jw_key(w, "nodes"); jw_uint(w, s->node_count);
-            jw_key(w, "window"); jw_str(w, s->window);
+            jw_key_lit(w, "node_sum_cycles"); jw_double(w, s->node_sum);
+            jw_key_lit(w, "nodes"); jw_uint(w, s->node_count);
+            jw_key_lit(w, "window"); jw_str(w, s->window);
         }
     }
     if (s->clamped) {
-        jw_key(w, "clamped"); jw_bool(w, true);
+        jw_key_lit(w, "clamped"); jw_bool(w, true);
     }
     jw_obj_end(w);
     jw_obj_end(w);
-    fputc('\n', t->f);
+    jw_newline(&t->w);
     t->st->slices++;
     if (synthetic) t->st->synthetic++;
 }
@@ -828,34 +829,34 @@ static void write_inst(trace *t, const etp_block_view *v, const tinst *p, int pi
     }
     if (!nm) nm = "?";
     jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, nm);
-    jw_key(w, "cat"); jw_str(w, "synthetic");
-    jw_key(w, "ph"); jw_str(w, "i");
-    jw_key(w, "s"); jw_str(w, "t");
+    jw_key_lit(w, "name"); jw_str(w, nm);
+    jw_key_lit(w, "cat"); jw_str(w, "synthetic");
+    jw_key_lit(w, "ph"); jw_str(w, "i");
+    jw_key_lit(w, "s"); jw_str(w, "t");
     key_us(w, "ts", p->ts);
-    jw_key(w, "pid"); jw_int(w, pid);
-    jw_key(w, "tid"); jw_int(w, tid);
-    jw_key(w, "args");
+    jw_key_lit(w, "pid"); jw_int(w, pid);
+    jw_key_lit(w, "tid"); jw_int(w, tid);
+    jw_key_lit(w, "args");
     jw_obj_begin(w);
     common_args(w, v, e, ctr, true);
-    jw_key(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
-    jw_key(w, "value"); jw_double(w, e->value);
+    jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
+    jw_key_lit(w, "value"); jw_double(w, e->value);
     if (e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.delegate_debug_id_int != -1) {
-        jw_key(w, "delegate_debug_id"); jw_int(w, e->ev.profile.delegate_debug_id_int);
+        jw_key_lit(w, "delegate_debug_id"); jw_int(w, e->ev.profile.delegate_debug_id_int);
     }
     write_flags(w, e->flags);
     if (e->qnn) {
-        jw_key(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
+        jw_key_lit(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
     }
-    jw_key(w, "layout");
+    jw_key_lit(w, "layout");
     jw_str(w, p->container >= 0 ? "at the end of the enclosing call (no timestamp)"
                                 : "after the previous timed event in file order (no timestamp)");
     if (p->container >= 0) {
-        jw_key(w, "container_event"); jw_int(w, p->container);
+        jw_key_lit(w, "container_event"); jw_int(w, p->container);
     }
     jw_obj_end(w);
     jw_obj_end(w);
-    fputc('\n', t->f);
+    jw_newline(&t->w);
     t->st->instants++;
 }
 
@@ -1202,31 +1203,31 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
         char idbuf[24];
         snprintf(idbuf, sizeof idbuf, "0x%016llx", (unsigned long long)op->id);
         jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, op->name);
-        jw_key(w, "cat"); jw_str(w, "htp");
-        jw_key(w, "ph"); jw_str(w, "X");
-        jw_key(w, "pid"); jw_int(w, pid);
-        jw_key(w, "tid"); jw_int(w, op->tid + (int64_t)hs[k].lane * HTP_LANE_TID);
+        jw_key_lit(w, "name"); jw_str(w, op->name);
+        jw_key_lit(w, "cat"); jw_str(w, "htp");
+        jw_key_lit(w, "ph"); jw_str(w, "X");
+        jw_key_lit(w, "pid"); jw_int(w, pid);
+        jw_key_lit(w, "tid"); jw_int(w, op->tid + (int64_t)hs[k].lane * HTP_LANE_TID);
         key_us(w, "ts", s);
         key_us(w, "dur", e - s);
-        jw_key(w, "args");
+        jw_key_lit(w, "args");
         jw_obj_begin(w);
-        jw_key(w, "htp_op"); jw_str(w, op->name);
-        jw_key(w, "qnn_op"); jw_str(w, op->qnn_op);
-        jw_key(w, "op_id"); jw_str(w, idbuf);
-        jw_key(w, "cycles"); jw_int(w, op->dur);
-        jw_key(w, "hmx"); jw_bool(w, (op->flags & ETP_QNN_F_HMX) != 0);
-        jw_key(w, "hvx"); jw_bool(w, (op->flags & ETP_QNN_F_HVX) != 0);
-        jw_key(w, "dma"); jw_bool(w, (op->flags & ETP_QNN_F_ANY_DMA) != 0);
-        jw_key(w, "clock_ghz"); jw_double(w, ghz);
-        jw_key(w, "clock_source"); jw_str(w, source);
-        jw_key(w, "synthetic_time"); jw_bool(w, true);
+        jw_key_lit(w, "htp_op"); jw_str(w, op->name);
+        jw_key_lit(w, "qnn_op"); jw_str(w, op->qnn_op);
+        jw_key_lit(w, "op_id"); jw_str(w, idbuf);
+        jw_key_lit(w, "cycles"); jw_int(w, op->dur);
+        jw_key_lit(w, "hmx"); jw_bool(w, (op->flags & ETP_QNN_F_HMX) != 0);
+        jw_key_lit(w, "hvx"); jw_bool(w, (op->flags & ETP_QNN_F_HVX) != 0);
+        jw_key_lit(w, "dma"); jw_bool(w, (op->flags & ETP_QNN_F_ANY_DMA) != 0);
+        jw_key_lit(w, "clock_ghz"); jw_double(w, ghz);
+        jw_key_lit(w, "clock_source"); jw_str(w, source);
+        jw_key_lit(w, "synthetic_time"); jw_bool(w, true);
         if (hs[k].lane) {
-            jw_key(w, "overlap"); jw_bool(w, true);
+            jw_key_lit(w, "overlap"); jw_bool(w, true);
         }
         jw_obj_end(w);
         jw_obj_end(w);
-        fputc('\n', t->f);
+        jw_newline(&t->w);
         (*n_slices)++;
         t->st->slices++;
         if (hs[k].lane) (*n_overlap)++;
@@ -1251,19 +1252,19 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
         }
         for (uint32_t k = 0; k < ct->n_points; k++) {
             jw_obj_begin(w);
-            jw_key(w, "name"); jw_str(w, label);
-            jw_key(w, "cat"); jw_str(w, "htp");
-            jw_key(w, "ph"); jw_str(w, "C");
-            jw_key(w, "pid"); jw_int(w, pid);
-            jw_key(w, "tid"); jw_int(w, 0);
+            jw_key_lit(w, "name"); jw_str(w, label);
+            jw_key_lit(w, "cat"); jw_str(w, "htp");
+            jw_key_lit(w, "ph"); jw_str(w, "C");
+            jw_key_lit(w, "pid"); jw_int(w, pid);
+            jw_key_lit(w, "tid"); jw_int(w, 0);
             key_us(w, "ts", CYC_NS(pts[k].ts));
-            jw_key(w, "args");
+            jw_key_lit(w, "args");
             jw_obj_begin(w);
             jw_key(w, ct->kind == ETP_QNN_CTR_OTHER ? "value" : "bytes");
             jw_double(w, pts[k].value);
             jw_obj_end(w);
             jw_obj_end(w);
-            fputc('\n', t->f);
+            jw_newline(&t->w);
         }
         free(pts);
     }
@@ -1316,10 +1317,13 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
     t.clk.unwrap = t.unwrap;
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
     jw_init(&t.w, f, false);
+    /* hundreds of MB of small values: the writer keeps them and hands the FILE 256 KiB at once */
+    char *wbuf = malloc((size_t)1 << 18);
+    if (wbuf) jw_set_buffer(&t.w, wbuf, (size_t)1 << 18);
     jw_obj_begin(&t.w);
-    jw_key(&t.w, "traceEvents");
+    jw_key_lit(&t.w, "traceEvents");
     jw_arr_begin(&t.w);
-    fputc('\n', f);
+    jw_newline(&t.w);
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
         rc = do_block(&t, b, err);
         if (o->progress) o->progress(o->progress_ctx, b + 1, di->block_count);
@@ -1334,67 +1338,68 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
         rc = write_htp(&t, optrace, clock_ghz, clock_source, &htp_slices, &htp_overlap, err);
     if (!rc) {
         jw_arr_end(&t.w);
-        jw_key(&t.w, "otherData");
+        jw_key_lit(&t.w, "otherData");
         jw_obj_begin(&t.w);
-        jw_key(&t.w, "generator"); jw_str(&t.w, "etprof " ETPROF_VERSION);
-        jw_key(&t.w, "source"); jw_str(&t.w, o->source);
-        jw_key(&t.w, "program"); jw_str(&t.w, o->program);
-        jw_key(&t.w, "time_base");
+        jw_key_lit(&t.w, "generator"); jw_str(&t.w, "etprof " ETPROF_VERSION);
+        jw_key_lit(&t.w, "source"); jw_str(&t.w, o->source);
+        jw_key_lit(&t.w, "program"); jw_str(&t.w, o->program);
+        jw_key_lit(&t.w, "time_base");
         jw_str(&t.w, o->tick_ns > 0
                          ? "us since the first host timestamp in the file"
                          : "host ticks of unknown rate since the first one, 1 tick drawn as 1 ns");
-        jw_key(&t.w, "tick_ns"); jw_double(&t.w, o->tick_ns);
-        jw_key(&t.w, "base_ticks");
+        jw_key_lit(&t.w, "tick_ns"); jw_double(&t.w, o->tick_ns);
+        jw_key_lit(&t.w, "base_ticks");
         if (t.have_base) jw_uint(&t.w, t.base);
         else jw_null(&t.w);
-        jw_key(&t.w, "counter_unwrapped_32bit"); jw_bool(&t.w, t.unwrap);
-        jw_key(&t.w, "synthetic_note");
+        jw_key_lit(&t.w, "counter_unwrapped_32bit"); jw_bool(&t.w, t.unwrap);
+        jw_key_lit(&t.w, "synthetic_note");
         jw_str(&t.w, "slices with args.synthetic = true have no timestamps of their own: they are "
                      "laid out inside their DELEGATE_CALL from backend-reported values (see "
                      "docs/trace.md)");
-        jw_key(&t.w, "slices"); jw_uint(&t.w, st->slices);
-        jw_key(&t.w, "synthetic_slices"); jw_uint(&t.w, st->synthetic);
-        jw_key(&t.w, "instants"); jw_uint(&t.w, st->instants);
-        jw_key(&t.w, "clamped"); jw_uint(&t.w, st->clamped);
-        jw_key(&t.w, "overlapping"); jw_uint(&t.w, st->overlapped);
-        jw_key(&t.w, "unplaced"); jw_uint(&t.w, st->unplaced);
-        jw_key(&t.w, "run_selection");
+        jw_key_lit(&t.w, "slices"); jw_uint(&t.w, st->slices);
+        jw_key_lit(&t.w, "synthetic_slices"); jw_uint(&t.w, st->synthetic);
+        jw_key_lit(&t.w, "instants"); jw_uint(&t.w, st->instants);
+        jw_key_lit(&t.w, "clamped"); jw_uint(&t.w, st->clamped);
+        jw_key_lit(&t.w, "overlapping"); jw_uint(&t.w, st->overlapped);
+        jw_key_lit(&t.w, "unplaced"); jw_uint(&t.w, st->unplaced);
+        jw_key_lit(&t.w, "run_selection");
         jw_obj_begin(&t.w);
-        jw_key(&t.w, "skip_first"); jw_uint(&t.w, o->skip_first);
-        jw_key(&t.w, "first");
+        jw_key_lit(&t.w, "skip_first"); jw_uint(&t.w, o->skip_first);
+        jw_key_lit(&t.w, "first");
         if (o->run_first) jw_uint(&t.w, o->run_first);
         else jw_null(&t.w);
-        jw_key(&t.w, "last");
+        jw_key_lit(&t.w, "last");
         if (o->run_last) jw_uint(&t.w, o->run_last);
         else jw_null(&t.w);
-        jw_key(&t.w, "max_runs");
+        jw_key_lit(&t.w, "max_runs");
         if (o->max_runs) jw_uint(&t.w, o->max_runs);
         else jw_null(&t.w);
-        jw_key(&t.w, "runs_left_out"); jw_uint(&t.w, st->runs_left_out);
+        jw_key_lit(&t.w, "runs_left_out"); jw_uint(&t.w, st->runs_left_out);
         jw_obj_end(&t.w);
         if (optrace) {
-            jw_key(&t.w, "htp_optrace");
+            jw_key_lit(&t.w, "htp_optrace");
             jw_obj_begin(&t.w);
-            jw_key(&t.w, "clock_ghz"); jw_double(&t.w, clock_ghz);
-            jw_key(&t.w, "clock_source"); jw_str(&t.w, clock_source);
-            jw_key(&t.w, "origin");
+            jw_key_lit(&t.w, "clock_ghz"); jw_double(&t.w, clock_ghz);
+            jw_key_lit(&t.w, "clock_source"); jw_str(&t.w, clock_source);
+            jw_key_lit(&t.w, "origin");
             jw_str(&t.w, t.have_qnn_origin ? "first QnnBackend DELEGATE_CALL"
                                            : "0 (no QnnBackend DELEGATE_CALL with timestamps)");
-            jw_key(&t.w, "slices"); jw_uint(&t.w, htp_slices);
-            jw_key(&t.w, "overlap_lane_slices"); jw_uint(&t.w, htp_overlap);
-            jw_key(&t.w, "note");
+            jw_key_lit(&t.w, "slices"); jw_uint(&t.w, htp_slices);
+            jw_key_lit(&t.w, "overlap_lane_slices"); jw_uint(&t.w, htp_overlap);
+            jw_key_lit(&t.w, "note");
             jw_str(&t.w, "HTP op times are optrace cycles / clock: placed (args.synthetic_time = "
                          "true), not measured on the host clock");
             jw_obj_end(&t.w);
         }
         jw_obj_end(&t.w);
         jw_obj_end(&t.w);
-        fputc('\n', f);
+        jw_newline(&t.w);
         if (jw_finish(&t.w) != 0 || ferror(f)) {
             etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
             rc = ETP_E_IO;
         }
     }
+    free(wbuf);
     free(t.procs);
     free(t.rc);
     free(t.sl);

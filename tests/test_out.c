@@ -210,6 +210,12 @@ static void test_jw_doubles(void) {
     jw_double_is(2.0 / 3.0, "0.6666666666666666");
     jw_double_is(0.3, "0.3");
     jw_double_is(0.1 + 0.2, "0.30000000000000004");
+    /* (expected texts: Python's '%.*g' with the same 15/16/17 loop) */
+    jw_double_is(12345678901.03125, "12345678901.03125"); /* 15 digits: a tie, not v */
+    jw_double_is(123456789012345.5, "123456789012345.5");
+    jw_double_is(999999999999999.9, "999999999999999.9"); /* 15 digits: 1e+15, not v */
+    jw_double_is(1.0000000000000004e-4, "0.00010000000000000005");
+    jw_double_is(0.0003346694963574378, "0.0003346694963574378");
     jw_double_is(9007199254740993.0, "9007199254740992");
     jw_double_is(1.7976931348623157e308, "1.7976931348623157e+308");
     jw_double_is(5e-324, "4.94065645841247e-324");
@@ -356,6 +362,50 @@ static void test_jw_fast_paths(void) {
         if (strcmp(got, ref) != 0) bad_d++;
     }
     CHECK_EQ_I(bad_d, 0);
+    /* decimals (the fixed-point path: n / 10^k): the same text as the printf loop, for every
+     * place count, sign, magnitude around the path's limits (1e-4, 1e9, 15 digits) and values
+     * one ulp away from a short decimal */
+    int bad_f = 0, nf = 0;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int k = (int)(x % 8);
+        static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+        uint64_t mod = (x >> 8) % 4 == 0 ? 1000 : (x >> 8) % 4 == 1 ? 1000000000u
+                       : (x >> 8) % 4 == 2 ? UINT64_C(1000000000000000) : UINT64_C(1999999999999999);
+        double v = (double)((x >> 12) % mod) / p10[k];
+        if (x & 1) v = -v;
+        if ((x >> 3) % 16 == 0) v = nextafter(v, INFINITY);
+        if ((x >> 3) % 16 == 1) v = nextafter(v, -INFINITY);
+        if ((x >> 3) % 64 == 2) v = 1e-4 * (double)((x >> 20) % 20) / 10;
+        if ((x >> 3) % 64 == 3) v = 1e9 + (double)((x >> 20) % 1000) / 1000 - 0.5;
+        /* the exact path: any double from 1e-4 to 1e15 (log-uniform), dyadic k / 2^n (exact
+         * decimal ties at 15 and 16 digits), ratios such as shares */
+        if ((x >> 3) % 8 == 4) v = pow(10, -4.5 + 20.0 * (double)((x >> 11) % 1000003) / 1000003);
+        if ((x >> 3) % 8 == 5) v = ldexp((double)((x >> 10) % (UINT64_C(1) << 53)), -(int)((x >> 2) % 64));
+        if ((x >> 3) % 8 == 6) v = (double)((x >> 8) % 1000003) / (double)((x >> 30) % 999983 + 1);
+        char got[JW_DTOA_MAX], ref[JW_DTOA_MAX];
+        if (!isfinite(v) || v == (double)(int64_t)v) continue;
+        nf++;
+        jw_dtoa(got, v);
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(ref, sizeof ref, "%.*g", prec, v);
+            if (strtod(ref, NULL) == v) break;
+        }
+        if (strcmp(got, ref) != 0 && bad_f++ < 5) fprintf(stderr, "dtoa %.17g: %s, printf %s\n", v, got, ref);
+    }
+    CHECK(nf > 200000);
+    CHECK_EQ_I(bad_f, 0);
+    jw_double_is(1.5, "1.5");
+    jw_double_is(-0.000123, "-0.000123");
+    jw_double_is(0.00001, "1e-05");
+    jw_double_is(123456.789, "123456.789");
+    jw_double_is(0.1 + 0.2, "0.30000000000000004");
+    /* (expected texts: Python's '%.*g' with the same 15/16/17 loop) */
+    jw_double_is(12345678901.03125, "12345678901.03125"); /* 15 digits: a tie, not v */
+    jw_double_is(123456789012345.5, "123456789012345.5");
+    jw_double_is(999999999999999.9, "999999999999999.9"); /* 15 digits: 1e+15, not v */
+    jw_double_is(1.0000000000000004e-4, "0.00010000000000000005");
+    jw_double_is(0.0003346694963574378, "0.0003346694963574378");
     jw_double_is(999999999999999.0, "999999999999999");
     jw_double_is(1e15, "1e+15");
     jw_double_is(-1e15, "-1e+15");

@@ -5,7 +5,10 @@
  *   qhas_small.json          critical path from QHAS dominant_path_htp_0 (idle step left out)
  *   qhas_cp_notimeline.json  no timeline: shares over path + idle cycles
  *   qhas_min.json            no dominant path at all
- *   viewer_small.txt         qnn-profile-viewer node sums, shares, wall estimates, QTimer ticks
+ *   viewer_small.txt         qnn-profile-viewer node sums, shares, wall estimates, QTimer ticks;
+ *                            the words of node kinds, block kinds and units
+ *   qhas_small.json + ../fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp
+ *                            the join of the QNN ops to the ETDump's HTP nodes (etp_qnn_etd_join)
  * usage: test_qnn_api FIXTURES_DIR */
 #include <math.h>
 #include <stdio.h>
@@ -269,6 +272,122 @@ static void test_viewer(void) {
     etp_qnn_viewer_free(v);
 }
 
+/* The viewer words (etp_qnn_*_name) on viewer_small.txt's Execute Stat 1, read off the file:
+ * "Input OpId_2 (cycles)" an input node, "Conv_1:OpId_5 (cycles)" named, "OpId_9 (cycles)" a
+ * system op, "Output OpId_3 (cycles)" an output node; units as written: "4  count", "3161  us",
+ * "757  cycles", "Unknown event type :   object". The first block is the "Init Stats" section. */
+static void test_viewer_words(void) {
+    etp_qnn_viewer *v = NULL;
+    etp_error err = {0};
+    if (etp_qnn_read_viewer_text(fx("viewer_small.txt"), &v, &err) || !v || v->n_executes < 1) {
+        CHECK(!"viewer_small.txt reads");
+        etp_qnn_viewer_free(v);
+        return;
+    }
+    const etp_qnn_stat_block *b = &v->executes[0];
+    static const struct { const char *id, *kind, *unit; } want[] = {
+        {"Input OpId_2 (cycles)", "input", "cycles"},
+        {"Conv_1:OpId_5 (cycles)", "named", "cycles"},
+        {"OpId_9 (cycles)", "system", "cycles"},
+        {"Output OpId_3 (cycles)", "output", "cycles"},
+        {"Number of HVX threads used", "other", "count"},
+        {"RPC (execute) time", "other", "us"},
+        {"Unknown event type", "other", "object"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const etp_qnn_stat_event *e = event(b, want[i].id);
+        CHECK_MSG(e != NULL, "event %s", want[i].id);
+        if (!e) continue;
+        CHECK_MSG(strcmp(etp_qnn_node_kind_name(etp_qnn_parse_node_name(e->identifier, NULL)),
+                         want[i].kind) == 0, "kind of %s", want[i].id);
+        const char *u = etp_qnn_event_unit_name(e);
+        CHECK_MSG(u && strcmp(u, want[i].unit) == 0, "unit of %s", want[i].id);
+    }
+    CHECK(strcmp(etp_qnn_stat_kind_name(b->kind), "execute") == 0);
+    CHECK(v->n_stats >= 1 && strcmp(etp_qnn_stat_kind_name(v->stats[0].kind), "init") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_COMPOSE), "compose") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_FINALIZE), "finalize") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_DEINIT), "deinit") == 0);
+    CHECK(strcmp(etp_qnn_stat_kind_name(ETP_QNN_STAT_OTHER), "other") == 0);
+    /* a unit the reader does not know stays as written; no unit is NULL */
+    etp_qnn_stat_event x = {.identifier = "x", .unit = ETP_QNN_UNIT_OTHER, .unit_text = "ms"};
+    CHECK(strcmp(etp_qnn_event_unit_name(&x), "ms") == 0);
+    x.unit = ETP_QNN_UNIT_NONE;
+    CHECK(etp_qnn_event_unit_name(&x) == NULL);
+    x.unit = ETP_QNN_UNIT_BYTES;
+    CHECK(strcmp(etp_qnn_event_unit_name(&x), "bytes") == 0);
+    CHECK(etp_qnn_event_unit_name(NULL) == NULL);
+    etp_qnn_viewer_free(v);
+}
+
+/* The join of qhas_small.json's QNN ops to the HTP nodes of stories260k_qnn_kv_forward_1x.etdp.
+ * QNN side (qhas_small.json, by hand: op id = low 32 bits of the HTP op ids, cycles summed):
+ *   Input 2 (100 + 20 = 120), Conv_1 5 (400 + 150 + 80 = 630), Output 3 (200),
+ *   SystemService_X 0 (0x160000000000 -> 0; 50), Orphan (qnn_op_instances_nodes only: no id, 7).
+ * ETDump side (decoded with flatc, tests/tools/flatc_events.py, not etprof): 1518 node events in
+ * the one QNN partition; "Input OpId_2 (cycles)" 6935, "Output OpId_3 (cycles)" 17580, the
+ * unnamed "OpId_0 (cycles)" 0, no OpId_5 node, no node named Conv_1 or Orphan.
+ * So: 3 pairs, all by OpId and trusted (same name, or unnamed): matched 3 (3 by id, 0 by name),
+ * 0 conflicts, 1518 - 3 = 1515 ETDump-only nodes, 2 QNN-only ops (Conv_1, Orphan); cycles
+ * compared 3, equal 0, different 3; largest difference max(6935-120, 50-0, 17580-200) = 17380;
+ * verdict different_runs. */
+static void test_join(void) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp", g_dir);
+    etp_qnn_bundle b;
+    if (load("qhas_small.json", NULL, &b)) {
+        CHECK(!"qhas_small.json loads");
+        return;
+    }
+    etp_error err = {0};
+    etp_blob blob;
+    etp_dump *dump = NULL;
+    etp_model *m = NULL;
+    etp_ops_result *r = NULL;
+    etp_qnn_etd_join *j = NULL;
+    etp_model_opts mo;
+    etp_model_opts_init(&mo);
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    if (etp_blob_open(&blob, path, &err)) {
+        CHECK(!"the ETDump opens");
+        etp_qnn_bundle_free(&b);
+        return;
+    }
+    CHECK(etp_dump_open(&dump, &blob, &err) == ETP_OK);
+    if (dump) CHECK(etp_model_open(&m, dump, NULL, &mo, &err) == ETP_OK);
+    if (m) CHECK(etp_ops_compute(m, &oo, &r, &err) == ETP_OK);
+    if (r) CHECK(etp_qnn_join_etdump(r, b.der, &j, &err) == ETP_OK);
+    if (j) {
+        CHECK(j->qnn == 0);
+        CHECK_EQ_U(j->n_nodes, 1518);
+        CHECK_EQ_U(j->n_pairs, 3);
+        CHECK_EQ_U(j->matched, 3);
+        CHECK_EQ_U(j->matched_by_id, 3);
+        CHECK_EQ_U(j->matched_by_name, 0);
+        CHECK_EQ_U(j->conflicts, 0);
+        CHECK_EQ_U(j->n_etdump_only, 1515);
+        CHECK_EQ_U(j->n_qnn_only, 2);
+        CHECK_EQ_U(j->cycles_equal, 0);
+        CHECK_EQ_U(j->cycles_different, 3);
+        CHECK_EQ_U(j->cycles_compared, 3);
+        CHECK_EQ_I(j->max_abs_diff, 17380);
+        CHECK(strcmp(etp_qnn_etd_agreement(j), "different_runs") == 0);
+        const etp_qnn_op_row *in = etp_qnn_derived_row(b.der, "Input");
+        CHECK(in != NULL);
+        if (in) CHECK_NEAR(j->row_etdump[in - b.der->rows], 6935.0, 0);
+        const etp_qnn_op_row *conv = etp_qnn_derived_row(b.der, "Conv_1");
+        if (conv) CHECK(isnan(j->row_etdump[conv - b.der->rows]));
+        else CHECK(!"Conv_1 is a row");
+    }
+    etp_qnn_etd_join_free(j);
+    etp_ops_free(r);
+    etp_model_close(m);
+    etp_dump_close(dump);
+    etp_blob_close(&blob);
+    etp_qnn_bundle_free(&b);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: test_qnn_api FIXTURES_DIR\n");
@@ -278,5 +397,7 @@ int main(int argc, char **argv) {
     test_optrace_path();
     test_qhas_path();
     test_viewer();
+    test_viewer_words();
+    test_join();
     return check_done();
 }

@@ -136,6 +136,83 @@ int main(void) {
     CHECK_STR(bare, "{\n  \"n\": 7,\n  \"notes\": []\n}\n");
     free(bare);
     etp_doc_free(d);
+    /* JSON layout (info, tree): the program member placed among the facts, or left out, and
+     * no notes array; etp_text_safe as a table cell shows a name */
+    d = etp_doc_new("info", 1, "d.etdp", "p.pte");
+    etp_node_str(etp_doc_root(d), "kind", "etdump");
+    etp_doc_program_here(d);
+    etp_node_uint(etp_doc_root(d), "blocks", 2);
+    etp_doc_json_omit(d, ETP_JSON_NO_NOTES);
+    etp_doc_note(d, "not shown");
+    char *lay = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(lay, "{\n  \"schema_version\": 1,\n  \"file\": \"d.etdp\",\n  \"kind\": \"etdump\",\n"
+                   "  \"program\": \"p.pte\",\n  \"blocks\": 2\n}\n");
+    free(lay);
+    etp_doc_free(d);
+    d = etp_doc_new("info", 1, "p.pte", NULL);
+    etp_node_str(etp_doc_root(d), "kind", "program");
+    etp_doc_program_here(d); /* at the end: after the last member */
+    etp_doc_json_omit(d, ETP_JSON_NO_PROGRAM);
+    lay = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(lay, "{\n  \"schema_version\": 1,\n  \"file\": \"p.pte\",\n  \"kind\": \"program\",\n"
+                   "  \"notes\": []\n}\n");
+    free(lay);
+    etp_doc_free(d);
+    d = etp_doc_new("info", 1, "d.etdp", NULL);
+    etp_node_str(etp_doc_root(d), "kind", "etdump");
+    etp_doc_program_here(d);
+    etp_doc_program_here(d); /* once: the first place counts */
+    etp_doc_notes_here(d);
+    lay = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(lay, "{\n  \"schema_version\": 1,\n  \"file\": \"d.etdp\",\n  \"kind\": \"etdump\",\n"
+                   "  \"program\": null,\n  \"notes\": []\n}\n");
+    free(lay);
+    etp_doc_free(d);
+    etp_doc_program_here(NULL);
+    etp_doc_json_omit(NULL, ETP_JSON_NO_NOTES);
+    /* U+00E9 stays; the invalid byte 0xFF is U+FFFD (EF BF BD); TAB, LF, DEL and U+0085 spaces */
+    char *safe = etp_text_safe("a\tb\nc\x7F\xC3\xA9\xFF\xC2\x85z");
+    CHECK_STR(safe, "a b c \xC3\xA9\xEF\xBF\xBD z");
+    free(safe);
+    CHECK(etp_text_safe(NULL) == NULL);
     etp_doc_free(NULL);
+
+    /* partial envelope (etp_doc_envelope): schema_version alone, then schema_version + file */
+    d = etp_doc_new("x", 1, "f.etdp", "p.pte");
+    etp_doc_envelope(d, 0);
+    etp_node_uint(etp_doc_root(d), "n", 7);
+    char *env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_EQ_I(rc, ETP_OK);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"n\": 7,\n  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(d, ETP_ENV_FILE);
+    env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"file\": \"f.etdp\",\n  \"n\": 7,\n"
+                   "  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(d, ETP_ENV_PROGRAM);
+    env = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(env, "{\n  \"schema_version\": 1,\n  \"program\": \"p.pte\",\n  \"n\": 7,\n"
+                   "  \"notes\": []\n}\n");
+    free(env);
+    etp_doc_envelope(NULL, 0); /* ignored */
+    etp_doc_free(d);
+
+    /* ETP_TEXT_CELL: a control character and a line break both become spaces, as in a table
+     * cell (ETP_TEXT_SAFE keeps the line break); not wrapped */
+    d = etp_doc_new("x", 1, NULL, NULL);
+    etp_section *sec = etp_doc_section(d, "s");
+    etp_section_text(sec, ETP_TEXT_CELL, NULL, 0, "[a\tb\nc]");
+    etp_section_text(sec, ETP_TEXT_SAFE, NULL, 0, "[a\tb\nc]");
+    etp_section_textf(sec, ETP_TEXT_CELL, 0, " (method %s)", "m\x01x");
+    char *cell = render(d, ETP_FMT_TABLE, 0, &rc);
+    CHECK_EQ_I(rc, ETP_OK);
+    CHECK_STR(cell, "[a b c][a b\nc] (method m x)");
+    free(cell);
+    cell = render(d, ETP_FMT_MD, 0, &rc);
+    CHECK_STR(cell, "[a b c][a b\nc] (method m x)");
+    free(cell);
+    etp_doc_free(d);
     return check_done();
 }

@@ -147,18 +147,15 @@ int cli_etr_open(cli_args *a, struct etp_etrecord **rec);
 /* Columns op_types, module, module_class, stack_trace (+ stack_trace_full, debug_handles in the
  * machine formats): appends them at cols[n], returns the new count. */
 size_t cli_etr_cols(etp_col *cols, size_t n, bool machine);
-size_t cli_etr_cols_out(out_col *cols, size_t n, bool machine); /* tree: out.h */
 #define CLI_ETR_MAX_COLS 6
 typedef struct cli_etr_stats {
     uint64_t rows, matched, htp_rows, htp_matched;
 } cli_etr_stats;
-/* The cells of one ops row (same order as cli_etr_cols). */
+/* The cells of one ops or tree row (same order as cli_etr_cols). */
 void cli_etr_cells(etp_table *t, const struct etp_etrecord *rec, const char *method,
                    const etp_ops_row *row, bool machine, cli_etr_stats *st);
-void cli_etr_cells_out(out_table *t, const struct etp_etrecord *rec, const char *method,
-                       const etp_ops_row *row, bool machine, cli_etr_stats *st);
-/* The same as JSON members of the object being written (tree). */
-void cli_etr_json(jw *w, const struct etp_etrecord *rec, const char *method,
+/* The same (the machine formats' six) as members of JSON object node `n` (tree). */
+void cli_etr_node(etp_node *n, const struct etp_etrecord *rec, const char *method,
                   const etp_ops_row *row, cli_etr_stats *st);
 /* The notes: how many rows matched, HTP nodes matched by name. */
 void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,

@@ -108,43 +108,15 @@ void cli_etr_cells(etp_table *t, const etp_etrecord *rec, const char *method,
     etp_etrecord_join_free(&j);
 }
 
-/* The same for a command not yet on the result model (tree): out.h columns and cells. */
-size_t cli_etr_cols_out(out_col *cols, size_t n, bool machine) {
-    size_t k = machine ? 6 : 4;
-    for (size_t i = 0; i < k; i++)
-        cols[n + i] = (out_col){etr_cols[i].key, etr_cols[i].header, OUT_STR, 0};
-    return n + k;
-}
-
-void cli_etr_cells_out(out_table *t, const etp_etrecord *rec, const char *method,
-                       const etp_ops_row *row, bool machine, cli_etr_stats *st) {
+/* The same as members of a JSON object node (tree). */
+void cli_etr_node(etp_node *n, const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                  cli_etr_stats *st) {
     etp_etr_join j;
     const char *v[6];
     char *h;
-    size_t n = row_cells(rec, method, row, machine, st, &j, v, &h);
-    for (size_t k = 0; k < n; k++) out_cell_str(t, v[k]);
-    free(h);
-    etp_etrecord_join_free(&j);
-}
-
-void cli_etr_json(jw *w, const etp_etrecord *rec, const char *method, const etp_ops_row *row,
-                  cli_etr_stats *st) {
-    etp_etr_join j;
-    bool have = row_join(rec, method, row, &j, st) == 0 && j.n_nodes > 0;
-    jw_key(w, "op_types");
-    if (have) jw_str(w, j.op_types); else jw_null(w);
-    jw_key(w, "module");
-    if (have && j.module) jw_str(w, j.module); else jw_null(w);
-    jw_key(w, "module_class");
-    if (have && j.module_class) jw_str(w, j.module_class); else jw_null(w);
-    jw_key(w, "stack_trace");
-    if (have && j.frame) jw_str(w, j.frame); else jw_null(w);
-    jw_key(w, "stack_trace_full");
-    if (have && j.stack_trace) jw_str(w, j.stack_trace); else jw_null(w);
-    /* as ops writes it (a table cell): the handles joined with "," */
-    jw_key(w, "debug_handles");
-    char *h = have ? handles_text(&j) : NULL;
-    if (h) jw_str(w, h); else jw_null(w);
+    /* the machine cells: the handles joined with "," as ops writes them */
+    row_cells(rec, method, row, true, st, &j, v, &h);
+    for (size_t k = 0; k < 6; k++) etp_node_str(n, etr_cols[k].key, v[k]);
     free(h);
     etp_etrecord_join_free(&j);
 }
@@ -170,41 +142,112 @@ void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
 
 /* ---- etprof info R.etrecord ---- */
 
-static void opt_str(jw *w, const char *k, const char *v) {
-    jw_key(w, k);
-    if (v) jw_str(w, v); else jw_null(w);
+static void node_facts(etp_node *o, const etp_etr_node *n) {
+    etp_node_str(o, "name", n->name);
+    etp_node_str(o, "op", n->op);
+    etp_node_str(o, "target", n->target);
+    if (n->debug_handle >= 0) etp_node_int(o, "debug_handle", n->debug_handle);
+    else etp_node_null(o, "debug_handle");
+    etp_node_str(o, "stack_trace", n->stack_trace);
+    etp_node_str(o, "source_fn_stack", n->source_fn_stack);
+    etp_node *ms = etp_node_arr(o, "nn_module_stack");
+    for (uint32_t i = 0; i < n->n_modules; i++) {
+        etp_node *m = etp_node_obj(ms, NULL);
+        etp_node_str(m, "key", n->modules[i].key);
+        etp_node_str(m, "fqn", n->modules[i].fqn);
+        etp_node_str(m, "type", n->modules[i].type);
+    }
+    if (n->dtype >= 0) etp_node_int(o, "dtype", n->dtype);
+    else etp_node_null(o, "dtype");
+    if (n->ndim >= 0) {
+        etp_node *sz = etp_node_arr(o, "sizes");
+        for (int32_t i = 0; i < n->ndim; i++) etp_node_int(sz, NULL, n->sizes[i]);
+    } else {
+        etp_node_null(o, "sizes");
+    }
 }
 
-static void node_json(jw *w, const etp_etr_node *n) {
-    jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, n->name);
-    jw_key(w, "op"); jw_str(w, n->op);
-    jw_key(w, "target"); jw_str(w, n->target);
-    jw_key(w, "debug_handle");
-    if (n->debug_handle >= 0) jw_int(w, n->debug_handle); else jw_null(w);
-    opt_str(w, "stack_trace", n->stack_trace);
-    opt_str(w, "source_fn_stack", n->source_fn_stack);
-    jw_key(w, "nn_module_stack");
-    jw_arr_begin(w);
-    for (uint32_t i = 0; i < n->n_modules; i++) {
-        jw_obj_begin(w);
-        jw_key(w, "key"); jw_str(w, n->modules[i].key);
-        jw_key(w, "fqn"); jw_str(w, n->modules[i].fqn);
-        jw_key(w, "type"); jw_str(w, n->modules[i].type);
-        jw_obj_end(w);
+/* The JSON view: the record's entries, programs with their nodes, methods and what was skipped. */
+static void etrecord_facts(etp_doc *doc, const etp_etrecord *r) {
+    uint32_t ne = etp_etrecord_entry_count(r), np = etp_etrecord_program_count(r);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_str(root, "kind", "etrecord");
+    etp_node *ea = etp_node_arr(root, "entries");
+    for (uint32_t i = 0; i < ne; i++) {
+        const etp_etr_entry *e = etp_etrecord_entry(r, i);
+        etp_node *o = etp_node_obj(ea, NULL);
+        etp_node_str(o, "name", e->name);
+        etp_node_str(o, "kind", etp_etr_kind_name(e->kind));
+        etp_node_uint(o, "size_bytes", e->size);
+        etp_node_uint(o, "compressed_bytes", e->compressed_size);
+        etp_node_str(o, "compression", e->compression);
+        etp_node_bool(o, "read", e->read);
     }
-    jw_arr_end(w);
-    jw_key(w, "dtype");
-    if (n->dtype >= 0) jw_int(w, n->dtype); else jw_null(w);
-    jw_key(w, "sizes");
-    if (n->ndim >= 0) {
-        jw_arr_begin(w);
-        for (int32_t i = 0; i < n->ndim; i++) jw_int(w, n->sizes[i]);
-        jw_arr_end(w);
-    } else {
-        jw_null(w);
+    etp_node *pa = etp_node_arr(root, "programs");
+    for (uint32_t i = 0; i < np; i++) {
+        const etp_etr_program *p = etp_etrecord_program(r, i);
+        etp_node *o = etp_node_obj(pa, NULL);
+        etp_node_str(o, "entry", p->entry);
+        etp_node_str(o, "kind", etp_etr_kind_name(p->kind));
+        etp_node_str(o, "method", p->method);
+        etp_node_uint(o, "nodes", p->n_nodes);
+        etp_node_uint(o, "nodes_with_debug_handle", p->n_handled);
+        etp_node *nl = etp_node_arr(o, "node_list");
+        for (uint32_t k = 0; k < p->n_nodes; k++) node_facts(etp_node_obj(nl, NULL), &p->nodes[k]);
     }
-    jw_obj_end(w);
+    etp_node *mm = etp_node_arr(root, "map_methods");
+    for (uint32_t i = 0; i < etp_etrecord_map_method_count(r); i++)
+        etp_node_str(mm, NULL, etp_etrecord_map_method(r, i));
+    etp_node *sk = etp_node_arr(root, "skipped");
+    for (uint32_t i = 0; i < ne; i++) {
+        const etp_etr_entry *e = etp_etrecord_entry(r, i);
+        if (!e->read && e->kind != ETP_ETR_MARKER) etp_node_str(sk, NULL, e->name);
+    }
+}
+
+static const etp_col entry_cols[] = {
+    {"entry", "entry", NULL, ETP_T_STR, false, 0},
+    {"kind", "kind", NULL, ETP_T_STR, false, 0},
+    {"method", "method", NULL, ETP_T_STR, true, 0},
+    {"nodes", "nodes", NULL, ETP_T_UINT, true, 0},
+    {"size_bytes", "bytes", NULL, ETP_T_UINT, false, 0},
+    {"compression", "compression", NULL, ETP_T_STR, false, 0},
+    {"read", "read", NULL, ETP_T_BOOL, false, 0},
+};
+
+/* The text views and csv/tsv/jsonl: one row per entry (the program it holds, if any). */
+static int etrecord_table(cli_args *a, etp_doc *doc, const etp_etrecord *r, const char *path) {
+    uint32_t ne = etp_etrecord_entry_count(r), np = etp_etrecord_program_count(r);
+    etp_section *s = etp_doc_section(doc, "etrecord");
+    if (a->fmt == OUT_TABLE)
+        etp_section_textf(s, 0, 0, "file       %s\nkind       ExecuTorch ETRecord (ZIP), %u entries, "
+                                   "%u programs, %u skipped (not read)\n\n",
+                          path, ne, np, etp_etrecord_skipped_count(r));
+    etp_table *t = etp_doc_table(doc, entry_cols, sizeof entry_cols / sizeof entry_cols[0]);
+    if (!t) return EXIT_INTERNAL;
+    etp_section_table(s, t);
+    etp_doc_flat(doc, t);
+    for (uint32_t i = 0; i < ne; i++) {
+        const etp_etr_entry *e = etp_etrecord_entry(r, i);
+        const etp_etr_program *p = NULL;
+        for (uint32_t k = 0; k < np && !p; k++)
+            if (strcmp(etp_etrecord_program(r, k)->entry, e->name) == 0)
+                p = etp_etrecord_program(r, k);
+        etp_table_row(t);
+        etp_table_str(t, e->name);
+        etp_table_str(t, etp_etr_kind_name(e->kind));
+        etp_table_str(t, p ? p->method : NULL);
+        if (p) etp_table_uint(t, p->n_nodes);
+        else etp_table_null(t);
+        etp_table_uint(t, e->size);
+        etp_table_str(t, e->compression);
+        etp_table_bool(t, e->read);
+    }
+    if (etp_etrecord_skipped_count(r))
+        etp_table_note(t, "entries not read: torch.save pickles (state dicts, constants, example "
+                          "inputs, reference outputs) need a Python unpickler and are not needed "
+                          "to name operators; export_graph_id and unknown names are not used");
+    return EXIT_OK;
 }
 
 int cli_etrecord_info(cli_args *a, const char *path) {
@@ -224,100 +267,15 @@ int cli_etrecord_info(cli_args *a, const char *path) {
         etp_etrecord_close(r);
         return rc;
     }
-    uint32_t ne = etp_etrecord_entry_count(r), np = etp_etrecord_program_count(r);
-    if (a->fmt == OUT_JSON) {
-        jw w;
-        jw_init(&w, o.f, true);
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "kind"); jw_str(&w, "etrecord");
-        jw_key(&w, "entries");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < ne; i++) {
-            const etp_etr_entry *e = etp_etrecord_entry(r, i);
-            jw_obj_begin(&w);
-            jw_key(&w, "name"); jw_str(&w, e->name);
-            jw_key(&w, "kind"); jw_str(&w, etp_etr_kind_name(e->kind));
-            jw_key(&w, "size_bytes"); jw_uint(&w, e->size);
-            jw_key(&w, "compressed_bytes"); jw_uint(&w, e->compressed_size);
-            jw_key(&w, "compression"); jw_str(&w, e->compression);
-            jw_key(&w, "read"); jw_bool(&w, e->read);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "programs");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < np; i++) {
-            const etp_etr_program *p = etp_etrecord_program(r, i);
-            jw_obj_begin(&w);
-            jw_key(&w, "entry"); jw_str(&w, p->entry);
-            jw_key(&w, "kind"); jw_str(&w, etp_etr_kind_name(p->kind));
-            jw_key(&w, "method"); jw_str(&w, p->method);
-            jw_key(&w, "nodes"); jw_uint(&w, p->n_nodes);
-            jw_key(&w, "nodes_with_debug_handle"); jw_uint(&w, p->n_handled);
-            jw_key(&w, "node_list");
-            jw_arr_begin(&w);
-            for (uint32_t k = 0; k < p->n_nodes; k++) node_json(&w, &p->nodes[k]);
-            jw_arr_end(&w);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "map_methods");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < etp_etrecord_map_method_count(r); i++)
-            jw_str(&w, etp_etrecord_map_method(r, i));
-        jw_arr_end(&w);
-        jw_key(&w, "skipped");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < ne; i++) {
-            const etp_etr_entry *e = etp_etrecord_entry(r, i);
-            if (!e->read && e->kind != ETP_ETR_MARKER) jw_str(&w, e->name);
-        }
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        if (jw_finish(&w)) rc = EXIT_IO;
-        fputc('\n', o.f);
-    } else {
-        static const out_col cols[] = {
-            {"entry", "entry", OUT_STR, 0},        {"kind", "kind", OUT_STR, 0},
-            {"method", "method", OUT_STR, 0},      {"nodes", "nodes", OUT_UINT, 0},
-            {"size_bytes", "bytes", OUT_UINT, 0},  {"compression", "compression", OUT_STR, 0},
-            {"read", "read", OUT_BOOL, 0},
-        };
-        if (a->fmt == OUT_TABLE)
-            fprintf(o.f, "file       %s\nkind       ExecuTorch ETRecord (ZIP), %u entries, %u "
-                         "programs, %u skipped (not read)\n\n",
-                    path, ne, np, etp_etrecord_skipped_count(r));
-        out_table *t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
-        if (!t) {
-            etp_etrecord_close(r);
-            return cli_out_close(&o, EXIT_INTERNAL);
-        }
-        for (uint32_t i = 0; i < ne; i++) {
-            const etp_etr_entry *e = etp_etrecord_entry(r, i);
-            const etp_etr_program *p = NULL;
-            for (uint32_t k = 0; k < np && !p; k++)
-                if (strcmp(etp_etrecord_program(r, k)->entry, e->name) == 0)
-                    p = etp_etrecord_program(r, k);
-            out_row_begin(t);
-            out_cell_str(t, e->name);
-            out_cell_str(t, etp_etr_kind_name(e->kind));
-            out_cell_str(t, p ? p->method : NULL);
-            if (p) out_cell_uint(t, p->n_nodes); else out_cell_null(t);
-            out_cell_uint(t, e->size);
-            out_cell_str(t, e->compression);
-            out_cell_bool(t, e->read);
-            out_row_end(t);
-        }
-        if (etp_etrecord_skipped_count(r))
-            out_table_note(t, "entries not read: torch.save pickles (state dicts, constants, "
-                              "example inputs, reference outputs) need a Python unpickler and "
-                              "are not needed to name operators; export_graph_id and unknown "
-                              "names are not used");
-        if (out_table_finish(t)) rc = EXIT_IO;
-        out_table_free(t);
-    }
+    /* JSON: {schema_version, file, kind, entries, programs, map_methods, skipped} (0.1.0) */
+    etp_doc *doc = etp_doc_new("info", 1, path, NULL);
+    etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
+    if (a->fmt == OUT_JSON) etrecord_facts(doc, r);
+    else rc = etrecord_table(a, doc, r, path);
+    if (!rc && doc) rc = cli_render(a, &o, doc);
+    else rc = EXIT_INTERNAL;
+    if (rc == EXIT_INTERNAL) cli_errorf("info: out of memory");
+    etp_doc_free(doc);
     etp_etrecord_close(r);
     return cli_out_close(&o, rc);
 }

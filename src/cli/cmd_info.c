@@ -65,6 +65,89 @@ static bool same_block(const block_sum *a, const block_sum *b) {
            a->bi.allocator_count == b->bi.allocator_count;
 }
 
+/* A text built piece by piece (open_memstream); false when out of memory. */
+typedef struct text_buf {
+    char *p;
+    size_t n;
+    FILE *f;
+} text_buf;
+
+static bool text_open(text_buf *b) {
+    b->p = NULL;
+    b->n = 0;
+    b->f = open_memstream(&b->p, &b->n);
+    return b->f != NULL;
+}
+
+/* Closes the text and adds it to `sec` as prose wrapped to the terminal under the values (column
+ * 11); false when out of memory. */
+static bool text_add(etp_section *sec, text_buf *b) {
+    bool ok = fclose(b->f) == 0 && b->p;
+    if (ok) etp_section_text(sec, ETP_TEXT_WRAP, NULL, 11, b->p);
+    free(b->p);
+    return ok;
+}
+
+/* A name from the program written as table cells are (valid UTF-8, control characters as
+ * spaces). */
+static void put_safe(FILE *f, const char *name) {
+    char *n = etp_text_safe(name);
+    fputs(n ? n : "?", f);
+    free(n);
+}
+
+/* The table format's lines above the blocks: file, kind, events, kinds, and with --pte the
+ * program, methods, backends and a mismatch that was ignored. Each line is wrapped under its
+ * value (out_wrap is line by line, so the lines may go in several blocks). */
+static bool dump_header(etp_section *sec, cli_args *a, const char *path, const etp_dump_info *di,
+                        const cli_inputs *in, const uint64_t *kinds, const name_count *methods,
+                        uint32_t nmethods, const name_count *backends, uint32_t nbackends,
+                        uint32_t nm, const char *first) {
+    text_buf b;
+    if (!text_open(&b)) return false;
+    FILE *f = b.f;
+    fprintf(f, "file       %s\n", path);
+    fprintf(f, "kind       ETDump, %s, version %u, %zu bytes\n",
+            di->size_prefixed ? "size-prefixed" : "not size-prefixed", di->version,
+            in->dump_blob.size);
+    fprintf(f, "events     %llu (profile %llu, allocation %llu, debug %llu",
+            (unsigned long long)di->event_count, (unsigned long long)di->profile_count,
+            (unsigned long long)di->allocation_count, (unsigned long long)di->debug_count);
+    if (di->none_count) fprintf(f, ", empty %llu", (unsigned long long)di->none_count);
+    fprintf(f, ")\nkinds     ");
+    for (int k = 1; k < ETP_KIND_COUNT_; k++)
+        if (kinds[k]) fprintf(f, " %s %llu", etp_kind_name((etp_kind)k), (unsigned long long)kinds[k]);
+    fprintf(f, "\n");
+    if (!a->set[OPT_PTE]) {
+        fprintf(f, "program    not given: --pte names the methods, operators and backends\n\n");
+        return text_add(sec, &b);
+    }
+    fprintf(f, "program    %s\nmethods   ", a->val[OPT_PTE]);
+    for (uint32_t i = 0; i < nmethods; i++) {
+        fputc(' ', f);
+        put_safe(f, methods[i].name);
+        fprintf(f, " (%llu runs)", (unsigned long long)methods[i].n);
+    }
+    if (!nmethods) fprintf(f, " none resolved");
+    fprintf(f, "\nbackends  ");
+    for (uint32_t i = 0; i < nbackends; i++) {
+        fputc(' ', f);
+        put_safe(f, backends[i].name);
+        fprintf(f, " (%llu delegate calls)", (unsigned long long)backends[i].n);
+    }
+    if (!nbackends) fprintf(f, " none (no DELEGATE_CALL)");
+    fprintf(f, "\n");
+    if (!text_add(sec, &b)) return false;
+    if (nm)
+        etp_section_textf(sec, ETP_TEXT_WRAP, 11,
+                          "warning    PROGRAM MISMATCH ignored (--ignore-program-mismatch): %u "
+                          "block(s) do not fit the program and are shown without method or "
+                          "backends; first: %s\n",
+                          nm, first);
+    etp_section_text(sec, ETP_TEXT_WRAP, NULL, 11, "\n");
+    return true;
+}
+
 static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
     /* the blocks are verified by a second thread while this one classifies them */
@@ -124,172 +207,86 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         cli_close_inputs(&in);
         return rc;
     }
-    FILE *f = o.f;
+    const char *first = NULL;
+    uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
+    etp_doc *doc = etp_doc_new("info", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     if (a->fmt == OUT_JSON) {
-        jw w;
-        jw_init(&w, f, true);
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "kind"); jw_str(&w, "etdump");
-        jw_key(&w, "size_bytes"); jw_uint(&w, in.dump_blob.size);
-        jw_key(&w, "size_prefixed"); jw_bool(&w, di->size_prefixed);
-        jw_key(&w, "version"); jw_uint(&w, di->version);
-        jw_key(&w, "block_count"); jw_uint(&w, di->block_count);
-        jw_key(&w, "events");
-        jw_obj_begin(&w);
-        jw_key(&w, "total"); jw_uint(&w, di->event_count);
-        jw_key(&w, "profile"); jw_uint(&w, di->profile_count);
-        jw_key(&w, "allocation"); jw_uint(&w, di->allocation_count);
-        jw_key(&w, "debug"); jw_uint(&w, di->debug_count);
-        jw_key(&w, "none"); jw_uint(&w, di->none_count);
-        jw_obj_end(&w);
-        jw_key(&w, "kinds");
-        jw_obj_begin(&w);
-        for (int k = 1; k < ETP_KIND_COUNT_; k++) {
-            jw_key(&w, etp_kind_name((etp_kind)k));
-            jw_uint(&w, kinds[k]);
-        }
-        jw_obj_end(&w);
-        jw_key(&w, "program");
-        if (a->set[OPT_PTE]) jw_str(&w, a->val[OPT_PTE]);
-        else jw_null(&w);
-        jw_key(&w, "methods");
-        jw_arr_begin(&w);
+        /* {schema_version, file, kind, ..., kinds, program, methods, ...} (0.1.0) */
+        etp_node *root = etp_doc_root(doc);
+        etp_node_str(root, "kind", "etdump");
+        etp_node_uint(root, "size_bytes", in.dump_blob.size);
+        etp_node_bool(root, "size_prefixed", di->size_prefixed);
+        etp_node_uint(root, "version", di->version);
+        etp_node_uint(root, "block_count", di->block_count);
+        etp_node *ev = etp_node_obj(root, "events");
+        etp_node_uint(ev, "total", di->event_count);
+        etp_node_uint(ev, "profile", di->profile_count);
+        etp_node_uint(ev, "allocation", di->allocation_count);
+        etp_node_uint(ev, "debug", di->debug_count);
+        etp_node_uint(ev, "none", di->none_count);
+        etp_node *ki = etp_node_obj(root, "kinds");
+        for (int k = 1; k < ETP_KIND_COUNT_; k++) etp_node_uint(ki, etp_kind_name((etp_kind)k), kinds[k]);
+        etp_doc_program_here(doc);
+        etp_node *ma = etp_node_arr(root, "methods");
         for (uint32_t i = 0; i < nmethods; i++) {
-            jw_obj_begin(&w);
-            jw_key(&w, "name"); jw_str(&w, methods[i].name);
-            jw_key(&w, "runs"); jw_uint(&w, methods[i].n);
-            jw_obj_end(&w);
+            etp_node *mo = etp_node_obj(ma, NULL);
+            etp_node_str(mo, "name", methods[i].name);
+            etp_node_uint(mo, "runs", methods[i].n);
         }
-        jw_arr_end(&w);
-        {
-            const char *first = NULL;
-            uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
-            jw_key(&w, "program_mismatch");
-            jw_obj_begin(&w);
-            jw_key(&w, "blocks"); jw_uint(&w, nm);
-            jw_key(&w, "first");
-            if (nm) jw_str(&w, first);
-            else jw_null(&w);
-            jw_obj_end(&w);
-        }
-        jw_key(&w, "backends");
-        jw_arr_begin(&w);
+        etp_node *pm = etp_node_obj(root, "program_mismatch");
+        etp_node_uint(pm, "blocks", nm);
+        etp_node_str(pm, "first", nm ? first : NULL);
+        etp_node *ba = etp_node_arr(root, "backends");
         for (uint32_t i = 0; i < nbackends; i++) {
-            jw_obj_begin(&w);
-            jw_key(&w, "id"); jw_str(&w, backends[i].name);
-            jw_key(&w, "delegate_calls"); jw_uint(&w, backends[i].n);
-            jw_obj_end(&w);
+            etp_node *bo = etp_node_obj(ba, NULL);
+            etp_node_str(bo, "id", backends[i].name);
+            etp_node_uint(bo, "delegate_calls", backends[i].n);
         }
-        jw_arr_end(&w);
-        jw_key(&w, "blocks");
-        jw_arr_begin(&w);
+        etp_node *bl = etp_node_arr(root, "blocks");
         for (uint32_t b = 0; b < di->block_count; b++) {
-            jw_obj_begin(&w);
-            jw_key(&w, "index"); jw_uint(&w, b);
-            jw_key(&w, "name"); jw_str(&w, bs[b].bi.name.ptr);
-            jw_key(&w, "bundled_input_index"); jw_int(&w, bs[b].bi.bundled_input_index);
-            jw_key(&w, "events"); jw_uint(&w, bs[b].bi.event_count);
-            jw_key(&w, "profile"); jw_uint(&w, bs[b].by_type[ETP_EVENT_PROFILE]);
-            jw_key(&w, "allocation"); jw_uint(&w, bs[b].by_type[ETP_EVENT_ALLOCATION]);
-            jw_key(&w, "debug"); jw_uint(&w, bs[b].by_type[ETP_EVENT_DEBUG]);
-            jw_key(&w, "allocators");
-            jw_arr_begin(&w);
+            etp_node *bo = etp_node_obj(bl, NULL);
+            etp_node_uint(bo, "index", b);
+            etp_node_str(bo, "name", bs[b].bi.name.ptr);
+            etp_node_int(bo, "bundled_input_index", bs[b].bi.bundled_input_index);
+            etp_node_uint(bo, "events", bs[b].bi.event_count);
+            etp_node_uint(bo, "profile", bs[b].by_type[ETP_EVENT_PROFILE]);
+            etp_node_uint(bo, "allocation", bs[b].by_type[ETP_EVENT_ALLOCATION]);
+            etp_node_uint(bo, "debug", bs[b].by_type[ETP_EVENT_DEBUG]);
+            etp_node *al = etp_node_arr(bo, "allocators");
             for (uint32_t k = 0; k < bs[b].bi.allocator_count; k++)
-                jw_str(&w, etp_dump_allocator_name(in.dump, b, k).ptr);
-            jw_arr_end(&w);
-            jw_key(&w, "method"); jw_str(&w, bs[b].method);
-            jw_key(&w, "method_candidates"); jw_uint(&w, bs[b].candidates);
-            jw_key(&w, "method_basis"); jw_str(&w, etp_method_basis_name(bs[b].basis));
-            jw_key(&w, "method_candidate_names");
-            jw_arr_begin(&w);
-            for (uint32_t k = 0; k < bs[b].ncand; k++) jw_str(&w, bs[b].cand[k]);
-            jw_arr_end(&w);
-            jw_obj_end(&w);
+                etp_node_str(al, NULL, etp_dump_allocator_name(in.dump, b, k).ptr);
+            etp_node_str(bo, "method", bs[b].method);
+            etp_node_uint(bo, "method_candidates", bs[b].candidates);
+            etp_node_str(bo, "method_basis", etp_method_basis_name(bs[b].basis));
+            etp_node *cn = etp_node_arr(bo, "method_candidate_names");
+            for (uint32_t k = 0; k < bs[b].ncand; k++) etp_node_str(cn, NULL, bs[b].cand[k]);
         }
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
-        fputc('\n', f);
     } else {
-        FILE *out = f;
-        char *hbuf = NULL;
-        size_t hlen = 0;
-        if (a->fmt == OUT_TABLE && o.width) {
-            /* the lines are wrapped under their values to fit the terminal */
-            f = open_memstream(&hbuf, &hlen);
-            if (!f) f = out;
-        }
-        if (a->fmt == OUT_TABLE) {
-            fprintf(f, "file       %s\n", path);
-            fprintf(f, "kind       ETDump, %s, version %u, %zu bytes\n",
-                    di->size_prefixed ? "size-prefixed" : "not size-prefixed", di->version,
-                    in.dump_blob.size);
-            fprintf(f, "events     %llu (profile %llu, allocation %llu, debug %llu",
-                    (unsigned long long)di->event_count, (unsigned long long)di->profile_count,
-                    (unsigned long long)di->allocation_count, (unsigned long long)di->debug_count);
-            if (di->none_count) fprintf(f, ", empty %llu", (unsigned long long)di->none_count);
-            fprintf(f, ")\nkinds     ");
-            for (int k = 1; k < ETP_KIND_COUNT_; k++)
-                if (kinds[k]) fprintf(f, " %s %llu", etp_kind_name((etp_kind)k), (unsigned long long)kinds[k]);
-            fprintf(f, "\n");
-            if (a->set[OPT_PTE]) {
-                fprintf(f, "program    %s\nmethods   ", a->val[OPT_PTE]);
-                /* method and backend names come from the program: written as table cells are
-                 * (valid UTF-8, control characters as spaces) */
-                for (uint32_t i = 0; i < nmethods; i++) {
-                    char *n = out_text_dup(methods[i].name);
-                    fprintf(f, " %s (%llu runs)", n ? n : "?", (unsigned long long)methods[i].n);
-                    free(n);
-                }
-                if (!nmethods) fprintf(f, " none resolved");
-                fprintf(f, "\nbackends  ");
-                for (uint32_t i = 0; i < nbackends; i++) {
-                    char *n = out_text_dup(backends[i].name);
-                    fprintf(f, " %s (%llu delegate calls)", n ? n : "?",
-                            (unsigned long long)backends[i].n);
-                    free(n);
-                }
-                if (!nbackends) fprintf(f, " none (no DELEGATE_CALL)");
-                fprintf(f, "\n");
-                const char *first = NULL;
-                uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
-                if (nm)
-                    out_wrapf(f, o.width, 11,
-                              "warning    PROGRAM MISMATCH ignored (--ignore-program-mismatch): %u "
-                              "block(s) do not fit the program and are shown without method or "
-                              "backends; first: %s\n",
-                              nm, first);
-            } else {
-                fprintf(f, "program    not given: --pte names the methods, operators and backends\n");
-            }
-            fprintf(f, "\n");
-        }
-        if (f != out) {
-            bool ok = fclose(f) == 0;
-            f = out;
-            if (ok) out_wrap(f, o.width, NULL, 11, hbuf);
-            free(hbuf);
-            if (!ok) {
-                cli_errorf("out of memory");
-                rc = EXIT_INTERNAL;
-            }
-        }
-        static const out_col cols[] = {
-            {"block", "block", OUT_STR, 0},        {"name", "name", OUT_STR, 0},
-            {"runs", "runs", OUT_UINT, 0},         {"events", "events", OUT_UINT, 0},
-            {"profile", "profile", OUT_UINT, 0},   {"allocation", "allocation", OUT_UINT, 0},
-            {"debug", "debug", OUT_UINT, 0},       {"allocators", "allocators", OUT_UINT, 0},
-            {"method", "method", OUT_STR, 0},
+        etp_section *sec = etp_doc_section(doc, "info");
+        if (a->fmt == OUT_TABLE && !dump_header(sec, a, path, di, &in, kinds, methods, nmethods,
+                                                 backends, nbackends, nm, first))
+            rc = EXIT_INTERNAL;
+        static const etp_col cols[] = {
+            {"block", "block", NULL, ETP_T_STR, false, 0},
+            {"name", "name", NULL, ETP_T_STR, true, 0},
+            {"runs", "runs", NULL, ETP_T_UINT, false, 0},
+            {"events", "events", NULL, ETP_T_UINT, false, 0},
+            {"profile", "profile", NULL, ETP_T_UINT, false, 0},
+            {"allocation", "allocation", NULL, ETP_T_UINT, false, 0},
+            {"debug", "debug", NULL, ETP_T_UINT, false, 0},
+            {"allocators", "allocators", NULL, ETP_T_UINT, false, 0},
+            {"method", "method", NULL, ETP_T_STR, true, 0},
         };
-        out_table *t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
-        /* a narrow terminal loses these first (out_table_set_droppable) */
+        etp_table *t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
+        /* a narrow terminal loses these first (etp_table_droppable) */
         static const char *const drop[] = {"allocators:6", "allocation:5", "debug:4",
                                            "profile:3", "runs:2", "events:1", NULL};
-        if (t) out_table_set_droppable(t, drop);
+        etp_table_droppable(t, drop);
+        etp_section_table(sec, t);
+        etp_doc_flat(doc, t);
         bool collapse = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
-        for (uint32_t b = 0; b < di->block_count;) {
+        for (uint32_t b = 0; t && b < di->block_count;) {
             uint32_t e = b + 1;
             if (collapse)
                 while (e < di->block_count && same_block(&bs[b], &bs[e])) e++;
@@ -306,23 +303,26 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
                                           bs[b].cand[q]);
                 if (k < sizeof meth) snprintf(meth + k, sizeof meth - k, ")");
             }
-            out_row_begin(t);
-            out_cell_str(t, range);
-            out_cell_str(t, bs[b].bi.name.ptr);
-            out_cell_uint(t, e - b);
-            out_cell_uint(t, bs[b].bi.event_count);
-            out_cell_uint(t, bs[b].by_type[ETP_EVENT_PROFILE]);
-            out_cell_uint(t, bs[b].by_type[ETP_EVENT_ALLOCATION]);
-            out_cell_uint(t, bs[b].by_type[ETP_EVENT_DEBUG]);
-            out_cell_uint(t, bs[b].bi.allocator_count);
-            out_cell_str(t, meth[0] ? meth : NULL);
-            out_row_end(t);
+            etp_table_row(t);
+            etp_table_str(t, range);
+            etp_table_str(t, bs[b].bi.name.ptr);
+            etp_table_uint(t, e - b);
+            etp_table_uint(t, bs[b].bi.event_count);
+            etp_table_uint(t, bs[b].by_type[ETP_EVENT_PROFILE]);
+            etp_table_uint(t, bs[b].by_type[ETP_EVENT_ALLOCATION]);
+            etp_table_uint(t, bs[b].by_type[ETP_EVENT_DEBUG]);
+            etp_table_uint(t, bs[b].bi.allocator_count);
+            etp_table_str(t, meth[0] ? meth : NULL);
             b = e;
         }
-        int frc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-        if (!rc) rc = frc;
-        out_table_free(t);
     }
+    if (!rc && etp_doc_ok(doc)) {
+        rc = cli_render(a, &o, doc);
+    } else {
+        cli_errorf("out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    etp_doc_free(doc);
     free_block_sums(bs, di->block_count);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
@@ -342,37 +342,44 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         return rc;
     }
     const etp_program_info *pi = etp_program_get_info(p);
-    jw w;
-    out_table *t = NULL;
-    static const out_col cols[] = {
-        {"method", "method", OUT_STR, 0},        {"instructions", "instructions", OUT_UINT, 0},
-        {"kernel", "kernel", OUT_UINT, 0},       {"delegate", "delegate", OUT_UINT, 0},
-        {"move", "move", OUT_UINT, 0},           {"jump_false", "jump_false", OUT_UINT, 0},
-        {"free", "free", OUT_UINT, 0},           {"operators", "operators", OUT_UINT, 0},
-        {"backends", "backends", OUT_STR, 0},
+    etp_table *t = NULL;
+    etp_node *methods = NULL;
+    static const etp_col cols[] = {
+        {"method", "method", NULL, ETP_T_STR, false, 0},
+        {"instructions", "instructions", NULL, ETP_T_UINT, false, 0},
+        {"kernel", "kernel", NULL, ETP_T_UINT, false, 0},
+        {"delegate", "delegate", NULL, ETP_T_UINT, false, 0},
+        {"move", "move", NULL, ETP_T_UINT, false, 0},
+        {"jump_false", "jump_false", NULL, ETP_T_UINT, false, 0},
+        {"free", "free", NULL, ETP_T_UINT, false, 0},
+        {"operators", "operators", NULL, ETP_T_UINT, false, 0},
+        {"backends", "backends", NULL, ETP_T_STR, true, 0},
     };
+    /* JSON: {schema_version, file, kind, size_bytes, bundled, version, segments, methods} */
+    etp_doc *doc = etp_doc_new("info", 1, path, NULL);
+    etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
     if (a->fmt == OUT_JSON) {
-        jw_init(&w, o.f, true);
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "kind"); jw_str(&w, "program");
-        jw_key(&w, "size_bytes"); jw_uint(&w, blob->size);
-        jw_key(&w, "bundled"); jw_bool(&w, pi->bundled);
-        jw_key(&w, "version"); jw_uint(&w, pi->version);
-        jw_key(&w, "segments"); jw_uint(&w, pi->segment_count);
-        jw_key(&w, "methods");
-        jw_arr_begin(&w);
+        etp_node *root = etp_doc_root(doc);
+        etp_node_str(root, "kind", "program");
+        etp_node_uint(root, "size_bytes", blob->size);
+        etp_node_bool(root, "bundled", pi->bundled);
+        etp_node_uint(root, "version", pi->version);
+        etp_node_uint(root, "segments", pi->segment_count);
+        methods = etp_node_arr(root, "methods");
     } else {
+        etp_section *sec = etp_doc_section(doc, "info");
         if (a->fmt == OUT_TABLE)
-            out_wrapf(o.f, o.width, 11, "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu bytes, "
-                         "%u methods, %u segments\n\n",
-                    path, pi->bundled ? "bundled " : "", pi->version, blob->size, pi->plan_count,
-                    pi->segment_count);
-        t = cli_table(a, &o, cols, sizeof cols / sizeof cols[0]);
+            etp_section_textf(sec, ETP_TEXT_WRAP, 11,
+                              "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
+                              "bytes, %u methods, %u segments\n\n",
+                              path, pi->bundled ? "bundled " : "", pi->version, blob->size,
+                              pi->plan_count, pi->segment_count);
+        t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
         static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",
                                            "delegate:3", "kernel:2", "instructions:1", NULL};
-        if (t) out_table_set_droppable(t, drop);
+        etp_table_droppable(t, drop);
+        etp_section_table(sec, t);
+        etp_doc_flat(doc, t);
     }
     for (uint32_t pl = 0; pl < pi->plan_count; pl++) {
         etp_plan_info pli;
@@ -413,76 +420,59 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
             if (wn > 0 && (size_t)wn < sizeof backends - bl) bl += (size_t)wn;
         }
         if (a->fmt == OUT_JSON) {
-            jw_obj_begin(&w);
-            jw_key(&w, "name"); jw_str(&w, pli.name.ptr);
-            jw_key(&w, "inputs"); jw_uint(&w, pli.input_count);
-            jw_key(&w, "outputs"); jw_uint(&w, pli.output_count);
-            jw_key(&w, "values"); jw_uint(&w, pli.value_count);
-            jw_key(&w, "chains"); jw_uint(&w, pli.chain_count);
-            jw_key(&w, "instructions");
-            jw_obj_begin(&w);
-            jw_key(&w, "total"); jw_uint(&w, total);
-            for (int k = 1; k <= 5; k++) {
-                jw_key(&w, etp_instr_kind_name((etp_instr_kind)k));
-                jw_uint(&w, counts[k]);
-            }
-            jw_obj_end(&w);
-            jw_key(&w, "operators");
-            jw_arr_begin(&w);
+            etp_node *mo = etp_node_obj(methods, NULL);
+            etp_node_str(mo, "name", pli.name.ptr);
+            etp_node_uint(mo, "inputs", pli.input_count);
+            etp_node_uint(mo, "outputs", pli.output_count);
+            etp_node_uint(mo, "values", pli.value_count);
+            etp_node_uint(mo, "chains", pli.chain_count);
+            etp_node *io = etp_node_obj(mo, "instructions");
+            etp_node_uint(io, "total", total);
+            for (int k = 1; k <= 5; k++)
+                etp_node_uint(io, etp_instr_kind_name((etp_instr_kind)k), counts[k]);
+            etp_node *oa = etp_node_arr(mo, "operators");
             for (uint32_t k = 0; k < pli.operator_count; k++) {
                 etp_operator op;
                 etp_program_operator(p, pl, k, &op);
-                jw_obj_begin(&w);
-                jw_key(&w, "name"); jw_str(&w, op.name.ptr);
-                jw_key(&w, "overload"); jw_str(&w, op.overload.ptr);
-                jw_key(&w, "calls"); jw_uint(&w, op_calls[k]);
-                jw_obj_end(&w);
+                etp_node *oo = etp_node_obj(oa, NULL);
+                etp_node_str(oo, "name", op.name.ptr);
+                etp_node_str(oo, "overload", op.overload.ptr);
+                etp_node_uint(oo, "calls", op_calls[k]);
             }
-            jw_arr_end(&w);
-            jw_key(&w, "delegates");
-            jw_arr_begin(&w);
+            etp_node *da = etp_node_arr(mo, "delegates");
             for (uint32_t k = 0; k < pli.delegate_count; k++) {
                 etp_delegate dl;
                 etp_program_delegate(p, pl, k, &dl);
-                jw_obj_begin(&w);
-                jw_key(&w, "id"); jw_str(&w, dl.id.ptr);
-                jw_key(&w, "calls"); jw_uint(&w, del_calls[k]);
-                jw_key(&w, "compile_specs");
-                jw_arr_begin(&w);
-                for (uint32_t s = 0; s < dl.compile_spec_count; s++) {
+                etp_node *dn = etp_node_obj(da, NULL);
+                etp_node_str(dn, "id", dl.id.ptr);
+                etp_node_uint(dn, "calls", del_calls[k]);
+                etp_node *ca = etp_node_arr(dn, "compile_specs");
+                for (uint32_t sp = 0; sp < dl.compile_spec_count; sp++) {
                     etp_compile_spec cs;
-                    etp_program_compile_spec(p, pl, k, s, &cs);
-                    jw_obj_begin(&w);
-                    jw_key(&w, "key"); jw_str(&w, cs.key.ptr);
-                    jw_key(&w, "value_bytes"); jw_uint(&w, cs.value.len);
-                    jw_obj_end(&w);
+                    etp_program_compile_spec(p, pl, k, sp, &cs);
+                    etp_node *co = etp_node_obj(ca, NULL);
+                    etp_node_str(co, "key", cs.key.ptr);
+                    etp_node_uint(co, "value_bytes", cs.value.len);
                 }
-                jw_arr_end(&w);
-                jw_obj_end(&w);
             }
-            jw_arr_end(&w);
-            jw_obj_end(&w);
         } else {
-            out_row_begin(t);
-            out_cell_str(t, pli.name.ptr);
-            out_cell_uint(t, total);
-            for (int k = 1; k <= 5; k++) out_cell_uint(t, counts[k]);
-            out_cell_uint(t, pli.operator_count);
-            out_cell_str(t, backends[0] ? backends : NULL);
-            out_row_end(t);
+            etp_table_row(t);
+            etp_table_str(t, pli.name.ptr);
+            etp_table_uint(t, total);
+            for (int k = 1; k <= 5; k++) etp_table_uint(t, counts[k]);
+            etp_table_uint(t, pli.operator_count);
+            etp_table_str(t, backends[0] ? backends : NULL);
         }
         free(op_calls);
         free(del_calls);
     }
-    if (a->fmt == OUT_JSON) {
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        if (jw_finish(&w)) rc = EXIT_IO;
-        fputc('\n', o.f);
+    if (!rc && etp_doc_ok(doc)) {
+        rc = cli_render(a, &o, doc);
     } else {
-        if (out_table_finish(t)) rc = EXIT_IO;
-        out_table_free(t);
+        cli_errorf("out of memory");
+        rc = EXIT_INTERNAL;
     }
+    etp_doc_free(doc);
     etp_program_close(p);
     return cli_out_close(&o, rc);
 }

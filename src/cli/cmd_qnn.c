@@ -7,10 +7,13 @@
  *   etprof qnn --profile-log F | --profile-csv F
  *       qnn-profile-viewer's own text or CSV output: the top-level and per-node view of each
  *       execute, without an ETDump.
+ * Every figure comes from the public QNN API (include/etprof_qnn.h); this file fills one result
+ * document (include/etprof_result.h) per run, rendered in every format by cli_render().
  * See docs/qnn-inputs.md ("The qnn command"). */
 #include "cli.h"
-#include "analysis.h"
+#include "etprof_figures.h"
 #include "etprof_qnn.h"
+#include "etprof_result.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 
 typedef struct qctx {
     cli_args *a;
+    etp_format fmt;
     etp_qnn_paths paths;
     etp_qnn_bundle b;
     double clock_ghz;         /* NaN when unknown */
@@ -41,22 +45,25 @@ typedef struct qctx {
 /* ------------------------------------------------------------------------------------------- */
 /* small helpers */
 
-static void j_i64(jw *w, const char *k, etp_qnn_i64 v) {
-    jw_key(w, k);
-    if (v.has) jw_int(w, v.v);
-    else jw_null(w);
+static bool text_view(etp_format f) { return f == ETP_FMT_TABLE || f == ETP_FMT_MD; }
+
+static void n_i64(etp_node *n, const char *k, etp_qnn_i64 v) {
+    if (v.has) etp_node_int(n, k, v.v);
+    else etp_node_null(n, k);
 }
 
-static void j_f64(jw *w, const char *k, etp_qnn_f64 v) {
-    jw_key(w, k);
-    if (v.has) jw_double(w, v.v);
-    else jw_null(w);
+static void n_f64(etp_node *n, const char *k, etp_qnn_f64 v) {
+    if (v.has) etp_node_float(n, k, v.v);
+    else etp_node_null(n, k);
 }
 
 static const char *clock_meaning(const qctx *c) { return etp_qnn_clock_meaning(c->clock_source); }
 
 /* ETDump HTP node name of an ops row, for messages. */
 static const char *row_name(const qctx *c, uint32_t i) { return etp_ops_row_get(c->r, i)->name; }
+
+static void note_doc(void *ctx, const char *s) { etp_doc_note(ctx, s); }
+static void note_tab(void *ctx, const char *s) { etp_table_note(ctx, s); }
 
 /* ------------------------------------------------------------------------------------------- */
 /* op rows: order */
@@ -72,60 +79,57 @@ static int make_order(qctx *c, const char *key, size_t top) {
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* op table (all formats) */
+/* the op table (every format: JSON "ops", the csv/tsv/jsonl rows, the table/md block) */
 
-static const out_col op_cols[] = {
-    {"qnn_op", "QNN op", OUT_STR, 0},
-    {"op_id", "OpId", OUT_UINT, 0},
-    {"qnn_op_type", "type", OUT_STR, 0},
-    {"cycles", "cycles", OUT_INT, 0},
-    {"dominant_path_cycles", "crit.path cycles", OUT_INT, 0},
-    {"share", "share %", OUT_FLOAT, 2},
-    {"hmx", "HMX", OUT_BOOL, 0},
-    {"hvx", "HVX", OUT_BOOL, 0},
-    {"dma", "DMA", OUT_BOOL, 0},
-    {"htp_ops", "HTP ops", OUT_UINT, 0},
-    {"dram_read_bytes", "DRAM read B", OUT_INT, 0},
-    {"dram_write_bytes", "DRAM write B", OUT_INT, 0},
-    {"vtcm_read_bytes", "VTCM read B", OUT_INT, 0},
-    {"vtcm_write_bytes", "VTCM write B", OUT_INT, 0},
-    {"etdump_cycles", "ETDump cycles p50", OUT_FLOAT, 0},
+static const etp_col op_cols[] = {
+    {"qnn_op", "QNN op", NULL, ETP_T_STR, false, 0},
+    {"op_id", "OpId", NULL, ETP_T_UINT, true, 0},
+    {"qnn_op_type", "type", NULL, ETP_T_STR, true, 0},
+    {"cycles", "cycles", NULL, ETP_T_INT, false, 0},
+    {"dominant_path_cycles", "crit.path cycles", NULL, ETP_T_INT, false, 0},
+    {"share", "share %", NULL, ETP_T_FLOAT, false, 2},
+    {"hmx", "HMX", NULL, ETP_T_BOOL, false, 0},
+    {"hvx", "HVX", NULL, ETP_T_BOOL, false, 0},
+    {"dma", "DMA", NULL, ETP_T_BOOL, false, 0},
+    {"htp_ops", "HTP ops", NULL, ETP_T_UINT, false, 0},
+    {"dram_read_bytes", "DRAM read B", NULL, ETP_T_INT, true, 0},
+    {"dram_write_bytes", "DRAM write B", NULL, ETP_T_INT, true, 0},
+    {"vtcm_read_bytes", "VTCM read B", NULL, ETP_T_INT, true, 0},
+    {"vtcm_write_bytes", "VTCM write B", NULL, ETP_T_INT, true, 0},
+    {"etdump_cycles", "ETDump cycles p50", NULL, ETP_T_FLOAT, true, 0},
 };
 #define NOPCOLS (sizeof op_cols / sizeof op_cols[0])
 
-static void op_row(const qctx *c, out_table *t, uint32_t i) {
+static void op_row(const qctx *c, etp_table *t, uint32_t i) {
     const etp_qnn_op_row *r = &c->b.der->rows[i];
-    out_row_begin(t);
-    out_cell_str(t, r->qnn_op);
-    if (r->has_op_id) out_cell_uint(t, r->op_id);
-    else out_cell_null(t);
-    out_cell_str(t, r->qnn_op_type);
-    out_cell_int(t, r->cycles);
-    out_cell_int(t, r->dominant_path_cycles);
-    out_cell_float(t, r->share);
-    out_cell_bool(t, r->hmx);
-    out_cell_bool(t, r->hvx);
-    out_cell_bool(t, r->dma);
-    out_cell_uint(t, r->htp_ops);
+    etp_table_row(t);
+    etp_table_str(t, r->qnn_op);
+    if (r->has_op_id) etp_table_uint(t, r->op_id);
+    else etp_table_null(t);
+    etp_table_str(t, r->qnn_op_type);
+    etp_table_int(t, r->cycles);
+    etp_table_int(t, r->dominant_path_cycles);
+    etp_table_float(t, r->share);
+    etp_table_bool(t, r->hmx);
+    etp_table_bool(t, r->hvx);
+    etp_table_bool(t, r->dma);
+    etp_table_uint(t, r->htp_ops);
     if (r->has_bytes) {
-        out_cell_int(t, r->dram_read_bytes);
-        out_cell_int(t, r->dram_write_bytes);
-        out_cell_int(t, r->vtcm_read_bytes);
-        out_cell_int(t, r->vtcm_write_bytes);
+        etp_table_int(t, r->dram_read_bytes);
+        etp_table_int(t, r->dram_write_bytes);
+        etp_table_int(t, r->vtcm_read_bytes);
+        etp_table_int(t, r->vtcm_write_bytes);
     } else {
-        for (int k = 0; k < 4; k++) out_cell_null(t);
+        for (int k = 0; k < 4; k++) etp_table_null(t);
     }
-    if (!c->j && (c->a->fmt == OUT_TABLE || c->a->fmt == OUT_MD)) {
-        out_row_end(t);
-        return;
-    }
+    if (etp_table_cols(t) < NOPCOLS) return;
+    /* a whole p50 is shown as an integer (cycles) */
     double e = c->j ? c->j->row_etdump[i] : NAN;
-    if (isfinite(e) && e == floor(e) && fabs(e) < 9e18) out_cell_int(t, (int64_t)e);
-    else out_cell_float(t, e);
-    out_row_end(t);
+    if (isfinite(e) && e == floor(e) && fabs(e) < 9e18) etp_table_int(t, (int64_t)e);
+    else etp_table_float(t, e);
 }
 
-static void op_notes(const qctx *c, out_table *t) {
+static void op_notes(const qctx *c, etp_table *t) {
     const etp_qnn_derived *d = c->b.der;
     char b[400];
     snprintf(b, sizeof b,
@@ -135,214 +139,172 @@ static void op_notes(const qctx *c, out_table *t) {
              d->n_rows,
              d->rows_source == ETP_QNN_SRC_QHAS ? "the QHAS htp_op_instances" : "the optrace",
              c->n_order < d->n_rows ? " (--top)" : "", (long long)d->total_cycles);
-    out_table_note(t, b);
-    out_table_note(t, "HMX / HVX / DMA: true when any HTP op of the QNN op uses the unit (QHAS "
+    etp_table_note(t, b);
+    etp_table_note(t, "HMX / HVX / DMA: true when any HTP op of the QNN op uses the unit (QHAS "
                       "booleans or optrace Flags; DMA includes dma_set and dma_wait); B = bytes");
     if (d->rows_source == ETP_QNN_SRC_OPTRACE)
-        out_table_note(t, "byte columns are empty: the optrace has no per-op bytes (give --qhas)");
+        etp_table_note(t, "byte columns are empty: the optrace has no per-op bytes (give --qhas)");
     if (d->unattributed_ops) {
         snprintf(b, sizeof b, "%u optrace op(s) without a QNN op name are not in the rows",
                  d->unattributed_ops);
-        out_table_note(t, b);
+        etp_table_note(t, b);
     }
     if (c->etdump)
-        out_table_note(t, "ETDump cycles p50 = the p50 over the runs of the matching ETDump HTP "
+        etp_table_note(t, "ETDump cycles p50 = the p50 over the runs of the matching ETDump HTP "
                           "node event (empty when no node matched by OpId and name)");
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* JSON */
+/* the JSON facts */
 
-static void json_summary(const qctx *c, jw *w) {
+static void fact_summary(const qctx *c, etp_node *n) {
     const etp_qnn_derived *d = c->b.der;
     const etp_qnn_summary *s = &d->summary;
-    jw_obj_begin(w);
-    jw_key(w, "source"); jw_str(w, etp_qnn_source_name(s->source));
-    j_f64(w, "utilization_percent", s->utilization_percent);
-    j_f64(w, "idle_percent", s->idle_percent);
-    j_i64(w, "graph_execute_us", s->graph_execute_us);
-    j_i64(w, "time_us", s->time_us);
-    j_i64(w, "timeline_cycles", s->timeline_cycles);
-    jw_key(w, "clock_ghz"); jw_double(w, c->clock_ghz);
-    jw_key(w, "clock_source"); jw_str(w, c->clock_source);
-    j_i64(w, "peak_vtcm_bytes", s->peak_vtcm_bytes);
-    j_i64(w, "dram_read_bytes", s->dram_read_bytes);
-    j_i64(w, "dram_write_bytes", s->dram_write_bytes);
-    j_i64(w, "vtcm_read_bytes", s->vtcm_read_bytes);
-    j_i64(w, "vtcm_write_bytes", s->vtcm_write_bytes);
-    j_i64(w, "hmx_busy_cycles", s->hmx_busy_cycles);
-    j_f64(w, "hmx_busy_share", s->hmx_busy_share);
-    j_i64(w, "hvx_busy_cycles", s->hvx_busy_cycles);
-    jw_key(w, "hvx_threads"); jw_uint(w, s->hvx_threads);
-    j_f64(w, "hvx_busy_share", s->hvx_busy_share);
-    jw_key(w, "threads");
-    jw_arr_begin(w);
+    etp_node_str(n, "source", etp_qnn_source_name(s->source));
+    n_f64(n, "utilization_percent", s->utilization_percent);
+    n_f64(n, "idle_percent", s->idle_percent);
+    n_i64(n, "graph_execute_us", s->graph_execute_us);
+    n_i64(n, "time_us", s->time_us);
+    n_i64(n, "timeline_cycles", s->timeline_cycles);
+    etp_node_float(n, "clock_ghz", c->clock_ghz);
+    etp_node_str(n, "clock_source", c->clock_source);
+    n_i64(n, "peak_vtcm_bytes", s->peak_vtcm_bytes);
+    n_i64(n, "dram_read_bytes", s->dram_read_bytes);
+    n_i64(n, "dram_write_bytes", s->dram_write_bytes);
+    n_i64(n, "vtcm_read_bytes", s->vtcm_read_bytes);
+    n_i64(n, "vtcm_write_bytes", s->vtcm_write_bytes);
+    n_i64(n, "hmx_busy_cycles", s->hmx_busy_cycles);
+    n_f64(n, "hmx_busy_share", s->hmx_busy_share);
+    n_i64(n, "hvx_busy_cycles", s->hvx_busy_cycles);
+    etp_node_uint(n, "hvx_threads", s->hvx_threads);
+    n_f64(n, "hvx_busy_share", s->hvx_busy_share);
+    etp_node *th = etp_node_arr(n, "threads");
     for (uint32_t i = 0; i < s->n_threads; i++) {
         const etp_qnn_thread_busy *t = &s->threads[i];
-        jw_obj_begin(w);
-        jw_key(w, "tid"); jw_int(w, t->tid);
-        jw_key(w, "type"); jw_str(w, t->type);
-        jw_key(w, "busy_cycles"); jw_int(w, t->busy_cycles);
-        j_f64(w, "share", t->share);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(th, NULL);
+        etp_node_int(o, "tid", t->tid);
+        etp_node_str(o, "type", t->type);
+        etp_node_int(o, "busy_cycles", t->busy_cycles);
+        n_f64(o, "share", t->share);
     }
-    jw_arr_end(w);
-    jw_key(w, "dominant_path");
     const etp_qnn_critical_path *cp = c->cp;
     if (!cp->present) {
-        jw_null(w);
+        etp_node_null(n, "dominant_path");
     } else {
-        jw_obj_begin(w);
-        jw_key(w, "source"); jw_str(w, cp->source);
-        jw_key(w, "steps"); jw_uint(w, cp->steps);
-        jw_key(w, "path_cycles"); jw_int(w, cp->path_cycles);
-        jw_key(w, "idle_cycles"); jw_int(w, cp->idle_cycles);
-        jw_key(w, "top_ops");
-        jw_arr_begin(w);
+        etp_node *dp = etp_node_obj(n, "dominant_path");
+        etp_node_str(dp, "source", cp->source);
+        etp_node_uint(dp, "steps", cp->steps);
+        etp_node_int(dp, "path_cycles", cp->path_cycles);
+        etp_node_int(dp, "idle_cycles", cp->idle_cycles);
+        etp_node *top = etp_node_arr(dp, "top_ops");
         for (uint32_t k = 0; k < cp->n_ops && k < DP_TOP; k++) {
             const etp_qnn_cp_op *op = &cp->ops[k];
-            jw_obj_begin(w);
-            jw_key(w, "qnn_op"); jw_str(w, op->qnn_op);
-            jw_key(w, "dp_cycles"); jw_int(w, op->dp_cycles);
-            jw_key(w, "steps"); jw_uint(w, op->steps);
-            jw_key(w, "share"); jw_double(w, op->share_percent);
-            jw_obj_end(w);
+            etp_node *o = etp_node_obj(top, NULL);
+            etp_node_str(o, "qnn_op", op->qnn_op);
+            etp_node_int(o, "dp_cycles", op->dp_cycles);
+            etp_node_uint(o, "steps", op->steps);
+            etp_node_float(o, "share", op->share_percent);
         }
-        jw_arr_end(w);
-        jw_obj_end(w);
     }
-    j_i64(w, "heap_before_bytes", s->heap_before_bytes);
-    j_i64(w, "heap_after_bytes", s->heap_after_bytes);
-    j_i64(w, "heap_delta_bytes", s->heap_delta_bytes);
+    n_i64(n, "heap_before_bytes", s->heap_before_bytes);
+    n_i64(n, "heap_after_bytes", s->heap_after_bytes);
+    n_i64(n, "heap_delta_bytes", s->heap_delta_bytes);
     etp_qnn_unit_counts uc;
     etp_qnn_unit_counts_get(d, &uc);
-    jw_key(w, "qnn_ops"); jw_uint(w, uc.qnn_ops);
-    jw_key(w, "htp_ops"); jw_uint(w, uc.htp_ops);
-    jw_key(w, "ops_using_hmx"); jw_uint(w, uc.hmx);
-    jw_key(w, "ops_using_hvx"); jw_uint(w, uc.hvx);
-    jw_key(w, "ops_using_dma"); jw_uint(w, uc.dma);
-    jw_key(w, "ops_using_both"); jw_uint(w, uc.hmx_and_hvx);
-    jw_key(w, "ops_dma_only"); jw_uint(w, uc.dma_only);
-    jw_key(w, "ops_using_none"); jw_uint(w, uc.none);
-    jw_key(w, "total_cycles"); jw_int(w, d->total_cycles);
-    jw_obj_end(w);
+    etp_node_uint(n, "qnn_ops", uc.qnn_ops);
+    etp_node_uint(n, "htp_ops", uc.htp_ops);
+    etp_node_uint(n, "ops_using_hmx", uc.hmx);
+    etp_node_uint(n, "ops_using_hvx", uc.hvx);
+    etp_node_uint(n, "ops_using_dma", uc.dma);
+    etp_node_uint(n, "ops_using_both", uc.hmx_and_hvx);
+    etp_node_uint(n, "ops_dma_only", uc.dma_only);
+    etp_node_uint(n, "ops_using_none", uc.none);
+    etp_node_int(n, "total_cycles", d->total_cycles);
 }
 
-static void json_join(const qctx *c, jw *w) {
+static void fact_join(const qctx *c, etp_node *n) {
     const etp_qnn_etd_join *j = c->j;
     const etp_qnn_derived *d = c->b.der;
-    jw_obj_begin(w);
     const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(c->r, (size_t)j->qnn) : NULL;
-    jw_key(w, "method");
-    if (q) jw_str(w, etp_ops_method_get(c->r, q->method)->name);
-    else jw_null(w);
-    {
-        etp_ops_method none = {0};
-        ana_json_method_candidates(w, q ? etp_ops_method_get(c->r, q->method) : &none);
-    }
-    jw_key(w, "instruction_id");
-    if (q) jw_int(w, etp_ops_row_get(c->r, q->delegate_row)->instr);
-    else jw_null(w);
-    jw_key(w, "etdump_nodes"); jw_uint(w, j->n_nodes);
-    jw_key(w, "qnn_ops"); jw_uint(w, d->n_rows);
-    jw_key(w, "matched"); jw_uint(w, j->matched);
-    jw_key(w, "matched_by_op_id"); jw_uint(w, j->matched_by_id);
-    jw_key(w, "matched_by_name_only"); jw_uint(w, j->matched_by_name);
-    jw_key(w, "etdump_only");
-    jw_arr_begin(w);
+    const etp_ops_method *m = q ? etp_ops_method_get(c->r, q->method) : NULL;
+    etp_ops_method none = {0};
+    etp_node_str(n, "method", m ? m->name : NULL);
+    etp_fig_method_candidates(n, m ? m : &none);
+    if (q) etp_node_int(n, "instruction_id", etp_ops_row_get(c->r, q->delegate_row)->instr);
+    else etp_node_null(n, "instruction_id");
+    etp_node_uint(n, "etdump_nodes", j->n_nodes);
+    etp_node_uint(n, "qnn_ops", d->n_rows);
+    etp_node_uint(n, "matched", j->matched);
+    etp_node_uint(n, "matched_by_op_id", j->matched_by_id);
+    etp_node_uint(n, "matched_by_name_only", j->matched_by_name);
+    etp_node *a = etp_node_arr(n, "etdump_only");
     for (uint32_t k = 0; k < j->n_etdump_only; k++) {
         const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, row->name);
-        jw_key(w, "op_id"); jw_int(w, row->qnn_op_id);
-        jw_key(w, "cycles"); jw_double(w, row->stats.p50);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "name", row->name);
+        etp_node_int(o, "op_id", row->qnn_op_id);
+        etp_node_float(o, "cycles", row->stats.p50);
     }
-    jw_arr_end(w);
-    jw_key(w, "qnn_only");
-    jw_arr_begin(w);
+    a = etp_node_arr(n, "qnn_only");
     for (uint32_t k = 0; k < j->n_qnn_only; k++) {
         const etp_qnn_op_row *r = &d->rows[j->qnn_only[k]];
-        jw_obj_begin(w);
-        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
-        jw_key(w, "op_id");
-        if (r->has_op_id) jw_uint(w, r->op_id);
-        else jw_null(w);
-        jw_key(w, "cycles"); jw_int(w, r->cycles);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "qnn_op", r->qnn_op);
+        if (r->has_op_id) etp_node_uint(o, "op_id", r->op_id);
+        else etp_node_null(o, "op_id");
+        etp_node_int(o, "cycles", r->cycles);
     }
-    jw_arr_end(w);
-    jw_key(w, "name_only");
-    jw_arr_begin(w);
+    a = etp_node_arr(n, "name_only");
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         if (!p->trusted || p->by_id) continue;
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        jw_obj_begin(w);
-        jw_key(w, "etdump_node"); jw_str(w, row_name(c, p->ops_row));
-        jw_key(w, "etdump_op_id"); jw_int(w, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
-        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
-        jw_key(w, "qnn_op_id");
-        if (r->has_op_id) jw_uint(w, r->op_id);
-        else jw_null(w);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "etdump_node", row_name(c, p->ops_row));
+        etp_node_int(o, "etdump_op_id", etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
+        etp_node_str(o, "qnn_op", r->qnn_op);
+        if (r->has_op_id) etp_node_uint(o, "qnn_op_id", r->op_id);
+        else etp_node_null(o, "qnn_op_id");
     }
-    jw_arr_end(w);
-    jw_key(w, "conflicts");
-    jw_arr_begin(w);
+    a = etp_node_arr(n, "conflicts");
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         if (p->trusted) continue;
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
-        jw_obj_begin(w);
-        jw_key(w, "etdump_node"); jw_str(w, row_name(c, p->ops_row));
-        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
-        jw_key(w, "op_id"); jw_int(w, etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
-        jw_key(w, "by_op_id"); jw_bool(w, p->by_id);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "etdump_node", row_name(c, p->ops_row));
+        etp_node_str(o, "qnn_op", r->qnn_op);
+        etp_node_int(o, "op_id", etp_ops_row_get(c->r, p->ops_row)->qnn_op_id);
+        etp_node_bool(o, "by_op_id", p->by_id);
     }
-    jw_arr_end(w);
-    jw_key(w, "cycle_agreement");
-    jw_obj_begin(w);
-    jw_key(w, "compared"); jw_uint(w, j->cycles_equal + j->cycles_different);
-    jw_key(w, "equal"); jw_uint(w, j->cycles_equal);
-    jw_key(w, "different"); jw_uint(w, j->cycles_different);
-    jw_key(w, "max_abs_diff_cycles"); jw_int(w, j->max_abs_diff);
-    jw_key(w, "verdict"); jw_str(w, etp_qnn_etd_agreement(j));
-    jw_key(w, "different_ops");
-    jw_arr_begin(w);
+    etp_node *ca = etp_node_obj(n, "cycle_agreement");
+    etp_node_uint(ca, "compared", j->cycles_compared);
+    etp_node_uint(ca, "equal", j->cycles_equal);
+    etp_node_uint(ca, "different", j->cycles_different);
+    etp_node_int(ca, "max_abs_diff_cycles", j->max_abs_diff);
+    etp_node_str(ca, "verdict", etp_qnn_etd_agreement(j));
+    a = etp_node_arr(ca, "different_ops");
     for (uint32_t k = 0; k < j->n_pairs; k++) {
         const etp_qnn_etd_pair *p = &j->pairs[k];
         const etp_qnn_op_row *r = &d->rows[p->qnn_row];
         if (!p->cycles_differ) continue;
-        jw_obj_begin(w);
-        jw_key(w, "qnn_op"); jw_str(w, r->qnn_op);
-        jw_key(w, "etdump_cycles"); jw_double(w, p->etdump_cycles);
-        jw_key(w, "qnn_cycles"); jw_int(w, r->cycles);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "qnn_op", r->qnn_op);
+        etp_node_float(o, "etdump_cycles", p->etdump_cycles);
+        etp_node_int(o, "qnn_cycles", r->cycles);
     }
-    jw_arr_end(w);
-    jw_obj_end(w);
-    jw_obj_end(w);
 }
 
-static void json_check(const qctx *c, jw *w) {
-    jw_obj_begin(w);
-    jw_key(w, "optrace_vs_qhas");
-    jw_obj_begin(w);
-    jw_key(w, "mismatches");
-    jw_arr_begin(w);
+static void fact_check(const qctx *c, etp_node *n) {
+    etp_node *ov = etp_node_obj(n, "optrace_vs_qhas");
+    etp_node *a = etp_node_arr(ov, "mismatches");
     for (uint32_t k = 0; k < c->n_mm; k++) {
-        jw_obj_begin(w);
-        jw_key(w, "qnn_op"); jw_str(w, c->mm[k].qnn_op);
-        j_i64(w, "optrace_cycles", c->mm[k].optrace_cycles);
-        j_i64(w, "qhas_cycles", c->mm[k].qhas_cycles);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "qnn_op", c->mm[k].qnn_op);
+        n_i64(o, "optrace_cycles", c->mm[k].optrace_cycles);
+        n_i64(o, "qhas_cycles", c->mm[k].qhas_cycles);
     }
-    jw_arr_end(w);
-    jw_key(w, "agree"); jw_bool(w, c->n_mm == 0);
-    jw_obj_end(w);
-    jw_obj_end(w);
+    etp_node_bool(ov, "agree", c->n_mm == 0);
 }
 
 static const char *agreement_message(const qctx *c) {
@@ -360,6 +322,7 @@ static const char *agreement_message(const qctx *c) {
            "qnn-net-run); compare shares, not absolute cycles";
 }
 
+/* The notes of the run: JSON "notes" and, in table/md, under the op table. */
 static void collect_notes(const qctx *c, void (*emit)(void *, const char *), void *ctx) {
     char b[600];
     const etp_qnn_summary *s = &c->b.der->summary;
@@ -394,91 +357,60 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
     }
 }
 
-static void note_jw(void *ctx, const char *s) { jw_str(ctx, s); }
-static void note_tab(void *ctx, const char *s) { out_table_note(ctx, s); }
-
-static int write_json(qctx *c, FILE *f) {
-    cli_args *a = c->a;
-    jw w;
-    jw_init(&w, f, true);
-    jw_obj_begin(&w);
-    jw_key(&w, "schema_version"); jw_int(&w, 1);
-    jw_key(&w, "inputs");
-    jw_obj_begin(&w);
-    jw_key(&w, "etdump"); jw_str(&w, c->etdump);
-    jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
-    jw_key(&w, "qhas"); jw_str(&w, c->paths.qhas);
-    jw_key(&w, "optrace"); jw_str(&w, c->paths.optrace);
-    jw_key(&w, "runtrace"); jw_str(&w, c->paths.runtrace);
-    jw_key(&w, "heap"); jw_str(&w, c->paths.heap);
-    jw_obj_end(&w);
-    jw_key(&w, "rows_source"); jw_str(&w, etp_qnn_source_name(c->b.der->rows_source));
-    jw_key(&w, "summary");
-    json_summary(c, &w);
-    jw_key(&w, "ops");
-    out_table *t = out_table_new_in_json(&w, op_cols, NOPCOLS);
-    if (!t) return EXIT_INTERNAL;
-    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
-    int rc = out_table_finish(t);
-    out_table_free(t);
-    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
-    if (c->j) {
-        jw_key(&w, "join");
-        json_join(c, &w);
-    }
-    if (c->checked) {
-        jw_key(&w, "checks");
-        json_check(c, &w);
-    }
-    jw_key(&w, "notes");
-    jw_arr_begin(&w);
-    collect_notes(c, note_jw, &w);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    fflush(f);
-    rc = jw_finish(&w);
-    fputc('\n', f);
-    return rc ? EXIT_IO : EXIT_OK;
+static void fill_facts(const qctx *c, etp_doc *doc, etp_table *ops) {
+    etp_node *root = etp_doc_root(doc);
+    etp_node *in = etp_node_obj(root, "inputs");
+    etp_node_str(in, "etdump", c->etdump);
+    etp_node_str(in, "program", c->a->set[OPT_PTE] ? c->a->val[OPT_PTE] : NULL);
+    etp_node_str(in, "qhas", c->paths.qhas);
+    etp_node_str(in, "optrace", c->paths.optrace);
+    etp_node_str(in, "runtrace", c->paths.runtrace);
+    etp_node_str(in, "heap", c->paths.heap);
+    etp_node_str(root, "rows_source", etp_qnn_source_name(c->b.der->rows_source));
+    fact_summary(c, etp_node_obj(root, "summary"));
+    etp_node_table(root, "ops", ops);
+    if (c->j) fact_join(c, etp_node_obj(root, "join"));
+    if (c->checked) fact_check(c, etp_node_obj(root, "checks"));
+    collect_notes(c, note_doc, doc);
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* table and md */
+/* table and md: a heading, the summary, the op table, the join */
 
-static const out_col sum_cols[] = {
-    {"item", "summary", OUT_STR, 0},
-    {"value", "value", OUT_FLOAT, 3},
-    {"unit", "unit", OUT_STR, 0},
-    {"note", "note", OUT_STR, 0},
+static const etp_col sum_cols[] = {
+    {"item", "summary", NULL, ETP_T_STR, false, 0},
+    {"value", "value", NULL, ETP_T_FLOAT, true, 3},
+    {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    {"note", "note", NULL, ETP_T_STR, true, 0},
 };
 
-static void s_row(out_table *t, const char *item, bool has, bool is_int, int64_t iv, double fv,
+static void s_row(etp_table *t, const char *item, bool has, bool is_int, int64_t iv, double fv,
                   const char *unit, const char *note) {
-    out_row_begin(t);
-    out_cell_str(t, item);
-    if (!has) out_cell_null(t);
-    else if (is_int) out_cell_int(t, iv);
-    else out_cell_float(t, fv);
-    out_cell_str(t, unit);
-    out_cell_str(t, note);
-    out_row_end(t);
+    etp_table_row(t);
+    etp_table_str(t, item);
+    if (!has) etp_table_null(t);
+    else if (is_int) etp_table_int(t, iv);
+    else etp_table_float(t, fv);
+    etp_table_str(t, unit);
+    etp_table_str(t, note);
 }
 
-static void s_i64(out_table *t, const char *item, etp_qnn_i64 v, const char *unit, const char *note) {
+static void s_i64(etp_table *t, const char *item, etp_qnn_i64 v, const char *unit, const char *note) {
     s_row(t, item, v.has, true, v.v, 0, unit, note);
 }
 
-static void s_f64(out_table *t, const char *item, etp_qnn_f64 v, const char *unit, const char *note) {
+static void s_f64(etp_table *t, const char *item, etp_qnn_f64 v, const char *unit, const char *note) {
     s_row(t, item, v.has, false, 0, v.v, unit, note);
 }
 
-static int write_summary_table(qctx *c, cli_out *o) {
+static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     const etp_qnn_derived *d = c->b.der;
     const etp_qnn_summary *s = &d->summary;
-    out_table *t = cli_table(c->a, o, sum_cols, 4);
-    if (!t) return EXIT_INTERNAL;
-    /* a narrow terminal loses these first (out_table_set_droppable) */
+    etp_table *t = etp_doc_table(doc, sum_cols, 4);
+    if (!t) return NULL;
+    /* a narrow terminal loses these first */
     static const char *const drop[] = {"note:1", NULL};
-    out_table_set_droppable(t, drop);
+    etp_table_droppable(t, drop);
     char nb[300];
     const char *src = s->source == ETP_QNN_SRC_QHAS ? "QHAS htp_overall_summary"
                       : s->source == ETP_QNN_SRC_OPTRACE ? "computed from the optrace"
@@ -534,62 +466,57 @@ static int write_summary_table(qctx *c, cli_out *o) {
     s_row(t, "QNN ops using HMX", true, true, uc.hmx, 0, "count", NULL);
     s_row(t, "QNN ops using HVX", true, true, uc.hvx, 0, "count", NULL);
     s_row(t, "QNN ops using DMA", true, true, uc.dma, 0, "count", NULL);
-    out_table_note(t, "cycles are HTP processor cycles; per-op and per-thread cycles are busy "
+    etp_table_note(t, "cycles are HTP processor cycles; per-op and per-thread cycles are busy "
                       "cycles (work), the timeline is wall span; - = not in the files given");
-    int rc = out_table_finish(t);
-    out_table_free(t);
-    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+    return t;
 }
 
-static const out_col join_cols[] = {
-    {"side", "join", OUT_STR, 0},
-    {"name", "name", OUT_STR, 0},
-    {"op_id", "OpId", OUT_INT, 0},
-    {"etdump_cycles", "ETDump cycles p50", OUT_FLOAT, 0},
-    {"qnn_cycles", "QNN cycles", OUT_INT, 0},
+static const etp_col join_cols[] = {
+    {"side", "join", NULL, ETP_T_STR, false, 0},
+    {"name", "name", NULL, ETP_T_STR, false, 0},
+    {"op_id", "OpId", NULL, ETP_T_INT, true, 0},
+    {"etdump_cycles", "ETDump cycles p50", NULL, ETP_T_FLOAT, true, 0},
+    {"qnn_cycles", "QNN cycles", NULL, ETP_T_INT, true, 0},
 };
 
-static void j_row(out_table *t, const char *side, const char *name, bool has_id, int64_t id,
+static void j_row(etp_table *t, const char *side, const char *name, bool has_id, int64_t id,
                   double etd, bool has_q, int64_t qc) {
-    out_row_begin(t);
-    out_cell_str(t, side);
-    out_cell_str(t, name);
-    if (has_id) out_cell_int(t, id);
-    else out_cell_null(t);
-    out_cell_float(t, etd);
-    if (has_q) out_cell_int(t, qc);
-    else out_cell_null(t);
-    out_row_end(t);
+    etp_table_row(t);
+    etp_table_str(t, side);
+    etp_table_str(t, name);
+    if (has_id) etp_table_int(t, id);
+    else etp_table_null(t);
+    etp_table_float(t, etd);
+    if (has_q) etp_table_int(t, qc);
+    else etp_table_null(t);
 }
 
-static int write_join_table(qctx *c, cli_out *o, bool md) {
+static int join_report(const qctx *c, etp_doc *doc, etp_section *s, bool md) {
     const etp_qnn_etd_join *j = c->j;
     const etp_qnn_derived *d = c->b.der;
-    FILE *f = o->f;
     const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(c->r, (size_t)j->qnn) : NULL;
-    fprintf(f, "\n%sjoin with %s", md ? "## " : "", c->etdump);
+    etp_section_textf(s, 0, 0, "\n%sjoin with %s", md ? "## " : "", c->etdump);
     if (q) {
         /* the method's name comes from the program: written as table cells are (valid UTF-8,
-         * control characters as spaces) */
-        char *mn = out_text_dup(etp_ops_method_get(c->r, q->method)->name);
-        fprintf(f, " (method %s, instruction %d)", mn ? mn : "unknown",
-                etp_ops_row_get(c->r, q->delegate_row)->instr);
-        free(mn);
+         * control characters and line breaks as spaces) */
+        const char *mn = etp_ops_method_get(c->r, q->method)->name;
+        etp_section_textf(s, ETP_TEXT_CELL, 0, " (method %s, instruction %d)", mn ? mn : "unknown",
+                          etp_ops_row_get(c->r, q->delegate_row)->instr);
     }
-    out_wrapf(f, md ? 0 : o->width, 0,
-              ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by name "
-               "only); %u ETDump node(s) have no QNN op; %u QNN op(s) have no ETDump node; %u "
-               "OpId conflict(s). Cycles: %u equal, %u different (largest difference %lld "
-               "cycles): %s.\n\n",
-            md ? "\n\n" : "\n", j->matched, j->n_nodes, j->matched_by_id, j->matched_by_name,
-            j->n_etdump_only, j->n_qnn_only, j->conflicts, j->cycles_equal, j->cycles_different,
-            (long long)j->max_abs_diff, agreement_message(c));
-    out_col cols[5];
-    memcpy(cols, join_cols, sizeof cols);
-    out_table *t = cli_table(c->a, o, cols, 5);
+    etp_section_textf(s, ETP_TEXT_WRAP, 0,
+                      ":%s%u of %u ETDump HTP node(s) matched a QNN op (%u by OpId and name, %u by "
+                      "name only); %u ETDump node(s) have no QNN op; %u QNN op(s) have no ETDump "
+                      "node; %u OpId conflict(s). Cycles: %u equal, %u different (largest "
+                      "difference %lld cycles): %s.\n\n",
+                      md ? "\n\n" : "\n", j->matched, j->n_nodes, j->matched_by_id,
+                      j->matched_by_name, j->n_etdump_only, j->n_qnn_only, j->conflicts,
+                      j->cycles_equal, j->cycles_different, (long long)j->max_abs_diff,
+                      agreement_message(c));
+    etp_table *t = etp_doc_table(doc, join_cols, 5);
     if (!t) return EXIT_INTERNAL;
+    etp_section_table(s, t);
     static const char *const drop[] = {"op_id:2", "qnn_cycles:1", NULL};
-    out_table_set_droppable(t, drop);
+    etp_table_droppable(t, drop);
     uint32_t shown = 0, more = 0;
     for (uint32_t k = 0; k < j->n_etdump_only; k++) {
         const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
@@ -653,191 +580,150 @@ static int write_join_table(qctx *c, cli_out *o, bool md) {
         char b[200];
         snprintf(b, sizeof b, "%u more entr%s not listed (at most %d per kind here; --format "
                  "json lists them all)", more, more == 1 ? "y" : "ies", LIST_MAX);
-        out_table_note(t, b);
+        etp_table_note(t, b);
     }
-    int rc = out_table_finish(t);
-    out_table_free(t);
-    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+    return EXIT_OK;
 }
 
-static int write_tables(qctx *c, cli_out *o) {
-    cli_args *a = c->a;
-    bool md = a->fmt == OUT_MD;
-    FILE *f = o->f;
+static int fill_report(const qctx *c, etp_doc *doc, etp_table *ops) {
+    bool md = c->fmt == ETP_FMT_MD;
+    etp_section *s = etp_doc_section(doc, "qnn");
     /* the heading wraps to the terminal width (table format), continuations indented */
-    out_wrapf(f, md ? 0 : o->width, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
-              c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
-              c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
-              c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
-              c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",
-              c->paths.heap ? c->paths.heap : "");
-    int rc = write_summary_table(c, o);
-    if (rc) return rc;
-    fprintf(f, "\n%sper QNN op\n\n", md ? "## " : "");
-    /* without an ETDump the last column would be empty: left out here (kept in the data formats) */
-    out_table *t = cli_table(a, o, op_cols, c->j ? NOPCOLS : NOPCOLS - 1);
-    if (!t) return EXIT_INTERNAL;
+    etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
+                      c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
+                      c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
+                      c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
+                      c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",
+                      c->paths.heap ? c->paths.heap : "");
+    etp_table *st = summary_table(c, doc);
+    if (!st) return EXIT_INTERNAL;
+    etp_section_table(s, st);
+    etp_section_textf(s, 0, 0, "\n%sper QNN op\n\n", md ? "## " : "");
     static const char *const drop[] = {
         "vtcm_write_bytes:13", "vtcm_read_bytes:12", "dram_write_bytes:11", "dram_read_bytes:10",
         "htp_ops:9", "dma:8", "hvx:7", "hmx:6", "dominant_path_cycles:5", "op_id:4",
         "etdump_cycles:3", "qnn_op_type:2", NULL};
-    out_table_set_droppable(t, drop);
-    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
-    op_notes(c, t);
-    collect_notes(c, note_tab, t);
-    rc = out_table_finish(t);
-    out_table_free(t);
-    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
-    if (c->j) return write_join_table(c, o, md);
+    etp_table_droppable(ops, drop);
+    etp_section_table(s, ops);
+    if (c->j) return join_report(c, doc, s, md);
     return EXIT_OK;
 }
 
-/* csv, tsv, jsonl: the op rows */
-static int write_flat(qctx *c, cli_out *o) {
-    out_table *t = cli_table(c->a, o, op_cols, NOPCOLS);
-    if (!t) return EXIT_INTERNAL;
-    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, t, c->order[k]);
-    int rc = out_table_finish(t);
-    out_table_free(t);
-    return rc ? (rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL) : EXIT_OK;
+/* The one document of a run: the JSON facts, the op rows (csv/tsv/jsonl) and, for table/md, the
+ * report. JSON: {schema_version, inputs, rows_source, summary, ops, join, checks, notes}. */
+static int fill_doc(qctx *c, etp_doc *doc) {
+    bool text = text_view(c->fmt);
+    /* without an ETDump the last column would be empty: the text views leave it out (the data
+     * formats keep it, null) */
+    etp_table *ops = etp_doc_table(doc, op_cols, text && !c->j ? NOPCOLS - 1 : NOPCOLS);
+    if (!ops) return EXIT_INTERNAL;
+    for (uint32_t k = 0; k < c->n_order; k++) op_row(c, ops, c->order[k]);
+    op_notes(c, ops);
+    collect_notes(c, note_tab, ops);
+    fill_facts(c, doc, ops);
+    etp_doc_flat(doc, ops);
+    return text ? fill_report(c, doc, ops) : EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------- */
 /* qnn-profile-viewer mode */
 
-static const char *unit_word(const etp_qnn_stat_event *e) {
-    switch (e->unit) {
-    case ETP_QNN_UNIT_US: return "us";
-    case ETP_QNN_UNIT_CYCLES: return "cycles";
-    case ETP_QNN_UNIT_COUNT: return "count";
-    case ETP_QNN_UNIT_BYTES: return "bytes";
-    case ETP_QNN_UNIT_OBJECT: return "object";
-    case ETP_QNN_UNIT_OTHER: return e->unit_text;
-    default: return NULL;
-    }
-}
-
-static const out_col v_cols[] = {
-    {"execute", "execute", OUT_UINT, 0},
-    {"level", "level", OUT_STR, 0},
-    {"name", "event", OUT_STR, 0},
-    {"op_id", "OpId", OUT_UINT, 0},
-    {"value", "value", OUT_FLOAT, 3},
-    {"unit", "unit", OUT_STR, 0},
-    {"share", "% of parent", OUT_FLOAT, 2},
-    {"wall_est_us", "est. wall us", OUT_FLOAT, 3},
-    {"note", "note", OUT_STR, 0},
+static const etp_col v_cols[] = {
+    {"execute", "execute", NULL, ETP_T_UINT, false, 0},
+    {"level", "level", NULL, ETP_T_STR, false, 0},
+    {"name", "event", NULL, ETP_T_STR, false, 0},
+    {"op_id", "OpId", NULL, ETP_T_UINT, true, 0},
+    {"value", "value", NULL, ETP_T_FLOAT, true, 3},
+    {"unit", "unit", NULL, ETP_T_STR, true, 0},
+    {"share", "% of parent", NULL, ETP_T_FLOAT, true, 2},
+    {"wall_est_us", "est. wall us", NULL, ETP_T_FLOAT, true, 3},
+    {"note", "note", NULL, ETP_T_STR, true, 0},
 };
 #define NVCOLS (sizeof v_cols / sizeof v_cols[0])
 
-static void v_event_row(out_table *t, const etp_qnn_stat_block *b, const etp_qnn_stat_event *e,
+static void v_event_row(etp_table *t, const etp_qnn_stat_block *b, const etp_qnn_stat_event *e,
                         const etp_qnn_viewer_sums *s) {
     etp_qnn_node_name nn;
-    out_row_begin(t);
-    out_cell_uint(t, b->index);
-    out_cell_str(t, e->is_node ? "node" : "top");
-    out_cell_str(t, e->identifier);
+    etp_table_row(t);
+    etp_table_uint(t, b->index);
+    etp_table_str(t, e->is_node ? "node" : "top");
+    etp_table_str(t, e->identifier);
     if (e->is_node && etp_qnn_parse_node_name(e->identifier, &nn) != ETP_QNN_NODE_NONE)
-        out_cell_uint(t, nn.op_id);
-    else out_cell_null(t);
+        etp_table_uint(t, nn.op_id);
+    else etp_table_null(t);
     bool ticks = etp_qnn_viewer_is_qtimer_ticks(e);
-    if (!e->has_value) out_cell_null(t);
-    else if (!ticks && e->fvalue == (double)e->value) out_cell_int(t, e->value);
-    else out_cell_float(t, etp_qnn_viewer_event_value(e));
-    out_cell_str(t, unit_word(e));
-    double share = etp_qnn_viewer_node_share(s, e);
-    if (isnan(share)) out_cell_null(t);
-    else out_cell_float(t, share);
-    out_cell_float(t, etp_qnn_viewer_wall_est_us(s, e));
+    if (!e->has_value) etp_table_null(t);
+    else if (!ticks && e->fvalue == (double)e->value) etp_table_int(t, e->value);
+    else etp_table_float(t, etp_qnn_viewer_event_value(e));
+    etp_table_str(t, etp_qnn_event_unit_name(e));
+    etp_table_float(t, etp_qnn_viewer_node_share(s, e));
+    etp_table_float(t, etp_qnn_viewer_wall_est_us(s, e));
     if (ticks) {
         char b2[120];
         snprintf(b2, sizeof b2, "written %g \"us\": 19.2 MHz QTimer ticks, converted", e->fvalue);
-        out_cell_str(t, b2);
+        etp_table_str(t, b2);
     } else if (!e->has_value) {
-        out_cell_str(t, "no value (opaque optrace payload)");
+        etp_table_str(t, "no value (opaque optrace payload)");
     } else {
-        out_cell_null(t);
+        etp_table_null(t);
     }
-    out_row_end(t);
 }
 
-static void json_viewer_block(jw *w, const etp_qnn_stat_block *b) {
+static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
     etp_qnn_viewer_sums s;
     etp_qnn_viewer_sums_get(b, &s);
-    jw_obj_begin(w);
-    jw_key(w, "index"); jw_uint(w, b->index);
-    jw_key(w, "title"); jw_str(w, b->title);
-    j_i64(w, "netrun_us", b->netrun_us);
-    j_i64(w, "timestamp", b->timestamp);
-    jw_key(w, "events");
-    jw_arr_begin(w);
+    etp_node_uint(n, "index", b->index);
+    etp_node_str(n, "title", b->title);
+    n_i64(n, "netrun_us", b->netrun_us);
+    n_i64(n, "timestamp", b->timestamp);
+    etp_node *a = etp_node_arr(n, "events");
     for (uint32_t i = 0; i < b->n_events; i++) {
         const etp_qnn_stat_event *e = &b->events[i];
         if (e->is_node) continue;
-        bool ticks = etp_qnn_viewer_is_qtimer_ticks(e);
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, e->identifier);
-        jw_key(w, "value");
-        if (!e->has_value) jw_null(w);
-        else jw_double(w, etp_qnn_viewer_event_value(e));
-        jw_key(w, "unit"); jw_str(w, unit_word(e));
-        jw_key(w, "written_value");
-        if (e->has_value) jw_double(w, e->fvalue);
-        else jw_null(w);
-        jw_key(w, "qtimer_ticks_converted"); jw_bool(w, ticks);
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "name", e->identifier);
+        if (!e->has_value) etp_node_null(o, "value");
+        else etp_node_float(o, "value", etp_qnn_viewer_event_value(e));
+        etp_node_str(o, "unit", etp_qnn_event_unit_name(e));
+        if (e->has_value) etp_node_float(o, "written_value", e->fvalue);
+        else etp_node_null(o, "written_value");
+        etp_node_bool(o, "qtimer_ticks_converted", etp_qnn_viewer_is_qtimer_ticks(e));
     }
-    jw_arr_end(w);
-    jw_key(w, "nodes");
-    jw_arr_begin(w);
+    a = etp_node_arr(n, "nodes");
     for (uint32_t i = 0; i < b->n_events; i++) {
         const etp_qnn_stat_event *e = &b->events[i];
         if (!e->is_node) continue;
         etp_qnn_node_name nn;
         etp_qnn_node_kind k = etp_qnn_parse_node_name(e->identifier, &nn);
-        jw_obj_begin(w);
-        jw_key(w, "name"); jw_str(w, e->identifier);
-        jw_key(w, "qnn_op");
-        if (nn.name) jw_strn(w, nn.name, nn.name_len);
-        else jw_null(w);
-        jw_key(w, "op_id");
-        if (k != ETP_QNN_NODE_NONE) jw_uint(w, nn.op_id);
-        else jw_null(w);
-        jw_key(w, "kind");
-        jw_str(w, k == ETP_QNN_NODE_NAMED    ? "named"
-                  : k == ETP_QNN_NODE_INPUT  ? "input"
-                  : k == ETP_QNN_NODE_OUTPUT ? "output"
-                  : k == ETP_QNN_NODE_SYSTEM ? "system"
-                                             : "other");
-        jw_key(w, "cycles");
-        if (e->has_value) jw_double(w, e->fvalue);
-        else jw_null(w);
-        jw_key(w, "unit"); jw_str(w, unit_word(e));
-        jw_key(w, "share"); jw_double(w, etp_qnn_viewer_node_share(&s, e));
-        jw_key(w, "wall_est_us"); jw_double(w, etp_qnn_viewer_wall_est_us(&s, e));
-        jw_obj_end(w);
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "name", e->identifier);
+        if (nn.name) {
+            /* the name is a part of the identifier */
+            char *qn = malloc(nn.name_len + 1);
+            if (qn) {
+                memcpy(qn, nn.name, nn.name_len);
+                qn[nn.name_len] = 0;
+            }
+            etp_node_str(o, "qnn_op", qn ? qn : "");
+            free(qn);
+        } else {
+            etp_node_null(o, "qnn_op");
+        }
+        if (k != ETP_QNN_NODE_NONE) etp_node_uint(o, "op_id", nn.op_id);
+        else etp_node_null(o, "op_id");
+        etp_node_str(o, "kind", etp_qnn_node_kind_name(k));
+        if (e->has_value) etp_node_float(o, "cycles", e->fvalue);
+        else etp_node_null(o, "cycles");
+        etp_node_str(o, "unit", etp_qnn_event_unit_name(e));
+        etp_node_float(o, "share", etp_qnn_viewer_node_share(&s, e));
+        etp_node_float(o, "wall_est_us", etp_qnn_viewer_wall_est_us(&s, e));
     }
-    jw_arr_end(w);
-    jw_key(w, "parent_cycles");
-    if (s.has_parent) jw_int(w, s.parent_cycles);
-    else jw_null(w);
-    jw_key(w, "node_cycles_sum"); jw_int(w, s.node_cycles_sum);
-    jw_key(w, "node_count"); jw_uint(w, s.node_count);
-    jw_key(w, "nodes_sum_to_parent");
-    if (s.comparable) jw_bool(w, s.nodes_equal_parent);
-    else jw_null(w);
-    jw_obj_end(w);
-}
-
-static const char *stat_kind_name(etp_qnn_stat_kind k) {
-    switch (k) {
-    case ETP_QNN_STAT_INIT: return "init";
-    case ETP_QNN_STAT_COMPOSE: return "compose";
-    case ETP_QNN_STAT_FINALIZE: return "finalize";
-    case ETP_QNN_STAT_EXECUTE: return "execute";
-    case ETP_QNN_STAT_DEINIT: return "deinit";
-    default: return "other";
-    }
+    if (s.has_parent) etp_node_int(n, "parent_cycles", s.parent_cycles);
+    else etp_node_null(n, "parent_cycles");
+    etp_node_int(n, "node_cycles_sum", s.node_cycles_sum);
+    etp_node_uint(n, "node_count", s.node_count);
+    if (s.comparable) etp_node_bool(n, "nodes_sum_to_parent", s.nodes_equal_parent);
+    else etp_node_null(n, "nodes_sum_to_parent");
 }
 
 /* The note naming the sections the reader skipped. */
@@ -851,9 +737,125 @@ static void viewer_skip_note(const etp_qnn_viewer *v, char *nb, size_t cap) {
         snprintf(nb + k, cap - (size_t)k, ", ...");
 }
 
+/* JSON: {schema_version, file, format, input_log, versions, executes, other_stats,
+ * skipped_sections, skipped_section_count, notes}. */
+static void viewer_facts(const etp_qnn_viewer *v, etp_doc *doc) {
+    etp_node *root = etp_doc_root(doc);
+    etp_node_str(root, "format", v->format == ETP_QNN_VIEWER_CSV ? "csv" : "text");
+    etp_node_str(root, "input_log", v->input_log);
+    etp_node_str(root, "viewer_version", v->viewer_version);
+    etp_node_str(root, "netrun_version", v->netrun_version);
+    etp_node_str(root, "backend_version", v->backend_version);
+    etp_node *a = etp_node_arr(root, "executes");
+    for (uint32_t i = 0; i < v->n_executes; i++) fact_viewer_block(etp_node_obj(a, NULL), &v->executes[i]);
+    a = etp_node_arr(root, "other_stats");
+    for (uint32_t i = 0; i < v->n_stats; i++) {
+        const etp_qnn_stat_block *b = &v->stats[i];
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "kind", etp_qnn_stat_kind_name(b->kind));
+        etp_node_str(o, "title", b->title);
+        n_i64(o, "netrun_us", b->netrun_us);
+        etp_node_str(o, "aggregate", b->aggregate);
+        etp_node_str(o, "graph_name", b->graph_name);
+        n_i64(o, "graph_index", b->graph_index);
+        etp_node_bool(o, "total_inference", b->total_inference);
+        n_f64(o, "netrun_ips_inf_per_sec", b->netrun_ips);
+        etp_node *ev = etp_node_arr(o, "events");
+        for (uint32_t k = 0; k < b->n_events; k++) {
+            const etp_qnn_stat_event *e = &b->events[k];
+            etp_node *eo = etp_node_obj(ev, NULL);
+            etp_node_str(eo, "name", e->identifier);
+            if (e->has_value) etp_node_float(eo, "value", e->fvalue);
+            else etp_node_null(eo, "value");
+            etp_node_str(eo, "unit", etp_qnn_event_unit_name(e));
+        }
+    }
+    a = etp_node_arr(root, "skipped_sections");
+    for (uint32_t i = 0; i < v->n_skipped && i < ETP_QNN_VIEWER_SKIPPED_MAX; i++) {
+        etp_node *o = etp_node_obj(a, NULL);
+        etp_node_str(o, "heading", v->skipped[i]);
+        etp_node_int(o, "line", v->skipped_line[i]);
+    }
+    etp_node_int(root, "skipped_section_count", v->n_skipped);
+    if (v->n_skipped) {
+        char nb[300];
+        viewer_skip_note(v, nb, sizeof nb);
+        etp_doc_note(doc, nb);
+    }
+    etp_doc_note(doc, "node cycles are busy cycles summed over the HTP threads (work, not wall "
+                      "time); share = % of the execute's Accelerator (execute) time (cycles)");
+    etp_doc_note(doc, "wall_est_us = share x the execute's Accelerator (execute excluding wait) "
+                      "time: the NPU compute wall time apportioned by cycle share, an ESTIMATE");
+    etp_doc_note(doc, "\"Time for initial VTCM acquire\" and \"Time for HVX + HMX power on and "
+                      "acquire\" are 19.2 MHz QTimer ticks despite their \"us\" label: value = "
+                      "written value / 19.2 (us)");
+}
+
+/* The event table: every execute's events (csv/tsv/jsonl, and table/md with its notes). */
+static etp_table *viewer_table(const etp_qnn_viewer *v, etp_doc *doc) {
+    etp_table *t = etp_doc_table(doc, v_cols, NVCOLS);
+    if (!t) return NULL;
+    /* a narrow terminal loses these first */
+    static const char *const drop[] = {"note:7", "wall_est_us:6", "op_id:5", "share:4",
+                                       "level:3", "execute:2", NULL};
+    etp_table_droppable(t, drop);
+    for (uint32_t i = 0; i < v->n_executes; i++) {
+        const etp_qnn_stat_block *b = &v->executes[i];
+        etp_qnn_viewer_sums s;
+        etp_qnn_viewer_sums_get(b, &s);
+        for (uint32_t k = 0; k < b->n_events; k++) v_event_row(t, b, &b->events[k], &s);
+        if (s.comparable) {
+            char nb[300];
+            snprintf(nb, sizeof nb,
+                     "execute %u: %u node(s) sum to %lld cycles, Accelerator (execute) time "
+                     "(cycles) = %lld: %s",
+                     b->index, s.node_count, (long long)s.node_cycles_sum,
+                     (long long)s.parent_cycles,
+                     s.nodes_equal_parent ? "equal" : "DIFFERENT (events dropped?)");
+            etp_table_note(t, nb);
+        }
+    }
+    for (uint32_t i = 0; i < v->n_stats; i++) {
+        const etp_qnn_stat_block *b = &v->stats[i];
+        if (!b->aggregate) continue;
+        char nb[400];
+        int k = snprintf(nb, sizeof nb, "viewer Execute Stats (%s)", b->aggregate);
+        if (b->graph_name && k > 0 && (size_t)k < sizeof nb)
+            k += snprintf(nb + k, sizeof nb - (size_t)k, ", graph %lld (%s)",
+                          (long long)b->graph_index.v, b->graph_name);
+        if (b->total_inference && k > 0 && (size_t)k < sizeof nb)
+            k += snprintf(nb + k, sizeof nb - (size_t)k, ", Total Inference Time");
+        if (b->netrun_us.has && k > 0 && (size_t)k < sizeof nb)
+            k += snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun %lld us",
+                          (long long)b->netrun_us.v);
+        for (uint32_t e = 0; e < b->n_events && k > 0 && (size_t)k < sizeof nb; e++)
+            if (strstr(b->events[e].identifier, "QNN (execute) time") && b->events[e].has_value)
+                k += snprintf(nb + k, sizeof nb - (size_t)k, ", QNN (execute) time %g %s",
+                              b->events[e].fvalue, b->events[e].unit_text);
+        if (b->netrun_ips.has && k > 0 && (size_t)k < sizeof nb)
+            snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun IPS %.4f inf/sec", b->netrun_ips.v);
+        etp_table_note(t, nb);
+    }
+    if (v->n_skipped) {
+        char nb[300];
+        viewer_skip_note(v, nb, sizeof nb);
+        etp_table_note(t, nb);
+    }
+    etp_table_note(t, "node cycles are busy cycles summed over the HTP threads (work, not wall "
+                      "time); % of parent = % of Accelerator (execute) time (cycles)");
+    etp_table_note(t, "est. wall us = % of parent x the execute's Accelerator (execute excluding "
+                      "wait) time: the NPU compute wall time apportioned by cycle share, an "
+                      "ESTIMATE");
+    etp_table_note(t, "values of \"Time for initial VTCM acquire\" and \"Time for HVX + HMX power "
+                      "on and acquire\" are 19.2 MHz QTimer ticks despite their \"us\" label: "
+                      "shown converted to us");
+    return t;
+}
+
 static int run_viewer(cli_args *a) {
     bool csv = a->set[OPT_PROFILE_CSV];
     const char *path = csv ? a->val[OPT_PROFILE_CSV] : a->val[OPT_PROFILE_LOG];
+    etp_format fmt = (etp_format)a->fmt;
     etp_error err = {0};
     etp_qnn_viewer *v = NULL;
     int rc = csv ? etp_qnn_read_viewer_csv(path, &v, &err) : etp_qnn_read_viewer_text(path, &v, &err);
@@ -866,155 +868,28 @@ static int run_viewer(cli_args *a) {
         etp_qnn_viewer_free(v);
         return rc;
     }
-    FILE *f = o.f;
-    if (a->fmt == OUT_JSON) {
-        jw w;
-        jw_init(&w, f, true);
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "format"); jw_str(&w, v->format == ETP_QNN_VIEWER_CSV ? "csv" : "text");
-        jw_key(&w, "input_log"); jw_str(&w, v->input_log);
-        jw_key(&w, "viewer_version"); jw_str(&w, v->viewer_version);
-        jw_key(&w, "netrun_version"); jw_str(&w, v->netrun_version);
-        jw_key(&w, "backend_version"); jw_str(&w, v->backend_version);
-        jw_key(&w, "executes");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < v->n_executes; i++) json_viewer_block(&w, &v->executes[i]);
-        jw_arr_end(&w);
-        jw_key(&w, "other_stats");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < v->n_stats; i++) {
-            const etp_qnn_stat_block *b = &v->stats[i];
-            jw_obj_begin(&w);
-            jw_key(&w, "kind"); jw_str(&w, stat_kind_name(b->kind));
-            jw_key(&w, "title"); jw_str(&w, b->title);
-            j_i64(&w, "netrun_us", b->netrun_us);
-            jw_key(&w, "aggregate");
-            if (b->aggregate) jw_str(&w, b->aggregate);
-            else jw_null(&w);
-            jw_key(&w, "graph_name");
-            if (b->graph_name) jw_str(&w, b->graph_name);
-            else jw_null(&w);
-            j_i64(&w, "graph_index", b->graph_index);
-            jw_key(&w, "total_inference"); jw_bool(&w, b->total_inference);
-            jw_key(&w, "netrun_ips_inf_per_sec");
-            if (b->netrun_ips.has) jw_double(&w, b->netrun_ips.v);
-            else jw_null(&w);
-            jw_key(&w, "events");
-            jw_arr_begin(&w);
-            for (uint32_t k = 0; k < b->n_events; k++) {
-                const etp_qnn_stat_event *e = &b->events[k];
-                jw_obj_begin(&w);
-                jw_key(&w, "name"); jw_str(&w, e->identifier);
-                jw_key(&w, "value");
-                if (e->has_value) jw_double(&w, e->fvalue);
-                else jw_null(&w);
-                jw_key(&w, "unit"); jw_str(&w, unit_word(e));
-                jw_obj_end(&w);
-            }
-            jw_arr_end(&w);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "skipped_sections");
-        jw_arr_begin(&w);
-        for (uint32_t i = 0; i < v->n_skipped && i < ETP_QNN_VIEWER_SKIPPED_MAX; i++) {
-            jw_obj_begin(&w);
-            jw_key(&w, "heading"); jw_str(&w, v->skipped[i]);
-            jw_key(&w, "line"); jw_int(&w, v->skipped_line[i]);
-            jw_obj_end(&w);
-        }
-        jw_arr_end(&w);
-        jw_key(&w, "skipped_section_count"); jw_int(&w, v->n_skipped);
-        jw_key(&w, "notes");
-        jw_arr_begin(&w);
-        if (v->n_skipped) {
-            char nb[300];
-            viewer_skip_note(v, nb, sizeof nb);
-            jw_str(&w, nb);
-        }
-        jw_str(&w, "node cycles are busy cycles summed over the HTP threads (work, not wall "
-                   "time); share = % of the execute's Accelerator (execute) time (cycles)");
-        jw_str(&w, "wall_est_us = share x the execute's Accelerator (execute excluding wait) "
-                   "time: the NPU compute wall time apportioned by cycle share, an ESTIMATE");
-        jw_str(&w, "\"Time for initial VTCM acquire\" and \"Time for HVX + HMX power on and "
-                   "acquire\" are 19.2 MHz QTimer ticks despite their \"us\" label: value = "
-                   "written value / 19.2 (us)");
-        jw_arr_end(&w);
-        jw_obj_end(&w);
-        fflush(f);
-        rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
-        fputc('\n', f);
-    } else {
-        bool report = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
-        if (report)
-            out_wrapf(f, a->fmt == OUT_MD ? 0 : o.width, 2,
-                      "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
-                    a->fmt == OUT_MD ? "# " : "", csv ? "CSV" : "text", path, v->n_executes);
-        out_table *t = cli_table(a, &o, v_cols, NVCOLS);
-        if (!t) rc = EXIT_INTERNAL;
-        /* a narrow terminal loses these first (out_table_set_droppable) */
-        static const char *const drop[] = {"note:7", "wall_est_us:6", "op_id:5", "share:4",
-                                           "level:3", "execute:2", NULL};
-        if (t) out_table_set_droppable(t, drop);
-        for (uint32_t i = 0; t && i < v->n_executes; i++) {
-            const etp_qnn_stat_block *b = &v->executes[i];
-            etp_qnn_viewer_sums s;
-            etp_qnn_viewer_sums_get(b, &s);
-            for (uint32_t k = 0; k < b->n_events; k++) v_event_row(t, b, &b->events[k], &s);
-            if (report && s.comparable) {
-                char nb[300];
-                snprintf(nb, sizeof nb,
-                         "execute %u: %u node(s) sum to %lld cycles, Accelerator (execute) time "
-                         "(cycles) = %lld: %s",
-                         b->index, s.node_count, (long long)s.node_cycles_sum,
-                         (long long)s.parent_cycles,
-                         s.nodes_equal_parent ? "equal" : "DIFFERENT (events dropped?)");
-                out_table_note(t, nb);
-            }
-        }
-        for (uint32_t i = 0; t && report && i < v->n_stats; i++) {
-            const etp_qnn_stat_block *b = &v->stats[i];
-            if (!b->aggregate) continue;
-            char nb[400];
-            int k = snprintf(nb, sizeof nb, "viewer Execute Stats (%s)", b->aggregate);
-            if (b->graph_name && k > 0 && (size_t)k < sizeof nb)
-                k += snprintf(nb + k, sizeof nb - (size_t)k, ", graph %lld (%s)",
-                              (long long)b->graph_index.v, b->graph_name);
-            if (b->total_inference && k > 0 && (size_t)k < sizeof nb)
-                k += snprintf(nb + k, sizeof nb - (size_t)k, ", Total Inference Time");
-            if (b->netrun_us.has && k > 0 && (size_t)k < sizeof nb)
-                k += snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun %lld us",
-                              (long long)b->netrun_us.v);
-            for (uint32_t e = 0; e < b->n_events && k > 0 && (size_t)k < sizeof nb; e++)
-                if (strstr(b->events[e].identifier, "QNN (execute) time") && b->events[e].has_value)
-                    k += snprintf(nb + k, sizeof nb - (size_t)k, ", QNN (execute) time %g %s",
-                                  b->events[e].fvalue, b->events[e].unit_text);
-            if (b->netrun_ips.has && k > 0 && (size_t)k < sizeof nb)
-                snprintf(nb + k, sizeof nb - (size_t)k, ": NetRun IPS %.4f inf/sec",
-                         b->netrun_ips.v);
-            out_table_note(t, nb);
-        }
-        if (t && report && v->n_skipped) {
-            char nb[300];
-            viewer_skip_note(v, nb, sizeof nb);
-            out_table_note(t, nb);
-        }
-        if (t && report) {
-            out_table_note(t, "node cycles are busy cycles summed over the HTP threads (work, "
-                              "not wall time); % of parent = % of Accelerator (execute) time "
-                              "(cycles)");
-            out_table_note(t, "est. wall us = % of parent x the execute's Accelerator (execute "
-                              "excluding wait) time: the NPU compute wall time apportioned by "
-                              "cycle share, an ESTIMATE");
-            out_table_note(t, "values of \"Time for initial VTCM acquire\" and \"Time for HVX + "
-                              "HMX power on and acquire\" are 19.2 MHz QTimer ticks despite "
-                              "their \"us\" label: shown converted to us");
-        }
-        if (t && (rc = out_table_finish(t))) rc = rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
-        out_table_free(t);
+    /* one document: the JSON facts, the event table (every other format) */
+    etp_doc *doc = etp_doc_new("qnn", 1, path, NULL);
+    etp_table *t = NULL;
+    if (doc) {
+        etp_doc_envelope(doc, ETP_ENV_FILE);
+        viewer_facts(v, doc);
+        t = viewer_table(v, doc);
+        etp_doc_flat(doc, t);
     }
+    if (!t) {
+        rc = EXIT_INTERNAL;
+    } else {
+        if (text_view(fmt)) {
+            etp_section *s = etp_doc_section(doc, "viewer");
+            etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sqnn-profile-viewer %s output: %s (%u execute(s))\n\n",
+                              fmt == ETP_FMT_MD ? "# " : "", csv ? "CSV" : "text", path,
+                              v->n_executes);
+            etp_section_table(s, t);
+        }
+        rc = cli_render(a, &o, doc);
+    }
+    etp_doc_free(doc);
     etp_qnn_viewer_free(v);
     return cli_out_close(&o, rc);
 }
@@ -1088,6 +963,7 @@ static int run_qnn(cli_args *a) {
         return EXIT_INTERNAL;
     }
     c->a = a;
+    c->fmt = (etp_format)a->fmt;
     c->paths = (etp_qnn_paths){a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
                                a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
                                a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL,
@@ -1137,9 +1013,16 @@ static int run_qnn(cli_args *a) {
         free(c);
         return rc;
     }
-    if (a->fmt == OUT_JSON) rc = write_json(c, o.f);
-    else if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) rc = write_tables(c, &o);
-    else rc = write_flat(c, &o);
+    /* one document for every format */
+    etp_doc *doc = etp_doc_new("qnn", 1, c->etdump, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    if (!doc) {
+        rc = EXIT_INTERNAL;
+    } else {
+        etp_doc_envelope(doc, 0); /* the JSON names its inputs in "inputs" */
+        rc = fill_doc(c, doc);
+        if (!rc) rc = cli_render(a, &o, doc);
+        etp_doc_free(doc);
+    }
     if (!rc && ferror(o.f)) rc = EXIT_IO;
     if (rc && rc != EXIT_IO) cli_errorf("out of memory"); /* cli_out_close reports EXIT_IO */
     qctx_free(c);

@@ -1,12 +1,11 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
-#include "analysis.h"
 #include "cli_ana.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 
-#include <stdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +16,7 @@ typedef struct tree_ctx {
     const char *stat;
     size_t top;       /* HTP nodes listed per parent in table/md (0: all) */
     bool limit_nodes; /* table and md */
-    out_table *t;
-    jw *w;
+    etp_table *t;     /* table, md, csv, tsv, jsonl */
     uint32_t *scratch;
     uint32_t flags, units;
     bool wall;        /* an HTP clock is known: show the per-node wall-time estimate */
@@ -28,8 +26,8 @@ typedef struct tree_ctx {
     bool etr_machine;
 } tree_ctx;
 
-static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
-static void note_cb(void *ctx, const char *text) { out_table_note(ctx, text); }
+static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
+static void note_cb(void *ctx, const char *text) { etp_table_note(ctx, text); }
 
 static double stat_of(const tree_ctx *c, const etp_stats *s) {
     double v = NAN;
@@ -141,10 +139,10 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
 static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     const etp_ops_row *row = etp_ops_row_get(c->r, i);
     const etp_ops_method *m = etp_ops_method_get(c->r, row->method);
-    out_table *t = c->t;
-    out_row_begin(t);
-    out_cell_str(t, m->name);
-    out_cell_uint(t, row->depth);
+    etp_table *t = c->t;
+    etp_table_row(t);
+    etp_table_str(t, m->name);
+    etp_table_uint(t, row->depth);
     if (indent) {
         char b[1024];
         /* md collapses spaces: indent with no-break spaces (2 bytes each in UTF-8) there */
@@ -168,31 +166,28 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
             label = tmp;
         }
         snprintf(b + pad, sizeof b - pad, "%s", label);
-        out_cell_str(t, b);
+        etp_table_str(t, b);
     } else {
-        out_cell_str(t, row->name);
+        etp_table_str(t, row->name);
     }
-    if (row->chain >= 0 && row->instr >= 0) out_cell_int(t, row->instr);
-    else out_cell_null(t);
-    out_cell_str(t, etp_ops_row_kind_name(row));
-    out_cell_str(t, row->placement);
-    out_cell_uint(t, row->count);
-    out_cell_float(t, nv->incl);
-    out_cell_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
-    out_cell_str(t, nv->unit);
-    out_cell_float(t, nv->share_parent);
-    out_cell_float(t, nv->share_method);
-    out_cell_str(t, nv->role);
-    out_cell_str(t, nv->meaning);
+    if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+    else etp_table_null(t);
+    etp_table_str(t, etp_ops_row_kind_name(row));
+    etp_table_str(t, row->placement);
+    etp_table_uint(t, row->count);
+    etp_table_float(t, nv->incl);
+    etp_table_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
+    etp_table_str(t, nv->unit);
+    etp_table_float(t, nv->share_parent);
+    etp_table_float(t, nv->share_method);
+    etp_table_str(t, nv->role);
+    etp_table_str(t, nv->meaning);
     if (c->wall) {
-        out_cell_float(t, nv->wall);
-        out_cell_str(t, isnan(nv->wall) ? NULL : c->d->est_unit);
+        etp_table_float(t, nv->wall);
+        etp_table_str(t, isnan(nv->wall) ? NULL : c->d->est_unit);
     }
-    if (c->rec) cli_etr_cells_out(t, c->rec, m->name, row, c->etr_machine, &c->etr);
-    out_row_end(t);
+    if (c->rec) cli_etr_cells(t, c->rec, m->name, row, c->etr_machine, &c->etr);
 }
-
-static void json_node(tree_ctx *c, size_t i, uint32_t *buf);
 
 static void walk_flat(tree_ctx *c, size_t i, uint32_t *buf, bool indent) {
     node_vals nv;
@@ -214,76 +209,65 @@ static void walk_flat(tree_ctx *c, size_t i, uint32_t *buf, bool indent) {
         char b[200];
         snprintf(b, sizeof b, "%*s... %zu more HTP nodes (etprof ops --kind htp_node)",
                  (int)((row->depth + 1) * 2 > 64 ? 64 : (row->depth + 1) * 2), "", hidden);
-        out_row_begin(c->t);
-        out_cell_str(c->t, etp_ops_method_get(c->r, row->method)->name);
-        out_cell_uint(c->t, row->depth + 1);
-        out_cell_str(c->t, b);
-        out_row_end(c->t);
+        etp_table_row(c->t); /* the other cells are null */
+        etp_table_str(c->t, etp_ops_method_get(c->r, row->method)->name);
+        etp_table_uint(c->t, row->depth + 1);
+        etp_table_str(c->t, b);
     }
 }
 
-static void json_num(jw *w, const char *key, double v) {
-    jw_key(w, key);
-    jw_double(w, v);
-}
-
-static void json_node(tree_ctx *c, size_t i, uint32_t *buf) {
+/* Node `i` and its children (in display order) as a JSON object in array `parent`. */
+static void json_node(tree_ctx *c, etp_node *parent, size_t i, uint32_t *buf) {
     const etp_ops_row *row = etp_ops_row_get(c->r, i);
     node_vals nv;
     node_values(c, i, &nv);
-    jw *w = c->w;
-    jw_obj_begin(w);
-    jw_key(w, "name"); jw_str(w, row->name);
-    jw_key(w, "kind"); jw_str(w, etp_ops_row_kind_name(row));
-    jw_key(w, "placement"); jw_str(w, row->placement);
-    jw_key(w, "instruction_id");
-    if (row->chain >= 0 && row->instr >= 0) jw_int(w, row->instr);
-    else jw_null(w);
-    jw_key(w, "operator"); jw_str(w, row->op);
-    jw_key(w, "count"); jw_uint(w, row->count);
-    jw_key(w, "runs"); jw_uint(w, row->runs);
-    jw_key(w, "role"); jw_str(w, nv.role);
-    jw_key(w, "unit"); jw_str(w, nv.unit);
-    json_num(w, "inclusive", nv.incl);
-    json_num(w, "exclusive", strcmp(nv.role, "time") == 0 || row->has_children_same_unit ? nv.excl : NAN);
-    jw_key(w, "overhead");
-    if (row->has_children_same_unit) jw_double(w, nv.excl);
-    else jw_null(w);
-    json_num(w, "share_of_parent", nv.share_parent);
-    json_num(w, "share_of_method", nv.share_method);
-    jw_key(w, "meaning"); jw_str(w, nv.meaning);
+    etp_node *o = etp_node_obj(parent, NULL);
+    etp_node_str(o, "name", row->name);
+    etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+    etp_node_str(o, "placement", row->placement);
+    if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+    else etp_node_null(o, "instruction_id");
+    etp_node_str(o, "operator", row->op);
+    etp_node_uint(o, "count", row->count);
+    etp_node_uint(o, "runs", row->runs);
+    etp_node_str(o, "role", nv.role);
+    etp_node_str(o, "unit", nv.unit);
+    etp_node_float(o, "inclusive", nv.incl);
+    etp_node_float(o, "exclusive",
+                   strcmp(nv.role, "time") == 0 || row->has_children_same_unit ? nv.excl : NAN);
+    if (row->has_children_same_unit) etp_node_float(o, "overhead", nv.excl);
+    else etp_node_null(o, "overhead");
+    etp_node_float(o, "share_of_parent", nv.share_parent);
+    etp_node_float(o, "share_of_method", nv.share_method);
+    etp_node_str(o, "meaning", nv.meaning);
     if (c->wall) {
-        json_num(w, "wall_estimate", nv.wall);
-        jw_key(w, "wall_estimate_unit"); jw_str(w, isnan(nv.wall) ? NULL : c->d->est_unit);
+        etp_node_float(o, "wall_estimate", nv.wall);
+        etp_node_str(o, "wall_estimate_unit", isnan(nv.wall) ? NULL : c->d->est_unit);
     }
-    if (c->rec)
-        cli_etr_json(w, c->rec, etp_ops_method_get(c->r, row->method)->name, row, &c->etr);
-    jw_key(w, "children");
-    jw_arr_begin(w);
+    if (c->rec) cli_etr_node(o, c->rec, etp_ops_method_get(c->r, row->method)->name, row, &c->etr);
+    etp_node *kids = etp_node_arr(o, "children");
     size_t n = ordered_children(c, i, buf);
-    for (size_t k = 0; k < n; k++) json_node(c, buf[k], buf + n);
-    jw_arr_end(w);
-    jw_obj_end(w);
+    for (size_t k = 0; k < n; k++) json_node(c, kids, buf[k], buf + n);
 }
 
-static const out_col tree_cols[] = {
-    {"method", "method", OUT_STR, 0},
-    {"depth", "depth", OUT_UINT, 0},
-    {"name", "node", OUT_STR, 0},
-    {"instruction_id", "instr", OUT_INT, 0},
-    {"kind", "kind", OUT_STR, 0},
-    {"placement", "placement", OUT_STR, 0},
-    {"count", "count", OUT_UINT, 0},
-    {"inclusive", "inclusive", OUT_FLOAT, 3},
-    {"exclusive", "exclusive", OUT_FLOAT, 3},
-    {"unit", "unit", OUT_STR, 0},
-    {"share_of_parent", "%parent", OUT_FLOAT, 2},
-    {"share_of_method", "%method", OUT_FLOAT, 2},
-    {"role", "role", OUT_STR, 0},
-    {"meaning", "exclusive means / note", OUT_STR, 0},
+static const etp_col tree_cols[] = {
+    {"method", "method", NULL, ETP_T_STR, true, 0},
+    {"depth", "depth", NULL, ETP_T_UINT, false, 0},
+    {"name", "node", NULL, ETP_T_STR, false, 0},
+    {"instruction_id", "instr", NULL, ETP_T_INT, true, 0},
+    {"kind", "kind", NULL, ETP_T_STR, true, 0},
+    {"placement", "placement", NULL, ETP_T_STR, true, 0},
+    {"count", "count", NULL, ETP_T_UINT, true, 0},
+    {"inclusive", "inclusive", NULL, ETP_T_FLOAT, true, 3},
+    {"exclusive", "exclusive", NULL, ETP_T_FLOAT, true, 3},
+    {"unit", "unit", NULL, ETP_T_STR, true, 0},
+    {"share_of_parent", "%parent", NULL, ETP_T_FLOAT, true, 2},
+    {"share_of_method", "%method", NULL, ETP_T_FLOAT, true, 2},
+    {"role", "role", NULL, ETP_T_STR, true, 0},
+    {"meaning", "exclusive means / note", NULL, ETP_T_STR, true, 0},
     /* only with an HTP clock (--htp-clock-ghz, --runtrace, --qhas) */
-    {"wall_estimate", "wall est", OUT_FLOAT, 3},
-    {"wall_estimate_unit", "wall est unit", OUT_STR, 0},
+    {"wall_estimate", "wall est", NULL, ETP_T_FLOAT, true, 3},
+    {"wall_estimate_unit", "wall est unit", NULL, ETP_T_STR, true, 0},
 };
 #define NCOLS (sizeof tree_cols / sizeof tree_cols[0])
 #define NWALL 2
@@ -327,83 +311,64 @@ static int run_tree(cli_args *a) {
                   .rec = rec, .etr_machine = a->fmt != OUT_TABLE && a->fmt != OUT_MD};
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
+    etp_doc *doc = etp_doc_new("tree", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (a->fmt == OUT_JSON) {
-        jw w;
-        jw_init(&w, o.f, true);
-        c.w = &w;
-        jw_obj_begin(&w);
-        jw_key(&w, "schema_version"); jw_int(&w, 1);
-        jw_key(&w, "file"); jw_str(&w, path);
-        jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
-        jw_key(&w, "stat"); jw_str(&w, stat);
-        jw_key(&w, "time_unit"); jw_str(&w, d.time_unit);
-        jw_key(&w, "methods");
-        jw_arr_begin(&w);
+        /* {schema_version, file, program, stat, time_unit, methods: [{..., roots: [node with
+         * children]}], notes, data_quality} */
+        etp_node *root = etp_doc_root(doc);
+        etp_node_str(root, "stat", stat);
+        etp_node_str(root, "time_unit", d.time_unit);
+        etp_node *ma = etp_node_arr(root, "methods");
         for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
             const etp_ops_method *m = etp_ops_method_get(r, mi);
-            jw_obj_begin(&w);
-            jw_key(&w, "name"); jw_str(&w, m->name);
-            ana_json_method_candidates(&w, m);
-            jw_key(&w, "runs"); jw_uint(&w, m->runs);
-            jw_key(&w, "skipped_runs"); jw_uint(&w, m->skipped);
-            jw_key(&w, "roots");
-            jw_arr_begin(&w);
+            etp_node *mo = etp_node_obj(ma, NULL);
+            etp_node_str(mo, "name", m->name);
+            etp_fig_method_candidates(mo, m);
+            etp_node_uint(mo, "runs", m->runs);
+            etp_node_uint(mo, "skipped_runs", m->skipped);
+            etp_node *ra = etp_node_arr(mo, "roots");
             for (size_t k = 0; k < nroots; k++)
-                if (etp_ops_row_get(r, roots[k])->method == mi) json_node(&c, roots[k], buf);
-            jw_arr_end(&w);
-            jw_obj_end(&w);
+                if (etp_ops_row_get(r, roots[k])->method == mi) json_node(&c, ra, roots[k], buf);
         }
-        jw_arr_end(&w);
-        jw_key(&w, "notes");
-        jw_arr_begin(&w);
-        jw_str(&w, "inclusive/exclusive are the chosen per-run statistic of each node's per-run "
-                   "sum and of its per-run exclusive part (the sum minus its children of the same "
-                   "unit); facts are values in other units hung under their scope");
+        etp_doc_notes_here(doc);
+        etp_doc_note(doc, "inclusive/exclusive are the chosen per-run statistic of each node's "
+                          "per-run sum and of its per-run exclusive part (the sum minus its "
+                          "children of the same unit); facts are values in other units hung under "
+                          "their scope");
         if (est) {
             char b[400];
             snprintf(b, sizeof b,
                      "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy time, not "
                      "latency",
                      d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
-            jw_str(&w, b);
-            jw_str(&w, "wall_estimate: an ESTIMATE of an HTP node's wall time = its cycles x its "
-                       "partition's Accelerator (execute excluding wait) time / Accelerator "
-                       "(execute) time (cycles) (totals over the runs): the NPU compute wall time "
-                       "apportioned by cycle share");
+            etp_doc_note(doc, b);
+            etp_doc_note(doc, "wall_estimate: an ESTIMATE of an HTP node's wall time = its cycles "
+                              "x its partition's Accelerator (execute excluding wait) time / "
+                              "Accelerator (execute) time (cycles) (totals over the runs): the NPU "
+                              "compute wall time apportioned by cycle share");
         }
-        etp_quality_notes(r, json_note_cb, &w);
-        cli_etr_notes(rec, &c.etr, json_note_cb, &w);
-        jw_arr_end(&w);
-        jw_key(&w, "data_quality");
-        ana_json_quality(&w, r);
-        jw_obj_end(&w);
-        fflush(o.f);
-        rc = jw_finish(&w) ? EXIT_IO : EXIT_OK;
-        fputc('\n', o.f);
+        etp_quality_notes(r, doc_note_cb, doc);
+        cli_etr_notes(rec, &c.etr, doc_note_cb, doc);
+        etp_fig_quality(root, "data_quality", r);
     } else {
-        out_col cols[NCOLS + CLI_ETR_MAX_COLS];
+        etp_col cols[NCOLS + CLI_ETR_MAX_COLS];
         memcpy(cols, tree_cols, sizeof tree_cols);
         cols[7].precision = cols[8].precision = d.precision;
         cols[NCOLS - 2].precision = d.precision;
         size_t ncols = est ? NCOLS : NCOLS - NWALL;
-        if (rec) ncols = cli_etr_cols_out(cols, ncols, c.etr_machine);
-        out_table *t = cli_table(a, &o, cols, ncols);
+        if (rec) ncols = cli_etr_cols(cols, ncols, c.etr_machine);
+        etp_table *t = etp_doc_table(doc, cols, ncols);
         static const char *const droppable[] = {
             "role:14", "depth:13", "instruction_id:12", "kind:11", "count:10",
             "share_of_parent:9", "meaning:8", "method:7", "placement:6",
             "wall_estimate+wall_estimate_unit:5", "share_of_method:4", "exclusive:3", NULL};
-        if (t) out_table_set_droppable(t, droppable);
-        if (!t) {
-            free(buf);
-            etp_ops_free(r);
-            etp_etrecord_close(rec);
-            cli_close_inputs(&in);
-            return cli_out_close(&o, EXIT_INTERNAL);
-        }
+        etp_table_droppable(t, droppable);
+        etp_section_table(etp_doc_section(doc, "tree"), t);
+        etp_doc_flat(doc, t);
         c.t = t;
         bool indent = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
-        for (size_t k = 0; k < nroots; k++) walk_flat(&c, roots[k], buf, indent);
-        if (a->fmt == OUT_TABLE || a->fmt == OUT_MD) {
+        for (size_t k = 0; t && k < nroots; k++) walk_flat(&c, roots[k], buf, indent);
+        if (t && (a->fmt == OUT_TABLE || a->fmt == OUT_MD)) {
             char b[512];
             for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
                 const etp_ops_method *m = etp_ops_method_get(r, mi);
@@ -416,11 +381,11 @@ static int run_tree(cli_args *a) {
                                            : "(method unknown: no --pte)",
                          m->runs,
                          m->skipped ? " after --skip-first" : "", stat);
-                out_table_note(t, b);
+                etp_table_note(t, b);
             }
-            out_table_note(t, "exclusive = the node minus its children of the same unit (per run); "
-                              "facts (role fact/htp_node) are values in other units hung under "
-                              "their scope, they do not add to time");
+            etp_table_note(t, "exclusive = the node minus its children of the same unit (per "
+                              "run); facts (role fact/htp_node) are values in other units hung "
+                              "under their scope, they do not add to time");
             if (est && clock_src && strcmp(clock_src, "htp-clock-ghz") != 0) {
                 /* the clock came from a QNN file: say so instead of naming --htp-clock-ghz */
                 etp_disp dn = d;
@@ -431,7 +396,7 @@ static int run_tree(cli_args *a) {
                              "%s: an ESTIMATE, cycles / %.4g GHz (%s); thread-aggregate busy "
                              "time, not latency",
                              d.est_unit, clock, etp_qnn_clock_meaning(clock_src));
-                    out_table_note(t, b);
+                    etp_table_note(t, b);
                 }
             } else {
                 etp_disp_unit_notes(&d, c.flags, c.units, note_cb, t);
@@ -439,14 +404,19 @@ static int run_tree(cli_args *a) {
             etp_quality_notes(r, note_cb, t);
             cli_etr_notes(rec, &c.etr, note_cb, t);
             if (est && c.wall_rows)
-                out_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
+                etp_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
                                   "x its partition's Accelerator (execute excluding wait) time / "
                                   "Accelerator (execute) time (cycles) (totals over the runs): "
                                   "the NPU compute wall time apportioned by cycle share");
         }
-        rc = out_table_finish(t) ? EXIT_IO : EXIT_OK;
-        out_table_free(t);
     }
+    if (etp_doc_ok(doc)) {
+        rc = cli_render(a, &o, doc);
+    } else {
+        cli_errorf("tree: out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    etp_doc_free(doc);
     free(buf);
     etp_ops_free(r);
     etp_etrecord_close(rec);
