@@ -2131,7 +2131,7 @@ static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
         "etdump_nodes", j->n_nodes, "qnn_ops", d->n_rows, "matched", j->matched,
         "matched_by_op_id", j->matched_by_id, "matched_by_name_only", j->matched_by_name,
         "etdump_only", eo, "qnn_only", qo, "name_only", no, "conflicts", co, "cycle_agreement",
-        "compared", j->cycles_equal + j->cycles_different, "equal", j->cycles_equal, "different",
+        "compared", j->cycles_compared, "equal", j->cycles_equal, "different",
         j->cycles_different, "max_abs_diff_cycles", (long long)j->max_abs_diff, "verdict",
         etp_qnn_etd_agreement(j), "different_ops", dif);
 done:
