@@ -1088,6 +1088,30 @@ const char *etp_diff_move_name(etp_diff_move m);
 /* The methods' verdicts in one word: "mixed" (some slower, some faster), "slower", "faster",
  * "noise", "too few runs" (every method), "no change". */
 const char *etp_diff_result_name(const etp_diff_result *d);
+
+/* -- a view's listing (etprof diff) -- */
+/* What a view of the diff lists, and the figures its notes state. A row is listed unless the
+ * threshold hid it (etp_diff_op.hidden) or, without `all`, it is an OPERATOR_CALL wrapper (its
+ * kernel row carries the same time). Computed on demand; nothing is allocated. */
+typedef struct etp_diff_listing {
+    size_t listed[3];       /* rows of each etp_diff_status listed */
+    size_t shown[3];        /* of those, the ones shown: the matched capped at `top` (0: all) */
+    size_t wrappers_hidden; /* OPERATOR_CALL rows not listed because `all` is false (rows the
+                               threshold hid are not counted) */
+    uint32_t flags;         /* ETP_MF_* flags of the listed rows, both sides */
+    uint32_t units;         /* bit 1 << etp_unit of the listed rows (both sides) and of every
+                               method's latency */
+    bool runs_differ;       /* a method on both sides has a different number of runs on each */
+    uint32_t runs_needed;   /* runs per side for the test to be able to reach p < alpha:
+                               max(min_runs, etp_mwu_runs_needed(alpha)) of the diff's options */
+} etp_diff_listing;
+/* Is `op` listed (see etp_diff_listing)? false for NULL. */
+bool etp_diff_op_listed(const etp_diff_op *op, bool all);
+/* The placement a view shows for `op`: NEW's when BASE's is the generic "delegate" (no program
+ * named the backend in BASE), else the row's (BASE's when present). NULL for NULL. */
+const char *etp_diff_op_placement(const etp_diff_op *op);
+/* Fills *out for the rows of `d` (NULL: all zero). Thread-safe on a finished diff. */
+void etp_diff_list(const etp_diff_result *d, bool all, size_t top, etp_diff_listing *out);
 /* ---- end of Diff ---- */
 
 /* ---- Trace ---- */

@@ -90,6 +90,10 @@ void etp_node_table(etp_node *n, const char *key, etp_table *t);
 /* The JSON "notes" array goes here (at the current end of the root), not last. */
 void etp_doc_notes_here(etp_doc *d);
 void etp_doc_note(etp_doc *d, const char *text);
+/* -- compact members (explain) -- */
+/* The JSON view writes this object or array on one line (no indentation or spaces), also
+ * inside the indented document: its 0.1.0 shape (explain's "facts"). */
+void etp_node_compact(etp_node *n);
 
 /* ---- tables ---- */
 /* The columns are copied. NULL on error. */
@@ -118,7 +122,9 @@ bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, 
 etp_section *etp_doc_section(etp_doc *d, const char *key);
 /* Prose flags: wrap at the terminal width (continuation lines indented by `indent`), and show
  * names from the input safely (valid UTF-8, control characters as spaces). */
-enum { ETP_TEXT_WRAP = 1, ETP_TEXT_SAFE = 2 };
+enum { ETP_TEXT_WRAP = 1, ETP_TEXT_SAFE = 2, ETP_TEXT_CELL = 4 };
+/* ETP_TEXT_CELL: the text is shown exactly as a table cell is (as ETP_TEXT_SAFE, and line breaks
+ * too become spaces): a line of prose that holds names from the input. */
 void etp_section_text(etp_section *s, unsigned flags, const char *prefix, size_t indent, const char *text);
 void etp_section_textf(etp_section *s, unsigned flags, size_t indent, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -129,22 +135,28 @@ void etp_section_table(etp_section *s, etp_table *t);
 /* csv, tsv, jsonl write this table (one per document; the last one given wins). */
 void etp_doc_flat(etp_doc *d, etp_table *t);
 
+/* -- a default wrap width (diff, explain) -- */
+/* Table format: prose flagged ETP_TEXT_WRAP wraps at `width` columns when the render width is 0
+ * (unlimited: --wide, or not a terminal). 0 (the default): such prose is not wrapped then. */
+void etp_doc_wrap_width(etp_doc *d, int width);
+/* -- JSON lines of records with nested values (explain) -- */
+/* jsonl writes each element of the array node `arr` (a node of this document) as one compact
+ * JSON value per line, instead of the flat table's rows; csv and tsv still write the flat table. */
+void etp_doc_jsonl_array(etp_doc *d, etp_node *arr);
+
 /* The document is this one table in every format, with its notes: the shape of the table
  * commands (ops, ...). JSON {schema_version, rows: [...], notes: [...] (only when there are
  * notes)}, without file and program (their 0.1.0 shape); text: the table and its notes;
  * csv/tsv/jsonl: the rows. Facts, sections and the flat table are then not rendered. */
 void etp_doc_single_table(etp_doc *d, etp_table *t);
 
-/* ---- partial JSON envelope, one-line safe prose (feature: qnn port) ---- */
+/* ---- partial JSON envelope (qnn) ---- */
 /* Which members of the envelope the JSON view writes after "schema_version" (which stays, when
  * schema_version >= 0): ETP_ENV_FILE and/or ETP_ENV_PROGRAM; both by default (etp_doc_new), 0
  * for {schema_version, <facts>} (the shape of commands whose JSON names its inputs itself).
  * Cannot fail; NULL is ignored. */
 enum { ETP_ENV_FILE = 1, ETP_ENV_PROGRAM = 2 };
 void etp_doc_envelope(etp_doc *d, unsigned members);
-/* Prose flag: the text is shown exactly as a table cell would be (as ETP_TEXT_SAFE, and line
- * breaks too become spaces): for a name from the input inside a line of prose. */
-enum { ETP_TEXT_CELL = 4 };
 
 /* ---- rendering ---- */
 typedef struct etp_render_opts {

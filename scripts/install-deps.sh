@@ -2,12 +2,13 @@
 # Installs, from Debian's packages only, what etprof needs to build and test.
 # Usage: scripts/install-deps.sh [--test | --bench]
 #   --test   adds the test-only tools (debootstrap: scripts/check-fresh.sh; python3-dev,
-#            python3-setuptools, python3-pytest, python3-pandas: the Python package, docs/python.md)
+#            python3-setuptools, python3-pytest, python3-pandas, python3-numpy: the Python
+#            package, docs/python.md)
 #   --bench  adds what bench/run.sh uses: flatc and python3 (the Inspector baseline), GNU time (peak
 #            RSS) and hyperfine (timing; without it bench/run.sh falls back to a date loop)
 set -eu
 build_pkgs="build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libzip-dev"
-test_pkgs="libbz2-dev libssl-dev flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas"
+test_pkgs="libbz2-dev libssl-dev flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas python3-numpy"
 bench_pkgs="flatbuffers-compiler python3 time hyperfine"
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -364,6 +364,8 @@ struct etp_diff_result {
     etp_diff_placement *pl;
     size_t npl, plcap;
     etp_diff_summary sum;
+    double alpha;      /* the options' (etp_diff_list) */
+    uint32_t min_runs;
 };
 
 typedef struct ctx {
@@ -1070,6 +1072,7 @@ int etp_diff_compute(const etp_ops_result *base, const etp_ops_result *new_, con
     }
     etp_diff_result *d = calloc(1, sizeof *d);
     ctx c = {.b = base, .n = new_, .o = o, .d = d};
+    if (d) d->alpha = o->alpha, d->min_runs = o->min_runs;
     size_t nb = etp_ops_method_count(base), nn = etp_ops_method_count(new_);
     int32_t *pair = malloc((nb ? nb : 1) * sizeof *pair);
     bool *taken = calloc(nn ? nn : 1, sizeof *taken);
@@ -1256,3 +1259,49 @@ const etp_diff_placement *etp_diff_placement_get(const etp_diff_result *d, size_
 }
 
 const etp_diff_summary *etp_diff_get_summary(const etp_diff_result *d) { return d ? &d->sum : NULL; }
+
+/* ---- a view's listing (etprof diff) ---- */
+
+bool etp_diff_op_listed(const etp_diff_op *op, bool all) {
+    if (!op || op->hidden) return false;
+    const etp_ops_row *r = op->base ? op->base : op->new_;
+    return all || !r || r->kind != ETP_KIND_OPERATOR_CALL;
+}
+
+const char *etp_diff_op_placement(const etp_diff_op *op) {
+    if (!op) return NULL;
+    const etp_ops_row *r = op->base ? op->base : op->new_;
+    if (!r) return NULL;
+    if (op->base && op->new_ && op->base->placement && strcmp(op->base->placement, "delegate") == 0)
+        return op->new_->placement;
+    return r->placement;
+}
+
+void etp_diff_list(const etp_diff_result *d, bool all, size_t top, etp_diff_listing *out) {
+    memset(out, 0, sizeof *out);
+    if (!d) return;
+    for (int st = 0; st < 3; st++) {
+        size_t n;
+        const etp_diff_op *ops = etp_diff_ops(d, (etp_diff_status)st, &n);
+        for (size_t i = 0; i < n; i++) {
+            const etp_diff_op *op = &ops[i];
+            const etp_ops_row *r = op->base ? op->base : op->new_;
+            if (!etp_diff_op_listed(op, all)) {
+                out->wrappers_hidden += !op->hidden && r && r->kind == ETP_KIND_OPERATOR_CALL;
+                continue;
+            }
+            out->listed[st]++;
+            if (op->base) out->flags |= op->base->flags, out->units |= 1u << op->base->unit;
+            if (op->new_) out->flags |= op->new_->flags, out->units |= 1u << op->new_->unit;
+        }
+        out->shown[st] = st == ETP_DS_MATCHED && top && out->listed[st] > top ? top : out->listed[st];
+    }
+    for (size_t i = 0; i < d->nmethods; i++) {
+        const etp_diff_method *m = &d->methods[i];
+        out->units |= 1u << m->unit;
+        if (m->base >= 0 && m->new_ >= 0 && m->latency.runs_base != m->latency.runs_new)
+            out->runs_differ = true;
+    }
+    uint32_t need = etp_mwu_runs_needed(d->alpha);
+    out->runs_needed = need > d->min_runs ? need : d->min_runs;
+}

@@ -32,6 +32,7 @@ struct etp_node {
     etp_node **kids;   /* N_OBJ, N_ARR */
     size_t nkids, capkids;
     etp_table *table;  /* N_TABLE */
+    bool compact;      /* etp_node_compact */
 };
 
 struct etp_table {
@@ -82,6 +83,8 @@ struct etp_doc {
     bool program_placed;
     size_t program_at; /* the root member the program goes before */
     unsigned json_omit;
+    int wrap_width;          /* etp_doc_wrap_width */
+    const etp_node *jsonl;   /* etp_doc_jsonl_array */
 };
 
 static char *dup(etp_doc *d, const char *s) {
@@ -262,6 +265,11 @@ void etp_doc_notes_here(etp_doc *d) {
 }
 void etp_doc_note(etp_doc *d, const char *text) {
     if (d && !d->error && text) push_str(d, &d->notes, &d->nnotes, text);
+}
+
+/* -- compact members (explain) -- */
+void etp_node_compact(etp_node *n) {
+    if (n && (n->kind == N_OBJ || n->kind == N_ARR)) n->compact = true;
 }
 
 /* ---- tables ---- */
@@ -472,6 +480,17 @@ void etp_doc_single_table(etp_doc *d, etp_table *t) {
     if (d && t) d->single = t;
 }
 
+/* -- one-line prose, default wrap width, JSON lines of an array (diff, explain) -- */
+void etp_doc_wrap_width(etp_doc *d, int width) {
+    if (d) d->wrap_width = width > 0 ? width : 0;
+}
+
+void etp_doc_jsonl_array(etp_doc *d, etp_node *arr) {
+    if (!d || !arr) return;
+    if (arr->doc != d || arr->kind != N_ARR) d->error = true;
+    else d->jsonl = arr;
+}
+
 /* ---- rendering ---- */
 
 static void json_cell(jw *w, const cell *c) {
@@ -498,7 +517,32 @@ static void json_table(jw *w, const etp_table *t) {
     jw_arr_end(w);
 }
 
+static void json_node(jw *w, const etp_doc *d, const etp_node *n);
+
+/* etp_node_compact: written by a compact writer, then placed whole. */
+static bool json_compact(jw *w, const etp_doc *d, const etp_node *n) {
+    char *p = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&p, &len);
+    if (!m) return false;
+    jw c;
+    jw_init(&c, m, false);
+    etp_node tmp = *n;
+    tmp.key = NULL;
+    tmp.compact = false;
+    json_node(&c, d, &tmp);
+    bool ok = fflush(m) == 0 && jw_finish(&c) == 0;
+    fclose(m);
+    if (ok) {
+        if (n->key) jw_key(w, n->key);
+        jw_raw(w, p);
+    }
+    free(p);
+    return ok;
+}
+
 static void json_node(jw *w, const etp_doc *d, const etp_node *n) {
+    if (n->compact && w->pretty && json_compact(w, d, n)) return;
     if (n->key) jw_key(w, n->key);
     switch (n->kind) {
     case N_VAL: json_cell(w, &n->val); break;
@@ -650,7 +694,8 @@ static char *safe_lines(const char *text) {
 }
 
 static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_opts *o) {
-    int W = fmt == ETP_FMT_MD ? 0 : o->width; /* prose fits the terminal as tables do */
+    /* prose fits the terminal as tables do (else the document's wrap width) */
+    int W = fmt == ETP_FMT_MD ? 0 : o->width ? o->width : d->wrap_width;
     int rc = ETP_OK;
     for (const etp_section *s = d->sections; s; s = s->next) {
         for (size_t i = 0; i < s->nblocks; i++) {
@@ -660,11 +705,10 @@ static int render_text(const etp_doc *d, etp_format fmt, FILE *f, const etp_rend
                 if (!rc) rc = r;
                 continue;
             }
-            bool want_safe = b->flags & (ETP_TEXT_SAFE | ETP_TEXT_CELL);
-            char *safe = b->flags & ETP_TEXT_CELL ? out_text_dup(b->text)
-                         : b->flags & ETP_TEXT_SAFE ? safe_lines(b->text)
-                                                    : NULL;
-            if (want_safe && !safe) return ETP_E_INTERNAL;
+            bool as_cell = b->flags & ETP_TEXT_CELL;
+            char *safe = as_cell ? out_text_dup(b->text)
+                       : b->flags & ETP_TEXT_SAFE ? safe_lines(b->text) : NULL;
+            if ((b->flags & (ETP_TEXT_SAFE | ETP_TEXT_CELL)) && !safe) return ETP_E_INTERNAL;
             const char *text = safe ? safe : b->text;
             if (b->flags & ETP_TEXT_WRAP) {
                 out_wrap(f, W, b->prefix, b->indent, text);
@@ -701,6 +745,23 @@ static int render_single_json(const etp_doc *d, FILE *f) {
     return rc ? ETP_E_INTERNAL : ETP_OK;
 }
 
+/* etp_doc_jsonl_array: one compact JSON value per element, one per line. */
+static int render_jsonl_array(const etp_doc *d, FILE *f) {
+    int rc = ETP_OK;
+    for (size_t i = 0; i < d->jsonl->nkids; i++) {
+        jw w;
+        jw_init(&w, f, false);
+        etp_node tmp = *d->jsonl->kids[i];
+        tmp.key = NULL;
+        json_node(&w, d, &tmp);
+        fflush(f);
+        if (jw_finish(&w)) rc = ETP_E_IO;
+        fputc('\n', f);
+    }
+    if (fflush(f) != 0 || ferror(f)) rc = ETP_E_IO;
+    return rc;
+}
+
 /* The format names of --format (docs/output-formats.md), in etp_format order: out.c's table. */
 _Static_assert((int)ETP_FMT_TABLE == (int)OUT_TABLE && (int)ETP_FMT_CSV == (int)OUT_CSV &&
                    (int)ETP_FMT_TSV == (int)OUT_TSV && (int)ETP_FMT_JSON == (int)OUT_JSON &&
@@ -729,6 +790,7 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
     case ETP_FMT_CSV:
     case ETP_FMT_TSV:
     case ETP_FMT_JSONL:
+        if (fmt == ETP_FMT_JSONL && d->jsonl) return render_jsonl_array(d, f);
         if (!d->flat) return ETP_OK;
         return render_table(d->flat, fmt, f, o);
     }

@@ -512,6 +512,99 @@ static void ethosu_placement(void) {
     close_fx(&b);
 }
 
+/* etp_diff_list: what etprof diff lists. The Ethos-U pair (MANIFEST.md): NEW's program has 42
+ * KernelCalls, each an OPERATOR_CALL wrapper around its kernel, BASE's 2 (both matched, see
+ * ethosu_placement); one run each. add_pte_10x against add_pte_1x: 10 runs against 1. */
+static void listing(void) {
+    fixture a, b, c;
+    if (!open_fx(&a, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte"))
+        return;
+    if (!open_fx(&b, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte")) {
+        close_fx(&a);
+        return;
+    }
+    etp_diff_opts o;
+    etp_diff_opts_init(&o);
+    o.programs_differ = true;
+    etp_diff_result *d = NULL;
+    etp_error err = {0};
+    etp_diff_listing l;
+    CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        size_t added = etp_ops_row_count(b.r) - 1 - 8;
+        etp_diff_list(d, false, 0, &l);
+        CHECK_EQ_U(l.wrappers_hidden, 42);
+        CHECK_EQ_U(l.listed[ETP_DS_MATCHED], 6);
+        CHECK_EQ_U(l.listed[ETP_DS_ADDED], added - 40);
+        CHECK_EQ_U(l.listed[ETP_DS_REMOVED], 0);
+        CHECK_EQ_U(l.shown[ETP_DS_MATCHED], 6);
+        CHECK(!l.runs_differ);
+        CHECK_EQ_U(l.runs_needed, 4); /* 2 / C(6, 3) = 0.1, 2 / C(8, 4) = 0.029 (alpha 0.05) */
+        CHECK(l.units & (1u << ETP_UNIT_NS));
+        etp_diff_list(d, true, 4, &l);
+        CHECK_EQ_U(l.wrappers_hidden, 0);
+        CHECK_EQ_U(l.listed[ETP_DS_MATCHED], 8);
+        CHECK_EQ_U(l.shown[ETP_DS_MATCHED], 4);
+        CHECK_EQ_U(l.listed[ETP_DS_ADDED], added);
+        CHECK_EQ_U(l.shown[ETP_DS_ADDED], added); /* top caps the matched rows only */
+        size_t n;
+        const etp_diff_op *ops = etp_diff_ops(d, ETP_DS_MATCHED, &n);
+        size_t wrappers = 0;
+        for (size_t i = 0; i < n; i++) {
+            CHECK(etp_diff_op_listed(&ops[i], true));
+            bool w = ops[i].base->kind == ETP_KIND_OPERATOR_CALL;
+            wrappers += w;
+            CHECK_EQ_I(etp_diff_op_listed(&ops[i], false), !w);
+        }
+        CHECK_EQ_U(wrappers, 2);
+        CHECK(!etp_diff_op_listed(NULL, true));
+    }
+    etp_diff_free(d);
+    /* a threshold no change reaches hides every matched row: only the added wrappers count */
+    o.threshold_pct = 1e12;
+    CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+    if (d) {
+        etp_diff_list(d, false, 0, &l);
+        CHECK_EQ_U(l.listed[ETP_DS_MATCHED], 0);
+        CHECK_EQ_U(l.wrappers_hidden, 40);
+    }
+    etp_diff_free(d);
+    close_fx(&a);
+    /* BASE without its program: its DELEGATE_CALL's backend is unknown ("delegate"); NEW's
+     * program names it EthosUBackend, which the view shows */
+    if (open_fx(&a, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp", NULL)) {
+        o.threshold_pct = 0;
+        CHECK_EQ_I(etp_diff_compute(a.r, b.r, &o, &d, &err), ETP_OK);
+        size_t n, found = 0;
+        const etp_diff_op *ops = d ? etp_diff_ops(d, ETP_DS_MATCHED, &n) : NULL;
+        for (size_t i = 0; ops && i < n; i++) {
+            if (ops[i].base->kind != ETP_KIND_DELEGATE_CALL) continue;
+            found++;
+            CHECK_EQ_S(ops[i].base->placement, "delegate");
+            CHECK_EQ_S(etp_diff_op_placement(&ops[i]), "EthosUBackend");
+        }
+        CHECK_EQ_U(found, 1);
+        etp_diff_free(d);
+        close_fx(&a);
+    }
+    close_fx(&b);
+    if (open_fx(&a, "real/add_pte_10x.etdp", "upstream/add.pte")) {
+        if (open_fx(&c, "real/add_pte_1x.etdp", "upstream/add.pte")) {
+            etp_diff_opts_init(&o);
+            CHECK_EQ_I(etp_diff_compute(a.r, c.r, &o, &d, &err), ETP_OK);
+            etp_diff_list(d, false, 0, &l);
+            CHECK(l.runs_differ);
+            etp_diff_free(d);
+            close_fx(&c);
+        }
+        close_fx(&a);
+    }
+    etp_diff_list(NULL, false, 0, &l);
+    CHECK_EQ_U(l.runs_needed, 0);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) data_dir = argv[1];
     mwu_by_hand();
@@ -526,5 +619,6 @@ int main(int argc, char **argv) {
     self_diff("fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
               "upstream/stories260k_hybrid_llama_qnn.pte", false);
     ethosu_placement();
+    listing();
     return check_done();
 }

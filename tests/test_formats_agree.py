@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """formats_agree: table, md, csv, tsv, jsonl and json of one run of a command carry the same
 values (issue 11.2: one result object behind every format). For every command on the result
-model (docs/result-model.md): summary, ops, tree, info, qnn, runs, tensors, compare, events.
+model (docs/result-model.md): summary, ops, tree, info, qnn, explain, diff, runs, tensors, compare, events.
 
   - csv, tsv and jsonl: the same rows, cell by cell (csv/tsv text vs jsonl typed values, numbers
     within the printed precision), the same header keys;
@@ -489,6 +489,75 @@ for case in VIEWER_CASES:
                 key = vh[h]
                 if key not in ("name", "note"):
                     check(qsame(x, jr[key], key), "%s %s: row %d %s: %r vs %r" % (name, fmt, r, key, x, jr[key]))
+# explain: the findings in every format. jsonl lines = json findings; csv/tsv rows = their id,
+# method, question and answer; md and table: each question (with its method) and its answer,
+# in order (the table wraps lines: compared with whitespace collapsed).
+def squash(t):
+    return " ".join(t.split())
+
+for case in CASES:
+    args = ["explain", os.path.join(DATA, case[0])] + [os.path.join(DATA, a) if a.endswith(".pte") else a for a in case[1:]]
+    name = "explain " + " ".join(case)
+    fnd = json.loads(run("json", args))["findings"]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(rj == fnd, name + ": jsonl lines = json findings")
+    rc = list(csv.reader(io.StringIO(run("csv", args))))
+    rt = [l.split("\t") for l in run("tsv", args).splitlines()]
+    check(rc[0] == rt[0] == ["id", "method", "question", "answer"], name + ": csv/tsv header")
+    check(len(rc) - 1 == len(rt) - 1 == len(fnd), name + ": same finding count")
+    for r, (c, t, x) in enumerate(zip(rc[1:], rt[1:], fnd)):
+        for k, key in enumerate(rc[0]):
+            check(same(c[k], x[key], key) and same(t[k], x[key], key),
+                  "%s: finding %d %s: csv %r tsv %r json %r" % (name, r, key, c[k], t[k], x[key]))
+    md = run("md", args)
+    tb = squash(run("table", args))
+    at = 0
+    for x in fnd:
+        q = x["question"] + (" [%s]" % x["method"] if x["method"] is not None else "")
+        check("\n## %s\n\n%s\n" % (q, x["answer"]) in md, "%s md: %s" % (name, x["id"]))
+        i = tb.find(squash(q + " " + x["answer"]), at)
+        check(i >= 0, "%s table: %s in order" % (name, x["id"]))
+        at = max(at, i)
+# diff: csv/tsv/jsonl rows = the json ops, added and removed rows (cell by cell); md rows = the
+# same rows (p50 change as "+1.23%"); the table's headline and the md notes = json's headline.
+DIFF_PREC = {"p50_base": 3, "p50_new": 3, "p50_delta": 3, "total_base": 3, "total_new": 3,
+             "total_delta": 3, "impact_per_run": 3, "p50_pct": 2, "total_pct": 2}
+DIFF_CASES = [
+    ["real/add_pte_10x.etdp", "real/add_pte_100x.etdp", "--pte", "upstream/add.pte", "--fail-on-regression", "1"],
+    ["ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+     "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp", "--all"],
+]
+for case in DIFF_CASES:
+    args = ["diff"] + [os.path.join(DATA, a) if a.endswith((".pte", ".etdp")) else a for a in case]
+    name = "diff " + " ".join(case)
+    j = json.loads(run("json", args))
+    rows = j["ops"] + j["added"] + j["removed"]
+    rc = list(csv.reader(io.StringIO(run("csv", args))))
+    rt = [l.split("\t") for l in run("tsv", args).splitlines()]
+    rj = [json.loads(l) for l in run("jsonl", args).splitlines()]
+    check(len(rc) - 1 == len(rt) - 1 == len(rj) == len(rows), name + ": same row count in every format")
+    check(rc[0] == rt[0] == list(rows[0].keys()), name + ": csv/tsv header = json keys")
+    check(rj == rows, name + ": jsonl rows = json rows")
+    for r, (c, t, jr) in enumerate(zip(rc[1:], rt[1:], rows)):
+        for k, key in enumerate(rc[0]):
+            v = jr[key]
+            ok = close(c[k], v, DIFF_PREC[key]) and close(t[k], v, DIFF_PREC[key]) if key in DIFF_PREC and v is not None \
+                else same(c[k], v, key) and same(t[k], v, key)
+            check(ok, "%s: row %d %s: csv %r tsv %r json %r" % (name, r, key, c[k], t[k], v))
+    md = run("md", args)
+    body = [l for l in md.splitlines() if l.startswith("| ")][2:]
+    check(len(body) == len(rows), name + ": md row count")
+    for r, (line, jr) in enumerate(zip(body, rows)):
+        cl = [x.strip() for x in line.strip("|").split("|")]
+        want = "-" if jr["p50_pct"] is None else "%+.2f%%" % jr["p50_pct"]
+        check(cl[6] == want, "%s md: row %d p50 change %r vs %r" % (name, r, cl[6], want))
+        check(cl[9] == jr["verdict"], "%s md: row %d verdict" % (name, r))
+    tb = squash(run("table", args))
+    for h in j["verdict"]["headline"]:
+        check(squash(h) in tb, "%s table: headline %r" % (name, h))
+        check("> " + h in md, "%s md: headline note %r" % (name, h))
+    for n in j["notes"]:
+        check(squash("note: " + n) in tb, "%s table: note %r" % (name, n))
 # runs, tensors, compare, events (port-rtce): csv, tsv (and jsonl where the flat rows are the
 # table's) cell by cell against the JSON facts; md rows of runs through its header -> key map.
 def agree(text, v):

@@ -331,6 +331,50 @@ int main(void) {
     CHECK_STR(cell, "[a b c][a b\nc] (method m x)");
     free(cell);
     etp_doc_free(d);
+    /* -- compact members, one-line prose, wrap width, jsonl of an array (diff, explain) -- */
+    d = etp_doc_new("x", 1, "f", NULL);
+    etp_node *fs = etp_node_arr(etp_doc_root(d), "findings");
+    etp_node *f0 = etp_node_obj(fs, NULL);
+    etp_node_str(f0, "id", "a");
+    etp_node *fx = etp_node_obj(f0, "facts");
+    etp_node_compact(fx);
+    etp_node_int(fx, "x", 1);
+    etp_node *l = etp_node_arr(fx, "l");
+    etp_node_int(l, NULL, 1);
+    etp_node_str(l, NULL, "t");
+    etp_doc_jsonl_array(d, fs);
+    etp_section *s = etp_doc_section(d, "p");
+    etp_section_text(s, ETP_TEXT_CELL, "> ", 0, "a\nb\x01" "c");
+    etp_section_text(s, 0, NULL, 0, "|\n");
+    etp_section_text(s, ETP_TEXT_SAFE, NULL, 0, "a\nb\x01" "c|\n");
+    etp_section_text(s, ETP_TEXT_WRAP | ETP_TEXT_CELL, NULL, 2, "aaaa bbbb cccc dddd eeee ffff gggg");
+    CHECK(etp_doc_ok(d));
+    char *cj = render(d, ETP_FMT_JSON, 0, &rc);
+    CHECK_STR(cj, "{\n  \"schema_version\": 1,\n  \"file\": \"f\",\n  \"program\": null,\n"
+                  "  \"findings\": [\n    {\n      \"id\": \"a\",\n"
+                  "      \"facts\": {\"x\":1,\"l\":[1,\"t\"]}\n    }\n  ],\n  \"notes\": []\n}\n");
+    free(cj);
+    char *cl = render(d, ETP_FMT_JSONL, 0, &rc);
+    CHECK_STR(cl, "{\"id\":\"a\",\"facts\":{\"x\":1,\"l\":[1,\"t\"]}}\n");
+    free(cl);
+    /* unlimited width: not wrapped until the document has a wrap width */
+    char *pt = render(d, ETP_FMT_TABLE, 0, &rc);
+    CHECK_STR(pt, "> a b c|\na\nb c|\naaaa bbbb cccc dddd eeee ffff gggg\n");
+    free(pt);
+    etp_doc_wrap_width(d, 24);
+    pt = render(d, ETP_FMT_TABLE, 0, &rc);
+    CHECK_STR(pt, "> a b c|\na\nb c|\naaaa bbbb cccc dddd eeee\n  ffff gggg\n");
+    free(pt);
+    pt = render(d, ETP_FMT_TABLE, 100, &rc); /* the terminal's width wins */
+    CHECK_STR(pt, "> a b c|\na\nb c|\naaaa bbbb cccc dddd eeee ffff gggg\n");
+    free(pt);
+    pt = render(d, ETP_FMT_MD, 0, &rc); /* md is never wrapped */
+    CHECK_STR(pt, "> a b c|\na\nb c|\naaaa bbbb cccc dddd eeee ffff gggg\n");
+    free(pt);
+    /* jsonl of a node that is not an array: misuse */
+    etp_doc_jsonl_array(d, fx);
+    CHECK(!etp_doc_ok(d));
+    etp_doc_free(d);
     stream_tests();
     json_omit_tests();
     return check_done();

@@ -12,6 +12,7 @@ without it, dicts of columns (lists). See docs/python.md.
 
 import filecmp
 import html as _html
+import io as _io
 import os
 
 from . import _etprof
@@ -36,6 +37,11 @@ __all__ = [
     "Inspector",
     "INSPECTOR_COLUMNS",
     "TimeScale",
+    "TENSOR_COLUMNS",
+    "ETRECORD_COLUMNS",
+    "compare",
+    "Compare",
+    "COMPARE_COLUMNS",
 ]
 
 __version__ = _etprof.library_version()
@@ -66,6 +72,12 @@ OPS_COLUMNS = (
 )
 
 
+#: The columns ops() adds when the Profile was opened with ``etrecord=``, before ``samples``:
+#: those of `etprof ops --etrecord R --format json`.
+ETRECORD_COLUMNS = ("op_types", "module", "module_class", "stack_trace", "stack_trace_full",
+                    "debug_handles")
+
+
 def library_version():
     """The version of libetprof the extension module was built against."""
     return _etprof.library_version()
@@ -79,6 +91,19 @@ def _pandas():
     return pandas
 
 
+def _numpy(required=False, what=None):
+    """numpy, or None when it does not import; with ``required`` an ImportError that says what
+    needed it (Debian: apt-get install python3-numpy)."""
+    try:
+        import numpy  # noqa: PLC0415 (optional at import time)
+    except ImportError as e:
+        if required:
+            raise ImportError("etprof: %s needs numpy (Debian: apt-get install python3-numpy)"
+                              % what) from e
+        return None
+    return numpy
+
+
 class Profile:
     """An ETDump, verified, with its program when one was given.
 
@@ -89,10 +114,13 @@ class Profile:
     __slots__ = ("_p",)
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
-                 ignore_program_mismatch=False):
+                 ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
+                 optrace=None, runtrace=None, heap=None):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
-                                  ignore_program_mismatch=bool(ignore_program_mismatch))
+                                  ignore_program_mismatch=bool(ignore_program_mismatch),
+                                  debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas,
+                                  optrace=optrace, runtrace=runtrace, heap=heap)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -111,11 +139,35 @@ class Profile:
         return self._p.method
 
     @property
+    def qnn_files(self):
+        """QNN's files given at open: a dict qhas/optrace/runtrace/heap -> path or None."""
+        return self._p.qnn_files
+
+    @property
+    def etrecord(self):
+        """The ETRecord path as given, or None."""
+        return self._p.etrecord
+
+    @property
+    def debug_buffer(self):
+        """The debug buffer path as given ("<debug_buffer>" for bytes), or None."""
+        return self._p.debug_buffer
+
+    @property
     def closed(self):
         """True once :meth:`close` was called."""
         return self._p.closed
 
+    @property
+    def busy(self):
+        """True while another thread runs a long library call on this Profile (opening,
+        ops, trace/report writing, compare): the GIL is released during those, and every
+        other use of the Profile meanwhile raises :class:`UsageError`."""
+        return self._p.busy
+
     def __repr__(self):
+        if self._p.busy:
+            return "<etprof.Profile of %r (busy in another thread)>" % (self.etdump,)
         if self._p.closed:
             return "<etprof.Profile of %r (closed)>" % (self.etdump,)
         parts = ["%r" % (self.etdump,)]
@@ -123,6 +175,13 @@ class Profile:
             parts.append("pte=%r" % (self.pte,))
         if self.method is not None:
             parts.append("method=%r" % (self.method,))
+        if self.debug_buffer is not None:
+            parts.append("debug_buffer=%r" % (self.debug_buffer,))
+        if self.etrecord is not None:
+            parts.append("etrecord=%r" % (self.etrecord,))
+        for k, v in (self.qnn_files or {}).items():
+            if v is not None:
+                parts.append("%s=%r" % (k, v))
         return "<etprof.Profile of %s: %d blocks, %d events>" % (
             ", ".join(parts),
             self._p.blocks,
@@ -143,7 +202,7 @@ class Profile:
 
     # -- analyses -----------------------------------------------------------------------------
     def ops(self, *, time_unit="us", all=False, kind=None, placement=None, sort=None, top=0,
-            as_dict=False):
+            as_dict=False, samples="auto"):
         """Per-operator statistics over the runs: one row per (method, instruction, identity).
 
         The rows, columns and units are those of ``etprof ops --format json`` with the same
@@ -155,6 +214,16 @@ class Profile:
         with no value is NaN (JSON null); ``instruction_id``, ``method``, ``operator`` and
         ``event_name`` are None when absent.
 
+        ``samples`` chooses the type of each ``samples`` cell: ``"auto"`` (the default) a
+        ``numpy.ndarray`` of float64 when numpy imports, else a list; ``"numpy"`` always an
+        array (ImportError without numpy); ``"list"`` always a list of floats.
+
+        With ``etrecord=`` at open, the columns of ``etprof ops --etrecord R`` come before
+        ``samples`` (:data:`etprof.ETRECORD_COLUMNS`): ``op_types`` (the edge-program nodes'
+        operators, ", "-joined), ``module`` and ``module_class`` (the innermost nn.Module),
+        ``stack_trace`` (the innermost user frame, FILE:LINE), ``stack_trace_full`` and
+        ``debug_handles``; None where the row is not joined (framework rows never are).
+
         Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
         of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
 
@@ -162,13 +231,20 @@ class Profile:
         memory budget) and :class:`UsageError` for an unknown ``kind``, ``sort`` or
         ``time_unit``.
         """
+        if samples not in ("auto", "numpy", "list"):
+            raise UsageError('samples: expected "auto", "numpy" or "list", got %r' % (samples,))
+        np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
         cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
                                    placement=placement, sort=sort, top=int(top))
-        cols = {c: cols[c] for c in OPS_COLUMNS}
+        names = OPS_COLUMNS if self.etrecord is None else \
+            OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
+        cols = {c: cols[c] for c in names}
+        if np is not None:
+            cols["samples"] = [np.array(v, dtype=np.float64) for v in cols["samples"]]
         pd = None if as_dict else _pandas()
         if pd is None:
             return cols
-        df = pd.DataFrame(cols, columns=list(OPS_COLUMNS))
+        df = pd.DataFrame(cols, columns=list(names))
         # an integer column with absent values (framework rows): pandas' nullable integer
         df["instruction_id"] = pd.array(cols["instruction_id"], dtype="Int64")
         return df
@@ -196,8 +272,13 @@ def _trace(self, path):
 def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):
     """Writes the self-contained HTML report (``etprof report``; docs/report.md) to ``path``,
     atomically as :meth:`trace` does. ``time_unit`` is the unit of its time columns; ``qhas``,
-    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options."""
+    ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options (when
+    none is given, those given to :func:`etprof.open`)."""
     f = (lambda v: None if v is None else os.fspath(v))
+    if qhas is None and optrace is None and runtrace is None and heap is None:
+        qf = self.qnn_files or {}
+        qhas, optrace, runtrace, heap = (qf.get(k) for k in ("qhas", "optrace", "runtrace",
+                                                              "heap"))
     self._p.write_report(os.fspath(path), time_unit=time_unit, qhas=f(qhas),
                          optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
 
@@ -208,8 +289,16 @@ EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "inst
                  "method", "operator", "backend")
 
 
-def _iter_events(self):
+def _blocks(self):
+    """The block count; when None (closed, or busy in another thread), the C layer's error."""
     n = self._p.blocks
+    if n is None:
+        self._p.event_columns(0)  # raises ValueError (closed) or UsageError (busy)
+    return n
+
+
+def _iter_events(self):
+    n = _blocks(self)
     for b in range(n):
         cols = self._p.event_columns(b)
         for i in range(len(cols["index"])):
@@ -228,6 +317,7 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
     dump is not materialised by accident."""
     if stream:
         return _iter_events(self)
+    _blocks(self)
     n = self._p.events
     if max_events is not None and n > max_events:
         raise UsageError("Profile.events: %d events is more than max_events=%d; use "
@@ -508,10 +598,14 @@ class Qnn:
     ``rows_source`` (qhas or optrace). Cycles are HTP cycles; busy cycles are summed over the
     hardware threads (work, not wall time)."""
 
-    __slots__ = ("ops", "summary", "rows_source")
+    __slots__ = ("ops", "summary", "rows_source", "join")
 
     def __repr__(self):
-        return "<etprof.Qnn: %d QNN ops from %s>" % (self.summary["qnn_ops"], self.rows_source)
+        j = "" if self.join is None else ", %d of %d joined to %s's HTP nodes (%s)" % (
+            self.join["matched"], self.join["qnn_ops"], self.join["method"] or "the dump",
+            self.join["cycle_agreement"]["verdict"])
+        return "<etprof.Qnn: %d QNN ops from %s%s>" % (self.summary["qnn_ops"], self.rows_source,
+                                                      j)
 
 
 def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_dict=False):
@@ -521,12 +615,33 @@ def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_
     f = (lambda v: None if v is None else os.fspath(v))
     d = _etprof.qnn(qhas=f(qhas), optrace=f(optrace), runtrace=f(runtrace), heap=f(heap),
                     sort=sort)
+    return _make_qnn(d, as_dict)
+
+
+def _make_qnn(d, as_dict):
     q = Qnn()
     q.rows_source = d["rows_source"]
     q.summary = d["summary"]
+    q.join = d["join"]
     pd = None if as_dict else _pandas()
     q.ops = d["ops"] if pd is None else pd.DataFrame(d["ops"], columns=list(d["ops"]))
     return q
+
+
+def _profile_qnn(self, *, sort="cycles", as_dict=False):
+    """QNN's own files given to :func:`etprof.open` (``qhas``, ``optrace``, ``runtrace``,
+    ``heap``) joined to this dump's QNN HTP node rows, as ``etprof qnn DUMP --pte P --qhas Q
+    ... --format json``: a :class:`Qnn` whose ``ops`` also has ``etdump_cycles`` (the p50 over
+    the runs of the row's ETDump node, NaN when none matched) and whose ``join`` is the
+    command's "join" object: ``method``, ``method_candidates``, ``instruction_id`` (the
+    DELEGATE_CALL), ``etdump_nodes``, ``qnn_ops``, ``matched`` (by OpId / by name only),
+    ``etdump_only``, ``qnn_only``, ``name_only``, ``conflicts`` and ``cycle_agreement``
+    (compared, equal, different, max_abs_diff_cycles, verdict, different_ops). ``sort`` orders
+    the ops as ``--sort`` (also "etdump_cycles"). UsageError when no QNN file was given."""
+    return _make_qnn(self._p.qnn(sort=sort), as_dict)
+
+
+Profile.qnn = _profile_qnn
 
 
 def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,
@@ -551,7 +666,8 @@ Profile.report = _report
 
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
-         ignore_program_mismatch=False):
+         ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
+         optrace=None, runtrace=None, heap=None):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -565,14 +681,208 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     instead of the Execute blocks; ``tick_hz`` (``--tick-hz``) is the rate of the dump's host
     clock (default: ns ticks, as on Linux and Android); ``ignore_program_mismatch``
     (``--ignore-program-mismatch``) leaves blocks the program cannot explain unresolved instead
-    of raising InputError.
+    of raising InputError. ``debug_buffer`` is the debug buffer the runtime wrote the logged
+    tensors into (``--debug-buffer``): a path or its content as bytes (named "<debug_buffer>"
+    in errors), needed by :meth:`Profile.tensors`, :meth:`Profile.tensor` and
+    :func:`etprof.compare`; it is opened first, as the commands do. ``etrecord`` is the
+    ETRecord (a path: ``--etrecord``) whose nodes :meth:`Profile.ops` joins to its rows; it is
+    read and verified here (InputError for a damaged record, IOError when it cannot be read).
+    ``qhas``, ``optrace``, ``runtrace``, ``heap`` are QNN's own profiling files (paths; the
+    options of ``etprof qnn``), read here, joined to the dump by :meth:`Profile.qnn` and used
+    by :meth:`Profile.report`.
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
     unknown method, ``method`` without ``pte``), :class:`IOError` when a file cannot be read.
     """
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
-                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch)
+                   tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
+                   debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas, optrace=optrace,
+                   runtrace=runtrace, heap=heap)
+
+
+#: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.
+TENSOR_COLUMNS = ("block", "event", "instruction_id", "chain_index", "output", "method",
+                  "operator", "delegate_debug_id_int", "entry", "dtype", "shape", "strides",
+                  "offset", "numel", "min", "max", "mean", "std", "nan", "inf", "zero_fraction",
+                  "values")
+
+
+def _select(n, select, what):
+    """Row indices of a select= argument: None (all), an int, a slice or an iterable of ints."""
+    if select is None:
+        return list(range(n))
+    if isinstance(select, slice):
+        return list(range(n))[select]
+    if isinstance(select, int) and not isinstance(select, bool):
+        select = [select]
+    out = []
+    for i in select:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise UsageError("%s: select: expected row indices (int), got %r" % (what, i))
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise IndexError("%s: row %d out of range (%d rows)" % (what, i, n))
+        out.append(j)
+    return out
+
+
+def _tensors(self, select=None, *, as_dict=False):
+    """Every tensor and value the runtime logged (``etprof tensors --debug-buffer B --format
+    json``; needs ``debug_buffer=`` at open): one row per logged tensor, TensorList element or
+    inline int/bool/float/double, in the command's order, with its columns
+    (:data:`etprof.TENSOR_COLUMNS`): ``block``, ``event``, ``instruction_id``, ``chain_index``,
+    ``output`` (a method output), ``method``, ``operator`` (with a program), ``entry``
+    ("tensor", "tensor_list[k]", "int"...), ``dtype``, ``shape`` and ``strides`` (lists, in
+    elements), ``offset`` (bytes into the debug buffer; None for inline values), ``numel``,
+    ``min``/``max``/``mean``/``std`` over the finite values (NaN when none), ``nan``, ``inf``,
+    ``zero_fraction`` and ``values`` (the first 8 elements in row-major order). The row index
+    is the one :meth:`tensor` takes.
+
+    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all).
+    A DataFrame when pandas imports (and not ``as_dict``), else a dict of column lists.
+    Raises :class:`InputError` when a tensor's bytes lie outside the buffer or there is no
+    buffer (located: the buffer's name, the tensor's offset, the event's path)."""
+    cols = self._p.tensor_columns()
+    cols = {k: cols[k] for k in TENSOR_COLUMNS}
+    if select is not None:
+        idx = _select(len(cols["block"]), select, "tensors")
+        cols = {k: [v[i] for i in idx] for k, v in cols.items()}
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(TENSOR_COLUMNS))
+    df["offset"] = pd.array(cols["offset"], dtype="Int64")
+    return df
+
+
+_INLINE_DTYPES = {"int": "int64", "bool": "bool", "float": "float32", "double": "float64"}
+
+
+def _tensor(self, i):
+    """The values of row ``i`` of :meth:`tensors` as a ``numpy.ndarray`` with the file's dtype
+    and shape, elements in row-major order read through the file's strides (so the array is
+    C-contiguous). The bytes are those :c:func:`etp_tensor_write_npy` writes (``etprof tensors
+    --dump``): HALF is float16, BFLOAT16 and the FLOAT8 types widened exactly to float32,
+    quantized types their stored integers. An inline value is a 0-d array (int64, bool,
+    float32, float64); a tensor logged without bytes (offset -1, an empty tensor) a 0-element
+    array of its dtype (its shape is in :meth:`tensors`). Needs numpy (ImportError naming python3-numpy without it); IndexError
+    for a row that does not exist."""
+    np = _numpy(True, "Profile.tensor()")
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise TypeError("Profile.tensor: expected a row index (int), got %r" % (i,))
+    if i < 0:
+        raise IndexError("Profile.tensor: row %d out of range" % i)
+    kind, v = self._p.tensor_npy(i)
+    if kind == "npy":
+        return np.load(_io.BytesIO(v), allow_pickle=False)
+    if kind == "empty":  # logged without bytes (offset -1): no values, the file's dtype
+        f = _io.BytesIO(v)
+        np.lib.format.read_magic(f)
+        _, _, dtype = np.lib.format.read_array_header_1_0(f)
+        return np.empty((0,), dtype=dtype)
+    return np.array(v, dtype=_INLINE_DTYPES[kind])
+
+
+Profile.tensors = _tensors
+Profile.tensor = _tensor
+
+#: The columns of Compare.tensors: the keys of `etprof compare --format json` "tensors" rows.
+COMPARE_COLUMNS = ("status", "run", "instruction_id", "occurrence", "list_index", "output",
+                   "operator", "dtype", "numel", "mse", "max_abs", "l1", "snr_db", "cosine",
+                   "nonfinite")
+
+
+class Compare:
+    """Two runs' logged tensors matched and compared (:func:`etprof.compare`; ``etprof compare
+    --format json``): ``tensors`` (one row per tensor, :data:`etprof.COMPARE_COLUMNS`:
+    ``status`` matched / shape differs / only in base / only in new, ``run``,
+    ``instruction_id``, ``occurrence``, ``list_index``, ``output``, ``operator`` (BASE's, with
+    a program), ``dtype``, ``numel``, and for matched rows ``mse``, ``max_abs``, ``l1`` (mean
+    abs), ``snr_db`` (inf when identical), ``cosine``, ``nonfinite``; NaN on other rows; a
+    DataFrame with pandas), ``matched``, ``unmatched``, ``first_divergence`` (the row index of
+    the first matched tensor that differs, in BASE's execution order, or None),
+    ``first_below_snr`` (the first below ``fail_below_snr``, or None) and ``fail_below_snr``.
+    """
+
+    __slots__ = ("base", "new", "tensors", "matched", "unmatched", "first_divergence",
+                 "first_below_snr", "fail_below_snr", "_rows")
+
+    @property
+    def diverged(self):
+        """True when a matched tensor differs."""
+        return self.first_divergence is not None
+
+    @property
+    def divergence(self):
+        """The first divergence's row as a dict (None when every matched tensor is equal)."""
+        if self.first_divergence is None:
+            return None
+        return {k: self._rows[k][self.first_divergence] for k in COMPARE_COLUMNS}
+
+    def __repr__(self):
+        if self.first_divergence is None:
+            what = "every matched tensor identical"
+        else:
+            d = self.divergence
+            what = "first divergence: run %d, instruction %d%s (SNR %.2f dB)" % (
+                d["run"], d["instruction_id"], ", " + d["operator"] if d["operator"] else "",
+                d["snr_db"])
+        return "<etprof.Compare %r vs %r: %d matched, %d unmatched; %s>" % (
+            self.base, self.new, self.matched, self.unmatched, what)
+
+    def _repr_html_(self):
+        r = self._rows
+        rows = [tuple(r[k][i] for k in ("status", "run", "instruction_id", "operator", "dtype",
+                                        "numel", "mse", "max_abs", "snr_db", "cosine"))
+                for i in range(len(r["status"]))]
+        return ("<p>%s</p>" % _html.escape(repr(self)) +
+                _html_table(("status", "run", "instr", "operator", "dtype", "numel", "MSE",
+                             "max |diff|", "SNR dB", "cosine"), rows))
+
+
+def compare(base, new, *, debug_buffer=None, debug_buffer_new=None, pte=None, pte_new=None,
+            method=None, fail_below_snr=None, as_dict=False):
+    """Compares the tensors two runs of the same program logged (``etprof compare BASE NEW
+    --debug-buffer A --debug-buffer-new B [--pte P] [--fail-below-snr DB]``), by the library's
+    matching (run, instruction, occurrence, TensorList index) and figures (MSE, max and mean
+    abs difference, SNR dB, cosine). ``base`` and ``new`` are ETDump paths or bytes, opened with
+    ``debug_buffer`` / ``debug_buffer_new``, ``pte`` / ``pte_new`` (default: ``pte``, the
+    command's one ``--pte``) and ``method``; or open :class:`Profile` objects that were given
+    their debug buffer (then the ``debug_buffer*``/``pte*`` arguments must be None).
+    Returns a :class:`Compare`. Raises :class:`UsageError` when a side has no debug buffer."""
+    opened = []
+
+    def side(x, buf, p, which):
+        if isinstance(x, Profile):
+            if buf is not None or p is not None:
+                raise UsageError("compare: %s is an open Profile: give its debug buffer and "
+                                 "program to etprof.open" % which)
+            return x
+        q = open(x, p, method=method, debug_buffer=buf)
+        opened.append(q)
+        return q
+
+    try:
+        a = side(base, debug_buffer, pte, "base")
+        b = side(new, debug_buffer_new, pte_new if pte_new is not None else
+                 (pte if not isinstance(new, Profile) else None), "new")
+        d = _etprof.compare(a._p, b._p, fail_below_snr=fail_below_snr)
+        c = Compare()
+        c.base, c.new = a.etdump, b.etdump
+        c.matched, c.unmatched = d["matched"], d["unmatched"]
+        c.first_divergence = d["first_divergence"]
+        c.first_below_snr = d["first_below_snr"]
+        c.fail_below_snr = None if fail_below_snr is None else float(fail_below_snr)
+        c._rows = {k: d["tensors"][k] for k in COMPARE_COLUMNS}
+        pd = None if as_dict else _pandas()
+        c.tensors = c._rows if pd is None else pd.DataFrame(c._rows, columns=list(COMPARE_COLUMNS))
+        if pd is not None:
+            c.tensors["list_index"] = pd.array(c._rows["list_index"], dtype="Int64")
+        return c
+    finally:
+        for q in opened:
+            q.close()
 
 
 Profile._repr_html_ = _profile_html

@@ -25,6 +25,7 @@
 #include "etprof_explain.h"
 #include "etprof_qnn.h"
 #include "etprof_etrecord.h"
+#include "etprof_tensor.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -107,7 +108,44 @@ typedef struct {
     uint32_t skip_first;
     char *block; /* ops --block, NULL: the Execute blocks */
     double tick_ns; /* as given to the model */
+    /* the debug buffer (tensors, compare): mapped from a path, or borrowed from a bytes object
+     * kept here (other buffers are copied into one first, as the dump) */
+    etp_blob dbuf_blob;
+    bool have_dbuf_blob, have_dbuf_view;
+    PyObject *dbuf_bytes, *dbuf_path; /* dbuf_path: str as given, "<debug_buffer>" or None */
+    Py_buffer dbuf_view;
+    etp_etrecord *rec;  /* etrecord=: the ETRecord joined to ops rows, or NULL */
+    PyObject *rec_path; /* str as given, or None */
+    /* qhas=, optrace=, runtrace=, heap=: QNN's own files, loaded at open (etprof_qnn.h) */
+    etp_qnn_bundle qb;
+    bool have_qb;
+    PyObject *qnn_paths; /* dict of the four paths as given (None when absent) */
+    /* Set (with the GIL held) while a library call runs without the GIL on this Profile's
+     * state: every other entry point then refuses with UsageError instead of touching it
+     * (the library's objects are used by one thread at a time: etprof.h). */
+    int busy;
 } Profile;
+
+/* Entry check of every method that touches the library state. */
+static PyObject *raise_usage(const char *fmt, const char *arg);
+static int busy_error(const Profile *p) {
+    if (!p->busy) return 0;
+    raise_usage("this etprof.Profile is busy in another thread (a long library call is running "
+                "without the GIL)%s",
+                "; use one Profile per thread, or wait for that call to return");
+    return -1;
+}
+
+/* Runs `stmt` (C only: no Python object is touched) without the GIL, with p marked busy. */
+#define WITHOUT_GIL(p, stmt)                                                                    \
+    do {                                                                                        \
+        PyThreadState *etp_save_;                                                               \
+        (p)->busy++;                                                                            \
+        etp_save_ = PyEval_SaveThread();                                                        \
+        stmt;                                                                                   \
+        PyEval_RestoreThread(etp_save_);                                                        \
+        (p)->busy--;                                                                            \
+    } while (0)
 
 static void profile_release(Profile *p) {
     etp_ops_free(p->ops);
@@ -124,6 +162,15 @@ static void profile_release(Profile *p) {
     if (p->have_view) PyBuffer_Release(&p->dump_view);
     p->have_view = false;
     Py_CLEAR(p->dump_bytes);
+    if (p->have_dbuf_blob) etp_blob_close(&p->dbuf_blob);
+    p->have_dbuf_blob = false;
+    if (p->have_dbuf_view) PyBuffer_Release(&p->dbuf_view);
+    p->have_dbuf_view = false;
+    Py_CLEAR(p->dbuf_bytes);
+    etp_etrecord_close(p->rec);
+    p->rec = NULL;
+    if (p->have_qb) etp_qnn_bundle_free(&p->qb);
+    p->have_qb = false;
     free(p->block);
     p->block = NULL;
 }
@@ -133,6 +180,9 @@ static void Profile_dealloc(Profile *p) {
     Py_XDECREF(p->etdump_path);
     Py_XDECREF(p->pte_path);
     Py_XDECREF(p->method);
+    Py_XDECREF(p->dbuf_path);
+    Py_XDECREF(p->rec_path);
+    Py_XDECREF(p->qnn_paths);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -145,16 +195,108 @@ static PyObject *path_str(PyObject *o) {
     return s;
 }
 
+/* The debug buffer: a path (mapped), bytes (borrowed, kept alive) or another buffer (copied).
+ * ETP_OK, an ETP_E_* code with *err filled (the file could not be opened), or ETP_OK with
+ * *pyerr set and a Python exception. */
+static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
+    PyObject *content = NULL, *name;
+    *pyerr = true;
+    if (PyBytes_Check(o)) {
+        Py_INCREF(o);
+        content = o;
+    } else if (PyObject_CheckBuffer(o)) {
+        if (!(content = PyBytes_FromObject(o))) return 0;
+    }
+    name = content ? PyUnicode_FromString("<debug_buffer>") : path_str(o);
+    if (!name) {
+        Py_XDECREF(content);
+        return 0;
+    }
+    Py_XSETREF(p->dbuf_path, name);
+    if (content) {
+        if (PyObject_GetBuffer(content, &p->dbuf_view, PyBUF_SIMPLE)) {
+            Py_DECREF(content);
+            return 0;
+        }
+        p->have_dbuf_view = true;
+        p->dbuf_bytes = content;
+        etp_blob_borrow(&p->dbuf_blob, p->dbuf_view.buf, (size_t)p->dbuf_view.len,
+                        "<debug_buffer>");
+        p->have_dbuf_blob = true;
+        *pyerr = false;
+        return 0;
+    }
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(name, &b)) return 0;
+    *pyerr = false;
+    int rc = etp_blob_open(&p->dbuf_blob, PyBytes_AS_STRING(b), err);
+    Py_DECREF(b);
+    p->have_dbuf_blob = rc == ETP_OK;
+    return rc;
+}
+
+/* qhas, optrace, runtrace, heap (each a path or None): recorded in p->qnn_paths and, when any
+ * is given, loaded into p->qb. 0; or -1 with *rc the library's error (in *err) or 0 with a
+ * Python exception set. */
+static int load_qnn_files(Profile *p, PyObject *const qf[4], etp_error *err, int *rc) {
+    static const char *const keys[4] = {"qhas", "optrace", "runtrace", "heap"};
+    *rc = 0;
+    PyObject *paths = PyDict_New(), *fs[4] = {NULL, NULL, NULL, NULL};
+    if (!paths) return -1;
+    Py_XSETREF(p->qnn_paths, paths);
+    const char *cp[4] = {NULL, NULL, NULL, NULL};
+    int res = -1;
+    for (int k = 0; k < 4; k++) {
+        PyObject *s = qf[k] == Py_None ? (Py_INCREF(Py_None), Py_None) : path_str(qf[k]);
+        if (!s) goto done;
+        int e = PyDict_SetItemString(paths, keys[k], s);
+        if (!e && s != Py_None) {
+            if (!PyUnicode_FSConverter(s, &fs[k])) e = -1;
+            else cp[k] = PyBytes_AS_STRING(fs[k]);
+        }
+        Py_DECREF(s);
+        if (e) goto done;
+    }
+    etp_qnn_paths qp = {cp[0], cp[1], cp[2], cp[3]};
+    if (etp_qnn_paths_any(&qp)) {
+        memset(&p->qb, 0, sizeof p->qb);
+        int r;
+        WITHOUT_GIL(p, r = etp_qnn_bundle_load(&qp, &p->qb, err));
+        if ((*rc = r)) goto done;
+        p->have_qb = true;
+    }
+    res = 0;
+done:
+    for (int k = 0; k < 4; k++) Py_XDECREF(fs[k]);
+    return res;
+}
+
+/* The dump, the program and the model, after the dump's blob: C only (run without the GIL). */
+static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, etp_error *err) {
+    int rc = etp_dump_open(&p->dump, &p->dump_blob, err);
+    if (!rc && pte) {
+        rc = etp_blob_open(&p->pte_blob, pte, err);
+        p->have_pte_blob = rc == ETP_OK;
+        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, err);
+    }
+    if (!rc) rc = etp_model_open(&p->model, p->dump, p->prog, mo, err);
+    return rc;
+}
+
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
-                             "ignore_program_mismatch", "ticks", NULL};
+                             "ignore_program_mismatch", "ticks", "debug_buffer", "etrecord",
+                             "qhas", "optrace", "runtrace", "heap", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
+    PyObject *dbuf = Py_None, *etr = Py_None, *qf[4] = {Py_None, Py_None, Py_None, Py_None};
     Py_ssize_t skip = 0;
     const char *block = NULL;
     int ignore_mismatch = 0, ticks = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOpp:Profile", kwlist, &etdump, &pte,
-                                     &method, &skip, &block, &tick, &ignore_mismatch, &ticks))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOOOOOO:Profile", kwlist, &etdump,
+                                     &pte, &method, &skip, &block, &tick, &ignore_mismatch,
+                                     &ticks, &dbuf, &etr, &qf[0], &qf[1], &qf[2], &qf[3]))
         return -1;
+    if (busy_error(p)) return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
         return -1;
@@ -238,10 +380,76 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         Py_XDECREF(content);
         return -1;
     }
-    /* the order of the command (src/cli/cli.c open_inputs): dump, program, model */
+    /* the order of the commands (tensors, compare: the debug buffer first; then src/cli/cli.c
+     * open_inputs: dump, program, model) */
     etp_error err;
     memset(&err, 0, sizeof err);
     int rc = ETP_OK;
+    if (dbuf != Py_None) {
+        bool pyerr = false;
+        rc = open_dbuf(p, dbuf, &err, &pyerr);
+        if (pyerr) { /* a Python exception */
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            return -1;
+        }
+        if (rc) {
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            raise_etp(rc, &err);
+            return -1;
+        }
+    } else {
+        Py_INCREF(Py_None);
+        Py_XSETREF(p->dbuf_path, Py_None);
+    }
+    /* the ETRecord next (etprof ops opens it before the dump) */
+    PyObject *es = etr == Py_None ? (Py_INCREF(Py_None), Py_None) : path_str(etr);
+    if (!es) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        profile_release(p);
+        return -1;
+    }
+    Py_XSETREF(p->rec_path, es);
+    if (es != Py_None) {
+        PyObject *eb = NULL;
+        if (!PyUnicode_FSConverter(es, &eb)) {
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            return -1;
+        }
+        const char *ep = PyBytes_AS_STRING(eb);
+        etp_etrecord *rec = NULL;
+        WITHOUT_GIL(p, rc = etp_etrecord_open(&rec, ep, NULL, &err));
+        p->rec = rc ? NULL : rec;
+        Py_DECREF(eb);
+        if (rc) {
+            p->rec = NULL;
+            Py_XDECREF(db);
+            Py_XDECREF(pb);
+            Py_XDECREF(content);
+            profile_release(p);
+            raise_etp(rc, &err);
+            return -1;
+        }
+    }
+    /* QNN's files next (etprof qnn loads them before the dump) */
+    if (load_qnn_files(p, qf, &err, &rc)) {
+        Py_XDECREF(db);
+        Py_XDECREF(pb);
+        Py_XDECREF(content);
+        profile_release(p);
+        if (rc) raise_etp(rc, &err);
+        return -1;
+    }
     if (content) {
         if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
             Py_XDECREF(pb);
@@ -253,25 +461,21 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         etp_blob_borrow(&p->dump_blob, p->dump_view.buf, (size_t)p->dump_view.len, "<bytes>");
         p->have_dump_blob = true;
     } else {
-        rc = etp_blob_open(&p->dump_blob, PyBytes_AS_STRING(db), &err);
+        const char *dp = PyBytes_AS_STRING(db);
+        WITHOUT_GIL(p, rc = etp_blob_open(&p->dump_blob, dp, &err));
         p->have_dump_blob = rc == ETP_OK;
     }
-    if (!rc) rc = etp_dump_open(&p->dump, &p->dump_blob, &err);
-    if (!rc && pb) {
-        rc = etp_blob_open(&p->pte_blob, PyBytes_AS_STRING(pb), &err);
-        p->have_pte_blob = rc == ETP_OK;
-        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, &err);
-    }
-    if (!rc) {
-        etp_model_opts mo;
-        etp_model_opts_init(&mo);
-        mo.method = mname;
-        mo.tick_ns = tick_ns;
-        p->tick_ns = tick_ns;
-        mo.ignore_program_mismatch = ignore_mismatch != 0;
-        mo.dump_name = p->dump_blob.name;
-        rc = etp_model_open(&p->model, p->dump, p->prog, &mo, &err);
-    }
+    etp_model_opts mo;
+    etp_model_opts_init(&mo);
+    mo.method = mname;
+    mo.tick_ns = tick_ns;
+    p->tick_ns = tick_ns;
+    mo.ignore_program_mismatch = ignore_mismatch != 0;
+    mo.dump_name = p->dump_blob.name;
+    const char *pp = pb ? PyBytes_AS_STRING(pb) : NULL;
+    /* verification and the model: the long part of an open, without the GIL (the bytes,
+     * paths and names used are owned by p or by this call) */
+    if (!rc) WITHOUT_GIL(p, rc = open_rest(p, pp, &mo, &err));
     Py_XDECREF(db);
     Py_XDECREF(pb);
     if (rc) {
@@ -294,7 +498,10 @@ static int need_ops(Profile *p) {
     etp_ops_opts_init(&oo);
     oo.skip_first = p->skip_first;
     oo.block = p->block;
-    int rc = etp_ops_compute(p->model, &oo, &p->ops, &err);
+    int rc;
+    etp_ops_result *ops = NULL;
+    WITHOUT_GIL(p, rc = etp_ops_compute(p->model, &oo, &ops, &err));
+    p->ops = rc ? NULL : ops;
     if (rc) {
         p->ops = NULL;
         raise_etp(rc, &err);
@@ -362,7 +569,65 @@ static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int 
     Py_RETURN_NONE;
 }
 
+/* The ETRecord columns of an ops row, as `etprof ops --etrecord R --format json` writes them
+ * (src/cli/cmd_etrecord.c): the join rule is the command's -- framework rows and rows without
+ * an instruction are never joined; QNN HTP nodes by name, delegate-internal events through the
+ * delegate map, other rows through the instruction's debug handles. */
+enum { X_OPTYPES, X_MODULE, X_MODCLASS, X_FRAME, X_TRACE, X_HANDLES, X_N };
+static const char *const xcol_names[X_N] = {"op_types", "module", "module_class",
+                                            "stack_trace", "stack_trace_full", "debug_handles"};
+
+static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                   PyObject *out[X_N]) {
+    for (int k = 0; k < X_N; k++) out[k] = NULL;
+    etp_etr_join j;
+    memset(&j, 0, sizeof j);
+    int rc = 1;
+    if (row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK) {
+        if (row->htp_node) rc = etp_etrecord_join_name(rec, method, row->name, &j);
+        else if (row->kind == ETP_KIND_DELEGATE_INTERNAL)
+            rc = etp_etrecord_join(rec, method, row->instr, row->name, &j);
+        else rc = etp_etrecord_join(rec, method, row->instr, NULL, &j);
+        if (rc < 0) {
+            etp_etrecord_join_free(&j);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    bool have = rc == 0 && j.n_nodes > 0;
+    out[X_OPTYPES] = text(have ? j.op_types : NULL);
+    out[X_MODULE] = text(have ? j.module : NULL);
+    out[X_MODCLASS] = text(have ? j.module_class : NULL);
+    out[X_FRAME] = text(have ? j.frame : NULL);
+    out[X_TRACE] = text(have ? j.stack_trace : NULL);
+    if (have && j.n_handles) { /* as the command: the handles joined with "," */
+        PyObject *parts = PyList_New(j.n_handles), *sep = PyUnicode_FromString(",");
+        for (uint32_t i = 0; parts && i < j.n_handles; i++) {
+            PyObject *x = PyUnicode_FromFormat("%lld", (long long)j.handles[i]);
+            if (!x) {
+                Py_CLEAR(parts);
+                break;
+            }
+            PyList_SET_ITEM(parts, i, x);
+        }
+        out[X_HANDLES] = parts && sep ? PyUnicode_Join(sep, parts) : NULL;
+        Py_XDECREF(parts);
+        Py_XDECREF(sep);
+    } else {
+        Py_INCREF(Py_None);
+        out[X_HANDLES] = Py_None;
+    }
+    etp_etrecord_join_free(&j);
+    for (int k = 0; k < X_N; k++)
+        if (!out[k]) {
+            for (int q = 0; q < X_N; q++) Py_CLEAR(out[q]);
+            return -1;
+        }
+    return 0;
+}
+
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
     int all = 0;
@@ -402,11 +667,16 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
         return raise_etp(rc, &err);
     }
     PyObject *cols[C_N] = {0};
+    PyObject *xcols[X_N] = {0};
     PyObject *d = PyDict_New();
     if (!d) goto fail;
     for (int c = 0; c < C_N; c++) {
         if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
         if (PyDict_SetItemString(d, col_names[c], cols[c])) goto fail;
+    }
+    for (int c = 0; p->rec && c < X_N; c++) {
+        if (!(xcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, xcol_names[c], xcols[c])) goto fail;
     }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
@@ -416,12 +686,19 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
             if (!v) goto fail;
             PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
         }
+        if (p->rec) {
+            PyObject *x[X_N];
+            if (etr_row(p->rec, m ? m->name : NULL, row, x)) goto fail;
+            for (int c = 0; c < X_N; c++) PyList_SET_ITEM(xcols[c], (Py_ssize_t)k, x[c]);
+        }
     }
     for (int c = 0; c < C_N; c++) Py_DECREF(cols[c]);
+    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
     free(idx);
     return d;
 fail:
     for (int c = 0; c < C_N; c++) Py_XDECREF(cols[c]);
+    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
     Py_XDECREF(d);
     free(idx);
     return NULL;
@@ -436,6 +713,7 @@ static PyObject *stats_dict(const etp_stats *s, etp_unit u, double uns) {
 }
 
 static PyObject *Profile_summary(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", NULL};
     const char *tu = "us";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:summary", kwlist, &tu)) return NULL;
@@ -466,11 +744,16 @@ static PyObject *Profile_summary(Profile *p, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Profile_close(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    if (busy_error(p)) return NULL;
     profile_release(p);
     Py_RETURN_NONE;
 }
 
+static PyObject *Profile_get_busy(Profile *p, void *Py_UNUSED(c)) {
+    return PyBool_FromLong(p->busy != 0);
+}
 static PyObject *Profile_get_closed(Profile *p, void *Py_UNUSED(c)) {
+    if (p->busy) Py_RETURN_FALSE; /* being opened or used in another thread: not closed */
     return PyBool_FromLong(p->model == NULL);
 }
 static PyObject *Profile_get_etdump(Profile *p, void *Py_UNUSED(c)) {
@@ -489,11 +772,11 @@ static PyObject *Profile_get_method(Profile *p, void *Py_UNUSED(c)) {
     return o;
 }
 static PyObject *Profile_get_blocks(Profile *p, void *Py_UNUSED(c)) {
-    if (!p->dump) Py_RETURN_NONE;
+    if (p->busy || !p->dump) Py_RETURN_NONE;
     return PyLong_FromUnsignedLong(etp_dump_get_info(p->dump)->block_count);
 }
 static PyObject *Profile_get_events(Profile *p, void *Py_UNUSED(c)) {
-    if (!p->dump) Py_RETURN_NONE;
+    if (p->busy || !p->dump) Py_RETURN_NONE;
     return PyLong_FromUnsignedLongLong(etp_dump_get_info(p->dump)->event_count);
 }
 
@@ -625,6 +908,7 @@ static int etr_fields(const etp_etrecord *rec, const etp_inspector_block *b,
 }
 
 static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "etrecord", NULL};
     const char *tu = "ms", *etr = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sz:inspector_columns", kwlist, &tu, &etr))
@@ -643,7 +927,8 @@ static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject 
         if (r0) return raise_etp(r0, &err);
     }
     etp_inspector_result *r = NULL;
-    int rc = etp_inspector_compute(p->model, p->dump, &r, &err);
+    int rc;
+    WITHOUT_GIL(p, rc = etp_inspector_compute(p->model, p->dump, &r, &err));
     if (rc) {
         etp_etrecord_close(rec);
         return raise_etp(rc, &err);
@@ -768,6 +1053,7 @@ static PyObject *ev_value(const etp_block_view *v, const etp_mevent *e, int c) {
 }
 
 static PyObject *Profile_event_columns(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
     unsigned long b;
     if (!PyArg_ParseTuple(args, "k:event_columns", &b)) return NULL;
     if (!p->model) {
@@ -903,6 +1189,7 @@ static PyObject *run_value(const etp_ops_result *r, const etp_runs_row *rw, int 
 }
 
 static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "warmup_factor", "outlier_k", "trend_alpha",
                              "trend_pct", NULL};
     const char *tu = "us";
@@ -962,6 +1249,7 @@ done:
 /* ---- op types (etp_optype_compute): the rows of `etprof ops --by type --format json` ---- */
 
 static PyObject *Profile_op_types(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", NULL};
     const char *tu = "us";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:op_types", kwlist, &tu)) return NULL;
@@ -1046,6 +1334,7 @@ static PyObject *fact_dict(const etp_ops_result *r, const etp_fact *f) {
 }
 
 static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"top", NULL};
     unsigned int top = 5;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$I:explain", kwlist, &top)) return NULL;
@@ -1090,6 +1379,51 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
 
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
+/* The body of write_file: the trace or report written into `f` (closed here), then renamed
+ * over `dst`. C only: runs without the GIL. The library's code, or 0 with *werr an errno. */
+static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, const char *src,
+                      const char *prog, const char *tu, const char *const qnn[4],
+                      const char *tmp, etp_trace_stats *stp, int *werrp, etp_error *errp) {
+    int rc, werr = 0;
+    etp_trace_stats st;
+    etp_error err;
+    memset(&st, 0, sizeof st);
+    memset(&err, 0, sizeof err);
+    if (kind == 0) {
+        etp_trace_opts to;
+        memset(&to, 0, sizeof to);
+        to.source = src;
+        to.program = prog;
+        to.tick_ns = p->tick_ns;
+        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
+        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
+        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
+        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
+    } else {
+        etp_report_opts ro;
+        etp_report_opts_init(&ro);
+        ro.source = src;
+        ro.program = prog;
+        ro.time_unit = tu;
+        ro.tick_ns = p->tick_ns;
+        ro.block = p->block;
+        ro.skip_first = p->skip_first;
+        ro.qhas = qnn[0];
+        ro.optrace = qnn[1];
+        ro.runtrace = qnn[2];
+        ro.heap = qnn[3];
+        rc = etp_report_write(p->model, f, &ro, &err);
+    }
+    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
+    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
+    if (fclose(f) && !werr) werr = errno ? errno : EIO;
+    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    *stp = st;
+    *werrp = werr;
+    *errp = err;
+    return rc;
+}
+
 static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu,
                             const char *const qnn[4]) {
     if (!p->model) {
@@ -1126,39 +1460,11 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
     memset(&err, 0, sizeof err);
     const char *src = PyUnicode_AsUTF8(p->etdump_path);
     const char *prog = p->pte_path != Py_None ? PyUnicode_AsUTF8(p->pte_path) : NULL;
-    int rc;
+    int rc, werr = 0;
     etp_trace_stats st;
     memset(&st, 0, sizeof st);
-    if (kind == 0) {
-        etp_trace_opts to;
-        memset(&to, 0, sizeof to);
-        to.source = src;
-        to.program = prog;
-        to.tick_ns = p->tick_ns;
-        FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
-        if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
-        else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
-        if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
-    } else {
-        etp_report_opts ro;
-        etp_report_opts_init(&ro);
-        ro.source = src;
-        ro.program = prog;
-        ro.time_unit = tu;
-        ro.tick_ns = p->tick_ns;
-        ro.block = p->block;
-        ro.skip_first = p->skip_first;
-        ro.qhas = qnn[0];
-        ro.optrace = qnn[1];
-        ro.runtrace = qnn[2];
-        ro.heap = qnn[3];
-        rc = etp_report_write(p->model, f, &ro, &err);
-    }
-    int werr = 0;
-    if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
-    if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
-    if (fclose(f) && !werr) werr = errno ? errno : EIO;
-    if (!rc && !werr && rename(tmp, dst)) werr = errno;
+    /* the writer and the file's end run without the GIL (C only) */
+    WITHOUT_GIL(p, rc = write_body(p, kind, f, dst, n, src, prog, tu, qnn, tmp, &st, &werr, &err));
     if (rc || werr) {
         unlink(tmp);
         free(tmp);
@@ -1186,6 +1492,7 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
 }
 
 static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"path", NULL};
     PyObject *path;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O:write_trace", kwlist, &path)) return NULL;
@@ -1193,6 +1500,7 @@ static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
     static char *kwlist[] = {"path", "time_unit", "qhas", "optrace", "runtrace", "heap", NULL};
     PyObject *path;
     const char *tu = "us";
@@ -1205,7 +1513,325 @@ static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) 
     return write_file(p, 1, path, tu, q);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Logged tensors and values (etprof tensors; include/etprof_tensor.h)                         */
+
+/* One logged value, as `etprof tensors` lists them: a tensor (or one element of a TensorList)
+ * with its view, or an inline int/bool/float/double. */
+typedef struct trow {
+    const etp_block_view *bv;
+    const etp_mevent *e;
+    const char *entry, *dtype;
+    const etp_tensor_view *v; /* NULL for an inline value */
+    const etp_value *val;
+    double x; /* the inline value as a double */
+    bool output;
+} trow;
+
+/* fn: 0 to go on, 1 to stop, -1 with a Python exception set */
+typedef int (*trow_fn)(void *ctx, const trow *r);
+
+/* Every logged value in the order of the command (src/cli/cmd_tensors.c): blocks, events,
+ * TensorList elements. A tensor outside the buffer (or without one) is the library's located
+ * error. 0, or -1 with an exception set. */
+static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return -1;
+    }
+    const etp_blob *buf = p->have_dbuf_blob ? &p->dbuf_blob : NULL;
+    const etp_dump_info *di = etp_dump_get_info(p->dump);
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    for (uint32_t b = 0; b < di->block_count; b++) {
+        etp_block_view bv;
+        int rc = etp_model_block(p->model, b, &bv, &err);
+        if (rc) {
+            raise_etp(rc, &err);
+            return -1;
+        }
+        for (uint32_t i = 0; i < bv.n; i++) {
+            const etp_mevent *e = &bv.events[i];
+            if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
+            const etp_value *val = &e->ev.debug.debug_entry;
+            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output};
+            etp_tensor_view v;
+            int k = 0;
+            if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
+                char path[160];
+                snprintf(path, sizeof path, "run_data[%u].events[%u].debug_event.debug_entry.tensor",
+                         b, i);
+                if ((rc = etp_tensor_view_init(&val->tensor, buf, path, &v, &err))) {
+                    raise_etp(rc, &err);
+                    return -1;
+                }
+                r.entry = "tensor";
+                r.dtype = etp_scalar_type_name(v.scalar_type);
+                r.v = &v;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
+                for (uint32_t t = 0; t < val->tensor_list_len && !k; t++) {
+                    etp_tensor tk;
+                    etp_value_tensor_list_get(val, t, &tk);
+                    char ent[32], path[200];
+                    snprintf(ent, sizeof ent, "tensor_list[%u]", t);
+                    snprintf(path, sizeof path, "run_data[%u].events[%u].debug_event.debug_entry."
+                             "tensor_list.tensors[%u]", b, i, t);
+                    if ((rc = etp_tensor_view_init(&tk, buf, path, &v, &err))) {
+                        raise_etp(rc, &err);
+                        return -1;
+                    }
+                    r.entry = ent;
+                    r.dtype = etp_scalar_type_name(v.scalar_type);
+                    r.v = &v;
+                    k = fn(ctx, &r);
+                }
+            } else if (val->val == ETP_VAL_INT && val->has_int) {
+                r.entry = "int", r.dtype = "int64", r.x = (double)val->int_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_BOOL && val->has_bool) {
+                r.entry = "bool", r.dtype = "bool", r.x = val->bool_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_FLOAT && val->has_float) {
+                r.entry = "float", r.dtype = "float32", r.x = val->float_val;
+                k = fn(ctx, &r);
+            } else if (val->val == ETP_VAL_DOUBLE && val->has_double) {
+                r.entry = "double", r.dtype = "float64", r.x = val->double_val;
+                k = fn(ctx, &r);
+            }
+            if (k < 0) return -1;
+            if (k > 0) return 0;
+        }
+    }
+    return 0;
+}
+
+enum {
+    T_BLOCK, T_EVENT, T_INSTR, T_CHAIN, T_OUTPUT, T_METHOD, T_OPERATOR, T_DID, T_ENTRY, T_DTYPE,
+    T_SHAPE, T_STRIDES, T_OFFSET, T_NUMEL, T_MIN, T_MAX, T_MEAN, T_STD, T_NAN, T_INF, T_ZF,
+    T_VALUES, T_N
+};
+/* the keys of `etprof tensors --format json` rows, in order */
+static const char *const tcol_names[T_N] = {
+    "block", "event", "instruction_id", "chain_index", "output", "method", "operator",
+    "delegate_debug_id_int", "entry", "dtype", "shape", "strides", "offset", "numel", "min",
+    "max", "mean", "std", "nan", "inf", "zero_fraction", "values"};
+#define T_NVALUES 8 /* first values shown, as the command */
+
+static PyObject *i64_list(const int64_t *d, uint32_t n) {
+    PyObject *l = PyList_New(n);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(d[i]);
+        if (!x) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+static PyObject *trow_value(const trow *r, const etp_tensor_stats *st, int c) {
+    const etp_mevent *e = r->e;
+    const etp_tensor_view *v = r->v;
+    switch (c) {
+    case T_BLOCK: return PyLong_FromUnsignedLong(r->bv->block);
+    case T_EVENT: return PyLong_FromUnsignedLong(e->index);
+    case T_INSTR: return PyLong_FromLong(e->instr);
+    case T_CHAIN: return PyLong_FromLong(e->chain);
+    case T_OUTPUT: return PyBool_FromLong(r->output);
+    case T_METHOD: return text(r->bv->method);
+    case T_OPERATOR:
+        if (e->op_name)
+            return PyUnicode_FromFormat("%s%s%s", e->op_name,
+                                        e->op_overload && *e->op_overload ? "." : "",
+                                        e->op_overload ? e->op_overload : "");
+        Py_RETURN_NONE;
+    case T_DID: return PyLong_FromLong(e->ev.debug.delegate_debug_id_int);
+    case T_ENTRY: return text(r->entry);
+    case T_DTYPE: return text(r->dtype);
+    case T_SHAPE: return v ? i64_list(v->sizes, v->rank) : PyList_New(0);
+    case T_STRIDES: return v ? i64_list(v->strides, v->rank) : PyList_New(0);
+    case T_OFFSET: if (v) return PyLong_FromLongLong(v->offset); Py_RETURN_NONE;
+    case T_NUMEL: return PyLong_FromUnsignedLongLong(st->numel);
+    case T_MIN: return fnum(st->min);
+    case T_MAX: return fnum(st->max);
+    case T_MEAN: return fnum(st->mean);
+    case T_STD: return fnum(st->std);
+    case T_NAN: return PyLong_FromUnsignedLongLong(st->nan);
+    case T_INF: return PyLong_FromUnsignedLongLong(st->inf);
+    case T_ZF: return fnum(st->numel ? (double)st->zeros / (double)st->numel : NAN);
+    case T_VALUES: {
+        uint64_t nv = v ? (v->base ? v->numel : 0) : 1;
+        if (nv > T_NVALUES) nv = T_NVALUES;
+        PyObject *l = PyList_New((Py_ssize_t)nv);
+        for (uint64_t i = 0; l && i < nv; i++) {
+            PyObject *x = fnum(v ? etp_tensor_get(v, i) : r->x);
+            if (!x) {
+                Py_CLEAR(l);
+                break;
+            }
+            PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+        }
+        return l;
+    }
+    }
+    Py_RETURN_NONE;
+}
+
+typedef struct tcols_ctx {
+    PyObject *cols[T_N];
+} tcols_ctx;
+
+static int tcols_row(void *vctx, const trow *r) {
+    tcols_ctx *c = vctx;
+    etp_tensor_stats st;
+    memset(&st, 0, sizeof st);
+    if (r->v) etp_tensor_stats_compute(r->v, &st);
+    else { /* an inline value: the command's statistics of one element */
+        st.numel = 1;
+        st.min = st.max = st.mean = r->x;
+        st.std = 0;
+        st.zeros = r->x == 0;
+        st.nan = isnan(r->x);
+        st.inf = isinf(r->x);
+    }
+    for (int k = 0; k < T_N; k++) {
+        PyObject *x = trow_value(r, &st, k);
+        if (!x) return -1;
+        int e = PyList_Append(c->cols[k], x);
+        Py_DECREF(x);
+        if (e) return -1;
+    }
+    return 0;
+}
+
+static PyObject *Profile_tensor_columns(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    if (busy_error(p)) return NULL;
+    tcols_ctx c;
+    memset(&c, 0, sizeof c);
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (int k = 0; k < T_N; k++)
+        if (!(c.cols[k] = PyList_New(0)) || PyDict_SetItemString(d, tcol_names[k], c.cols[k]))
+            goto fail;
+    if (walk_tensors(p, tcols_row, &c)) goto fail;
+    for (int k = 0; k < T_N; k++) Py_DECREF(c.cols[k]);
+    return d;
+fail:
+    for (int k = 0; k < T_N; k++) Py_XDECREF(c.cols[k]);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* Row `want`'s values: ("npy", the .npy bytes etp_tensor_write_npy writes: dtype, shape and the
+ * elements in row-major order through the strides) for a tensor; (entry, value) for an inline
+ * value ("int" -> int, "bool" -> bool, "float"/"double" -> float). */
+typedef struct tnpy_ctx {
+    Py_ssize_t want, at;
+    PyObject *res;
+} tnpy_ctx;
+
+static int tnpy_row(void *vctx, const trow *r) {
+    tnpy_ctx *c = vctx;
+    if (c->at++ != c->want) return 0;
+    if (!r->v) {
+        const etp_value *val = r->val;
+        PyObject *x = val->val == ETP_VAL_INT    ? PyLong_FromLongLong(val->int_val)
+                      : val->val == ETP_VAL_BOOL ? PyBool_FromLong(val->bool_val)
+                                                 : PyFloat_FromDouble(r->x);
+        if (!x) return -1;
+        c->res = Py_BuildValue("(sN)", r->entry, x);
+        return c->res ? 1 : -1;
+    }
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    if (!f) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = etp_tensor_write_npy(r->v, f);
+    if (fclose(f) && !rc) rc = ETP_E_IO;
+    if (rc) {
+        free(mem);
+        PyErr_NoMemory(); /* a memory stream fails only when out of memory */
+        return -1;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(mem, (Py_ssize_t)len);
+    free(mem);
+    if (!b) return -1;
+    /* a tensor logged without bytes (offset -1): the .npy has the header only */
+    c->res = Py_BuildValue("(sN)", r->v->base ? "npy" : "empty", b);
+    return c->res ? 1 : -1;
+}
+
+static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n:tensor_npy", &i)) return NULL;
+    tnpy_ctx c = {i, 0, NULL};
+    if (i < 0) {
+        PyErr_SetString(PyExc_IndexError, "tensor index out of range");
+        return NULL;
+    }
+    if (walk_tensors(p, tnpy_row, &c)) return NULL;
+    if (!c.res) PyErr_SetString(PyExc_IndexError, "tensor index out of range");
+    return c.res;
+}
+
+static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
+                            const etp_qnn_etd_join *j, const char *sort);
+
+/* Profile.qnn(): the QNN files given at open joined to this dump's HTP nodes (etprof qnn DUMP
+ * --qhas ... --format json). */
+static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"sort", NULL};
+    const char *sort = "cycles";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:qnn", kwlist, &sort)) return NULL;
+    if (!etp_qnn_rows_sort_key_valid(sort))
+        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
+                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., etdump_cycles, "
+                           "op_id, qnn_op, qnn_op_type)", sort);
+    if (need_ops(p)) return NULL;
+    if (!p->have_qb)
+        return raise_usage("qnn: open the Profile with QNN's files (qhas=, optrace=, runtrace=, "
+                           "heap=)%s", "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_etd_join *j = NULL;
+    int rc = etp_qnn_join_etdump(p->ops, p->qb.der, &j, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = qnn_result(&p->qb, p->ops, j, sort);
+    etp_qnn_etd_join_free(j);
+    return res;
+}
+
+static PyObject *Profile_get_qnn_files(Profile *p, void *Py_UNUSED(c)) {
+    if (!p->qnn_paths) Py_RETURN_NONE;
+    return PyDict_Copy(p->qnn_paths);
+}
+
+static PyObject *Profile_get_etrecord(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->rec_path ? p->rec_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
+static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
+    PyObject *o = p->dbuf_path ? p->dbuf_path : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
 static PyMethodDef Profile_methods[] = {
+    {"qnn", (PyCFunction)(void (*)(void))Profile_qnn, METH_VARARGS | METH_KEYWORDS,
+     "qnn(*, sort='cycles') -> dict: QNN's files joined to this dump (etprof qnn DUMP --qhas)"},
+    {"tensor_columns", (PyCFunction)Profile_tensor_columns, METH_NOARGS,
+     "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
+    {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
+     "tensor_npy(i) -> ('npy', bytes) or (entry, value): the values of row i"},
     {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
     {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
@@ -1235,12 +1861,20 @@ static PyMethodDef Profile_methods[] = {
 
 static PyGetSetDef Profile_getset[] = {
     {"closed", (getter)Profile_get_closed, NULL, "True after close()", NULL},
+    {"busy", (getter)Profile_get_busy, NULL,
+     "True while a library call runs on this Profile without the GIL (in another thread)", NULL},
     {"etdump", (getter)Profile_get_etdump, NULL, "the ETDump path as given", NULL},
     {"pte", (getter)Profile_get_pte, NULL, "the program path as given, or None", NULL},
     {"method", (getter)Profile_get_method, NULL, "the forced method, or None", NULL},
     {"blocks", (getter)Profile_get_blocks, NULL, "number of run_data blocks (None when closed)",
      NULL},
     {"events", (getter)Profile_get_events, NULL, "number of events (None when closed)", NULL},
+    {"etrecord", (getter)Profile_get_etrecord, NULL, "the ETRecord path as given, or None",
+     NULL},
+    {"qnn_files", (getter)Profile_get_qnn_files, NULL,
+     "QNN's files as given: {qhas, optrace, runtrace, heap}", NULL},
+    {"debug_buffer", (getter)Profile_get_debug_buffer, NULL,
+     "the debug buffer path as given (\"<debug_buffer>\" for bytes), or None", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject ProfileType = {
@@ -1273,48 +1907,35 @@ static PyObject *of64(etp_qnn_f64 v) {
     Py_RETURN_NONE;
 }
 
-static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
-    etp_qnn_paths qp = {0};
-    const char *sort = "cycles";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
-                                     &qp.runtrace, &qp.heap, &sort))
-        return NULL;
-    if (!etp_qnn_rows_sort_key_valid(sort))
-        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
-                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
-                           "qnn_op_type)", sort);
-    if (!etp_qnn_paths_any(&qp))
-        return raise_usage("qnn: give at least one QNN file (qhas=, optrace=, runtrace=, heap=)%s",
-                           "");
+static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
+                           const etp_qnn_etd_join *j);
+
+/* The figures of `etprof qnn --format json` from a loaded bundle: rows in `sort` order, the
+ * summary and, with an ETDump (r and j not NULL), the rows' ETDump cycles and the join. */
+static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
+                            const etp_qnn_etd_join *j, const char *sort) {
+    etp_qnn_bundle b = *bp; /* read only */
     etp_error err;
     memset(&err, 0, sizeof err);
-    etp_qnn_bundle b;
-    memset(&b, 0, sizeof b);
-    int rc = etp_qnn_bundle_load(&qp, &b, &err);
-    if (rc) return raise_etp(rc, &err);
     PyObject *res = NULL, *rows = NULL, *threads = NULL, *path = NULL;
     const etp_qnn_derived *d = b.der;
     const etp_qnn_summary *s = &d->summary;
     uint32_t *ord = malloc((d->n_rows ? d->n_rows : 1) * sizeof *ord), nord = 0;
-    if (!ord) {
-        etp_qnn_bundle_free(&b);
-        return PyErr_NoMemory();
-    }
-    if (etp_qnn_rows_sorted(d, NULL, sort, 0, ord, &nord)) {
+    if (!ord) return PyErr_NoMemory();
+    if (etp_qnn_rows_sorted(d, j ? j->row_etdump : NULL, sort, 0, ord, &nord)) {
         free(ord);
-        etp_qnn_bundle_free(&b);
         return PyErr_NoMemory();
     }
     static const char *const cn[] = {"qnn_op", "op_id", "qnn_op_type", "cycles",
                                      "dominant_path_cycles", "share", "hmx", "hvx", "dma",
                                      "htp_ops", "dram_read_bytes", "dram_write_bytes",
                                      "vtcm_read_bytes", "vtcm_write_bytes", "hmx_cycles",
-                                     "hvx_cycles", "dma_cycles"};
-    enum { NQ = 17 };
-    PyObject *cols[NQ] = {0};
+                                     "hvx_cycles", "dma_cycles", "etdump_cycles"};
+    enum { NQ = 18 };
+    int nq = j ? NQ : NQ - 1; /* etdump_cycles with an ETDump only, as the command */
+    PyObject *cols[NQ] = {0}, *join = NULL;
     if (!(rows = PyDict_New())) goto done;
-    for (int c = 0; c < NQ; c++) {
+    for (int c = 0; c < nq; c++) {
         if (!(cols[c] = PyList_New(nord))) goto done;
         if (PyDict_SetItemString(rows, cn[c], cols[c])) goto done;
     }
@@ -1331,15 +1952,22 @@ static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
             r->has_bytes ? PyLong_FromLongLong(r->vtcm_read_bytes) : (Py_INCREF(Py_None), Py_None),
             r->has_bytes ? PyLong_FromLongLong(r->vtcm_write_bytes) : (Py_INCREF(Py_None), Py_None),
             PyLong_FromLongLong(r->hmx_cycles), PyLong_FromLongLong(r->hvx_cycles),
-            PyLong_FromLongLong(r->dma_cycles)};
-        for (int c = 0; c < NQ; c++) {
+            PyLong_FromLongLong(r->dma_cycles), NULL};
+        if (j) { /* the p50 of the row's ETDump node: a whole number as an int (the command) */
+            double e = j->row_etdump[ord[i]];
+            v[NQ - 1] = isfinite(e) && e == floor(e) && fabs(e) < 9e18
+                            ? PyLong_FromLongLong((long long)e)
+                            : fnum(e);
+        }
+        for (int c = 0; c < nq; c++) {
             if (!v[c]) {
-                for (int k = c; k < NQ; k++) Py_XDECREF(v[k]);
+                for (int k = c; k < nq; k++) Py_XDECREF(v[k]);
                 goto done;
             }
             PyList_SET_ITEM(cols[c], i, v[c]);
         }
     }
+    if (j && !(join = join_dict(ops, d, j))) goto done;
     if (!(threads = PyList_New(s->n_threads))) goto done;
     for (uint32_t i = 0; i < s->n_threads; i++) {
         const etp_qnn_thread_busy *t = &s->threads[i];
@@ -1400,16 +2028,119 @@ static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
         "ops_dma_only", u.dma_only, "ops_using_none", u.none, "total_cycles",
         (long long)d->total_cycles);
     if (!summary) goto done;
-    res = Py_BuildValue("{s:N,s:O,s:N}", "rows_source",
+    res = Py_BuildValue("{s:N,s:O,s:N,s:O}", "rows_source",
                         text(etp_qnn_source_name(d->rows_source)), "ops", rows, "summary",
-                        summary);
+                        summary, "join", join ? join : Py_None);
 done:
     for (int c = 0; c < NQ; c++) Py_XDECREF(cols[c]);
     Py_XDECREF(rows);
     Py_XDECREF(threads);
     Py_XDECREF(path);
+    Py_XDECREF(join);
     free(ord);
+    return res;
+}
+
+static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
+    etp_qnn_paths qp = {0};
+    const char *sort = "cycles";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
+                                     &qp.runtrace, &qp.heap, &sort))
+        return NULL;
+    if (!etp_qnn_rows_sort_key_valid(sort))
+        return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
+                           "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
+                           "qnn_op_type)", sort);
+    if (!etp_qnn_paths_any(&qp))
+        return raise_usage("qnn: give at least one QNN file (qhas=, optrace=, runtrace=, heap=)%s",
+                           "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_bundle b;
+    memset(&b, 0, sizeof b);
+    int rc = etp_qnn_bundle_load(&qp, &b, &err);
+    if (rc) return raise_etp(rc, &err);
+    PyObject *res = qnn_result(&b, NULL, NULL, sort);
     etp_qnn_bundle_free(&b);
+    return res;
+}
+
+/* An ETDump node of the join: {name, op_id, cycles} and the like (src/cli/cmd_qnn.c json_join). */
+static PyObject *opt_op_id(const etp_qnn_op_row *r) {
+    if (r->has_op_id) return PyLong_FromUnsignedLong(r->op_id);
+    Py_RETURN_NONE;
+}
+
+static int append_new(PyObject *l, PyObject *x) {
+    if (!x) return -1;
+    int e = PyList_Append(l, x);
+    Py_DECREF(x);
+    return e;
+}
+
+/* The "join" object of `etprof qnn DUMP --qhas Q --format json`. */
+static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
+                           const etp_qnn_etd_join *j) {
+    const etp_ops_qnn *q = j->qnn >= 0 ? etp_ops_qnn_get(r, (size_t)j->qnn) : NULL;
+    const etp_ops_method *m = q ? etp_ops_method_get(r, q->method) : NULL;
+    PyObject *eo = PyList_New(0), *qo = PyList_New(0), *no = PyList_New(0), *co = PyList_New(0),
+             *dif = PyList_New(0), *cand = PyList_New(0), *res = NULL;
+    if (!eo || !qo || !no || !co || !dif || !cand) goto done;
+    for (uint32_t c = 0; m && c < m->n_candidates; c++) /* the fitting methods, ambiguous */
+        if (append_new(cand, text(m->candidate_names[c]))) goto done;
+    for (uint32_t k = 0; k < j->n_etdump_only; k++) {
+        const etp_ops_row *row = etp_ops_row_get(r, j->etdump_only[k]);
+        if (append_new(eo, Py_BuildValue("{s:N,s:L,s:N}", "name", text(row->name), "op_id",
+                                          (long long)row->qnn_op_id, "cycles",
+                                          fnum(row->stats.p50))))
+            goto done;
+    }
+    for (uint32_t k = 0; k < j->n_qnn_only; k++) {
+        const etp_qnn_op_row *x = &d->rows[j->qnn_only[k]];
+        if (append_new(qo, Py_BuildValue("{s:N,s:N,s:L}", "qnn_op", text(x->qnn_op), "op_id",
+                                          opt_op_id(x), "cycles", (long long)x->cycles)))
+            goto done;
+    }
+    for (uint32_t k = 0; k < j->n_pairs; k++) {
+        const etp_qnn_etd_pair *pr = &j->pairs[k];
+        const etp_qnn_op_row *x = &d->rows[pr->qnn_row];
+        const etp_ops_row *row = etp_ops_row_get(r, pr->ops_row);
+        if (pr->trusted && !pr->by_id &&
+            append_new(no, Py_BuildValue("{s:N,s:L,s:N,s:N}", "etdump_node", text(row->name),
+                                         "etdump_op_id", (long long)row->qnn_op_id, "qnn_op",
+                                         text(x->qnn_op), "qnn_op_id", opt_op_id(x))))
+            goto done;
+        if (!pr->trusted &&
+            append_new(co, Py_BuildValue("{s:N,s:N,s:L,s:O}", "etdump_node", text(row->name),
+                                         "qnn_op", text(x->qnn_op), "op_id",
+                                         (long long)row->qnn_op_id, "by_op_id",
+                                         pr->by_id ? Py_True : Py_False)))
+            goto done;
+        if (pr->cycles_differ &&
+            append_new(dif, Py_BuildValue("{s:N,s:N,s:L}", "qnn_op", text(x->qnn_op),
+                                          "etdump_cycles", fnum(pr->etdump_cycles), "qnn_cycles",
+                                          (long long)x->cycles)))
+            goto done;
+    }
+    res = Py_BuildValue(
+        "{s:N,s:O,s:N,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:O,s:{s:I,s:I,s:I,s:L,s:s,s:O}}",
+        "method", text(m ? m->name : NULL), "method_candidates", cand, "instruction_id",
+        q ? PyLong_FromLong(etp_ops_row_get(r, q->delegate_row)->instr)
+          : (Py_INCREF(Py_None), Py_None),
+        "etdump_nodes", j->n_nodes, "qnn_ops", d->n_rows, "matched", j->matched,
+        "matched_by_op_id", j->matched_by_id, "matched_by_name_only", j->matched_by_name,
+        "etdump_only", eo, "qnn_only", qo, "name_only", no, "conflicts", co, "cycle_agreement",
+        "compared", j->cycles_compared, "equal", j->cycles_equal, "different",
+        j->cycles_different, "max_abs_diff_cycles", (long long)j->max_abs_diff, "verdict",
+        etp_qnn_etd_agreement(j), "different_ops", dif);
+done:
+    Py_XDECREF(eo);
+    Py_XDECREF(qo);
+    Py_XDECREF(no);
+    Py_XDECREF(co);
+    Py_XDECREF(dif);
+    Py_XDECREF(cand);
     return res;
 }
 
@@ -1459,6 +2190,7 @@ static PyObject *mod_diff(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) 
         if (!(o.fail_pct >= 0)) return raise_usage("fail_pct: expected a percentage >= 0%s", "");
     }
     Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (busy_error(pa) || busy_error(pb)) return NULL;
     if (need_ops(pa) || need_ops(pb)) return NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
@@ -1543,7 +2275,108 @@ fail:
     return res;
 }
 
+/* ---- compare (etprof compare; etp_cmp_compute) ---- */
+
+enum {
+    K_STATUS, K_RUN, K_INSTR, K_OCC, K_LIST, K_OUTPUT, K_OPERATOR, K_DTYPE, K_NUMEL, K_MSE,
+    K_MAXABS, K_L1, K_SNR, K_COS, K_NONFINITE, K_N
+};
+/* the keys of `etprof compare --format json` "tensors" rows, in order */
+static const char *const kcol_names[K_N] = {
+    "status", "run", "instruction_id", "occurrence", "list_index", "output", "operator", "dtype",
+    "numel", "mse", "max_abs", "l1", "snr_db", "cosine", "nonfinite"};
+
+static PyObject *krow_value(const etp_cmp_row *x, int c) {
+    const etp_tensor_view *v = x->status == ETP_CMP_ONLY_NEW ? &x->new_ : &x->base;
+    bool m = x->status == ETP_CMP_MATCHED;
+    switch (c) {
+    case K_STATUS: return text(etp_cmp_status_name(x->status));
+    case K_RUN: return PyLong_FromUnsignedLong(x->run);
+    case K_INSTR: return PyLong_FromLong(x->instruction_id);
+    case K_OCC: return PyLong_FromUnsignedLong(x->occurrence);
+    case K_LIST: if (x->list_index >= 0) return PyLong_FromLong(x->list_index); Py_RETURN_NONE;
+    case K_OUTPUT: return PyBool_FromLong(x->output);
+    case K_OPERATOR: return text(x->op_base);
+    case K_DTYPE: return text(etp_scalar_type_name(v->scalar_type));
+    case K_NUMEL: return PyLong_FromUnsignedLongLong(v->numel);
+    case K_MSE: return fnum(m ? x->cmp.mse : NAN);
+    case K_MAXABS: return fnum(m ? x->cmp.max_abs : NAN);
+    case K_L1: return fnum(m ? x->cmp.l1 : NAN);
+    case K_SNR: return fnum(m ? x->cmp.snr_db : NAN);
+    case K_COS: return fnum(m ? x->cmp.cosine : NAN);
+    case K_NONFINITE: return PyLong_FromUnsignedLongLong(m ? x->cmp.nonfinite : 0);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_compare(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"base", "new", "fail_below_snr", NULL};
+    PyObject *a, *b, *thr_o = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O!|$O:compare", kwlist, &ProfileType, &a,
+                                     &ProfileType, &b, &thr_o))
+        return NULL;
+    Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (busy_error(pa) || busy_error(pb)) return NULL;
+    double thr = INFINITY;
+    if (thr_o != Py_None) {
+        thr = PyFloat_AsDouble(thr_o);
+        if (thr == -1 && PyErr_Occurred()) return NULL;
+        if (isnan(thr)) return raise_usage("fail_below_snr: expected a number of decibels%s", "");
+    }
+    if (!pa->model || !pb->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (!pa->have_dbuf_blob || !pb->have_dbuf_blob)
+        return raise_usage("compare: give both debug buffers: debug_buffer=BASE.bin "
+                           "debug_buffer_new=NEW.bin%s", "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_cmp_result *r = NULL;
+    int rc;
+    pa->busy++;
+    pb->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = etp_cmp_compute(pa->model, &pa->dbuf_blob, pb->model, &pb->dbuf_blob, &r, &err);
+    Py_END_ALLOW_THREADS
+    pa->busy--;
+    pb->busy--;
+    if (rc) return raise_etp(rc, &err);
+    size_t n = etp_cmp_row_count(r);
+    int64_t first = etp_cmp_first_below(r, INFINITY);
+    int64_t below = thr_o != Py_None ? etp_cmp_first_below(r, thr) : -1;
+    unsigned long long matched = 0, other = 0;
+    PyObject *cols[K_N] = {0}, *d = NULL, *res = NULL;
+    if (!(d = PyDict_New())) goto done;
+    for (int c = 0; c < K_N; c++)
+        if (!(cols[c] = PyList_New((Py_ssize_t)n)) || PyDict_SetItemString(d, kcol_names[c], cols[c]))
+            goto done;
+    for (size_t i = 0; i < n; i++) {
+        const etp_cmp_row *x = etp_cmp_row_get(r, i);
+        if (x->status == ETP_CMP_MATCHED) matched++;
+        else other++;
+        for (int c = 0; c < K_N; c++) {
+            PyObject *v = krow_value(x, c);
+            if (!v) goto done;
+            PyList_SET_ITEM(cols[c], (Py_ssize_t)i, v);
+        }
+    }
+    res = Py_BuildValue("{s:K,s:K,s:N,s:N,s:O}", "matched", matched, "unmatched", other,
+                        "first_divergence",
+                        first >= 0 ? PyLong_FromLongLong(first) : (Py_INCREF(Py_None), Py_None),
+                        "first_below_snr",
+                        below >= 0 ? PyLong_FromLongLong(below) : (Py_INCREF(Py_None), Py_None),
+                        "tensors", d);
+done:
+    for (int c = 0; c < K_N; c++) Py_XDECREF(cols[c]);
+    Py_XDECREF(d);
+    etp_cmp_free(r);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"compare", (PyCFunction)(void (*)(void))mod_compare, METH_VARARGS | METH_KEYWORDS,
+     "compare(base, new, *, fail_below_snr=None) -> dict (etprof.compare)"},
     {"qnn", (PyCFunction)(void (*)(void))mod_qnn, METH_VARARGS | METH_KEYWORDS,
      "qnn(*, qhas=None, optrace=None, runtrace=None, heap=None) -> dict (etprof.qnn)"},
     {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,

@@ -71,7 +71,7 @@ def test_ops_samples_give_the_statistics():
                      data("upstream/module_linear_no_constant_segment.pte")) as p:
         cols = p.ops(as_dict=True)
     for i, s in enumerate(cols["samples"]):
-        if not s:
+        if len(s) == 0:
             continue
         assert min(s) == cols["min"][i] and max(s) == cols["max"][i]
         assert math.isclose(sum(s), cols["total"][i], rel_tol=1e-12)
@@ -146,9 +146,9 @@ def test_open_options_equal_cli_options(dump, pte, kw, args):
 
 def test_skip_first_drops_the_first_samples():
     with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
-        every = p.ops(as_dict=True)
+        every = p.ops(as_dict=True, samples="list")
     with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte"), skip_first=2) as p:
-        kept = p.ops(as_dict=True)
+        kept = p.ops(as_dict=True, samples="list")
         assert p.summary()["methods"][0]["skipped"] == 2
     assert [s[2:] for s in every["samples"]] == kept["samples"]
 
@@ -156,9 +156,9 @@ def test_skip_first_drops_the_first_samples():
 def test_tick_hz_scales_times():
     """100 MHz ticks are 10 ns each: every time is 10 x the ns-tick reading."""
     with etprof.open(data("real/add_pte_10x.etdp")) as p:
-        ns = p.ops(as_dict=True)
+        ns = p.ops(as_dict=True, samples="list")
     with etprof.open(data("real/add_pte_10x.etdp"), tick_hz=1e8) as p:
-        t = p.ops(as_dict=True)
+        t = p.ops(as_dict=True, samples="list")
     for a, b in zip(ns["samples"], t["samples"]):
         assert b == pytest.approx([10 * x for x in a], rel=1e-12)
 
@@ -186,6 +186,8 @@ def _nan_equal(a, b):
         return False
     for k in a:
         for x, y in zip(a[k], b[k]):
+            if k == "samples":
+                x, y = list(x), list(y)
             if x != y and not (isinstance(x, float) and math.isnan(x) and math.isnan(y)):
                 return False
     return True

@@ -40,8 +40,8 @@ def test_samples_equal_flatc_durations(flatc, tmp_path, dump, pte):
     expect, nruns = per_run_ns(flatc_json(flatc, data(dump), tmp_path))
     assert nruns == 10  # MANIFEST: 10 x Execute
     with etprof.open(data(dump), data(pte)) as p:
-        ns = p.ops(all=True, time_unit="ns", as_dict=True)
-        us = p.ops(all=True, as_dict=True)
+        ns = p.ops(all=True, time_unit="ns", as_dict=True, samples="list")
+        us = p.ops(all=True, as_dict=True, samples="list")
     seen = set()
     for i, name in enumerate(ns["name"]):
         if name not in expect:
@@ -75,3 +75,40 @@ def test_samples_statistics_numpy(flatc, tmp_path):
         assert cols["p%d" % q][i] == pytest.approx(np.percentile(v, q), rel=1e-12)
     assert cols["avg"][i] == pytest.approx(v.mean(), rel=1e-12)
     assert cols["count"][i] == 10
+
+
+def test_samples_numpy_arrays(flatc, tmp_path):
+    """With numpy, each samples cell is a float64 ndarray (the default, and samples="numpy")
+    holding the flatc-decoded per-run durations; samples="list" gives lists; a bad choice is
+    a UsageError."""
+    np = pytest.importorskip("numpy")
+    expect, nruns = per_run_ns(flatc_json(flatc, data("real/add_pte_10x.etdp"), tmp_path))
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        auto = p.ops(time_unit="ns", as_dict=True)
+        arr = p.ops(time_unit="ns", as_dict=True, samples="numpy")
+        lst = p.ops(time_unit="ns", as_dict=True, samples="list")
+        df = p.ops(time_unit="ns")
+        with pytest.raises(etprof.UsageError):
+            p.ops(samples="tuple")
+    i = auto["name"].index("native_call_add.out")
+    for cols in (auto, arr):
+        assert all(isinstance(s, np.ndarray) and s.dtype == np.float64 for s in cols["samples"])
+        assert cols["samples"][i].tolist() == [float(x) for x in expect["native_call_add.out"]]
+    assert all(type(s) is list for s in lst["samples"])
+    assert lst["samples"][i] == [float(x) for x in expect["native_call_add.out"]]
+    assert len(arr["samples"][i]) == nruns
+    if not isinstance(df, dict):
+        assert isinstance(df["samples"].iloc[i], np.ndarray)
+        assert df["samples"].iloc[i].tolist() == lst["samples"][i]
+
+
+def test_samples_without_numpy(monkeypatch):
+    """Without numpy (import blocked): "auto" gives lists, "numpy" a clear ImportError."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
+        cols = p.ops(as_dict=True)
+        assert all(type(s) is list and len(s) == 10 for s in cols["samples"])
+        with pytest.raises(ImportError, match="python3-numpy"):
+            p.ops(as_dict=True, samples="numpy")

@@ -2,8 +2,7 @@
  * [--fail-on-regression PCT]`: did my change make it faster? Operators matched across the two
  * dumps, p50 and total deltas with a noise-aware verdict per row, operators added and removed,
  * placement changes first (docs/diff.md). */
-#include "analysis.h"
-#include "cli.h"
+#include "cli_ana.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -29,6 +28,7 @@ typedef struct dctx {
     size_t top;
     bool fail_set, allow_inconclusive;
     double fail_pct, threshold;
+    etp_diff_listing ls; /* what is listed (etp_diff_list) */
 } dctx;
 
 /* ------------------------------------------------------------------------------------------- */
@@ -56,11 +56,6 @@ static const char *match_name(const etp_diff_method *m) {
 }
 
 static const etp_ops_row *any_row(const etp_diff_op *op) { return op->base ? op->base : op->new_; }
-
-static bool op_listed(const dctx *c, const etp_diff_op *op) {
-    if (op->hidden) return false;
-    return c->all || any_row(op)->kind != ETP_KIND_OPERATOR_CALL;
-}
 
 static double conv(const dctx *c, etp_unit u, double v, const char **un) {
     return etp_disp_conv(&c->disp, u, v, un);
@@ -200,22 +195,6 @@ static void headline(const dctx *c, line_fn emit, void *ctx) {
     }
 }
 
-/* The table format's own lines: they name methods, operators and backends from the input, so
- * they are written as table cells are (valid UTF-8, control characters as spaces). */
-typedef struct text_out {
-    FILE *f;
-    int width; /* the lines wrap to this many columns (0: not wrapped) */
-} text_out;
-static void emit_prefixed(const text_out *to, const char *prefix, const char *text) {
-    char *t = out_text_dup(text);
-    out_wrap(to->f, to->width, prefix, *prefix ? 6 : 2, t ? t : "(out of memory)");
-    free(t);
-}
-static void emit_line(void *ctx, const char *text) { emit_prefixed(ctx, "", text); }
-static void emit_note_line(void *ctx, const char *text) { emit_prefixed(ctx, "note: ", text); }
-static void emit_note(void *ctx, const char *text) { out_table_note(ctx, text); }
-static void emit_json(void *ctx, const char *text) { jw_str(ctx, text); }
-
 static void notes(const dctx *c, line_fn emit, void *ctx) {
     const etp_diff_result *d = c->d;
     const etp_diff_summary *s = etp_diff_get_summary(d);
@@ -260,43 +239,19 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
     emit(ctx, b);
     emit(ctx, "rows are sorted by impact: the change of the row's total time per run; time rows "
               "first, then ticks, cycles, counts, bytes; units are never compared across");
-    for (size_t i = 0; i < etp_diff_method_count(d); i++) {
-        const etp_diff_method *m = etp_diff_method_get(d, i);
-        if (m->base >= 0 && m->new_ >= 0 && m->latency.runs_base != m->latency.runs_new) {
-            emit(ctx, "BASE and NEW have different numbers of runs: totals differ by that alone; "
-                      "compare p50s, and the impact (change of total per run) that sorts rows");
-            break;
-        }
-    }
+    if (c->ls.runs_differ)
+        emit(ctx, "BASE and NEW have different numbers of runs: totals differ by that alone; "
+                  "compare p50s, and the impact (change of total per run) that sorts rows");
     if (s->hidden) {
         snprintf(b, sizeof b, "%u matched operator row(s) with |delta p50| < %g%% hidden (--threshold)",
                  s->hidden, c->threshold);
         emit(ctx, b);
     }
-    uint32_t flags = 0, units = 0;
-    for (int st = 0; st < 3; st++) {
-        size_t n;
-        const etp_diff_op *ops = etp_diff_ops(d, (etp_diff_status)st, &n);
-        for (size_t i = 0; i < n; i++) {
-            if (!op_listed(c, &ops[i])) continue;
-            if (ops[i].base) flags |= ops[i].base->flags, units |= 1u << ops[i].base->unit;
-            if (ops[i].new_) flags |= ops[i].new_->flags, units |= 1u << ops[i].new_->unit;
-        }
-    }
-    for (size_t i = 0; i < etp_diff_method_count(d); i++)
-        units |= 1u << etp_diff_method_get(d, i)->unit;
-    etp_disp_unit_notes(&c->disp, flags, units, emit, ctx);
-    if (!c->all) {
-        size_t n, hidden = 0;
-        for (int st = 0; st < 3; st++) {
-            const etp_diff_op *ops = etp_diff_ops(d, (etp_diff_status)st, &n);
-            for (size_t i = 0; i < n; i++)
-                hidden += !ops[i].hidden && any_row(&ops[i])->kind == ETP_KIND_OPERATOR_CALL;
-        }
-        if (hidden) {
-            snprintf(b, sizeof b, "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them)", hidden);
-            emit(ctx, b);
-        }
+    etp_disp_unit_notes(&c->disp, c->ls.flags, c->ls.units, emit, ctx);
+    if (!c->all && c->ls.wrappers_hidden) {
+        snprintf(b, sizeof b, "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them)",
+                 c->ls.wrappers_hidden);
+        emit(ctx, b);
     }
 }
 
@@ -307,33 +262,33 @@ enum { C_METHOD, C_INSTR, C_INSTR_NEW, C_NAME, C_OPERATOR, C_KIND, C_PLACEMENT, 
        C_RUNS_N, C_P50_B, C_P50_N, C_P50_D, C_P50_PCT, C_TOT_B, C_TOT_N, C_TOT_D, C_TOT_PCT,
        C_IMPACT, C_P, C_Q, C_VERDICT, C_STATUS, C_MATCH, C_GATE, C_GATE_REASON, C_N_ };
 
-static const out_col op_cols_all[C_N_] = {
-    [C_METHOD] = {"method", "method", OUT_STR, 0},
-    [C_INSTR] = {"instruction_id", "instr", OUT_INT, 0},
-    [C_INSTR_NEW] = {"instruction_id_new", "instr new", OUT_INT, 0},
-    [C_NAME] = {"name", "name", OUT_STR, 0},
-    [C_OPERATOR] = {"operator", "operator", OUT_STR, 0},
-    [C_KIND] = {"kind", "kind", OUT_STR, 0},
-    [C_PLACEMENT] = {"placement", "placement", OUT_STR, 0},
-    [C_UNIT] = {"unit", "unit", OUT_STR, 0},
-    [C_RUNS_B] = {"runs_base", "runs base", OUT_UINT, 0},
-    [C_RUNS_N] = {"runs_new", "runs new", OUT_UINT, 0},
-    [C_P50_B] = {"p50_base", "p50 base", OUT_FLOAT, 3},
-    [C_P50_N] = {"p50_new", "p50 new", OUT_FLOAT, 3},
-    [C_P50_D] = {"p50_delta", "Δp50", OUT_FLOAT, 3},
-    [C_P50_PCT] = {"p50_pct", "Δp50%", OUT_FLOAT, 2},
-    [C_TOT_B] = {"total_base", "total base", OUT_FLOAT, 3},
-    [C_TOT_N] = {"total_new", "total new", OUT_FLOAT, 3},
-    [C_TOT_D] = {"total_delta", "Δtotal", OUT_FLOAT, 3},
-    [C_TOT_PCT] = {"total_pct", "Δtotal%", OUT_FLOAT, 2},
-    [C_IMPACT] = {"impact_per_run", "Δ/run", OUT_FLOAT, 3},
-    [C_P] = {"p_value", "p", OUT_FLOAT, -1},
-    [C_Q] = {"q_value", "q", OUT_FLOAT, -1},
-    [C_VERDICT] = {"verdict", "verdict", OUT_STR, 0},
-    [C_STATUS] = {"status", "status", OUT_STR, 0},
-    [C_MATCH] = {"match", "match", OUT_STR, 0},
-    [C_GATE] = {"gate", "gate", OUT_STR, 0},
-    [C_GATE_REASON] = {"gate_reason", "gate reason", OUT_STR, 0},
+static const etp_col op_cols_all[C_N_] = {
+    [C_METHOD] = {"method", "method", NULL, ETP_T_STR, true, 0},
+    [C_INSTR] = {"instruction_id", "instr", NULL, ETP_T_INT, true, 0},
+    [C_INSTR_NEW] = {"instruction_id_new", "instr new", NULL, ETP_T_INT, true, 0},
+    [C_NAME] = {"name", "name", NULL, ETP_T_STR, false, 0},
+    [C_OPERATOR] = {"operator", "operator", NULL, ETP_T_STR, true, 0},
+    [C_KIND] = {"kind", "kind", NULL, ETP_T_STR, false, 0},
+    [C_PLACEMENT] = {"placement", "placement", NULL, ETP_T_STR, false, 0},
+    [C_UNIT] = {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    [C_RUNS_B] = {"runs_base", "runs base", NULL, ETP_T_UINT, false, 0},
+    [C_RUNS_N] = {"runs_new", "runs new", NULL, ETP_T_UINT, false, 0},
+    [C_P50_B] = {"p50_base", "p50 base", NULL, ETP_T_FLOAT, true, 3},
+    [C_P50_N] = {"p50_new", "p50 new", NULL, ETP_T_FLOAT, true, 3},
+    [C_P50_D] = {"p50_delta", "Δp50", NULL, ETP_T_FLOAT, true, 3},
+    [C_P50_PCT] = {"p50_pct", "Δp50%", NULL, ETP_T_FLOAT, true, 2},
+    [C_TOT_B] = {"total_base", "total base", NULL, ETP_T_FLOAT, true, 3},
+    [C_TOT_N] = {"total_new", "total new", NULL, ETP_T_FLOAT, true, 3},
+    [C_TOT_D] = {"total_delta", "Δtotal", NULL, ETP_T_FLOAT, true, 3},
+    [C_TOT_PCT] = {"total_pct", "Δtotal%", NULL, ETP_T_FLOAT, true, 2},
+    [C_IMPACT] = {"impact_per_run", "Δ/run", NULL, ETP_T_FLOAT, true, 3},
+    [C_P] = {"p_value", "p", NULL, ETP_T_FLOAT, true, -1},
+    [C_Q] = {"q_value", "q", NULL, ETP_T_FLOAT, true, -1},
+    [C_VERDICT] = {"verdict", "verdict", NULL, ETP_T_STR, false, 0},
+    [C_STATUS] = {"status", "status", NULL, ETP_T_STR, false, 0},
+    [C_MATCH] = {"match", "match", NULL, ETP_T_STR, true, 0},
+    [C_GATE] = {"gate", "gate", NULL, ETP_T_STR, false, 0},
+    [C_GATE_REASON] = {"gate_reason", "gate reason", NULL, ETP_T_STR, false, 0},
 };
 
 /* The people formats (table, md) show fewer columns. */
@@ -342,29 +297,27 @@ static const int op_cols_people[] = {C_METHOD, C_INSTR,  C_NAME,  C_P50_B,   C_P
                                      C_UNIT,   C_PLACEMENT, C_KIND};
 
 typedef struct optab {
-    out_table *t;
+    etp_table *t;
     bool people;
-    int map[C_N_];    /* column id -> position, -1 when not shown */
     int col_of[C_N_]; /* position -> column id */
-    out_col cols[C_N_];
     size_t ncols;
-    bool in_row;
 } optab;
 
-static void optab_cols(const dctx *c, optab *ot, bool people) {
+/* A new operator table of the document: every column, or the people's (table, md). */
+static etp_table *optab_new(const dctx *c, etp_doc *doc, optab *ot, bool people) {
+    etp_col cols[C_N_];
     ot->people = people;
     ot->ncols = 0;
-    for (int k = 0; k < C_N_; k++) ot->map[k] = -1;
     size_t n = people ? sizeof op_cols_people / sizeof op_cols_people[0] : (size_t)C_N_;
     for (size_t i = 0; i < n; i++) {
         int k = people ? op_cols_people[i] : (int)i;
-        ot->map[k] = (int)ot->ncols;
         ot->col_of[ot->ncols] = k;
-        ot->cols[ot->ncols] = op_cols_all[k];
-        if (op_cols_all[k].type == OUT_FLOAT && op_cols_all[k].precision == 3)
-            ot->cols[ot->ncols].precision = c->disp.precision;
+        cols[ot->ncols] = op_cols_all[k];
+        if (op_cols_all[k].type == ETP_T_FLOAT && op_cols_all[k].precision == 3)
+            cols[ot->ncols].precision = c->disp.precision;
         ot->ncols++;
     }
+    return ot->t = etp_doc_table(doc, cols, ot->ncols);
 }
 
 /* Cells must be given in column order: collect them, then emit. */
@@ -411,9 +364,7 @@ static void op_row(const dctx *c, optab *ot, const etp_diff_op *op) {
     put_str(&v[C_NAME], r->name);
     put_str(&v[C_OPERATOR], op->new_ && op->new_->op ? op->new_->op : r->op);
     put_str(&v[C_KIND], etp_ops_row_kind_name(r));
-    const char *pl = r->placement;
-    if (op->base && op->new_ && strcmp(op->base->placement, "delegate") == 0) pl = op->new_->placement;
-    put_str(&v[C_PLACEMENT], pl);
+    put_str(&v[C_PLACEMENT], etp_diff_op_placement(op));
     put_str(&v[C_UNIT], unit_name(c, r->unit));
     v[C_RUNS_B].type = v[C_RUNS_N].type = 3;
     v[C_RUNS_B].u = x->runs_base;
@@ -453,139 +404,125 @@ static void op_row(const dctx *c, optab *ot, const etp_diff_op *op) {
         put_text(&v[C_GATE_REASON], why);
     }
 
-    out_row_begin(ot->t);
+    etp_table_row(ot->t);
     for (size_t pos = 0; pos < ot->ncols; pos++) {
         const cell *e = &v[ot->col_of[pos]];
         switch (e->type) {
-        case 1: out_cell_str(ot->t, e->s); break;
-        case 2: out_cell_int(ot->t, e->i); break;
-        case 3: out_cell_uint(ot->t, e->u); break;
-        case 4: out_cell_float(ot->t, e->f); break;
-        default: out_cell_null(ot->t); break;
+        case 1: etp_table_str(ot->t, e->s); break;
+        case 2: etp_table_int(ot->t, e->i); break;
+        case 3: etp_table_uint(ot->t, e->u); break;
+        case 4: etp_table_float(ot->t, e->f); break;
+        default: etp_table_null(ot->t); break;
         }
     }
-    out_row_end(ot->t);
 }
 
-/* Writes the listed operators of status `s` (top N of the matched ones). */
+/* Adds the listed operators of status `s` (top N of the matched ones). */
 static void op_rows(const dctx *c, optab *ot, etp_diff_status s) {
     size_t n, shown = 0;
     const etp_diff_op *ops = etp_diff_ops(c->d, s, &n);
-    for (size_t i = 0; i < n; i++) {
-        if (!op_listed(c, &ops[i])) continue;
-        if (s == ETP_DS_MATCHED && c->top && shown >= c->top) break;
+    for (size_t i = 0; i < n && shown < c->ls.shown[s]; i++) {
+        if (!etp_diff_op_listed(&ops[i], c->all)) continue;
         op_row(c, ot, &ops[i]);
         shown++;
     }
 }
 
-static size_t count_listed(const dctx *c, etp_diff_status s) {
-    size_t n, k = 0;
-    const etp_diff_op *ops = etp_diff_ops(c->d, s, &n);
-    for (size_t i = 0; i < n; i++) k += op_listed(c, &ops[i]);
-    return k;
-}
-
 /* ------------------------------------------------------------------------------------------- */
 /* Methods */
 
-static const out_col method_cols[] = {
-    {"method", "method", OUT_STR, 0},
-    {"runs_base", "runs base", OUT_UINT, 0},
-    {"runs_new", "runs new", OUT_UINT, 0},
-    {"p50_base", "p50 base", OUT_FLOAT, 3},
-    {"p50_new", "p50 new", OUT_FLOAT, 3},
-    {"p50_delta", "Δp50", OUT_FLOAT, 3},
-    {"p50_pct", "Δp50%", OUT_FLOAT, 2},
-    {"total_delta", "Δtotal", OUT_FLOAT, 3},
-    {"p_value", "p", OUT_FLOAT, -1},
-    {"verdict", "verdict", OUT_STR, 0},
-    {"gate", "gate", OUT_STR, 0},
-    {"unit", "unit", OUT_STR, 0},
-    {"cpu_share_base", "cpu% base", OUT_FLOAT, 1},
-    {"cpu_share_new", "cpu% new", OUT_FLOAT, 1},
-    {"partitions_base", "parts base", OUT_UINT, 0},
-    {"partitions_new", "parts new", OUT_UINT, 0},
-    {"match", "match", OUT_STR, 0},
+static const etp_col method_cols[] = {
+    {"method", "method", NULL, ETP_T_STR, false, 0},
+    {"runs_base", "runs base", NULL, ETP_T_UINT, false, 0},
+    {"runs_new", "runs new", NULL, ETP_T_UINT, false, 0},
+    {"p50_base", "p50 base", NULL, ETP_T_FLOAT, true, 3},
+    {"p50_new", "p50 new", NULL, ETP_T_FLOAT, true, 3},
+    {"p50_delta", "Δp50", NULL, ETP_T_FLOAT, true, 3},
+    {"p50_pct", "Δp50%", NULL, ETP_T_FLOAT, true, 2},
+    {"total_delta", "Δtotal", NULL, ETP_T_FLOAT, true, 3},
+    {"p_value", "p", NULL, ETP_T_FLOAT, true, -1},
+    {"verdict", "verdict", NULL, ETP_T_STR, false, 0},
+    {"gate", "gate", NULL, ETP_T_STR, false, 0},
+    {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    {"cpu_share_base", "cpu% base", NULL, ETP_T_FLOAT, true, 1},
+    {"cpu_share_new", "cpu% new", NULL, ETP_T_FLOAT, true, 1},
+    {"partitions_base", "parts base", NULL, ETP_T_UINT, false, 0},
+    {"partitions_new", "parts new", NULL, ETP_T_UINT, false, 0},
+    {"match", "match", NULL, ETP_T_STR, true, 0},
 };
 #define N_METHOD_COLS (sizeof method_cols / sizeof method_cols[0])
 
-static void method_table(const dctx *c, out_table *t, bool people) {
+/* The methods of the table format (p50 change and p as the text writes them). */
+static void method_table(const dctx *c, etp_table *t) {
     for (size_t i = 0; i < etp_diff_method_count(c->d); i++) {
         const etp_diff_method *m = etp_diff_method_get(c->d, i);
         const etp_diff_cmp *l = &m->latency;
         const char *un;
         char b[48];
-        out_row_begin(t);
-        out_cell_str(t, dlabel(c, m));
-        out_cell_uint(t, l->runs_base);
-        out_cell_uint(t, l->runs_new);
-        out_cell_float(t, conv(c, m->unit, l->p50_base, &un));
-        out_cell_float(t, conv(c, m->unit, l->p50_new, &un));
-        out_cell_float(t, conv(c, m->unit, l->p50_delta, &un));
-        if (people) {
-            fmt_pct(b, sizeof b, l->p50_pct);
-            if (isnan(l->p50_pct)) out_cell_null(t);
-            else out_cell_str(t, b);
-        } else {
-            out_cell_float(t, l->p50_pct);
-        }
-        out_cell_float(t, conv(c, m->unit, l->total_delta, &un));
-        if (people) {
-            fmt_p(b, sizeof b, l->p);
-            if (isnan(l->p)) out_cell_null(t);
-            else out_cell_str(t, b);
-        } else {
-            out_cell_float(t, l->p);
-        }
-        out_cell_str(t, etp_diff_verdict_name(l->verdict, m->unit));
-        out_cell_str(t, etp_diff_outcome_name(l->gate.outcome));
-        out_cell_str(t, unit_name(c, m->unit));
-        out_cell_float(t, m->cpu_share_base);
-        out_cell_float(t, m->cpu_share_new);
-        out_cell_uint(t, m->partitions_base);
-        out_cell_uint(t, m->partitions_new);
-        out_cell_str(t, match_name(m));
-        out_row_end(t);
+        etp_table_row(t);
+        etp_table_str(t, dlabel(c, m));
+        etp_table_uint(t, l->runs_base);
+        etp_table_uint(t, l->runs_new);
+        etp_table_float(t, conv(c, m->unit, l->p50_base, &un));
+        etp_table_float(t, conv(c, m->unit, l->p50_new, &un));
+        etp_table_float(t, conv(c, m->unit, l->p50_delta, &un));
+        fmt_pct(b, sizeof b, l->p50_pct);
+        if (isnan(l->p50_pct)) etp_table_null(t);
+        else etp_table_str(t, b);
+        etp_table_float(t, conv(c, m->unit, l->total_delta, &un));
+        fmt_p(b, sizeof b, l->p);
+        if (isnan(l->p)) etp_table_null(t);
+        else etp_table_str(t, b);
+        etp_table_str(t, etp_diff_verdict_name(l->verdict, m->unit));
+        etp_table_str(t, etp_diff_outcome_name(l->gate.outcome));
+        etp_table_str(t, unit_name(c, m->unit));
+        etp_table_float(t, m->cpu_share_base);
+        etp_table_float(t, m->cpu_share_new);
+        etp_table_uint(t, m->partitions_base);
+        etp_table_uint(t, m->partitions_new);
+        etp_table_str(t, match_name(m));
     }
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* JSON */
+/* JSON facts */
 
-static void j_cmp(jw *w, const dctx *c, etp_unit u, const etp_diff_cmp *x) {
+static void n_cmp(etp_node *o, const dctx *c, etp_unit u, const etp_diff_cmp *x) {
     const char *un;
-    jw_key(w, "unit"); jw_str(w, unit_name(c, u));
-    jw_key(w, "runs_base"); jw_uint(w, x->runs_base);
-    jw_key(w, "runs_new"); jw_uint(w, x->runs_new);
-    jw_key(w, "p50_base"); jw_double(w, conv(c, u, x->p50_base, &un));
-    jw_key(w, "p50_new"); jw_double(w, conv(c, u, x->p50_new, &un));
-    jw_key(w, "p50_delta"); jw_double(w, conv(c, u, x->p50_delta, &un));
-    jw_key(w, "p50_pct"); jw_double(w, x->p50_pct);
-    jw_key(w, "total_base"); jw_double(w, conv(c, u, x->total_base, &un));
-    jw_key(w, "total_new"); jw_double(w, conv(c, u, x->total_new, &un));
-    jw_key(w, "total_delta"); jw_double(w, conv(c, u, x->total_delta, &un));
-    jw_key(w, "total_pct"); jw_double(w, x->total_pct);
-    jw_key(w, "impact_per_run"); jw_double(w, conv(c, u, x->impact, &un));
-    jw_key(w, "z"); jw_double(w, x->z);
-    jw_key(w, "p_value"); jw_double(w, x->p);
-    jw_key(w, "q_value"); jw_double(w, x->q);
-    jw_key(w, "significant"); jw_bool(w, x->significant);
-    jw_key(w, "verdict"); jw_str(w, etp_diff_verdict_name(x->verdict, u));
+    etp_node_str(o, "unit", unit_name(c, u));
+    etp_node_uint(o, "runs_base", x->runs_base);
+    etp_node_uint(o, "runs_new", x->runs_new);
+    etp_node_float(o, "p50_base", conv(c, u, x->p50_base, &un));
+    etp_node_float(o, "p50_new", conv(c, u, x->p50_new, &un));
+    etp_node_float(o, "p50_delta", conv(c, u, x->p50_delta, &un));
+    etp_node_float(o, "p50_pct", x->p50_pct);
+    etp_node_float(o, "total_base", conv(c, u, x->total_base, &un));
+    etp_node_float(o, "total_new", conv(c, u, x->total_new, &un));
+    etp_node_float(o, "total_delta", conv(c, u, x->total_delta, &un));
+    etp_node_float(o, "total_pct", x->total_pct);
+    etp_node_float(o, "impact_per_run", conv(c, u, x->impact, &un));
+    etp_node_float(o, "z", x->z);
+    etp_node_float(o, "p_value", x->p);
+    etp_node_float(o, "q_value", x->q);
+    etp_node_bool(o, "significant", x->significant);
+    etp_node_str(o, "verdict", etp_diff_verdict_name(x->verdict, u));
     char why[320];
     etp_diff_gate_text(&x->gate, why, sizeof why);
-    jw_key(w, "gate"); jw_str(w, etp_diff_outcome_name(x->gate.outcome));
-    jw_key(w, "gate_reason"); jw_str(w, why);
-    jw_key(w, "min_p"); jw_double(w, x->gate.min_p);
+    etp_node_str(o, "gate", etp_diff_outcome_name(x->gate.outcome));
+    etp_node_str(o, "gate_reason", why);
+    etp_node_float(o, "min_p", x->gate.min_p);
 }
 
-static int write_json(const dctx *c, FILE *f) {
+static void emit_node(void *ctx, const char *text) { etp_node_str(ctx, NULL, text); }
+static void emit_doc_note(void *ctx, const char *text) { etp_doc_note(ctx, text); }
+
+/* JSON: {schema_version, base, new, time_unit, threshold_pct, methods, ops, placement_changes,
+ * added, removed, verdict, notes} (no envelope: its own base and new). */
+static void fill_json(const dctx *c, etp_doc *doc) {
     const etp_diff_result *d = c->d;
     const etp_diff_summary *s = etp_diff_get_summary(d);
-    jw w;
-    jw_init(&w, f, true);
-    jw_obj_begin(&w);
-    jw_key(&w, "schema_version"); jw_int(&w, 1);
+    etp_node *root = etp_doc_root(doc);
+    etp_node_int(root, "schema_version", 1);
     const char *paths[2] = {c->base_path, c->new_path};
     const etp_ops_result *rs[2] = {c->rb, c->rn};
     const char *ptes[2] = {c->a->set[OPT_PTE] ? c->a->val[OPT_PTE] : NULL,
@@ -593,195 +530,160 @@ static int write_json(const dctx *c, FILE *f) {
                            : c->a->set[OPT_PTE]   ? c->a->val[OPT_PTE]
                                                   : NULL};
     for (int k = 0; k < 2; k++) {
-        jw_key(&w, k ? "new" : "base");
-        jw_obj_begin(&w);
-        jw_key(&w, "file"); jw_str(&w, paths[k]);
-        jw_key(&w, "program"); jw_str(&w, ptes[k]);
-        jw_key(&w, "runs"); jw_uint(&w, etp_ops_runs_kept(rs[k]));
-        jw_obj_end(&w);
+        etp_node *side = etp_node_obj(root, k ? "new" : "base");
+        etp_node_str(side, "file", paths[k]);
+        etp_node_str(side, "program", ptes[k]);
+        etp_node_uint(side, "runs", etp_ops_runs_kept(rs[k]));
     }
-    jw_key(&w, "time_unit"); jw_str(&w, c->disp.time_unit);
-    jw_key(&w, "threshold_pct"); jw_double(&w, c->threshold);
-    jw_key(&w, "methods");
-    jw_arr_begin(&w);
+    etp_node_str(root, "time_unit", c->disp.time_unit);
+    etp_node_float(root, "threshold_pct", c->threshold);
+    etp_node *ma = etp_node_arr(root, "methods");
     for (size_t i = 0; i < etp_diff_method_count(d); i++) {
         const etp_diff_method *m = etp_diff_method_get(d, i);
-        jw_obj_begin(&w);
-        jw_key(&w, "method"); jw_str(&w, m->name);
-        {
-            const etp_ops_method *om = side_method(c, m);
-            etp_ops_method none = {0};
-            ana_json_method_candidates(&w, om ? om : &none);
-        }
-        jw_key(&w, "status");
-        jw_str(&w, m->base < 0 ? "added" : m->new_ < 0 ? "removed" : "matched");
-        jw_key(&w, "match"); jw_str(&w, match_name(m));
-        j_cmp(&w, c, m->unit, &m->latency);
-        jw_key(&w, "regressed"); jw_bool(&w, m->regressed);
-        jw_key(&w, "cpu_share_base"); jw_double(&w, m->cpu_share_base);
-        jw_key(&w, "cpu_share_new"); jw_double(&w, m->cpu_share_new);
-        jw_key(&w, "delegate_share_base"); jw_double(&w, m->delegate_share_base);
-        jw_key(&w, "delegate_share_new"); jw_double(&w, m->delegate_share_new);
-        jw_key(&w, "partitions_base"); jw_uint(&w, m->partitions_base);
-        jw_key(&w, "partitions_new"); jw_uint(&w, m->partitions_new);
-        jw_obj_end(&w);
+        etp_node *mo = etp_node_obj(ma, NULL);
+        etp_node_str(mo, "method", m->name);
+        const etp_ops_method *om = side_method(c, m);
+        etp_ops_method none = {0};
+        etp_fig_method_candidates(mo, om ? om : &none);
+        etp_node_str(mo, "status", m->base < 0 ? "added" : m->new_ < 0 ? "removed" : "matched");
+        etp_node_str(mo, "match", match_name(m));
+        n_cmp(mo, c, m->unit, &m->latency);
+        etp_node_bool(mo, "regressed", m->regressed);
+        etp_node_float(mo, "cpu_share_base", m->cpu_share_base);
+        etp_node_float(mo, "cpu_share_new", m->cpu_share_new);
+        etp_node_float(mo, "delegate_share_base", m->delegate_share_base);
+        etp_node_float(mo, "delegate_share_new", m->delegate_share_new);
+        etp_node_uint(mo, "partitions_base", m->partitions_base);
+        etp_node_uint(mo, "partitions_new", m->partitions_new);
     }
-    jw_arr_end(&w);
     static const char *const keys[3] = {"ops", "added", "removed"};
-    optab ot;
-    optab_cols(c, &ot, false);
     for (int st = 0; st < 3; st++) {
-        jw_key(&w, keys[st]);
-        ot.t = out_table_new_in_json(&w, ot.cols, ot.ncols);
-        if (!ot.t) return EXIT_INTERNAL;
+        optab ot;
+        optab_new(c, doc, &ot, false);
         op_rows(c, &ot, (etp_diff_status)st);
-        int rc = out_table_finish(ot.t);
-        out_table_free(ot.t);
-        if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
-        if (st == 0) {
-            jw_key(&w, "placement_changes");
-            jw_arr_begin(&w);
-            for (size_t i = 0; i < etp_diff_placement_count(d); i++) {
-                const etp_diff_placement *p = etp_diff_placement_get(d, i);
-                const etp_diff_method *m = etp_diff_method_get(d, p->method);
-                const char *un;
-                jw_obj_begin(&w);
-                jw_key(&w, "method"); jw_str(&w, m->name);
-                jw_key(&w, "change"); jw_str(&w, etp_diff_move_name(p->move));
-                jw_key(&w, "operator"); jw_str(&w, p->op);
-                jw_key(&w, "from"); jw_str(&w, p->from);
-                jw_key(&w, "to"); jw_str(&w, p->to);
-                jw_key(&w, "base_count"); jw_uint(&w, p->base_count);
-                jw_key(&w, "new_count"); jw_uint(&w, p->new_count);
-                jw_key(&w, "base_nodes"); jw_uint(&w, p->base_nodes);
-                jw_key(&w, "new_nodes"); jw_uint(&w, p->new_nodes);
-                jw_key(&w, "evidence"); jw_str(&w, p->observed ? "observed" : "inferred");
-                jw_key(&w, "base_per_run"); jw_double(&w, conv(c, m->unit, p->base_per_run, &un));
-                jw_key(&w, "new_per_run"); jw_double(&w, conv(c, m->unit, p->new_per_run, &un));
-                jw_key(&w, "unit"); jw_str(&w, un);
-                jw_obj_end(&w);
-            }
-            jw_arr_end(&w);
+        etp_node_table(root, keys[st], ot.t);
+        if (st) continue;
+        etp_node *pa = etp_node_arr(root, "placement_changes");
+        for (size_t i = 0; i < etp_diff_placement_count(d); i++) {
+            const etp_diff_placement *p = etp_diff_placement_get(d, i);
+            const etp_diff_method *m = etp_diff_method_get(d, p->method);
+            const char *un;
+            etp_node *po = etp_node_obj(pa, NULL);
+            etp_node_str(po, "method", m->name);
+            etp_node_str(po, "change", etp_diff_move_name(p->move));
+            etp_node_str(po, "operator", p->op);
+            etp_node_str(po, "from", p->from);
+            etp_node_str(po, "to", p->to);
+            etp_node_uint(po, "base_count", p->base_count);
+            etp_node_uint(po, "new_count", p->new_count);
+            etp_node_uint(po, "base_nodes", p->base_nodes);
+            etp_node_uint(po, "new_nodes", p->new_nodes);
+            etp_node_str(po, "evidence", p->observed ? "observed" : "inferred");
+            etp_node_float(po, "base_per_run", conv(c, m->unit, p->base_per_run, &un));
+            etp_node_float(po, "new_per_run", conv(c, m->unit, p->new_per_run, &un));
+            etp_node_str(po, "unit", un);
         }
     }
-    jw_key(&w, "verdict");
-    jw_obj_begin(&w);
-    jw_key(&w, "result"); jw_str(&w, etp_diff_result_name(d));
-    jw_key(&w, "fail_on_regression_pct");
-    if (c->fail_set) jw_double(&w, c->fail_pct);
-    else jw_null(&w);
-    jw_key(&w, "failed"); jw_bool(&w, s->methods_regressed > 0);
-    jw_key(&w, "exit_code"); jw_int(&w, gate_exit(c));
-    jw_key(&w, "gate"); jw_str(&w, etp_diff_outcome_name(s->gate.outcome));
-    jw_key(&w, "gate_reason"); jw_str(&w, s->gate.reason);
-    jw_key(&w, "allow_inconclusive"); jw_bool(&w, c->allow_inconclusive);
-    jw_key(&w, "runs_needed"); jw_uint(&w, etp_mwu_runs_needed(c->o->alpha) > c->o->min_runs
-                                                 ? etp_mwu_runs_needed(c->o->alpha)
-                                                 : c->o->min_runs);
-    jw_key(&w, "methods_inconclusive"); jw_uint(&w, s->methods_inconclusive);
-    jw_key(&w, "methods_improved"); jw_uint(&w, s->methods_improved);
-    jw_key(&w, "regressed_methods");
-    jw_arr_begin(&w);
+    etp_node *v = etp_node_obj(root, "verdict");
+    etp_node_str(v, "result", etp_diff_result_name(d));
+    if (c->fail_set) etp_node_float(v, "fail_on_regression_pct", c->fail_pct);
+    else etp_node_null(v, "fail_on_regression_pct");
+    etp_node_bool(v, "failed", s->methods_regressed > 0);
+    etp_node_int(v, "exit_code", gate_exit(c));
+    etp_node_str(v, "gate", etp_diff_outcome_name(s->gate.outcome));
+    etp_node_str(v, "gate_reason", s->gate.reason);
+    etp_node_bool(v, "allow_inconclusive", c->allow_inconclusive);
+    etp_node_uint(v, "runs_needed", c->ls.runs_needed);
+    etp_node_uint(v, "methods_inconclusive", s->methods_inconclusive);
+    etp_node_uint(v, "methods_improved", s->methods_improved);
+    etp_node *rm = etp_node_arr(v, "regressed_methods");
     for (size_t i = 0; i < etp_diff_method_count(d); i++)
-        if (etp_diff_method_get(d, i)->regressed) jw_str(&w, etp_diff_method_get(d, i)->name);
-    jw_arr_end(&w);
-    jw_key(&w, "test"); jw_str(&w, "mann-whitney-u");
-    jw_key(&w, "alpha"); jw_double(&w, c->o->alpha);
-    jw_key(&w, "min_runs"); jw_uint(&w, c->o->min_runs);
-    jw_key(&w, "no_change_pct"); jw_double(&w, c->o->no_change_pct);
-    jw_key(&w, "match"); jw_str(&w, s->by_name ? "name" : "instruction");
-    jw_key(&w, "methods"); jw_uint(&w, s->methods);
-    jw_key(&w, "methods_slower"); jw_uint(&w, s->methods_slower);
-    jw_key(&w, "methods_faster"); jw_uint(&w, s->methods_faster);
-    jw_key(&w, "methods_too_few_runs"); jw_uint(&w, s->methods_too_few);
-    jw_key(&w, "ops_matched"); jw_uint(&w, s->matched);
-    jw_key(&w, "ops_slower"); jw_uint(&w, s->slower);
-    jw_key(&w, "ops_faster"); jw_uint(&w, s->faster);
-    jw_key(&w, "ops_noise"); jw_uint(&w, s->noise);
-    jw_key(&w, "ops_no_change"); jw_uint(&w, s->no_change);
-    jw_key(&w, "ops_too_few_runs"); jw_uint(&w, s->too_few);
-    jw_key(&w, "ops_added"); jw_uint(&w, s->added);
-    jw_key(&w, "ops_removed"); jw_uint(&w, s->removed);
-    jw_key(&w, "ops_hidden"); jw_uint(&w, s->hidden);
-    jw_key(&w, "placement_to_cpu"); jw_uint(&w, s->to_cpu);
-    jw_key(&w, "placement_to_delegate"); jw_uint(&w, s->to_delegate);
-    jw_key(&w, "partition_changes"); jw_uint(&w, s->partition_changes);
-    jw_key(&w, "headline");
-    jw_arr_begin(&w);
-    headline(c, emit_json, &w);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    jw_key(&w, "notes");
-    jw_arr_begin(&w);
-    notes(c, emit_json, &w);
-    jw_arr_end(&w);
-    jw_obj_end(&w);
-    fputc('\n', f);
-    if (fflush(f) || jw_finish(&w)) return EXIT_IO;
-    return EXIT_OK;
+        if (etp_diff_method_get(d, i)->regressed) etp_node_str(rm, NULL, etp_diff_method_get(d, i)->name);
+    etp_node_str(v, "test", "mann-whitney-u");
+    etp_node_float(v, "alpha", c->o->alpha);
+    etp_node_uint(v, "min_runs", c->o->min_runs);
+    etp_node_float(v, "no_change_pct", c->o->no_change_pct);
+    etp_node_str(v, "match", s->by_name ? "name" : "instruction");
+    etp_node_uint(v, "methods", s->methods);
+    etp_node_uint(v, "methods_slower", s->methods_slower);
+    etp_node_uint(v, "methods_faster", s->methods_faster);
+    etp_node_uint(v, "methods_too_few_runs", s->methods_too_few);
+    etp_node_uint(v, "ops_matched", s->matched);
+    etp_node_uint(v, "ops_slower", s->slower);
+    etp_node_uint(v, "ops_faster", s->faster);
+    etp_node_uint(v, "ops_noise", s->noise);
+    etp_node_uint(v, "ops_no_change", s->no_change);
+    etp_node_uint(v, "ops_too_few_runs", s->too_few);
+    etp_node_uint(v, "ops_added", s->added);
+    etp_node_uint(v, "ops_removed", s->removed);
+    etp_node_uint(v, "ops_hidden", s->hidden);
+    etp_node_uint(v, "placement_to_cpu", s->to_cpu);
+    etp_node_uint(v, "placement_to_delegate", s->to_delegate);
+    etp_node_uint(v, "partition_changes", s->partition_changes);
+    headline(c, emit_node, etp_node_arr(v, "headline"));
+    notes(c, emit_doc_note, doc);
+}
+
+/* csv, tsv, jsonl: every operator row with every column. */
+static void fill_flat(const dctx *c, etp_doc *doc) {
+    optab ot;
+    etp_doc_flat(doc, optab_new(c, doc, &ot, false));
+    for (int st = 0; st < 3; st++) op_rows(c, &ot, (etp_diff_status)st);
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* table: headline, methods, operators, added, removed; md/csv/tsv/jsonl: operator rows */
+/* The text views. table: headline, methods, operators, added, removed, notes; md: the operator
+ * rows with the headline and the notes as the table's notes. Their lines name methods,
+ * operators and backends from the input: shown as table cells are (ETP_TEXT_CELL). */
 
-static int write_table(const dctx *c, cli_out *o) {
-    FILE *f = o->f;
-    text_out to = {f, o->width};
-    headline(c, emit_line, &to);
-    fputc('\n', f);
-    out_table *t = cli_table(c->a, o, method_cols, N_METHOD_COLS);
-    /* a narrow terminal loses these first (out_table_set_droppable) */
+static void emit_line(void *ctx, const char *text) {
+    etp_section_text(ctx, ETP_TEXT_WRAP | ETP_TEXT_CELL, NULL, 2, text);
+}
+static void emit_note_line(void *ctx, const char *text) {
+    etp_section_text(ctx, ETP_TEXT_WRAP | ETP_TEXT_CELL, "note: ", 6, text);
+}
+static void emit_table_note(void *ctx, const char *text) { etp_table_note(ctx, text); }
+
+static void fill_table(const dctx *c, etp_doc *doc) {
+    etp_section *sec = etp_doc_section(doc, "diff");
+    headline(c, emit_line, sec);
+    etp_section_text(sec, 0, NULL, 0, "\n");
+    etp_table *t = etp_doc_table(doc, method_cols, N_METHOD_COLS);
+    /* a narrow terminal loses these first */
     static const char *const mdrop[] = {
         "match:15", "partitions_base+partitions_new:14", "cpu_share_base+cpu_share_new:13",
         "total_delta:12", "p_value:11", "runs_base+runs_new:10", "gate:9", "p50_delta:8",
         "p50_base+p50_new+unit:2", "verdict:1", NULL};
-    if (t) out_table_set_droppable(t, mdrop);
-    if (!t) return EXIT_INTERNAL;
-    method_table(c, t, true);
-    int rc = out_table_finish(t);
-    out_table_free(t);
-    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
+    etp_table_droppable(t, mdrop);
+    method_table(c, t);
+    etp_section_table(sec, t);
     static const char *const titles[3] = {"operators, by impact", "added (only in NEW)",
                                           "removed (only in BASE)"};
     for (int st = 0; st < 3; st++) {
-        size_t n = count_listed(c, (etp_diff_status)st);
+        size_t n = c->ls.listed[st];
         if (st && !n) continue;
-        if (st == 0 && c->top && n > c->top)
-            fprintf(f, "\n%s (first %zu of %zu):\n", titles[st], c->top, n);
+        if (c->ls.shown[st] < n)
+            etp_section_textf(sec, 0, 0, "\n%s (first %zu of %zu):\n", titles[st], c->ls.shown[st], n);
         else
-            fprintf(f, "\n%s (%zu):\n", titles[st], n);
+            etp_section_textf(sec, 0, 0, "\n%s (%zu):\n", titles[st], n);
         optab ot;
-        optab_cols(c, &ot, true);
-        ot.t = cli_table(c->a, o, ot.cols, ot.ncols);
+        optab_new(c, doc, &ot, true);
         static const char *const odrop[] = {
             "kind:9", "placement:8", "method:7", "q_value:6", "total_delta:5",
             "instruction_id:4", "p50_delta:3", "p50_base+p50_new+unit:2", "verdict:1", NULL};
-        if (ot.t) out_table_set_droppable(ot.t, odrop);
-        if (!ot.t) return EXIT_INTERNAL;
+        etp_table_droppable(ot.t, odrop);
         op_rows(c, &ot, (etp_diff_status)st);
-        rc = out_table_finish(ot.t);
-        out_table_free(ot.t);
-        if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
+        etp_section_table(sec, ot.t);
     }
-    notes(c, emit_note_line, &to);
-    if (fflush(f) || ferror(f)) return EXIT_IO;
-    return EXIT_OK;
+    notes(c, emit_note_line, sec);
 }
 
-static int write_rows(const dctx *c, cli_out *o) {
+static void fill_md(const dctx *c, etp_doc *doc) {
     optab ot;
-    optab_cols(c, &ot, c->a->fmt == OUT_MD);
-    ot.t = cli_table(c->a, o, ot.cols, ot.ncols);
-    if (!ot.t) return EXIT_INTERNAL;
+    etp_section_table(etp_doc_section(doc, "diff"), optab_new(c, doc, &ot, true));
     for (int st = 0; st < 3; st++) op_rows(c, &ot, (etp_diff_status)st);
-    if (c->a->fmt == OUT_MD) {
-        headline(c, emit_note, ot.t);
-        notes(c, emit_note, ot.t);
-    }
-    int rc = out_table_finish(ot.t);
-    out_table_free(ot.t);
-    if (rc) return rc == ETP_E_IO ? EXIT_IO : EXIT_INTERNAL;
-    return EXIT_OK;
+    headline(c, emit_table_note, ot.t);
+    notes(c, emit_table_note, ot.t);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -877,13 +779,28 @@ static int run_diff(cli_args *a) {
     c.rb = rb;
     c.rn = rn;
     c.o = &dopts;
-    cli_out o;
-    if ((rc = cli_out_open(a, &o))) goto done;
-    switch (a->fmt) {
-    case OUT_JSON: rc = write_json(&c, o.f); break;
-    case OUT_TABLE: rc = write_table(&c, &o); break;
-    default: rc = write_rows(&c, &o); break;
+    etp_diff_list(d, c.all, c.top, &c.ls);
+    /* one document: the JSON facts, the flat rows (csv, tsv, jsonl) and the text views */
+    etp_doc *doc = etp_doc_new("diff", -1, NULL, NULL);
+    if (doc) {
+        fill_json(&c, doc);
+        fill_flat(&c, doc);
+        if ((etp_format)a->fmt == ETP_FMT_TABLE) fill_table(&c, doc);
+        if ((etp_format)a->fmt == ETP_FMT_MD) fill_md(&c, doc);
     }
+    if (!etp_doc_ok(doc)) {
+        cli_errorf("diff: out of memory");
+        etp_doc_free(doc);
+        rc = EXIT_INTERNAL;
+        goto done;
+    }
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        etp_doc_free(doc);
+        goto done;
+    }
+    rc = cli_render(a, &o, doc);
+    etp_doc_free(doc);
     if (rc && rc != EXIT_IO) cli_errorf("diff: out of memory"); /* cli_out_close reports EXIT_IO */
     rc = cli_out_close(&o, rc);
     if (!rc && c.fail_set && etp_diff_get_summary(d)->gate.outcome == ETP_DIFF_INCONCLUSIVE)

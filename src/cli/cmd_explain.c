@@ -2,7 +2,6 @@
  * with the file's own numbers, plus what the file cannot tell and what is missing. JSON carries
  * the same findings as structured records (docs/analyses.md). The findings are the library's
  * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
-#include "analysis.h"
 #include "cli_ana.h"
 #include "etprof_qnn.h"
 #include "etprof_explain.h"
@@ -52,44 +51,53 @@ typedef struct finding {
     const char *method;
     const char *question;
     char *answer;
-    char *facts; /* a JSON object */
 } finding;
 
 /* The renderer's state: the findings are computed by etp_explain_compute (src/explain.c); this
- * only turns their facts into the answer text and the JSON facts objects. */
+ * only turns their facts into the answer text and the document's facts nodes. */
 typedef struct ex_ctx {
     const etp_ops_result *r;
     const etp_disp *d;
     const etp_qnn_paths *qp; /* QNN's own files given (named in the answers) */
     finding f[MAX_FINDINGS];
     size_t n;
+    etp_node *findings; /* the JSON "findings" array */
     /* per finding under construction */
-    sbuf ans, fx;
-    jw w;
+    const etp_finding *cur;
+    sbuf ans;
     bool oom;
 } ex_ctx;
 
+static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi);
+
 static void begin(ex_ctx *c, const char *id, const char *method, const char *question) {
-    if (!sb_open(&c->ans) || !sb_open(&c->fx)) c->oom = true;
+    if (!sb_open(&c->ans)) c->oom = true;
     c->f[c->n] = (finding){.id = id, .method = method, .question = question};
-    jw_init(&c->w, c->fx.f ? c->fx.f : stderr, false);
-    jw_obj_begin(&c->w);
+    c->cur = NULL;
 }
 
+/* The finding's record: {id, method, question, answer, facts} (facts on one line). */
 static void end(ex_ctx *c) {
-    jw_obj_end(&c->w);
-    if (c->fx.f) fflush(c->fx.f);
-    if (jw_finish(&c->w)) c->oom = true;
-    c->f[c->n].answer = sb_take(&c->ans);
-    if (c->f[c->n].answer) {
-        size_t len = strlen(c->f[c->n].answer);
-        while (len && c->f[c->n].answer[len - 1] == ' ') c->f[c->n].answer[--len] = 0;
+    finding *x = &c->f[c->n];
+    free(x->answer);
+    x->answer = c->ans.f ? sb_take(&c->ans) : NULL;
+    if (x->answer) {
+        size_t len = strlen(x->answer);
+        while (len && x->answer[len - 1] == ' ') x->answer[--len] = 0;
     }
-    c->f[c->n].facts = sb_take(&c->fx);
-    if (!c->f[c->n].answer || !c->f[c->n].facts) c->oom = true;
-    if (c->n + 1 < MAX_FINDINGS) c->n++;
+    if (!x->answer) c->oom = true;
+    if (c->n + 1 < MAX_FINDINGS) {
+        etp_node *o = etp_node_obj(c->findings, NULL);
+        etp_node_str(o, "id", x->id);
+        etp_node_str(o, "method", x->method);
+        etp_node_str(o, "question", x->question);
+        etp_node_str(o, "answer", x->answer);
+        etp_node *fx = etp_node_obj(o, "facts");
+        etp_node_compact(fx);
+        if (c->cur) node_facts(c, fx, c->cur);
+        c->n++;
+    }
 }
-
 
 /* A time value (row unit ns or ticks) at the chosen statistic, in the display unit. */
 static double tv(const ex_ctx *c, etp_unit u, double v) {
@@ -114,65 +122,60 @@ static void say_t(ex_ctx *c, etp_unit u, double v) {
 
 /* The facts of a finding as its JSON "facts" object (schema 1): time values in the display
  * unit, "time_unit" the display unit's name, extra facts left out. */
-static void json_facts(ex_ctx *c, const etp_finding *fi) {
+static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi) {
     const char *open = NULL; /* the list being written */
-    int64_t item = -1;       /* its record being written */
+    etp_node *list = NULL;   /* its node */
+    etp_node *rec = NULL;    /* its record being written */
+    int64_t item = -1;       /* that record's index */
     bool plain = false;      /* its records are plain values (or it is one record) */
     bool record = false;     /* it is one record (a JSON object) */
     for (size_t i = 0; i < fi->n_facts; i++) {
         const etp_fact *f = &fi->facts[i];
         if (f->extra) continue;
         if (open && f->list != open) {
-            if (item >= 0) jw_obj_end(&c->w);
-            if (record) jw_obj_end(&c->w);
-            else jw_arr_end(&c->w);
             open = NULL;
+            list = rec = NULL;
             item = -1;
             plain = record = false;
         }
         if (f->kind == ETP_FACT_ROW) {
-            ana_json_top_op(&c->w, c->d, etp_ops_row_get(c->r, (size_t)f->row));
+            etp_fig_top_op(list ? list : fx, NULL, c->d, etp_ops_row_get(c->r, (size_t)f->row));
             continue;
         }
         if (f->list && !plain && (int64_t)f->item != item) {
-            if (item >= 0) jw_obj_end(&c->w);
-            jw_obj_begin(&c->w);
+            rec = etp_node_obj(list, NULL);
             item = f->item;
         }
-        if (!f->list || !plain || record) jw_key(&c->w, f->id);
+        etp_node *at = !f->list ? fx : plain ? list : rec;
+        const char *key = !f->list || !plain || record ? f->id : NULL;
         switch (f->kind) {
         case ETP_FACT_LIST:
-            jw_arr_begin(&c->w);
+            list = etp_node_arr(at, key);
             open = f->id;
             item = -1;
             plain = f->flag;
             break;
         case ETP_FACT_RECORD:
-            jw_obj_begin(&c->w);
+            list = etp_node_obj(at, key);
             open = f->id;
             item = -1;
             plain = true;
             record = true;
             break;
         case ETP_FACT_NUMBER:
-            if (f->unknown) jw_null(&c->w);
-            else if (f->integral) jw_int(&c->w, (int64_t)f->value);
-            else jw_double(&c->w, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
-                                 ? f->value
-                                 : tv(c, f->unit, f->value));
+            if (f->unknown) etp_node_null(at, key);
+            else if (f->integral) etp_node_int(at, key, (int64_t)f->value);
+            else etp_node_float(at, key, f->percent || f->per_unit != ETP_UNIT_NONE || f->unit == ETP_UNIT_CYCLES
+                                             ? f->value
+                                             : tv(c, f->unit, f->value));
             break;
-        case ETP_FACT_COUNT: jw_uint(&c->w, f->count); break;
-        case ETP_FACT_FLAG: jw_bool(&c->w, f->flag); break;
+        case ETP_FACT_COUNT: etp_node_uint(at, key, f->count); break;
+        case ETP_FACT_FLAG: etp_node_bool(at, key, f->flag); break;
         case ETP_FACT_TEXT:
-            jw_str(&c->w, strcmp(f->id, "time_unit") == 0 ? c->d->time_unit : f->text);
+            etp_node_str(at, key, strcmp(f->id, "time_unit") == 0 ? c->d->time_unit : f->text);
             break;
         case ETP_FACT_ROW: break;
         }
-    }
-    if (open) {
-        if (item >= 0) jw_obj_end(&c->w);
-        if (record) jw_obj_end(&c->w);
-        else jw_arr_end(&c->w);
     }
 }
 
@@ -195,7 +198,7 @@ static uint64_t count_of(const etp_finding *fi, const char *id) {
 
 static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     sb_printf(&c->ans, "No. They are nested scopes measured by different clocks, and only two of "
                        "them are times. ");
     const etp_fact *me = FACT("method_execute");
@@ -303,7 +306,7 @@ static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
 
 static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     for (uint32_t j = 0; j < count_of(fi, "delegates"); j++) {
         unsigned parts = (unsigned)member(fi, "delegates", j, "partitions")->count;
         sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", parts,
@@ -405,7 +408,7 @@ static long long ival(const etp_fact *f) { return f ? (long long)f->value : 0; }
 
 static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     if (!FACT("available")->flag) {
         sb_printf(&c->ans,
                   "Not from an ETDump: its HTP node events hold one aggregate cycle count per "
@@ -491,7 +494,7 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
 
 static void r_memory(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     const etp_fact *util = FACT("utilization_percent"), *vtcm = FACT("peak_vtcm_bytes"),
                    *dram = FACT("dram_read_bytes"), *heap = FACT("heap_before_bytes"),
                    *clock = FACT("clock_ghz");
@@ -599,7 +602,7 @@ static const etp_fact *fact_of(const etp_finding *fi, const char *id, int32_t mi
 
 static void r_units(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     const etp_fact *ns = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_NS));
     const etp_fact *ticks = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_TICKS));
     const etp_fact *cycles = member(fi, "rows_per_unit", 0, etp_unit_name(ETP_UNIT_CYCLES));
@@ -664,7 +667,7 @@ static void r_units(ex_ctx *c, const etp_finding *fi) {
 
 static void r_cannot(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     bool any_qnn = FACT("qnn")->flag;
     if (any_qnn && FACT("qnn_files")->flag) {
         char fb[1200];
@@ -702,7 +705,7 @@ static void r_cannot(ex_ctx *c, const etp_finding *fi) {
 
 static void r_missing(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
-    json_facts(c, fi);
+    c->cur = fi;
     bool any = false;
     if (!FACT("pte_given")->flag) {
         sb_printf(&c->ans, "No --pte was given: the method names, the backend of each DELEGATE_CALL "
@@ -756,33 +759,67 @@ static void r_missing(ex_ctx *c, const etp_finding *fi) {
 /* Prose lines are wrapped to the terminal (COLUMNS or its width), else to 98 columns. */
 #define PROSE_WIDTH 98
 
-static void json_note_cb(void *ctx, const char *text) { jw_str(ctx, text); }
+static void note_doc_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
 typedef struct text_ctx {
-    FILE *f;
+    etp_section *s;
     bool md, started;
-    int width; /* wrap to this many columns */
 } text_ctx;
 
 /* The data-quality notes after the answers (names from the file written as table cells are). */
 static void text_note_cb(void *ctx, const char *text) {
     text_ctx *t = ctx;
-    if (!t->started) fprintf(t->f, "\n%sData quality\n", t->md ? "## " : "");
+    if (!t->started) etp_section_textf(t->s, 0, 0, "\n%sData quality\n", t->md ? "## " : "");
     t->started = true;
-    char *s = out_text_dup(text);
-    if (t->md) fprintf(t->f, "\n- %s\n", s ? s : text);
-    else out_wrap(t->f, t->width, "  ", 2, s ? s : text);
-    free(s);
+    if (t->md) {
+        etp_section_text(t->s, ETP_TEXT_CELL, "\n- ", 0, text);
+        etp_section_text(t->s, 0, NULL, 0, "\n");
+    } else {
+        etp_section_text(t->s, ETP_TEXT_WRAP | ETP_TEXT_CELL, "  ", 2, text);
+    }
 }
 
-static void json_finding(jw *w, const finding *x) {
-    jw_obj_begin(w);
-    jw_key(w, "id"); jw_str(w, x->id);
-    jw_key(w, "method"); jw_str(w, x->method);
-    jw_key(w, "question"); jw_str(w, x->question);
-    jw_key(w, "answer"); jw_str(w, x->answer);
-    jw_key(w, "facts"); jw_raw(w, x->facts);
-    jw_obj_end(w);
+/* table and md: the title, then each question and its answer, then the data-quality notes. The
+ * method and the answer hold names from the input: shown as table cells are. */
+static void fill_text(const ex_ctx *c, etp_doc *doc, bool md, const char *path, bool has_prog) {
+    etp_section *s = etp_doc_section(doc, "explain");
+    etp_section_textf(s, 0, 0, "%s%s%s\n", md ? "# etprof explain: " : "etprof explain: ", path,
+                      has_prog ? "" : " (no --pte)");
+    for (size_t i = 0; i < c->n; i++) {
+        const finding *x = &c->f[i];
+        etp_section_text(s, 0, NULL, 0, "\n");
+        etp_section_textf(s, ETP_TEXT_WRAP | ETP_TEXT_CELL, 2, "%s%s%s%s%s", md ? "## " : "",
+                          x->question, x->method ? " [" : "", x->method ? x->method : "",
+                          x->method ? "]" : "");
+        if (md) {
+            etp_section_text(s, ETP_TEXT_CELL, "\n", 0, x->answer);
+            etp_section_text(s, 0, NULL, 0, "\n");
+        } else {
+            etp_section_text(s, ETP_TEXT_WRAP | ETP_TEXT_CELL, "  ", 2, x->answer);
+        }
+    }
+    text_ctx tc = {s, md, false};
+    etp_quality_notes(c->r, text_note_cb, &tc);
+}
+
+/* csv, tsv: one row per finding; jsonl: one finding record per line. */
+static void fill_flat(const ex_ctx *c, etp_doc *doc) {
+    static const etp_col cols[] = {
+        {"id", "id", NULL, ETP_T_STR, false, 0},
+        {"method", "method", NULL, ETP_T_STR, true, 0},
+        {"question", "question", NULL, ETP_T_STR, false, 0},
+        {"answer", "answer", NULL, ETP_T_STR, false, 0},
+    };
+    etp_table *t = etp_doc_table(doc, cols, 4);
+    etp_doc_flat(doc, t);
+    for (size_t i = 0; t && i < c->n; i++) {
+        etp_table_row(t);
+        etp_table_str(t, c->f[i].id);
+        etp_table_str(t, c->f[i].method);
+        etp_table_str(t, c->f[i].question);
+        etp_table_str(t, c->f[i].answer);
+    }
+    etp_doc_jsonl_array(doc, c->findings);
 }
 
 static int run_explain(cli_args *a) {
@@ -830,6 +867,11 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return EXIT_INTERNAL;
     }
+    /* one document: the findings (JSON, jsonl), their flat table (csv, tsv) and the text (table,
+     * md) */
+    etp_doc *doc = etp_doc_new("explain", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    if (!doc) c->oom = true;
+    c->findings = etp_node_arr(etp_doc_root(doc), "findings");
     c->r = r;
     c->d = &d;
     c->qp = &qp;
@@ -852,93 +894,26 @@ static int run_explain(cli_args *a) {
         if (fi->question == ETP_EXQ_CANNOT_TELL) r_cannot(c, fi);
         if (fi->question == ETP_EXQ_MISSING) r_missing(c, fi);
     }
+    if (!c->oom) {
+        etp_doc_notes_here(doc);
+        etp_quality_notes(r, note_doc_cb, doc);
+        etp_fig_quality(etp_doc_root(doc), "data_quality", r);
+        fill_flat(c, doc);
+        if ((etp_format)a->fmt == ETP_FMT_TABLE || (etp_format)a->fmt == ETP_FMT_MD)
+            fill_text(c, doc, (etp_format)a->fmt == ETP_FMT_MD, path, in.prog != NULL);
+        etp_doc_wrap_width(doc, PROSE_WIDTH);
+        if (!etp_doc_ok(doc)) c->oom = true;
+    }
     cli_out o;
     if (c->oom) rc = EXIT_INTERNAL, cli_errorf("out of memory");
     else rc = cli_out_open(a, &o);
     if (!rc) {
-        FILE *f = o.f;
-        if (a->fmt == OUT_JSON) {
-            jw w;
-            jw_init(&w, f, true);
-            jw_obj_begin(&w);
-            jw_key(&w, "schema_version"); jw_int(&w, 1);
-            jw_key(&w, "file"); jw_str(&w, path);
-            jw_key(&w, "program"); jw_str(&w, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
-            jw_key(&w, "findings");
-            jw_arr_begin(&w);
-            for (size_t i = 0; i < c->n; i++) json_finding(&w, &c->f[i]);
-            jw_arr_end(&w);
-            jw_key(&w, "notes");
-            jw_arr_begin(&w);
-            etp_quality_notes(r, json_note_cb, &w);
-            jw_arr_end(&w);
-            jw_key(&w, "data_quality");
-            ana_json_quality(&w, r);
-            jw_obj_end(&w);
-            fflush(f);
-            if (jw_finish(&w)) rc = EXIT_IO;
-            fputc('\n', f);
-        } else if (a->fmt == OUT_JSONL) {
-            for (size_t i = 0; i < c->n; i++) {
-                jw w;
-                jw_init(&w, f, false);
-                json_finding(&w, &c->f[i]);
-                fflush(f);
-                if (jw_finish(&w)) rc = EXIT_IO;
-                fputc('\n', f);
-            }
-        } else if (a->fmt == OUT_CSV || a->fmt == OUT_TSV) {
-            static const out_col cols[] = {
-                {"id", "id", OUT_STR, 0},
-                {"method", "method", OUT_STR, 0},
-                {"question", "question", OUT_STR, 0},
-                {"answer", "answer", OUT_STR, 0},
-            };
-            out_table *t = cli_table(a, &o, cols, 4);
-            if (!t) rc = EXIT_INTERNAL;
-            for (size_t i = 0; t && i < c->n; i++) {
-                out_row_begin(t);
-                out_cell_str(t, c->f[i].id);
-                out_cell_str(t, c->f[i].method);
-                out_cell_str(t, c->f[i].question);
-                out_cell_str(t, c->f[i].answer);
-                out_row_end(t);
-            }
-            if (t && out_table_finish(t)) rc = EXIT_IO;
-            out_table_free(t);
-        } else {
-            bool md = a->fmt == OUT_MD;
-            int width = o.width ? o.width : PROSE_WIDTH;
-            fprintf(f, "%s%s%s\n", md ? "# etprof explain: " : "etprof explain: ", path,
-                    in.prog ? "" : " (no --pte)");
-            for (size_t i = 0; i < c->n; i++) {
-                const finding *x = &c->f[i];
-                /* the method and the answer hold names from the input: written as the table
-                 * format writes strings (valid UTF-8, control characters as spaces) */
-                char *meth = out_text_dup(x->method), *ans = out_text_dup(x->answer);
-                if ((x->method && !meth) || !ans) {
-                    free(meth);
-                    free(ans);
-                    cli_errorf("out of memory");
-                    rc = EXIT_INTERNAL;
-                    break;
-                }
-                out_wrapf(f, md ? 0 : width, 2, "\n%s%s%s%s%s\n", md ? "## " : "", x->question,
-                          meth ? " [" : "", meth ? meth : "", meth ? "]" : "");
-                if (md) fprintf(f, "\n%s\n", ans);
-                else out_wrap(f, width, "  ", 2, ans);
-                free(meth);
-                free(ans);
-            }
-            text_ctx tc = {f, md, false, width};
-            if (!rc) etp_quality_notes(r, text_note_cb, &tc);
-        }
-        if (ferror(f) && !rc) rc = EXIT_IO;
+        rc = cli_render(a, &o, doc);
         rc = cli_out_close(&o, rc);
     }
+    etp_doc_free(doc);
     for (size_t i = 0; i < MAX_FINDINGS; i++) {
         free(c->f[i].answer);
-        free(c->f[i].facts);
     }
     free(c);
     etp_explain_free(xr);
