@@ -300,20 +300,13 @@ int cli_out_close(cli_out *o, int rc) {
     return EXIT_OK;
 }
 
-out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols) {
-    out_table *t = out_table_new(a->fmt, o->f, cols, ncols);
-    if (t && o->width) out_table_set_max_width(t, o->width);
-    if (t && a->set[OPT_CSV_RAW]) out_table_set_csv_raw(t, true);
-    return t;
-}
-
 etp_render_opts cli_render_opts(cli_args *a, const cli_out *o) {
     return (etp_render_opts){.width = o->width, .csv_raw = a->set[OPT_CSV_RAW]};
 }
 
 int cli_render(cli_args *a, cli_out *o, const etp_doc *doc) {
     etp_render_opts ro = cli_render_opts(a, o);
-    int rc = etp_doc_render(doc, (etp_format)a->fmt, o->f, &ro);
+    int rc = etp_doc_render(doc, a->fmt, o->f, &ro);
     return rc == ETP_E_IO ? EXIT_IO : rc ? EXIT_INTERNAL : EXIT_OK;
 }
 

@@ -4,8 +4,6 @@
 
 #include "etprof.h"
 #include "etprof_result.h"
-#include "jw.h"
-#include "out.h"
 #include "etprof_io.h"
 
 #include <stdbool.h>
@@ -57,7 +55,7 @@ typedef struct cli_args {
     const char *pos[CLI_MAX_POS];
     int npos;
     /* parsed globals */
-    out_format fmt;
+    etp_format fmt;
     bool fmt_set;
     bool quiet;
 } cli_args;
@@ -122,8 +120,6 @@ int cli_out_open(cli_args *a, cli_out *o);
  * output (the reader went away, SIGPIPE ignored) ends quietly with 141, as death by SIGPIPE. */
 int cli_out_close(cli_out *o, int rc);
 
-/* Table helper honouring --format and the terminal width. */
-out_table *cli_table(cli_args *a, cli_out *o, const out_col *cols, size_t ncols);
 
 /* Renders `doc` in --format to the output (width, --wide, --csv-raw); returns an exit code. */
 int cli_render(cli_args *a, cli_out *o, const etp_doc *doc);

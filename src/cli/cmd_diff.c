@@ -785,8 +785,8 @@ static int run_diff(cli_args *a) {
     if (doc) {
         fill_json(&c, doc);
         fill_flat(&c, doc);
-        if ((etp_format)a->fmt == ETP_FMT_TABLE) fill_table(&c, doc);
-        if ((etp_format)a->fmt == ETP_FMT_MD) fill_md(&c, doc);
+        if (a->fmt == ETP_FMT_TABLE) fill_table(&c, doc);
+        if (a->fmt == ETP_FMT_MD) fill_md(&c, doc);
     }
     if (!etp_doc_ok(doc)) {
         cli_errorf("diff: out of memory");

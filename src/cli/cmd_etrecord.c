@@ -219,7 +219,7 @@ static const etp_col entry_cols[] = {
 static int etrecord_table(cli_args *a, etp_doc *doc, const etp_etrecord *r, const char *path) {
     uint32_t ne = etp_etrecord_entry_count(r), np = etp_etrecord_program_count(r);
     etp_section *s = etp_doc_section(doc, "etrecord");
-    if (a->fmt == OUT_TABLE)
+    if (a->fmt == ETP_FMT_TABLE)
         etp_section_textf(s, 0, 0, "file       %s\nkind       ExecuTorch ETRecord (ZIP), %u entries, "
                                    "%u programs, %u skipped (not read)\n\n",
                           path, ne, np, etp_etrecord_skipped_count(r));
@@ -270,7 +270,7 @@ int cli_etrecord_info(cli_args *a, const char *path) {
     /* JSON: {schema_version, file, kind, entries, programs, map_methods, skipped} (0.1.0) */
     etp_doc *doc = etp_doc_new("info", 1, path, NULL);
     etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
-    if (a->fmt == OUT_JSON) etrecord_facts(doc, r);
+    if (a->fmt == ETP_FMT_JSON) etrecord_facts(doc, r);
     else rc = etrecord_table(a, doc, r, path);
     if (!rc && doc) rc = cli_render(a, &o, doc);
     else rc = EXIT_INTERNAL;

@@ -23,7 +23,7 @@ static int run_events(cli_args *a) {
     /* millions of events: each row goes out as it comes (etprof_events.h), nothing is kept but
      * the table format's cell text */
     etp_render_opts ro = cli_render_opts(a, &o);
-    etp_stream *s = etp_events_open((etp_format)a->fmt, o.f, &ro, path);
+    etp_stream *s = etp_events_open(a->fmt, o.f, &ro, path);
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
         etp_block_view v;
         if ((rc = etp_model_block(in.model, b, &v, &err))) {

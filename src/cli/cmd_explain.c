@@ -899,8 +899,8 @@ static int run_explain(cli_args *a) {
         etp_quality_notes(r, note_doc_cb, doc);
         etp_fig_quality(etp_doc_root(doc), "data_quality", r);
         fill_flat(c, doc);
-        if ((etp_format)a->fmt == ETP_FMT_TABLE || (etp_format)a->fmt == ETP_FMT_MD)
-            fill_text(c, doc, (etp_format)a->fmt == ETP_FMT_MD, path, in.prog != NULL);
+        if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD)
+            fill_text(c, doc, a->fmt == ETP_FMT_MD, path, in.prog != NULL);
         etp_doc_wrap_width(doc, PROSE_WIDTH);
         if (!etp_doc_ok(doc)) c->oom = true;
     }

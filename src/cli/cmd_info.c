@@ -211,7 +211,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     uint32_t nm = in.model ? etp_model_mismatch(in.model, &first) : 0;
     etp_doc *doc = etp_doc_new("info", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
-    if (a->fmt == OUT_JSON) {
+    if (a->fmt == ETP_FMT_JSON) {
         /* {schema_version, file, kind, ..., kinds, program, methods, ...} (0.1.0) */
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "etdump");
@@ -264,7 +264,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         }
     } else {
         etp_section *sec = etp_doc_section(doc, "info");
-        if (a->fmt == OUT_TABLE && !dump_header(sec, a, path, di, &in, kinds, methods, nmethods,
+        if (a->fmt == ETP_FMT_TABLE && !dump_header(sec, a, path, di, &in, kinds, methods, nmethods,
                                                  backends, nbackends, nm, first))
             rc = EXIT_INTERNAL;
         static const etp_col cols[] = {
@@ -285,7 +285,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         etp_table_droppable(t, drop);
         etp_section_table(sec, t);
         etp_doc_flat(doc, t);
-        bool collapse = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
+        bool collapse = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD;
         for (uint32_t b = 0; t && b < di->block_count;) {
             uint32_t e = b + 1;
             if (collapse)
@@ -358,7 +358,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     /* JSON: {schema_version, file, kind, size_bytes, bundled, version, segments, methods} */
     etp_doc *doc = etp_doc_new("info", 1, path, NULL);
     etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
-    if (a->fmt == OUT_JSON) {
+    if (a->fmt == ETP_FMT_JSON) {
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "program");
         etp_node_uint(root, "size_bytes", blob->size);
@@ -368,7 +368,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         methods = etp_node_arr(root, "methods");
     } else {
         etp_section *sec = etp_doc_section(doc, "info");
-        if (a->fmt == OUT_TABLE)
+        if (a->fmt == ETP_FMT_TABLE)
             etp_section_textf(sec, ETP_TEXT_WRAP, 11,
                               "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
                               "bytes, %u methods, %u segments\n\n",
@@ -419,7 +419,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
             int wn = snprintf(backends + bl, sizeof backends - bl, "%s%s", bl ? "," : "", id);
             if (wn > 0 && (size_t)wn < sizeof backends - bl) bl += (size_t)wn;
         }
-        if (a->fmt == OUT_JSON) {
+        if (a->fmt == ETP_FMT_JSON) {
             etp_node *mo = etp_node_obj(methods, NULL);
             etp_node_str(mo, "name", pli.name.ptr);
             etp_node_uint(mo, "inputs", pli.input_count);

@@ -209,7 +209,7 @@ static int value_kind(const cli_optdef *d) {
 }
 
 static void formats(FILE *f) {
-    for (int i = 0; i <= (int)OUT_MD; i++) fprintf(f, "%s%s", i ? " " : "", out_format_name((out_format)i));
+    for (int i = 0; i <= (int)ETP_FMT_MD; i++) fprintf(f, "%s%s", i ? " " : "", etp_format_name((etp_format)i));
 }
 
 /* The option words of a command (NULL: before any command) */

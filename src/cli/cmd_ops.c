@@ -101,7 +101,7 @@ static int run_ops_by_type(cli_args *a) {
         etp_table_row(t);
         const etp_ops_method *m = etp_ops_method_get(ca.r, g->method);
         /* the text formats label an unknown or ambiguous method; the others write null, as ops */
-        etp_table_str(t, a->fmt == OUT_TABLE || a->fmt == OUT_MD ? etp_method_label(m, lb, sizeof lb)
+        etp_table_str(t, a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD ? etp_method_label(m, lb, sizeof lb)
                                                                 : m->name);
         etp_table_str(t, etp_optype_domain_name(g->domain));
         etp_table_str(t, g->placement);
@@ -116,7 +116,7 @@ static int run_ops_by_type(cli_args *a) {
         etp_table_str(t, un);
         shown++;
     }
-    if (t && (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON)) {
+    if (t && (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD || a->fmt == ETP_FMT_JSON)) {
         etp_table_note(t, "one row per (method, domain, placement, unit, operator type): cpu = the "
                           "CPU kernels (OPERATOR_CALL or kernel rows) by operator; htp = QNN HTP "
                           "nodes by ATen op (aten_<op>_default_..., docs/analyses.md); delegate = "
@@ -206,7 +206,7 @@ static int run_ops(cli_args *a) {
     for (size_t c = 4; c <= 10; c++) cols[c].precision = d.precision;
     cols[NCOLS - 3].precision = cols[NCOLS - 2].precision = d.precision;
     size_t ncols = est ? NCOLS : NCOLS - NWALL;
-    bool qual = a->fmt != OUT_TABLE && a->fmt != OUT_MD;
+    bool qual = a->fmt != ETP_FMT_TABLE && a->fmt != ETP_FMT_MD;
     if (qual) {
         memcpy(cols + ncols, quality_cols, sizeof quality_cols);
         ncols += NQUAL;
@@ -267,7 +267,7 @@ static int run_ops(cli_args *a) {
         }
         if (rec) cli_etr_cells(t, rec, m->name, row, qual, &etr_st);
     }
-    if (a->fmt == OUT_TABLE || a->fmt == OUT_MD || a->fmt == OUT_JSON) {
+    if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD || a->fmt == ETP_FMT_JSON) {
         char b[256];
         snprintf(b, sizeof b,
                  "%u runs (one per run block) of %zu method(s); statistics are over "

@@ -855,7 +855,7 @@ static etp_table *viewer_table(const etp_qnn_viewer *v, etp_doc *doc) {
 static int run_viewer(cli_args *a) {
     bool csv = a->set[OPT_PROFILE_CSV];
     const char *path = csv ? a->val[OPT_PROFILE_CSV] : a->val[OPT_PROFILE_LOG];
-    etp_format fmt = (etp_format)a->fmt;
+    etp_format fmt = a->fmt;
     etp_error err = {0};
     etp_qnn_viewer *v = NULL;
     int rc = csv ? etp_qnn_read_viewer_csv(path, &v, &err) : etp_qnn_read_viewer_text(path, &v, &err);
@@ -963,7 +963,7 @@ static int run_qnn(cli_args *a) {
         return EXIT_INTERNAL;
     }
     c->a = a;
-    c->fmt = (etp_format)a->fmt;
+    c->fmt = a->fmt;
     c->paths = (etp_qnn_paths){a->set[OPT_QHAS] ? a->val[OPT_QHAS] : NULL,
                                a->set[OPT_OPTRACE] ? a->val[OPT_OPTRACE] : NULL,
                                a->set[OPT_RUNTRACE] ? a->val[OPT_RUNTRACE] : NULL,

@@ -217,7 +217,7 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
 static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
-    bool md = c->a->fmt == OUT_MD;
+    bool md = c->a->fmt == ETP_FMT_MD;
     etp_section *f = etp_doc_section(doc, "summary");
     const char *h = md ? "## " : "";
     etp_section_textf(f, 0, 0, "%sfile      %s\n", md ? "- " : "", path);
@@ -294,7 +294,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
         pc[3].precision = d->precision;
         etp_table *t = etp_doc_table(doc, pc, 6);
             etp_section_table(f, t);
-        /* a narrow terminal loses these first (out_table_set_droppable) */
+        /* a narrow terminal loses these first (etp_table_droppable) */
         static const char *const pdrop[] = {"partitions:3", "calls:2", "per_run+unit:1", NULL};
         if (t) etp_table_droppable(t, pdrop);
         if (!t) return EXIT_INTERNAL;
@@ -476,7 +476,7 @@ static int run_summary(cli_args *a) {
     else {
         fill_json(&c, doc);
         rc = fill_flat(&c, doc);
-        if (!rc && (a->fmt == OUT_TABLE || a->fmt == OUT_MD)) rc = fill_report(&c, doc, path);
+        if (!rc && (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD)) rc = fill_report(&c, doc, path);
         if (!rc) rc = cli_render(a, &o, doc);
         etp_doc_free(doc);
     }

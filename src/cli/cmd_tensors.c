@@ -167,7 +167,7 @@ static int dump_npy(tctx *c, const etp_block_view *bv, const etp_mevent *e, int 
 
 static int run_tensors(cli_args *a) {
     const char *path = a->pos[0];
-    if (a->fmt_set && (etp_format)a->fmt == ETP_FMT_JSONL) {
+    if (a->fmt_set && a->fmt == ETP_FMT_JSONL) {
         cli_errorf("tensors: --format jsonl is not supported; use json");
         return EXIT_USAGE;
     }

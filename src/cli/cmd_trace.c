@@ -62,7 +62,7 @@ static int run_options(cli_args *a, etp_trace_opts *to) {
 }
 
 static int run_trace(cli_args *a) {
-    if (a->fmt_set && a->fmt != OUT_JSON) {
+    if (a->fmt_set && a->fmt != ETP_FMT_JSON) {
         cli_errorf("trace: the output is always Chrome Trace Event JSON (--format json or none)");
         return EXIT_USAGE;
     }

@@ -146,7 +146,7 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     if (indent) {
         char b[1024];
         /* md collapses spaces: indent with no-break spaces (2 bytes each in UTF-8) there */
-        bool md = c->a->fmt == OUT_MD;
+        bool md = c->a->fmt == ETP_FMT_MD;
         size_t depth = row->depth > 32 ? 32 : row->depth, pad = 0;
         for (size_t k = 0; k < 2 * depth; k++) {
             if (md) {
@@ -307,12 +307,12 @@ static int run_tree(cli_args *a) {
         return rc;
     }
     tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
-                  .limit_nodes = a->fmt == OUT_TABLE || a->fmt == OUT_MD, .wall = est,
-                  .rec = rec, .etr_machine = a->fmt != OUT_TABLE && a->fmt != OUT_MD};
+                  .limit_nodes = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD, .wall = est,
+                  .rec = rec, .etr_machine = a->fmt != ETP_FMT_TABLE && a->fmt != ETP_FMT_MD};
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
     etp_doc *doc = etp_doc_new("tree", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
-    if (a->fmt == OUT_JSON) {
+    if (a->fmt == ETP_FMT_JSON) {
         /* {schema_version, file, program, stat, time_unit, methods: [{..., roots: [node with
          * children]}], notes, data_quality} */
         etp_node *root = etp_doc_root(doc);
@@ -366,9 +366,9 @@ static int run_tree(cli_args *a) {
         etp_section_table(etp_doc_section(doc, "tree"), t);
         etp_doc_flat(doc, t);
         c.t = t;
-        bool indent = a->fmt == OUT_TABLE || a->fmt == OUT_MD;
+        bool indent = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD;
         for (size_t k = 0; t && k < nroots; k++) walk_flat(&c, roots[k], buf, indent);
-        if (t && (a->fmt == OUT_TABLE || a->fmt == OUT_MD)) {
+        if (t && (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD)) {
             char b[512];
             for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
                 const etp_ops_method *m = etp_ops_method_get(r, mi);

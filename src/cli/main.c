@@ -435,9 +435,9 @@ int main(int argc, char **argv) {
         goto done;
     }
     a.quiet = a.set[OPT_QUIET];
-    a.fmt = OUT_TABLE;
+    a.fmt = ETP_FMT_TABLE;
     if (a.set[OPT_FORMAT]) {
-        if (out_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
+        if (etp_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
             cli_errorf("%s: unknown format \"%s\" (table, csv, tsv, json, jsonl, md)", c->name,
                        a.val[OPT_FORMAT]);
             rc = EXIT_USAGE;
