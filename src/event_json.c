@@ -10,23 +10,23 @@
 
 static void j_tensor(jw *w, const etp_tensor *t) {
     jw_obj_begin(w);
-    jw_key(w, "scalar_type");
+    jw_key_lit(w, "scalar_type");
     const char *st = etp_scalar_type_name(t->scalar_type);
     if (st) jw_str(w, st);
     else jw_int(w, t->scalar_type);
-    jw_key(w, "sizes");
+    jw_key_lit(w, "sizes");
     if (t->sizes.ptr) {
         jw_arr_begin(w);
         for (uint32_t i = 0; i < t->sizes.len; i++) jw_int(w, etp_vec_i64(t->sizes, i));
         jw_arr_end(w);
     } else jw_null(w);
-    jw_key(w, "strides");
+    jw_key_lit(w, "strides");
     if (t->strides.ptr) {
         jw_arr_begin(w);
         for (uint32_t i = 0; i < t->strides.len; i++) jw_int(w, etp_vec_i64(t->strides, i));
         jw_arr_end(w);
     } else jw_null(w);
-    jw_key(w, "offset");
+    jw_key_lit(w, "offset");
     jw_int(w, t->offset);
     jw_obj_end(w);
 }
@@ -36,17 +36,17 @@ static const char *const val_names[8] = {"Null", "Int", "Bool", "Float", "Double
 
 static void j_value(jw *w, const etp_value *v) {
     jw_obj_begin(w);
-    jw_key(w, "val");
+    jw_key_lit(w, "val");
     if (v->val >= 0 && v->val < 8) jw_str(w, val_names[(int)v->val]);
     else jw_int(w, v->val);
     if (v->has_tensor) {
-        jw_key(w, "tensor");
+        jw_key_lit(w, "tensor");
         j_tensor(w, &v->tensor);
     }
     if (v->has_tensor_list) {
-        jw_key(w, "tensor_list");
+        jw_key_lit(w, "tensor_list");
         jw_obj_begin(w);
-        jw_key(w, "tensors");
+        jw_key_lit(w, "tensors");
         jw_arr_begin(w);
         for (uint32_t i = 0; i < v->tensor_list_len; i++) {
             etp_tensor t;
@@ -91,25 +91,25 @@ const char *etp_event_type_name(etp_event_type t) {
 void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program) {
     jw_obj_begin(w);
-    jw_key(w, "block"); jw_uint(w, v->block);
+    jw_key_lit(w, "block"); jw_uint(w, v->block);
     j_str(w, "block_name", v->info.name);
-    jw_key(w, "index"); jw_uint(w, e->index);
-    jw_key(w, "type"); jw_str(w, etp_event_type_name(e->ev.type));
-    jw_key(w, "kind"); jw_str(w, etp_kind_name(e->kind));
+    jw_key_lit(w, "index"); jw_uint(w, e->index);
+    jw_key_lit(w, "type"); jw_str(w, etp_event_type_name(e->ev.type));
+    jw_key_lit(w, "kind"); jw_str(w, etp_kind_name(e->kind));
     switch (e->ev.type) {
     case ETP_EVENT_PROFILE: {
         const etp_profile_event *p = &e->ev.profile;
         j_str(w, "name", p->name);
-        jw_key(w, "chain_index"); jw_int(w, p->chain_index);
-        jw_key(w, "instruction_id"); jw_int(w, p->instruction_id);
-        jw_key(w, "delegate_debug_id_int"); jw_int(w, p->delegate_debug_id_int);
+        jw_key_lit(w, "chain_index"); jw_int(w, p->chain_index);
+        jw_key_lit(w, "instruction_id"); jw_int(w, p->instruction_id);
+        jw_key_lit(w, "delegate_debug_id_int"); jw_int(w, p->delegate_debug_id_int);
         j_str(w, "delegate_debug_id_str", p->delegate_debug_id_str);
-        jw_key(w, "delegate_debug_metadata");
+        jw_key_lit(w, "delegate_debug_metadata");
         if (p->delegate_debug_metadata.ptr)
             jw_hex(w, p->delegate_debug_metadata.ptr, p->delegate_debug_metadata.len);
         else jw_null(w);
         /* additive (issue 14.2): the metadata as text when it is UTF-8 text or JSON, else null */
-        jw_key(w, "delegate_debug_metadata_text");
+        jw_key_lit(w, "delegate_debug_metadata_text");
         {
             size_t need = 0;
             etp_meta_kind mk = ETP_MK_EMPTY;
@@ -122,14 +122,14 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
                 jw_strn(w, (const char *)p->delegate_debug_metadata.ptr, tn);
             } else jw_null(w);
         }
-        jw_key(w, "start_time"); jw_uint(w, p->start_time);
-        jw_key(w, "end_time"); jw_uint(w, p->end_time);
+        jw_key_lit(w, "start_time"); jw_uint(w, p->start_time);
+        jw_key_lit(w, "end_time"); jw_uint(w, p->end_time);
         break;
     }
     case ETP_EVENT_ALLOCATION: {
         const etp_allocation_event *x = &e->ev.allocation;
-        jw_key(w, "allocator_id"); jw_int(w, x->allocator_id);
-        jw_key(w, "allocation_size"); jw_uint(w, x->allocation_size);
+        jw_key_lit(w, "allocator_id"); jw_int(w, x->allocator_id);
+        jw_key_lit(w, "allocation_size"); jw_uint(w, x->allocation_size);
         etp_str an = {NULL, 0};
         if (x->allocator_id >= 1) an = etp_dump_allocator_name(d, v->block, (uint32_t)x->allocator_id - 1);
         j_str(w, "allocator_name", an);
@@ -137,12 +137,12 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
     }
     case ETP_EVENT_DEBUG: {
         const etp_debug_event *x = &e->ev.debug;
-        jw_key(w, "chain_index"); jw_uint(w, x->chain_index);
-        jw_key(w, "instruction_id"); jw_int(w, x->instruction_id);
-        jw_key(w, "delegate_debug_id_int"); jw_int(w, x->delegate_debug_id_int);
+        jw_key_lit(w, "chain_index"); jw_uint(w, x->chain_index);
+        jw_key_lit(w, "instruction_id"); jw_int(w, x->instruction_id);
+        jw_key_lit(w, "delegate_debug_id_int"); jw_int(w, x->delegate_debug_id_int);
         j_str(w, "delegate_debug_id_str", x->delegate_debug_id_str);
         j_str(w, "name", x->name);
-        jw_key(w, "debug_entry");
+        jw_key_lit(w, "debug_entry");
         if (x->has_debug_entry) j_value(w, &x->debug_entry);
         else jw_null(w);
         break;
@@ -150,21 +150,21 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
     default: break;
     }
     /* derived fields (not schema fields) */
-    jw_key(w, "parent"); if (e->parent >= 0) jw_int(w, e->parent); else jw_null(w);
-    jw_key(w, "value"); jw_double(w, e->value);
-    jw_key(w, "unit"); if (e->unit) jw_str(w, etp_unit_name(e->unit)); else jw_null(w);
+    jw_key_lit(w, "parent"); if (e->parent >= 0) jw_int(w, e->parent); else jw_null(w);
+    jw_key_lit(w, "value"); jw_double(w, e->value);
+    jw_key_lit(w, "unit"); if (e->unit) jw_str(w, etp_unit_name(e->unit)); else jw_null(w);
     if (with_program) {
-        jw_key(w, "method"); jw_str(w, v->method);
-        jw_key(w, "instruction_kind");
+        jw_key_lit(w, "method"); jw_str(w, v->method);
+        jw_key_lit(w, "instruction_kind");
         if (e->instr_kind) jw_str(w, etp_instr_kind_name(e->instr_kind)); else jw_null(w);
-        jw_key(w, "operator");
+        jw_key_lit(w, "operator");
         if (e->op_name) {
             char buf[512];
             snprintf(buf, sizeof buf, "%s%s%s", e->op_name, e->op_overload && *e->op_overload ? "." : "",
                      e->op_overload ? e->op_overload : "");
             jw_str(w, buf);
         } else jw_null(w);
-        jw_key(w, "backend"); jw_str(w, e->backend);
+        jw_key_lit(w, "backend"); jw_str(w, e->backend);
     }
     jw_obj_end(w);
 }
