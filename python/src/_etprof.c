@@ -752,24 +752,25 @@ static PyObject *Profile_close(Profile *p, PyObject *Py_UNUSED(ignored)) {
 static PyObject *Profile_get_busy(Profile *p, void *Py_UNUSED(c)) {
     return PyBool_FromLong(p->busy != 0);
 }
+/* A new reference to o, or to None when o is NULL (the getters of what was given to open()). */
+static PyObject *ref_or_none(PyObject *o) {
+    o = o ? o : Py_None;
+    Py_INCREF(o);
+    return o;
+}
+
 static PyObject *Profile_get_closed(Profile *p, void *Py_UNUSED(c)) {
     if (p->busy) Py_RETURN_FALSE; /* being opened or used in another thread: not closed */
     return PyBool_FromLong(p->model == NULL);
 }
 static PyObject *Profile_get_etdump(Profile *p, void *Py_UNUSED(c)) {
-    PyObject *o = p->etdump_path ? p->etdump_path : Py_None;
-    Py_INCREF(o);
-    return o;
+    return ref_or_none(p->etdump_path);
 }
 static PyObject *Profile_get_pte(Profile *p, void *Py_UNUSED(c)) {
-    PyObject *o = p->pte_path ? p->pte_path : Py_None;
-    Py_INCREF(o);
-    return o;
+    return ref_or_none(p->pte_path);
 }
 static PyObject *Profile_get_method(Profile *p, void *Py_UNUSED(c)) {
-    PyObject *o = p->method ? p->method : Py_None;
-    Py_INCREF(o);
-    return o;
+    return ref_or_none(p->method);
 }
 static PyObject *Profile_get_blocks(Profile *p, void *Py_UNUSED(c)) {
     if (p->busy || !p->dump) Py_RETURN_NONE;
@@ -1814,15 +1815,11 @@ static PyObject *Profile_get_qnn_files(Profile *p, void *Py_UNUSED(c)) {
 }
 
 static PyObject *Profile_get_etrecord(Profile *p, void *Py_UNUSED(c)) {
-    PyObject *o = p->rec_path ? p->rec_path : Py_None;
-    Py_INCREF(o);
-    return o;
+    return ref_or_none(p->rec_path);
 }
 
 static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
-    PyObject *o = p->dbuf_path ? p->dbuf_path : Py_None;
-    Py_INCREF(o);
-    return o;
+    return ref_or_none(p->dbuf_path);
 }
 
 static PyMethodDef Profile_methods[] = {
