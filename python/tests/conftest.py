@@ -31,11 +31,17 @@ def data(*parts):
     return os.path.join(DATA, *parts)
 
 
+def child_env():
+    """The environment for a program the tests start: without the sanitizer runtime preloaded
+    for Python (tests/python.cmake), which the sanitized programs link themselves."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
 def cli(*args):
     """Runs the command; returns (exit code, stdout, stderr)."""
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)  # the sanitizer runtime preloaded for Python (tests/python.cmake)
-    r = subprocess.run([BIN, *args], capture_output=True, text=True, check=False, env=env)
+    r = subprocess.run([BIN, *args], capture_output=True, text=True, check=False, env=child_env())
     return r.returncode, r.stdout, r.stderr
 
 

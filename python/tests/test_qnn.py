@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 import etprof
-from conftest import BIN, cli_json, data
+from conftest import BIN, cli_json, data, child_env
 
 QNN1 = "fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp"
 QPTE = "upstream/stories260k_hybrid_llama_qnn.pte"
@@ -64,7 +64,7 @@ def exact_qhas(tmp_path_factory):
     out = tmp_path_factory.mktemp("qnn") / "exact.json"
     with open(out, "w") as f:
         subprocess.run(["sh", data(F, "gen_stories_qhas.sh"), BIN, data(QNN1), "exact"],
-                       stdout=f, check=True)
+                       stdout=f, check=True, env=child_env())
     return str(out)
 
 
@@ -156,7 +156,7 @@ def test_qnn_errors():
     assert rc_files
     for f in rc_files:  # the command's error line, from open()
         r = subprocess.run([BIN, "qnn", data(QNN1), "--qhas", data(F, f)], capture_output=True,
-                           text=True)
+                           text=True, env=child_env())
         with pytest.raises(etprof.InputError) as ei:
             etprof.open(data(QNN1), qhas=data(F, f))
         assert r.returncode == 1 and str(ei.value) == r.stderr.strip()[len("etprof: "):], f

@@ -21,7 +21,7 @@ import threading
 import pytest
 
 import etprof
-from conftest import SCHEMA, cli, data
+from conftest import SCHEMA, cli, data, child_env
 from test_samples import flatc_json
 
 # (dump, debug buffer, program, method) -- every dump of tests/data with a debug buffer
@@ -191,7 +191,7 @@ def _rebuild(flatc, doc, tmp_path, stem):
     js = tmp_path / (stem + ".json")
     js.write_text(json.dumps(doc))
     subprocess.run([flatc, "-b", "--size-prefixed", "-o", str(tmp_path),
-                    os.path.join(SCHEMA, "etdump.fbs"), str(js)], check=True)
+                    os.path.join(SCHEMA, "etdump.fbs"), str(js)], check=True, env=child_env())
     return str(tmp_path / (stem + ".etdp"))  # the schema's file_extension
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 import etprof
-from conftest import BIN
+from conftest import BIN, child_env
 
 GEN = os.path.join(os.path.dirname(BIN), "bench", "etprof-gen")
 
@@ -24,7 +24,7 @@ def big(tmp_path_factory):
     if not os.path.exists(GEN):
         pytest.skip("etprof-gen not built at %s" % GEN)
     out = str(tmp_path_factory.mktemp("threads") / "big.etdp")
-    subprocess.run([GEN, "--style", "cpu", "--size", "20M", "-q", "-o", out], check=True)
+    subprocess.run([GEN, "--style", "cpu", "--size", "20M", "-q", "-o", out], check=True, env=child_env())
     return out
 
 
