@@ -16,6 +16,7 @@
 #include "jw.h"
 #include "qnn.h"
 #include "qnn_report.h"
+#include "result_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -91,37 +92,10 @@ static void P(rep *R, const char *fmt, ...) {
 
 static void S(rep *R, const char *s) { fputs(s, R->f); }
 
-/* HTML-escapes s[0..n): & < > " ' become references, control characters and bytes that are not
- * well-formed UTF-8 become U+FFFD. Safe in text and in quoted attribute values. */
-static void esc_n(FILE *f, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = p[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '&': fputs("&amp;", f); break;
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&#39;", f); break;
-            default:
-                if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) fputs("\xEF\xBF\xBD", f);
-                else fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        size_t l = jw_utf8_len(p + i, n - i);
-        if (l == 0) {
-            fputs("\xEF\xBF\xBD", f);
-            i++;
-        } else {
-            fwrite(p + i, 1, l, f);
-            i += l;
-        }
-    }
-}
+/* HTML-escapes s[0..n) (res_html_esc, the escaping of the result model's HTML tables): & < > " '
+ * become references, control characters and bytes that are not well-formed UTF-8 become U+FFFD.
+ * Safe in text and in quoted attribute values. */
+static void esc_n(FILE *f, const char *s, size_t n) { res_html_esc(f, s, n); }
 
 static void E(rep *R, const char *s) {
     if (!s) s = "";
