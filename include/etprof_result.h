@@ -119,7 +119,8 @@ void etp_table_droppable(etp_table *t, const char *const *key_ranks);
 size_t etp_table_rows(const etp_table *t);
 size_t etp_table_cols(const etp_table *t);
 const etp_col *etp_table_col(const etp_table *t, size_t i);
-/* The cell's type (ETP_T_NULL when null or absent) and value; false out of range. */
+/* The cell's type (ETP_T_NULL when null or absent) and value (a bool cell: *i is 1 or 0); false
+ * out of range. */
 bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, int64_t *i,
                     uint64_t *u, double *f, const char **s);
 

@@ -403,7 +403,7 @@ bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, 
     if (!t || row >= t->nrows || col >= t->ncols) return false;
     const cell *c = &t->cells[row * t->ncols + col];
     if (type) *type = c->t;
-    if (i) *i = c->t == ETP_T_INT ? c->v.i : 0;
+    if (i) *i = c->t == ETP_T_INT ? c->v.i : c->t == ETP_T_BOOL ? (int64_t)c->v.b : 0;
     if (u) *u = c->t == ETP_T_UINT ? c->v.u : 0;
     if (f) *f = c->t == ETP_T_FLOAT ? c->v.f : NAN;
     if (s) *s = c->t == ETP_T_STR ? c->v.s : NULL;
