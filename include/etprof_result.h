@@ -103,6 +103,11 @@ void etp_table_str(etp_table *t, const char *s); /* NULL: null */
 void etp_table_int(etp_table *t, int64_t v);
 void etp_table_uint(etp_table *t, uint64_t v);
 void etp_table_float(etp_table *t, double v); /* NaN: null */
+/* A float cell shown with its own number of digits after the point in the text views (table,
+ * md, csv, tsv, HTML), not the column's precision: for a column whose digits depend on the value
+ * (the HTML report's "1 decimal, 3 below 10"). <0: the shortest text that reads back as v;
+ * more than 30: 30. JSON writes the value. NaN: null. */
+void etp_table_float_prec(etp_table *t, double v, int precision);
 void etp_table_bool(etp_table *t, bool v);
 void etp_table_null(etp_table *t);
 /* A note shown under the table (table, md) or as the table's "notes" (when it is a whole JSON
@@ -114,7 +119,8 @@ void etp_table_droppable(etp_table *t, const char *const *key_ranks);
 size_t etp_table_rows(const etp_table *t);
 size_t etp_table_cols(const etp_table *t);
 const etp_col *etp_table_col(const etp_table *t, size_t i);
-/* The cell's type (ETP_T_NULL when null or absent) and value; false out of range. */
+/* The cell's type (ETP_T_NULL when null or absent) and value (a bool cell: *i is 1 or 0); false
+ * out of range. */
 bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, int64_t *i,
                     uint64_t *u, double *f, const char **s);
 
@@ -184,6 +190,49 @@ void etp_doc_json_omit(etp_doc *d, unsigned members);
  * (ETP_TEXT_SAFE), is to be shown safely. NULL when `s` is NULL or out of memory; free() it.
  * Thread-safe (reads only its argument). */
 char *etp_text_safe(const char *s);
+
+/* ---- HTML: one table as an HTML <table> (the HTML report) ----
+ * etp_table_render_html() writes
+ *     [<div class="WRAP">]<table [class="CLASS"] [id="ID"]><thead><tr><th>...</th>...</tr></thead>
+ *     <tbody><tr><td>...</td>...</tr>...</tbody></table>[</div>][<p class="note">NOTE</p>...]
+ * with the cell formatting of the text views: headers "header (unit)" as in table and md,
+ * integers in full, float cells with the column's (or the cell's, etp_table_float_prec)
+ * precision, bool cells "yes"/"no", null cells `null_text`. Numeric columns (int, uint, float)
+ * carry the class `num_class` on their th and td (right-aligned by the page's CSS), their th
+ * data-type="num" and each non-null cell its exact value in data-v (the shortest text that
+ * reads back as the value, for a sorting script). Every text (headers, cells, notes, the
+ * options' id and classes, a hook's cls and title) is HTML-escaped: & < > " ' become character
+ * references, C0 control characters (except tab and line feed), DEL and bytes that are not
+ * well-formed UTF-8 become U+FFFD. No newline is written inside the table.
+ *
+ * A cell hook (optional) adds to one cell what the typed table cannot say: a class, a title
+ * (tooltip), and markup before the cell's text or instead of it (a bar, a colour swatch, a
+ * link). The renderer calls it once per body cell, in order, with *cell zeroed; what it points
+ * to must stay valid until the next call. `html` is written AS IS: the hook escapes whatever it
+ * puts there that comes from an input. */
+typedef struct etp_html_cell {
+    const char *cls;   /* a class added to the td's (after num_class and the column's) */
+    const char *title; /* a title attribute (escaped) */
+    const char *html;  /* markup written inside the td before the cell's text, not escaped */
+    bool replace;      /* html is the whole content: the cell's text is not written */
+} etp_html_cell;
+typedef void (*etp_html_cell_fn)(void *ctx, const etp_table *t, size_t row, size_t col,
+                                 etp_html_cell *cell);
+typedef struct etp_html_opts {
+    const char *id;                /* the table's id attribute (NULL: none) */
+    const char *table_class;       /* its class, e.g. "sortable" (NULL: none) */
+    const char *wrap_class;        /* a <div class="..."> around the table (NULL: no div) */
+    const char *num_class;         /* class of the numeric columns' th and td (NULL: "n") */
+    const char *null_text;         /* text of null cells (NULL: an en dash, U+2013) */
+    const char *const *col_class;  /* NULL, or one class per column for its td (NULL: none) */
+    etp_html_cell_fn cell;         /* NULL: no hook */
+    void *ctx;                     /* the hook's first argument */
+} etp_html_opts;
+/* Writes table `t` as HTML to `f` (not flushed). opts NULL: all defaults. 0, ETP_E_IO (a write
+ * to f failed), ETP_E_INTERNAL (the table's document had an error: nothing written),
+ * ETP_E_USAGE (t or f NULL). The table is not changed; like etp_doc_render(), it reads the
+ * document, which one thread uses at a time. */
+int etp_table_render_html(const etp_table *t, FILE *f, const etp_html_opts *opts);
 
 /* ---- streaming tables (etp_stream): rows written as they come, nothing kept ----
  * For outputs too large to hold as a document (`etprof events` on a 2 GB dump): the rows of one

@@ -135,8 +135,8 @@ char *out_text_dup(const char *s) {
     return c;
 }
 
-/* Text of a float cell in the text formats. */
-static const char *fmt_float(char *b, size_t cap, double v, int precision) {
+/* Text of a float cell in the text formats (out.h). */
+const char *out_fmt_float(char *b, size_t cap, double v, int precision) {
     if (isinf(v)) return v < 0 ? "-inf" : "inf";
     if (precision < 0) {
         jw_dtoa(b, v);
@@ -166,6 +166,8 @@ typedef struct {
     uint64_t u;
     double d;
     bool b;
+    bool own_prec; /* V_FLOAT: prec, not the column's precision (out_cell_float_prec) */
+    int prec;
 } val;
 
 static void json_value(jw *w, const val *v) {
@@ -187,7 +189,7 @@ static const char *text_value(const val *v, const out_col *col, char *nb, size_t
     case V_STR: *n = v->n; return v->s;
     case V_INT: snprintf(nb, cap, "%" PRId64, v->i); s = nb; break;
     case V_UINT: snprintf(nb, cap, "%" PRIu64, v->u); s = nb; break;
-    case V_FLOAT: s = fmt_float(nb, cap, v->d, col->precision); break;
+    case V_FLOAT: s = out_fmt_float(nb, cap, v->d, v->own_prec ? v->prec : col->precision); break;
     case V_BOOL: s = v->b ? "true" : "false"; break;
     }
     *n = strlen(s);
@@ -288,6 +290,11 @@ void out_cell_uint(out_table *t, uint64_t x) {
 
 void out_cell_float(out_table *t, double x) {
     val v = {.kind = isnan(x) ? V_ABSENT : V_FLOAT, .d = x};
+    put_cell(t, &v);
+}
+
+void out_cell_float_prec(out_table *t, double x, int precision) {
+    val v = {.kind = isnan(x) ? V_ABSENT : V_FLOAT, .d = x, .own_prec = true, .prec = precision};
     put_cell(t, &v);
 }
 

@@ -69,6 +69,10 @@ void out_table_set_droppable(out_table *t, const char *const *key_ranks);
  * names from the input that a command prints in its own text (headings, explanations, notes)
  * rather than in table cells. NULL when `s` is NULL or out of memory; free() it. */
 char *out_text_dup(const char *s);
+/* The text of a float cell in the text formats: "%.*f" with '.' as the decimal point
+ * (precision < 0: the shortest text that reads back as v), "inf"/"-inf", no "-0.00". Returns b
+ * or a constant; cap >= 400 holds any value. */
+const char *out_fmt_float(char *b, size_t cap, double v, int precision);
 
 /* Prose of a command's own (headings, explanations, notes outside a table) fitted to the
  * terminal as table notes are: each line of `text` ('\n' separates them) is written wrapped at
@@ -92,6 +96,9 @@ void out_cell_strn(out_table *t, const char *s, size_t len);
 void out_cell_int(out_table *t, int64_t v);
 void out_cell_uint(out_table *t, uint64_t v);
 void out_cell_float(out_table *t, double v); /* NaN: absent */
+/* A float cell shown with its own number of digits after the point (<0: shortest), not the
+ * column's precision (the text formats; JSON writes the value). */
+void out_cell_float_prec(out_table *t, double v, int precision);
 void out_cell_bool(out_table *t, bool v);
 void out_cell_null(out_table *t);
 void out_row_end(out_table *t);

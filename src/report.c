@@ -16,6 +16,7 @@
 #include "jw.h"
 #include "qnn.h"
 #include "qnn_report.h"
+#include "result_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -71,6 +72,8 @@ typedef struct rep {
      * NULL when there is nothing to join */
     etp_qnn_etd_join *join;
     int32_t *row_drow;          /* per ops row: derived row of its trusted pair, -1 */
+    etp_doc *tdoc;              /* the scratch document of the table being written (tab_begin) */
+    bool oom;                   /* a table could not be built: the report fails */
 } rep;
 
 /* ---------------------------------------------------------------------------------------------
@@ -91,37 +94,10 @@ static void P(rep *R, const char *fmt, ...) {
 
 static void S(rep *R, const char *s) { fputs(s, R->f); }
 
-/* HTML-escapes s[0..n): & < > " ' become references, control characters and bytes that are not
- * well-formed UTF-8 become U+FFFD. Safe in text and in quoted attribute values. */
-static void esc_n(FILE *f, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = p[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '&': fputs("&amp;", f); break;
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&#39;", f); break;
-            default:
-                if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) fputs("\xEF\xBF\xBD", f);
-                else fputc(c, f);
-            }
-            i++;
-            continue;
-        }
-        size_t l = jw_utf8_len(p + i, n - i);
-        if (l == 0) {
-            fputs("\xEF\xBF\xBD", f);
-            i++;
-        } else {
-            fwrite(p + i, 1, l, f);
-            i += l;
-        }
-    }
-}
+/* HTML-escapes s[0..n) (res_html_esc, the escaping of the result model's HTML tables): & < > " '
+ * become references, control characters and bytes that are not well-formed UTF-8 become U+FFFD.
+ * Safe in text and in quoted attribute values. */
+static void esc_n(FILE *f, const char *s, size_t n) { res_html_esc(f, s, n); }
 
 static void E(rep *R, const char *s) {
     if (!s) s = "";
@@ -185,37 +161,68 @@ static const char *du(rep *R, etp_unit u) {
     return un;
 }
 
-/* The displayed number of a value of unit u: the time precision for times, else integers (one
- * decimal when the value is not whole, e.g. a p50 between two cycle counts). */
+/* The digits after the point of a displayed value x of unit u: the time precision for times,
+ * else none for a whole value, 3 below 10 and 1 above for one that is not (e.g. a p50 between
+ * two cycle counts). */
+static int fv_prec(const rep *R, etp_unit u, double x) {
+    if (u == ETP_UNIT_NS) return R->d.precision < 0 ? 0 : R->d.precision > 9 ? 9 : R->d.precision;
+    if (isfinite(x) && x != floor(x)) return fabs(x) < 10 ? 3 : 1;
+    return 0;
+}
+
+/* The displayed number of a value of unit u (in the report's time unit for times). */
 static const char *fv(rep *R, etp_unit u, double v) {
     R->units |= 1u << u;
     double x = dv(R, u, v);
-    if (u == ETP_UNIT_NS) return num(R, x, R->d.precision);
-    if (isfinite(x) && x != floor(x)) return num(R, x, fabs(x) < 10 ? 3 : 1);
-    return num(R, x, 0);
+    return num(R, x, fv_prec(R, u, x));
 }
 
-static const char *pct(rep *R, double v) { return num(R, v, fabs(v) < 0.1 && v != 0 ? 3 : 1); }
+static int pct_prec(double v) { return fabs(v) < 0.1 && v != 0 ? 3 : 1; }
+static const char *pct(rep *R, double v) { return num(R, v, pct_prec(v)); }
 
-static void td_num(rep *R, double sortv, const char *text) {
-    S(R, "<td class=\"n\" data-v=\"");
-    S(R, isfinite(sortv) ? num(R, sortv, 6) : "");
-    S(R, "\">");
-    S(R, text);
-    S(R, "</td>");
+/* ---- tables: each one a result-model table (include/etprof_result.h) in a scratch document,
+ * written by etp_table_render_html(), so that its cells have the one cell formatting of every
+ * view. The report's own markup in cells (colour swatches, share bars, yes/no classes) comes
+ * from a cell hook. */
+
+static etp_table *tab_begin(rep *R, const etp_col *cols, size_t ncols) {
+    etp_doc_free(R->tdoc);
+    R->tdoc = etp_doc_new("report", -1, NULL, NULL);
+    etp_table *t = etp_doc_table(R->tdoc, cols, ncols);
+    if (!t) R->oom = true;
+    return t;
 }
 
-static void td_str(rep *R, const char *s, bool mono) {
-    S(R, mono ? "<td class=\"name\">" : "<td>");
-    if (s) E(R, s);
-    else S(R, DASH);
-    S(R, "</td>");
+static void tab_end(rep *R, etp_table *t, const etp_html_opts *o) {
+    if (t && etp_table_render_html(t, R->f, o) == ETP_E_INTERNAL) R->oom = true;
+    etp_doc_free(R->tdoc);
+    R->tdoc = NULL;
 }
 
-static void th(rep *R, const char *label, bool numeric) {
-    P(R, "<th%s>", numeric ? " class=\"n\" data-type=\"num\"" : "");
-    E(R, label);
-    S(R, "</th>");
+/* A value of unit u as fv() shows it (null when not finite). */
+static void tab_v(rep *R, etp_table *t, etp_unit u, double v) {
+    R->units |= 1u << u;
+    double x = dv(R, u, v);
+    if (isfinite(x)) etp_table_float_prec(t, x, fv_prec(R, u, x));
+    else etp_table_null(t);
+}
+
+/* A percentage as pct() shows it; a float with `prec` digits (prec < 0: pct's); null when not
+ * finite. */
+static void tab_f(etp_table *t, double v, int prec) {
+    if (isfinite(v)) etp_table_float_prec(t, v, prec < 0 ? pct_prec(v) : prec);
+    else etp_table_null(t);
+}
+static void tab_pct(etp_table *t, double v) { tab_f(t, v, -1); }
+
+/* A bool cell (yes / no) has the class "yes" or "no" (null cells: "no"), as the page's CSS
+ * colours them. */
+static void flag_class(const etp_table *t, size_t row, size_t col, etp_html_cell *c) {
+    if (etp_table_col(t, col)->type != ETP_T_BOOL) return;
+    etp_type ty = ETP_T_NULL;
+    int64_t yes = 0;
+    etp_table_cell(t, row, col, &ty, &yes, NULL, NULL, NULL);
+    c->cls = ty == ETP_T_BOOL && yes ? "yes" : "no";
 }
 
 /* A card: key, value, unit. */
@@ -502,29 +509,36 @@ static void write_summary(rep *R) {
         S(R, "</div>\n");
     }
     if (nm) {
-        S(R, "<div class=\"tw\"><table><thead><tr>");
-        th(R, "method", false);
-        th(R, "runs", true);
-        const char *st[] = {"min", "p10", "p50", "p90", "avg", "max"};
-        for (int i = 0; i < 6; i++) th(R, st[i], true);
-        th(R, "unit", false);
-        th(R, "delegate partitions", true);
-        S(R, "</tr></thead><tbody>");
+        /* the unit is a column: methods may differ (ticks without a rate) */
+        static const etp_col cols[] = {
+            {"method", NULL, NULL, ETP_T_STR, false, 0},
+            {"runs", NULL, NULL, ETP_T_UINT, false, 0},
+            {"min", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"p10", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"p50", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"p90", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"avg", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"max", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"unit", NULL, NULL, ETP_T_STR, false, 0},
+            {"delegate partitions", NULL, NULL, ETP_T_UINT, false, 0},
+        };
+        static const char *const cls[] = {"name", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
         for (size_t mi = 0; mi < nm; mi++) {
             const etp_ops_method *m = etp_ops_method_get(r, mi);
-            S(R, "<tr>");
-            td_str(R, method_name(m), true);
-            td_num(R, m->runs, num(R, m->runs, 0));
-            for (int i = 0; i < 6; i++) {
+            etp_table_row(t);
+            etp_table_str(t, method_name(m));
+            etp_table_uint(t, m->runs);
+            for (int i = 2; i < 8; i++) {
                 double v = NAN;
-                etp_stats_pick(&m->latency, st[i], &v);
-                td_num(R, dv(R, m->unit, v), fv(R, m->unit, v));
+                etp_stats_pick(&m->latency, cols[i].key, &v);
+                tab_v(R, t, m->unit, v);
             }
-            td_str(R, du(R, m->unit), false);
-            td_num(R, m->delegate_partitions, num(R, m->delegate_partitions, 0));
-            S(R, "</tr>");
+            etp_table_str(t, du(R, m->unit));
+            etp_table_uint(t, m->delegate_partitions);
         }
-        S(R, "</tbody></table></div><p class=\"note\">Latency = Method::execute per run (one run = one "
+        tab_end(R, t, &(etp_html_opts){.wrap_class = "tw", .col_class = cls});
+        S(R, "<p class=\"note\">Latency = Method::execute per run (one run = one "
              "Execute block); percentiles interpolate linearly between ranks (numpy's default).</p>");
     }
     S(R, "</section>\n");
@@ -547,6 +561,16 @@ static const char *part_color(rep *R, const etp_ops_part *p) {
     if (p->place == ETP_PLACE_DELEGATE) return backend_color(R, p->placement);
     if (p->place == ETP_PLACE_CPU) return COL_CPU;
     return COL_FRAMEWORK;
+}
+
+/* Column 0 holds a colour of the page's own ("#rrggbb"): a swatch of it instead of the text. */
+static void swatch_cell(void *ctx, const etp_table *t, size_t row, size_t col, etp_html_cell *c) {
+    const char *colour = NULL;
+    if (col != 0 || !etp_table_cell(t, row, col, NULL, NULL, NULL, NULL, &colour) || !colour) return;
+    char *b = ctx;
+    snprintf(b, 96, "<span class=\"sw\" style=\"background:%s\"></span>", colour);
+    c->html = b;
+    c->replace = true;
 }
 
 static void write_placement(rep *R) {
@@ -621,29 +645,31 @@ static void write_placement(rep *R) {
               num(R, tx, 1), num(R, y0 + bh + 18, 1), k == 0 ? "start" : k == 4 ? "end" : "middle",
               k * 25);
         }
-        S(R, "</svg>\n<div class=\"tw\"><table><thead><tr><th></th>");
-        th(R, "where", false);
-        th(R, "partitions / instructions", true);
-        th(R, "calls", true);
-        char hb[64];
-        snprintf(hb, sizeof hb, "per run (%s)", du(R, m->unit));
-        th(R, hb, true);
-        th(R, "% of Method::execute", true);
-        S(R, "</tr></thead><tbody>");
+        S(R, "</svg>\n");
+        /* column 0: the part's colour, shown as a swatch (swatch_cell) */
+        const etp_col cols[] = {
+            {"colour", "", NULL, ETP_T_STR, false, 0},
+            {"where", NULL, NULL, ETP_T_STR, false, 0},
+            {"partitions / instructions", NULL, NULL, ETP_T_UINT, true, 0},
+            {"calls", NULL, NULL, ETP_T_UINT, false, 0},
+            {"per run", NULL, du(R, m->unit), ETP_T_FLOAT, true, -1},
+            {"% of Method::execute", NULL, NULL, ETP_T_FLOAT, true, -1},
+        };
+        etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
         for (uint32_t j = 0; j < m->n_parts; j++) {
             const etp_ops_part *p = &m->parts[j];
             char lb[300];
-            P(R, "<tr><td><span class=\"sw\" style=\"background:%s\"></span></td>", part_color(R, p));
-            td_str(R, part_label(p, lb, sizeof lb), false);
-            if (p->place == ETP_PLACE_FRAMEWORK) td_num(R, NAN, DASH);
-            else td_num(R, p->partitions, num(R, p->partitions, 0));
-            td_num(R, (double)p->calls, num(R, (double)p->calls, 0));
-            td_num(R, dv(R, m->unit, p->per_run), fv(R, m->unit, p->per_run));
-            double share = by_sum ? p->per_run / whole * 100.0 : p->share;
-            td_num(R, share, pct(R, share));
-            S(R, "</tr>");
+            etp_table_row(t);
+            etp_table_str(t, part_color(R, p));
+            etp_table_str(t, part_label(p, lb, sizeof lb));
+            if (p->place == ETP_PLACE_FRAMEWORK) etp_table_null(t);
+            else etp_table_uint(t, p->partitions);
+            etp_table_uint(t, p->calls);
+            tab_v(R, t, m->unit, p->per_run);
+            tab_pct(t, by_sum ? p->per_run / whole * 100.0 : p->share);
         }
-        S(R, "</tbody></table></div>");
+        char sw[96];
+        tab_end(R, t, &(etp_html_opts){.wrap_class = "tw", .cell = swatch_cell, .ctx = sw});
         if (by_sum)
             S(R, "<p class=\"note\">No Method::execute event: shares are of the sum of the parts.</p>");
         P(R, "<p class=\"note\">%u delegate partition(s) (distinct DELEGATE_CALL instructions); "
@@ -1028,62 +1054,81 @@ static bool has_time_children(const etp_ops_result *r, size_t i) {
     return false;
 }
 
+/* The share column of a ranked table: a bar (width by the largest share shown, the colour of the
+ * row's placement) before the number. */
+typedef struct bar_ctx {
+    rep *R;
+    const uint32_t *idx;
+    size_t col;
+    double maxshare;
+    char buf[128];
+} bar_ctx;
+
+static void bar_cell(void *ctx, const etp_table *t, size_t k, size_t col, etp_html_cell *c) {
+    bar_ctx *b = ctx;
+    (void)t;
+    if (col != b->col || !(b->maxshare > 0)) return;
+    const etp_ops_row *row = etp_ops_row_get(b->R->r, b->idx[k]);
+    if (!isfinite(row->share)) return;
+    snprintf(b->buf, sizeof b->buf, "<span class=\"bar\" style=\"width:%spx;background:%s\"></span>",
+             num(b->R, row->share / b->maxshare * 60, 1),
+             row->place == ETP_PLACE_CPU ? COL_CPU : backend_color(b->R, row->placement));
+    c->html = b->buf;
+}
+
 /* One ranked table of rows idx[0..n) (already sorted). */
 static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, bool kind_col) {
     const etp_ops_result *r = R->r;
     size_t nm = etp_ops_method_count(r);
     size_t shown = n < R->top_ops ? n : R->top_ops;
     const char *u = du(R, etp_ops_row_get(r, idx[0])->unit);
-    P(R, "<div class=\"tw%s\"><table class=\"sortable\" id=\"%s\"><thead><tr>", shown > 30 ? " scroll" : "", id);
-    th(R, "#", true);
-    if (nm > 1) th(R, "method", false);
-    th(R, "operator / event", false);
-    th(R, "instr", true);
-    if (kind_col) th(R, "kind", false);
-    th(R, "placement", false);
-    th(R, "count", true);
-    th(R, "runs", true);
-    char hb[64];
-    snprintf(hb, sizeof hb, "p50 (%s)", u);
-    th(R, hb, true);
-    snprintf(hb, sizeof hb, "p90 (%s)", u);
-    th(R, hb, true);
-    snprintf(hb, sizeof hb, "total (%s)", u);
-    th(R, hb, true);
-    th(R, "% of Method::execute", true);
-    S(R, "</tr></thead><tbody>");
-    double maxshare = 0;
+    etp_col cols[12];
+    const char *cls[12] = {NULL};
+    size_t nc = 0;
+    cols[nc++] = (etp_col){"#", NULL, NULL, ETP_T_UINT, false, 0};
+    if (nm > 1) {
+        cls[nc] = "name";
+        cols[nc++] = (etp_col){"method", NULL, NULL, ETP_T_STR, false, 0};
+    }
+    cls[nc] = "name";
+    cols[nc++] = (etp_col){"operator / event", NULL, NULL, ETP_T_STR, false, 0};
+    cols[nc++] = (etp_col){"instr", NULL, NULL, ETP_T_INT, true, 0};
+    if (kind_col) cols[nc++] = (etp_col){"kind", NULL, NULL, ETP_T_STR, false, 0};
+    cols[nc++] = (etp_col){"placement", NULL, NULL, ETP_T_STR, true, 0};
+    cols[nc++] = (etp_col){"count", NULL, NULL, ETP_T_UINT, false, 0};
+    cols[nc++] = (etp_col){"runs", NULL, NULL, ETP_T_UINT, false, 0};
+    cols[nc++] = (etp_col){"p50", NULL, u, ETP_T_FLOAT, true, -1};
+    cols[nc++] = (etp_col){"p90", NULL, u, ETP_T_FLOAT, true, -1};
+    cols[nc++] = (etp_col){"total", NULL, u, ETP_T_FLOAT, true, -1};
+    cols[nc++] = (etp_col){"% of Method::execute", NULL, NULL, ETP_T_FLOAT, true, -1};
+    bar_ctx bc = {.R = R, .idx = idx, .col = nc - 1};
     for (size_t k = 0; k < shown; k++) {
         double sh = etp_ops_row_get(r, idx[k])->share;
-        if (isfinite(sh) && sh > maxshare) maxshare = sh;
+        if (isfinite(sh) && sh > bc.maxshare) bc.maxshare = sh;
     }
+    etp_table *t = tab_begin(R, cols, nc);
     for (size_t k = 0; k < shown; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         char lb[700];
-        S(R, "<tr>");
-        td_num(R, (double)(k + 1), num(R, (double)(k + 1), 0));
-        if (nm > 1) td_str(R, method_name(etp_ops_method_get(r, row->method)), true);
-        td_str(R, row_label(row, lb, sizeof lb), true);
-        if (row->chain >= 0 && row->instr >= 0) td_num(R, row->instr, num(R, row->instr, 0));
-        else td_num(R, NAN, DASH);
-        if (kind_col) td_str(R, etp_ops_row_kind_name(row), false);
-        td_str(R, row->placement, false);
-        td_num(R, (double)row->count, num(R, (double)row->count, 0));
-        td_num(R, row->runs, num(R, row->runs, 0));
-        td_num(R, dv(R, row->unit, row->stats.p50), fv(R, row->unit, row->stats.p50));
-        td_num(R, dv(R, row->unit, row->stats.p90), fv(R, row->unit, row->stats.p90));
-        td_num(R, dv(R, row->unit, row->stats.total), fv(R, row->unit, row->stats.total));
-        P(R, "<td class=\"n\" data-v=\"%s\">", isfinite(row->share) ? num(R, row->share, 6) : "");
-        if (isfinite(row->share) && maxshare > 0)
-            P(R, "<span class=\"bar\" style=\"width:%spx;background:%s\"></span>",
-              num(R, row->share / maxshare * 60, 1),
-              row->place == ETP_PLACE_CPU ? COL_CPU : backend_color(R, row->placement));
-        S(R, isfinite(row->share) ? num(R, row->share, fabs(row->share) < 0.01 && row->share != 0 ? 4 : 2)
-                                  : DASH);
-        S(R, "</td></tr>");
+        etp_table_row(t);
+        etp_table_uint(t, k + 1);
+        if (nm > 1) etp_table_str(t, method_name(etp_ops_method_get(r, row->method)));
+        etp_table_str(t, row_label(row, lb, sizeof lb));
+        if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+        else etp_table_null(t);
+        if (kind_col) etp_table_str(t, etp_ops_row_kind_name(row));
+        etp_table_str(t, row->placement);
+        etp_table_uint(t, row->count);
+        etp_table_uint(t, row->runs);
+        tab_v(R, t, row->unit, row->stats.p50);
+        tab_v(R, t, row->unit, row->stats.p90);
+        tab_v(R, t, row->unit, row->stats.total);
+        tab_f(t, row->share, fabs(row->share) < 0.01 && row->share != 0 ? 4 : 2);
         R->flags |= row->flags;
     }
-    S(R, "</tbody></table></div>");
+    tab_end(R, t, &(etp_html_opts){.id = id, .table_class = "sortable",
+                                   .wrap_class = shown > 30 ? "tw scroll" : "tw", .col_class = cls,
+                                   .cell = bar_cell, .ctx = &bc});
     if (shown < n)
         P(R, "<p class=\"note\">Showing the top %zu of %zu rows; <code>etprof ops FILE --pte P</code> "
              "lists every row.</p>",
@@ -1152,28 +1197,27 @@ static void write_cpu(rep *R) {
         }
         P(R, "<p><b>%u</b> CPU kernel instruction(s) of <b>%u</b> operator type(s).</p>",
           kernel_instructions(m), m->n_cpu_ops);
-        S(R, m->n_cpu_ops > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
-        S(R, "<table class=\"sortable\" id=\"cpu-table-");
-        P(R, "%zu\"><thead><tr>", mi);
-        th(R, "operator", false);
-        th(R, "instructions", true);
-        th(R, "calls", true);
-        char hb[64];
-        snprintf(hb, sizeof hb, "per run (%s)", du(R, m->unit));
-        th(R, hb, true);
-        th(R, "% of Method::execute", true);
-        th(R, "instruction ids", false);
-        S(R, "</tr></thead><tbody>");
+        const etp_col cols[] = {
+            {"operator", NULL, NULL, ETP_T_STR, false, 0},
+            {"instructions", NULL, NULL, ETP_T_UINT, false, 0},
+            {"calls", NULL, NULL, ETP_T_UINT, false, 0},
+            {"per run", NULL, du(R, m->unit), ETP_T_FLOAT, true, -1},
+            {"% of Method::execute", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"instruction ids", NULL, NULL, ETP_T_STR, true, 0},
+        };
+        static const char *const cls[] = {"name", NULL, NULL, NULL, NULL, "note"};
+        etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
         for (uint32_t j = 0; j < m->n_cpu_ops; j++) {
             const etp_ops_cpu_op *op = &m->cpu_ops[j];
-            S(R, "<tr>");
-            td_str(R, op->op, true);
-            td_num(R, op->instructions, num(R, op->instructions, 0));
-            td_num(R, (double)op->calls, num(R, (double)op->calls, 0));
-            td_num(R, dv(R, m->unit, op->per_run), fv(R, m->unit, op->per_run));
-            td_num(R, op->share, pct(R, op->share));
-            /* the instruction ids of this operator's OPERATOR_CALL rows */
-            S(R, "<td class=\"note\">");
+            etp_table_row(t);
+            etp_table_str(t, op->op);
+            etp_table_uint(t, op->instructions);
+            etp_table_uint(t, op->calls);
+            tab_v(R, t, m->unit, op->per_run);
+            tab_pct(t, op->share);
+            /* the instruction ids of this operator's OPERATOR_CALL rows (24 at most) */
+            char ids[24 * 13 + 32];
+            size_t at = 0;
             uint32_t listed = 0, more = 0;
             int32_t last = -2;
             for (size_t i = 0; i < nrows; i++) {
@@ -1182,15 +1226,19 @@ static void write_cpu(rep *R) {
                     strcmp(row->op, op->op) != 0 || row->instr == last)
                     continue;
                 last = row->instr;
-                if (listed < 24) P(R, "%s%d", listed ? ", " : "", row->instr);
+                if (listed < 24)
+                    at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%d", listed ? ", " : "", row->instr);
                 else more++;
                 listed++;
             }
-            if (more) P(R, " \xE2\x80\xA6 (+%u)", more);
-            if (!listed) S(R, DASH);
-            S(R, "</td></tr>");
+            if (more) snprintf(ids + at, sizeof ids - at, " \xE2\x80\xA6 (+%u)", more);
+            etp_table_str(t, listed ? ids : NULL);
         }
-        S(R, "</tbody></table></div>");
+        char id[48];
+        snprintf(id, sizeof id, "cpu-table-%zu", mi);
+        tab_end(R, t, &(etp_html_opts){.id = id, .table_class = "sortable",
+                                       .wrap_class = m->n_cpu_ops > 30 ? "tw scroll" : "tw",
+                                       .col_class = cls});
     }
     S(R, "</section>\n");
 }
@@ -1324,6 +1372,11 @@ static void write_node_strip(rep *R, const etp_ops_qnn *q) {
       skipped ? " Nodes narrower than 0.3 px are not drawn individually." : "");
 }
 
+static void flag_cell(void *ctx, const etp_table *t, size_t row, size_t col, etp_html_cell *c) {
+    (void)ctx;
+    flag_class(t, row, col, c);
+}
+
 static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
     const etp_ops_result *r = R->r;
     size_t nrows = etp_ops_row_count(r), n = 0;
@@ -1340,49 +1393,43 @@ static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
     bool joined = R->row_drow != NULL && R->join->matched > 0 && R->join->qnn >= 0 &&
                   etp_ops_qnn_get(r, (size_t)R->join->qnn) == q;
     P(R, "<h3>HTP nodes by cycles (%s%zu of %zu)</h3>\n", shown < n ? "top " : "all ", shown, n);
-    S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
-    S(R, "<table class=\"sortable\" id=\"htp-nodes\"><thead><tr>");
-    th(R, "#", true);
-    th(R, "HTP node", false);
-    th(R, "runs", true);
-    th(R, "p50 (cycles)", true);
-    th(R, "mean (cycles)", true);
-    th(R, "% of accel. cycles", true);
-    if (excl) {
-        char hb[80];
-        snprintf(hb, sizeof hb, "est. wall (%s)", du(R, excl->unit));
-        th(R, hb, true);
-    }
+    etp_col cols[10];
+    size_t nc = 0;
+    cols[nc++] = (etp_col){"#", NULL, NULL, ETP_T_UINT, false, 0};
+    cols[nc++] = (etp_col){"HTP node", NULL, NULL, ETP_T_STR, true, 0};
+    cols[nc++] = (etp_col){"runs", NULL, NULL, ETP_T_UINT, false, 0};
+    cols[nc++] = (etp_col){"p50", NULL, "cycles", ETP_T_FLOAT, true, -1};
+    cols[nc++] = (etp_col){"mean", NULL, "cycles", ETP_T_FLOAT, true, -1};
+    cols[nc++] = (etp_col){"% of accel. cycles", NULL, NULL, ETP_T_FLOAT, true, 2};
+    if (excl) cols[nc++] = (etp_col){"est. wall", NULL, du(R, excl->unit), ETP_T_FLOAT, true, -1};
     if (joined) {
-        th(R, "HMX", false);
-        th(R, "HVX", false);
-        th(R, "DMA", false);
+        cols[nc++] = (etp_col){"HMX", NULL, NULL, ETP_T_BOOL, true, 0};
+        cols[nc++] = (etp_col){"HVX", NULL, NULL, ETP_T_BOOL, true, 0};
+        cols[nc++] = (etp_col){"DMA", NULL, NULL, ETP_T_BOOL, true, 0};
     }
-    S(R, "</tr></thead><tbody>");
+    static const char *const cls[] = {NULL, "name", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    etp_table *t = tab_begin(R, cols, nc);
     for (size_t k = 0; k < shown; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
-        S(R, "<tr>");
-        td_num(R, (double)(k + 1), num(R, (double)(k + 1), 0));
-        td_str(R, row->name, true);
-        td_num(R, row->runs, num(R, row->runs, 0));
-        td_num(R, row->stats.p50, fv(R, ETP_UNIT_CYCLES, row->stats.p50));
-        td_num(R, per_run(R, row), fv(R, ETP_UNIT_CYCLES, per_run(R, row)));
-        td_num(R, row->share, num(R, row->share, 2));
-        if (excl) {
-            double est = isfinite(row->share) ? excl->stats.p50 * row->share / 100.0 : NAN;
-            td_num(R, dv(R, excl->unit, est), fv(R, excl->unit, est));
-        }
+        etp_table_row(t);
+        etp_table_uint(t, k + 1);
+        etp_table_str(t, row->name);
+        etp_table_uint(t, row->runs);
+        tab_v(R, t, ETP_UNIT_CYCLES, row->stats.p50);
+        tab_v(R, t, ETP_UNIT_CYCLES, per_run(R, row));
+        tab_f(t, row->share, 2);
+        if (excl) tab_v(R, t, excl->unit, isfinite(row->share) ? excl->stats.p50 * row->share / 100.0 : NAN);
         if (joined) {
             const etp_qnn_op_row *d = drow_of(R, idx[k]);
             for (int u = 0; u < 3; u++) {
-                bool v = d && (u == 0 ? d->hmx : u == 1 ? d->hvx : d->dma);
-                P(R, "<td class=\"%s\">%s</td>", d ? (v ? "yes" : "no") : "no",
-                  d ? (v ? "yes" : "no") : DASH);
+                if (d) etp_table_bool(t, u == 0 ? d->hmx : u == 1 ? d->hvx : d->dma);
+                else etp_table_null(t); /* not in the QNN files */
             }
         }
-        S(R, "</tr>");
     }
-    S(R, "</tbody></table></div>");
+    tab_end(R, t, &(etp_html_opts){.id = "htp-nodes", .table_class = "sortable",
+                                   .wrap_class = shown > 30 ? "tw scroll" : "tw", .col_class = cls,
+                                   .cell = flag_cell});
     if (shown < n)
         P(R, "<p class=\"note\">%zu more HTP node(s) not shown (<code>etprof ops FILE --kind "
              "htp_node</code> lists them all).</p>",
@@ -1426,40 +1473,41 @@ static void write_qnn(rep *R, uint32_t *idx) {
         S(R, "<h3>");
         E(R, method_name(m));
         P(R, ": QNN partition, DELEGATE_CALL instruction %d</h3>\n", dc->instr);
-        S(R, "<div class=\"tw\"><table><thead><tr>");
-        th(R, "event (outer to inner)", false);
-        th(R, "p50", true);
-        th(R, "unit", false);
-        th(R, "% of the line above", true);
-        th(R, "what it is", false);
-        S(R, "</tr></thead><tbody><tr>");
-        td_str(R, "DELEGATE_CALL [QnnBackend]", true);
-        td_num(R, dv(R, dc->unit, dc->stats.p50), fv(R, dc->unit, dc->stats.p50));
-        td_str(R, du(R, dc->unit), false);
-        td_num(R, NAN, DASH);
-        td_str(R, "ExecuTorch's call into the partition, host clock", false);
-        S(R, "</tr>");
+        static const etp_col cols[] = {
+            {"event (outer to inner)", NULL, NULL, ETP_T_STR, false, 0},
+            {"p50", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"unit", NULL, NULL, ETP_T_STR, false, 0},
+            {"% of the line above", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"what it is", NULL, NULL, ETP_T_STR, false, 0},
+        };
+        static const char *const cls[] = {"name", NULL, NULL, NULL, NULL};
+        etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
+        etp_table_row(t);
+        etp_table_str(t, "DELEGATE_CALL [QnnBackend]");
+        tab_v(R, t, dc->unit, dc->stats.p50);
+        etp_table_str(t, du(R, dc->unit));
+        etp_table_null(t);
+        etp_table_str(t, "ExecuTorch's call into the partition, host clock");
         const etp_ops_row *prev = dc;
-        for (int t = 0; t < ETP_QT_COUNT_; t++) {
-            const etp_ops_row *row = row_at(R, q->top[t]);
+        for (int tt = 0; tt < ETP_QT_COUNT_; tt++) {
+            const etp_ops_row *row = row_at(R, q->top[tt]);
             if (!row) continue;
             R->flags |= row->flags;
-            S(R, "<tr>");
-            td_str(R, row->name, true);
-            td_num(R, dv(R, row->unit, row->stats.p50), fv(R, row->unit, row->stats.p50));
-            td_str(R, du(R, row->unit), false);
+            etp_table_row(t);
+            etp_table_str(t, row->name);
+            tab_v(R, t, row->unit, row->stats.p50);
+            etp_table_str(t, du(R, row->unit));
             double sp = NAN;
-            if (t <= ETP_QT_EXCL_WAIT && prev && prev->unit == row->unit && prev->stats.p50 > 0)
+            if (tt <= ETP_QT_EXCL_WAIT && prev && prev->unit == row->unit && prev->stats.p50 > 0)
                 sp = row->stats.p50 / prev->stats.p50 * 100.0;
-            if ((t == ETP_QT_VTCM || t == ETP_QT_POWER) && row_at(R, q->top[ETP_QT_ACCEL_US]) &&
+            if ((tt == ETP_QT_VTCM || tt == ETP_QT_POWER) && row_at(R, q->top[ETP_QT_ACCEL_US]) &&
                 row_at(R, q->top[ETP_QT_ACCEL_US])->stats.p50 > 0)
                 sp = row->stats.p50 / row_at(R, q->top[ETP_QT_ACCEL_US])->stats.p50 * 100.0;
-            td_num(R, sp, isfinite(sp) ? pct(R, sp) : DASH);
-            td_str(R, qt_meaning(t), false);
-            S(R, "</tr>");
-            if (t <= ETP_QT_EXCL_WAIT) prev = row;
+            tab_pct(t, sp);
+            etp_table_str(t, qt_meaning(tt));
+            if (tt <= ETP_QT_EXCL_WAIT) prev = row;
         }
-        S(R, "</tbody></table></div>");
+        tab_end(R, t, &(etp_html_opts){.wrap_class = "tw", .col_class = cls});
         const etp_ops_row *qe = row_at(R, q->top[ETP_QT_QNN_EXECUTE]);
         etp_ops_delegate_time dt;
         if (qe && qe->unit == dc->unit &&
@@ -1704,6 +1752,27 @@ static void write_timeline(rep *R) {
     free(tids);
 }
 
+/* The QNN op table's cells: HMX / HVX / DMA classed yes / no; the DRAM and VTCM columns (read +
+ * write, the sort key) shown as "read / write". */
+typedef struct qnn_ops_ctx {
+    rep *R;
+    const etp_qnn_derived *d;
+    const uint32_t *ord;
+    char buf[96];
+} qnn_ops_ctx;
+
+static void qnn_ops_cell(void *ctx, const etp_table *t, size_t k, size_t col, etp_html_cell *c) {
+    qnn_ops_ctx *q = ctx;
+    flag_class(t, k, col, c);
+    const etp_qnn_op_row *o = &q->d->rows[q->ord[k]];
+    if ((col != 10 && col != 11) || !o->has_bytes) return;
+    int64_t r = col == 10 ? o->dram_read_bytes : o->vtcm_read_bytes;
+    int64_t w = col == 10 ? o->dram_write_bytes : o->vtcm_write_bytes;
+    snprintf(q->buf, sizeof q->buf, "%s / %s", num(q->R, (double)r, 0), num(q->R, (double)w, 0));
+    c->html = q->buf;
+    c->replace = true;
+}
+
 static void write_deep(rep *R) {
     if (!R->der) return;
     const etp_qnn_derived *d = R->der;
@@ -1770,51 +1839,54 @@ static void write_deep(rep *R) {
         if (ord && etp_qnn_rows_by_cycles(d, 0, ord, &nord) == ETP_OK && nord == n) {
             bool joined = R->join && R->join->matched > 0;
             P(R, "<h3>Per QNN op (%s%u of %u, by cycles)</h3>\n", shown < n ? "top " : "all ", shown, n);
-            S(R, shown > 30 ? "<div class=\"tw scroll\">" : "<div class=\"tw\">");
-            S(R, "<table class=\"sortable\" id=\"qnn-ops\"><thead><tr>");
-            th(R, "QNN op", false);
-            th(R, "OpId", true);
-            th(R, "type", false);
-            th(R, "cycles", true);
-            th(R, "share %", true);
-            th(R, "dom. path (cycles)", true);
-            th(R, "HMX", false);
-            th(R, "HVX", false);
-            th(R, "DMA", false);
-            th(R, "HTP ops", true);
-            th(R, "DRAM read / write (bytes)", true);
-            th(R, "VTCM read / write (bytes)", true);
-            if (joined) th(R, "ETDump p50 (cycles)", true);
-            S(R, "</tr></thead><tbody>");
+            etp_col cols[13] = {
+                {"QNN op", NULL, NULL, ETP_T_STR, true, 0},
+                {"OpId", NULL, NULL, ETP_T_INT, true, 0},
+                {"type", NULL, NULL, ETP_T_STR, true, 0},
+                {"cycles", NULL, NULL, ETP_T_INT, false, 0},
+                {"share %", NULL, NULL, ETP_T_FLOAT, true, -1},
+                {"dom. path", NULL, "cycles", ETP_T_INT, false, 0},
+                {"HMX", NULL, NULL, ETP_T_BOOL, false, 0},
+                {"HVX", NULL, NULL, ETP_T_BOOL, false, 0},
+                {"DMA", NULL, NULL, ETP_T_BOOL, false, 0},
+                {"HTP ops", NULL, NULL, ETP_T_INT, false, 0},
+                /* read + write; shown as "read / write" (qnn_ops_cell) */
+                {"DRAM read / write", NULL, "bytes", ETP_T_INT, true, 0},
+                {"VTCM read / write", NULL, "bytes", ETP_T_INT, true, 0},
+                {"ETDump p50", NULL, "cycles", ETP_T_FLOAT, true, -1},
+            };
+            static const char *const cls[13] = {"name"};
+            etp_table *t = tab_begin(R, cols, joined ? 13 : 12);
             for (uint32_t k = 0; k < shown; k++) {
                 const etp_qnn_op_row *o = &d->rows[ord[k]];
-                S(R, "<tr>");
-                td_str(R, o->qnn_op, true);
-                if (o->has_op_id) td_num(R, o->op_id, num(R, o->op_id, 0));
-                else td_num(R, NAN, DASH);
-                td_str(R, o->qnn_op_type, false);
-                td_num(R, (double)o->cycles, num(R, (double)o->cycles, 0));
-                td_num(R, o->share, pct(R, o->share));
-                td_num(R, (double)o->dominant_path_cycles, num(R, (double)o->dominant_path_cycles, 0));
-                bool fl[3] = {o->hmx, o->hvx, o->dma};
-                for (int u = 0; u < 3; u++)
-                    P(R, "<td class=\"%s\">%s</td>", fl[u] ? "yes" : "no", fl[u] ? "yes" : "no");
-                td_num(R, o->htp_ops, num(R, o->htp_ops, 0));
-                int64_t by[4] = {o->dram_read_bytes, o->dram_write_bytes, o->vtcm_read_bytes,
-                                 o->vtcm_write_bytes};
-                for (int u = 0; u < 4; u += 2) {
-                    char rw[64];
-                    snprintf(rw, sizeof rw, "%s / %s", num(R, (double)by[u], 0), num(R, (double)by[u + 1], 0));
-                    if (o->has_bytes) td_num(R, (double)by[u] + (double)by[u + 1], rw);
-                    else td_num(R, NAN, DASH);
+                etp_table_row(t);
+                etp_table_str(t, o->qnn_op);
+                if (o->has_op_id) etp_table_int(t, o->op_id);
+                else etp_table_null(t);
+                etp_table_str(t, o->qnn_op_type);
+                etp_table_int(t, (int64_t)o->cycles);
+                tab_pct(t, o->share);
+                etp_table_int(t, (int64_t)o->dominant_path_cycles);
+                etp_table_bool(t, o->hmx);
+                etp_table_bool(t, o->hvx);
+                etp_table_bool(t, o->dma);
+                etp_table_int(t, (int64_t)o->htp_ops);
+                if (o->has_bytes) {
+                    etp_table_int(t, o->dram_read_bytes + o->dram_write_bytes);
+                    etp_table_int(t, o->vtcm_read_bytes + o->vtcm_write_bytes);
+                } else {
+                    etp_table_null(t);
+                    etp_table_null(t);
                 }
                 if (joined) {
                     double e = R->join->row_etdump ? R->join->row_etdump[ord[k]] : NAN;
-                    td_num(R, e, isfinite(e) ? num(R, e, e == floor(e) ? 0 : 1) : DASH);
+                    tab_f(t, e, e == floor(e) ? 0 : 1);
                 }
-                S(R, "</tr>");
             }
-            S(R, "</tbody></table></div>");
+            qnn_ops_ctx qc = {.R = R, .d = d, .ord = ord};
+            tab_end(R, t, &(etp_html_opts){.id = "qnn-ops", .table_class = "sortable",
+                                           .wrap_class = shown > 30 ? "tw scroll" : "tw",
+                                           .col_class = cls, .cell = qnn_ops_cell, .ctx = &qc});
             if (shown < n)
                 P(R, "<p class=\"note\">%u more QNN op(s) not shown.</p>", n - shown);
             S(R, "<p class=\"note\">HMX / HVX / DMA: yes when any HTP op of the QNN op uses the "
@@ -1872,26 +1944,27 @@ static void write_deep(rep *R) {
             P(R, "<h3>Dominant (critical) path: the %u steps with the most path cycles (of %u, "
                  "from %s)</h3>\n",
               shown, n, src_name(s->dominant_source));
-            S(R, "<div class=\"tw\"><table><thead><tr>");
-            th(R, "HTP op", false);
-            th(R, "QNN op", false);
-            th(R, "path cycles", true);
-            th(R, "op cycles", true);
-            th(R, "% of the path", true);
-            S(R, "</tr></thead><tbody>");
+            static const etp_col cols[] = {
+                {"HTP op", NULL, NULL, ETP_T_STR, true, 0},
+                {"QNN op", NULL, NULL, ETP_T_STR, true, 0},
+                {"path cycles", NULL, NULL, ETP_T_INT, true, 0},
+                {"op cycles", NULL, NULL, ETP_T_INT, false, 0},
+                {"% of the path", NULL, NULL, ETP_T_FLOAT, true, -1},
+            };
+            static const char *const cls[] = {"name", "name", NULL, NULL, NULL};
+            etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
             for (uint32_t k = 0; k < shown; k++) {
                 const etp_qnn_dp_op *p = &s->dominant[ord[k]];
                 double pc = p->dp_cycles.has ? (double)p->dp_cycles.v : NAN;
-                S(R, "<tr>");
-                td_str(R, p->htp_op, true);
-                td_str(R, p->qnn_op, true);
-                td_num(R, pc, num(R, pc, 0));
-                td_num(R, (double)p->cycles, num(R, (double)p->cycles, 0));
-                double sh = s->dominant_dp_cycles > 0 ? pc / (double)s->dominant_dp_cycles * 100 : NAN;
-                td_num(R, sh, pct(R, sh));
-                S(R, "</tr>");
+                etp_table_row(t);
+                etp_table_str(t, p->htp_op);
+                etp_table_str(t, p->qnn_op);
+                if (p->dp_cycles.has) etp_table_int(t, p->dp_cycles.v);
+                else etp_table_null(t);
+                etp_table_int(t, (int64_t)p->cycles);
+                tab_pct(t, s->dominant_dp_cycles > 0 ? pc / (double)s->dominant_dp_cycles * 100 : NAN);
             }
-            S(R, "</tbody></table></div>");
+            tab_end(R, t, &(etp_html_opts){.wrap_class = "tw", .col_class = cls});
             P(R, "<p class=\"note\">Path total %s cycles, plus %s idle cycles on the path.</p>\n",
               num(R, (double)s->dominant_dp_cycles, 0), num(R, (double)s->dominant_idle_cycles, 0));
             free(ord);
@@ -2061,6 +2134,7 @@ void etp_report_opts_init(etp_report_opts *o) {
 }
 
 static void rep_free(rep *R) {
+    etp_doc_free(R->tdoc);
     etp_qnn_etd_join_free(R->join);
     free(R->row_drow);
     etp_qnn_derived_free(R->der);
@@ -2165,7 +2239,12 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     S(&R, "</script>\n</body>\n</html>\n");
     free(idx);
     etp_ops_free(res);
+    bool oom = R.oom;
     rep_free(&R);
+    if (oom) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     if (fflush(f) != 0 || ferror(f)) {
         etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
         return ETP_E_IO;

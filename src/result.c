@@ -2,6 +2,7 @@
  * table formats) and jw.c (JSON). The JSON envelope is written here and nowhere else. */
 #include "etprof_result.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 typedef struct cell {
     etp_type t;
+    unsigned char prec1; /* ETP_T_FLOAT: 0 the column's precision, 1 shortest, p + 2 (p 0..30) */
     size_t n; /* string length */
     union {
         int64_t i;
@@ -359,6 +361,12 @@ void etp_table_float(etp_table *t, double v) {
     cell *c = next_cell(t);
     if (c && !isnan(v)) *c = (cell){.t = ETP_T_FLOAT, .v.f = v};
 }
+void etp_table_float_prec(etp_table *t, double v, int precision) {
+    cell *c = next_cell(t);
+    if (c && !isnan(v))
+        *c = (cell){.t = ETP_T_FLOAT, .v.f = v,
+                    .prec1 = (unsigned char)(precision < 0 ? 1 : precision > 30 ? 32 : precision + 2)};
+}
 void etp_table_bool(etp_table *t, bool v) {
     cell *c = next_cell(t);
     if (c) *c = (cell){.t = ETP_T_BOOL, .v.b = v};
@@ -395,7 +403,7 @@ bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, 
     if (!t || row >= t->nrows || col >= t->ncols) return false;
     const cell *c = &t->cells[row * t->ncols + col];
     if (type) *type = c->t;
-    if (i) *i = c->t == ETP_T_INT ? c->v.i : 0;
+    if (i) *i = c->t == ETP_T_INT ? c->v.i : c->t == ETP_T_BOOL ? (int64_t)c->v.b : 0;
     if (u) *u = c->t == ETP_T_UINT ? c->v.u : 0;
     if (f) *f = c->t == ETP_T_FLOAT ? c->v.f : NAN;
     if (s) *s = c->t == ETP_T_STR ? c->v.s : NULL;
@@ -636,7 +644,10 @@ static int render_table(const etp_table *t, etp_format fmt, FILE *f, const etp_r
             case ETP_T_STR: out_cell_strn(ot, x->v.s, x->n); break;
             case ETP_T_INT: out_cell_int(ot, x->v.i); break;
             case ETP_T_UINT: out_cell_uint(ot, x->v.u); break;
-            case ETP_T_FLOAT: out_cell_float(ot, x->v.f); break;
+            case ETP_T_FLOAT:
+                if (x->prec1) out_cell_float_prec(ot, x->v.f, x->prec1 - 2);
+                else out_cell_float(ot, x->v.f);
+                break;
             case ETP_T_BOOL: out_cell_bool(ot, x->v.b); break;
             case ETP_T_NULL: out_cell_null(ot); break;
             }
@@ -795,6 +806,143 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
         return render_table(d->flat, fmt, f, o);
     }
     return ETP_E_USAGE;
+}
+
+/* ---- HTML (etp_table_render_html) ---- */
+
+void res_html_esc(FILE *f, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            switch (c) {
+            case '&': fputs("&amp;", f); break;
+            case '<': fputs("&lt;", f); break;
+            case '>': fputs("&gt;", f); break;
+            case '"': fputs("&quot;", f); break;
+            case '\'': fputs("&#39;", f); break;
+            default:
+                if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) fputs("\xEF\xBF\xBD", f);
+                else fputc(c, f);
+            }
+            i++;
+            continue;
+        }
+        size_t l = jw_utf8_len(p + i, n - i);
+        if (l == 0) {
+            fputs("\xEF\xBF\xBD", f);
+            i++;
+        } else {
+            fwrite(p + i, 1, l, f);
+            i += l;
+        }
+    }
+}
+
+static void html_esc(FILE *f, const char *s) {
+    if (s) res_html_esc(f, s, strlen(s));
+}
+
+static bool numeric(etp_type t) { return t == ETP_T_INT || t == ETP_T_UINT || t == ETP_T_FLOAT; }
+
+/* class="a b c" of the non-empty parts (nothing when all are empty). */
+static void html_class(FILE *f, const char *a, const char *b, const char *c) {
+    const char *p[3] = {a, b, c};
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        if (!p[i] || !*p[i]) continue;
+        fputs(any ? " " : " class=\"", f);
+        html_esc(f, p[i]);
+        any = true;
+    }
+    if (any) fputc('"', f);
+}
+
+int etp_table_render_html(const etp_table *t, FILE *f, const etp_html_opts *opts) {
+    etp_html_opts none = {0};
+    const etp_html_opts *o = opts ? opts : &none;
+    if (!t || !f) return ETP_E_USAGE;
+    if (t->doc->error) return ETP_E_INTERNAL;
+    const char *nc = o->num_class ? o->num_class : "n";
+    const char *null_text = o->null_text ? o->null_text : "\xE2\x80\x93";
+    if (o->wrap_class) {
+        fputs("<div", f);
+        html_class(f, o->wrap_class, NULL, NULL);
+        fputc('>', f);
+    }
+    fputs("<table", f);
+    html_class(f, o->table_class, NULL, NULL);
+    if (o->id) {
+        fputs(" id=\"", f);
+        html_esc(f, o->id);
+        fputc('"', f);
+    }
+    fputs("><thead><tr>", f);
+    for (size_t c = 0; c < t->ncols; c++) {
+        fputs("<th", f);
+        if (numeric(t->cols[c].type)) {
+            html_class(f, nc, NULL, NULL);
+            fputs(" data-type=\"num\"", f);
+        }
+        fputc('>', f);
+        html_esc(f, t->headers[c]);
+        fputs("</th>", f);
+    }
+    fputs("</tr></thead><tbody>", f);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs("<tr>", f);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const cell *x = &t->cells[r * t->ncols + c];
+            etp_html_cell hc = {0};
+            if (o->cell) o->cell(o->ctx, t, r, c, &hc);
+            char nb[400];
+            const char *text = NULL, *sortv = NULL;
+            switch (x->t) {
+            case ETP_T_STR: text = x->v.s; break;
+            case ETP_T_INT: snprintf(nb, sizeof nb, "%" PRId64, x->v.i); text = sortv = nb; break;
+            case ETP_T_UINT: snprintf(nb, sizeof nb, "%" PRIu64, x->v.u); text = sortv = nb; break;
+            case ETP_T_FLOAT: break;
+            case ETP_T_BOOL: text = x->v.b ? "yes" : "no"; break;
+            case ETP_T_NULL: break;
+            }
+            char sb[JW_DTOA_MAX];
+            if (x->t == ETP_T_FLOAT) {
+                int prec = x->prec1 ? x->prec1 - 2 : t->cols[c].precision;
+                text = out_fmt_float(nb, sizeof nb, x->v.f, prec);
+                sortv = jw_dtoa(sb, x->v.f) ? sb : NULL;
+            }
+            bool num = numeric(t->cols[c].type);
+            fputs("<td", f);
+            html_class(f, num ? nc : NULL, o->col_class ? o->col_class[c] : NULL, hc.cls);
+            if (num && sortv) {
+                fputs(" data-v=\"", f);
+                html_esc(f, sortv);
+                fputc('"', f);
+            }
+            if (hc.title) {
+                fputs(" title=\"", f);
+                html_esc(f, hc.title);
+                fputc('"', f);
+            }
+            fputc('>', f);
+            if (hc.html) fputs(hc.html, f);
+            if (!hc.replace) {
+                if (text) res_html_esc(f, text, x->t == ETP_T_STR ? x->n : strlen(text));
+                else fputs(null_text, f);
+            }
+            fputs("</td>", f);
+        }
+        fputs("</tr>", f);
+    }
+    fputs("</tbody></table>", f);
+    if (o->wrap_class) fputs("</div>", f);
+    for (size_t i = 0; i < t->nnotes; i++) {
+        fputs("<p class=\"note\">", f);
+        html_esc(f, t->notes[i]);
+        fputs("</p>", f);
+    }
+    return ferror(f) ? ETP_E_IO : ETP_OK;
 }
 
 /* ---- JSON layout and safe names (info, tree: issue 11.3) ---- */

@@ -17,4 +17,9 @@ const etp_node *res_node_child(const etp_node *n, size_t i);
 jw *res_stream_json_row(etp_stream *s);
 void res_stream_json_row_end(etp_stream *s);
 
+/* HTML-escapes s[0..n) to f as etp_table_render_html() does (the HTML report's escaping): & < >
+ * " ' become references, C0 controls (but tab, line feed), DEL and bytes that are not
+ * well-formed UTF-8 become U+FFFD. Safe in text and in quoted attribute values. */
+void res_html_esc(FILE *f, const char *s, size_t n);
+
 #endif

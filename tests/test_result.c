@@ -168,6 +168,128 @@ static void json_omit_tests(void) {
     etp_doc_json_omit(NULL, ETP_JSON_NO_NOTES);
 }
 
+/* ---- HTML (etp_table_render_html) ---- */
+
+static char *html(const etp_table *t, const etp_html_opts *o, int *rc) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *rc = etp_table_render_html(t, f, o);
+    fclose(f);
+    return buf;
+}
+
+/* A bar before the cells of column 2 (its width from the row), a class on the bool column, the
+ * second row's name cell replaced by a link. */
+static void hook(void *ctx, const etp_table *t, size_t row, size_t col, etp_html_cell *c) {
+    int *calls = ctx;
+    (*calls)++;
+    static char b[64];
+    if (col == 2) {
+        snprintf(b, sizeof b, "<span class=\"bar\" style=\"width:%zupx\"></span>", row + 1);
+        c->html = b;
+    }
+    if (col == 3) {
+        etp_type ty = ETP_T_NULL;
+        etp_table_cell(t, row, col, &ty, NULL, NULL, NULL, NULL);
+        c->cls = ty == ETP_T_BOOL ? "flag" : "flag none";
+        c->title = "uses <HMX>";
+    }
+    if (col == 0 && row == 1) {
+        c->html = "<a href=\"#x\">x</a>";
+        c->replace = true;
+    }
+}
+
+static void html_tests(void) {
+    int rc;
+    etp_doc *d = etp_doc_new("html", -1, NULL, NULL);
+    static const etp_col cols[] = {
+        {"op", "Operator", NULL, ETP_T_STR, false, 0},
+        {"count", "Count", NULL, ETP_T_UINT, false, 0},
+        {"ms", "Time", "ms", ETP_T_FLOAT, true, 2},
+        {"hmx", "HMX", NULL, ETP_T_BOOL, true, 0},
+    };
+    etp_table *t = etp_doc_table(d, cols, 4);
+    etp_table_row(t);
+    etp_table_str(t, "a<b>&\"c'\x01\xff");
+    etp_table_uint(t, 12);
+    etp_table_float(t, 1.5);
+    etp_table_bool(t, true);
+    etp_table_row(t);
+    etp_table_null(t);
+    etp_table_uint(t, 3);
+    etp_table_float_prec(t, 0.123456, 4); /* its own precision; data-v the exact value */
+    etp_table_null(t);
+    etp_table_row(t);
+    etp_table_str(t, "x");
+    etp_table_null(t);
+    etp_table_float(t, -0.001); /* no "-0.00" */
+    etp_table_bool(t, false);
+    etp_table_note(t, "n<1>");
+
+    /* defaults: no wrapper, no id/class, class "n", data-type/data-v, en dash for null */
+    char *h = html(t, NULL, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_STR(h, "<table><thead><tr><th>Operator</th><th class=\"n\" data-type=\"num\">Count</th>"
+                 "<th class=\"n\" data-type=\"num\">Time (ms)</th><th>HMX</th></tr></thead><tbody>"
+                 "<tr><td>a&lt;b&gt;&amp;&quot;c&#39;\xEF\xBF\xBD\xEF\xBF\xBD</td>"
+                 "<td class=\"n\" data-v=\"12\">12</td><td class=\"n\" data-v=\"1.5\">1.50</td>"
+                 "<td>yes</td></tr>"
+                 "<tr><td>\xE2\x80\x93</td><td class=\"n\" data-v=\"3\">3</td>"
+                 "<td class=\"n\" data-v=\"0.123456\">0.1235</td><td>\xE2\x80\x93</td></tr>"
+                 "<tr><td>x</td><td class=\"n\">\xE2\x80\x93</td>"
+                 "<td class=\"n\" data-v=\"-0.001\">0.00</td><td>no</td></tr>"
+                 "</tbody></table><p class=\"note\">n&lt;1&gt;</p>");
+    free(h);
+
+    /* every option and the hook */
+    int calls = 0;
+    static const char *const cc[] = {"name", NULL, NULL, NULL};
+    etp_html_opts o = {.id = "t\"1", .table_class = "sortable", .wrap_class = "tw scroll",
+                       .num_class = "num", .null_text = "-", .col_class = cc, .cell = hook,
+                       .ctx = &calls};
+    h = html(t, &o, &rc);
+    CHECK_EQ_I(rc, 0);
+    CHECK_EQ_I(calls, 12);
+    CHECK_STR(h, "<div class=\"tw scroll\"><table class=\"sortable\" id=\"t&quot;1\"><thead><tr>"
+                 "<th>Operator</th><th class=\"num\" data-type=\"num\">Count</th>"
+                 "<th class=\"num\" data-type=\"num\">Time (ms)</th><th>HMX</th></tr></thead><tbody>"
+                 "<tr><td class=\"name\">a&lt;b&gt;&amp;&quot;c&#39;\xEF\xBF\xBD\xEF\xBF\xBD</td>"
+                 "<td class=\"num\" data-v=\"12\">12</td>"
+                 "<td class=\"num\" data-v=\"1.5\"><span class=\"bar\" style=\"width:1px\"></span>1.50</td>"
+                 "<td class=\"flag\" title=\"uses &lt;HMX&gt;\">yes</td></tr>"
+                 "<tr><td class=\"name\"><a href=\"#x\">x</a></td><td class=\"num\" data-v=\"3\">3</td>"
+                 "<td class=\"num\" data-v=\"0.123456\"><span class=\"bar\" style=\"width:2px\"></span>0.1235</td>"
+                 "<td class=\"flag none\" title=\"uses &lt;HMX&gt;\">-</td></tr>"
+                 "<tr><td class=\"name\">x</td><td class=\"num\">-</td>"
+                 "<td class=\"num\" data-v=\"-0.001\"><span class=\"bar\" style=\"width:3px\"></span>0.00</td>"
+                 "<td class=\"flag\" title=\"uses &lt;HMX&gt;\">no</td></tr>"
+                 "</tbody></table></div><p class=\"note\">n&lt;1&gt;</p>");
+    free(h);
+
+    /* the cell's own precision in the text views too (csv: a control character is a space);
+     * JSON keeps the value */
+    etp_doc_flat(d, t);
+    h = render(d, ETP_FMT_CSV, 0, &rc);
+    CHECK_STR(h, "op,count,ms,hmx\n\"a<b>&\"\"c' \xEF\xBF\xBD\",12,1.50,true\n,3,0.1235,\nx,,0.00,false\n");
+    free(h);
+    h = render(d, ETP_FMT_JSONL, 0, &rc);
+    CHECK(strstr(h, "\"ms\":0.123456") != NULL);
+    free(h);
+
+    /* errors: NULL arguments; a document in error writes nothing */
+    CHECK_EQ_I(etp_table_render_html(NULL, stdout, NULL), ETP_E_USAGE);
+    CHECK_EQ_I(etp_table_render_html(t, NULL, NULL), ETP_E_USAGE);
+    etp_table_row(t);
+    for (int i = 0; i < 5; i++) etp_table_null(t); /* a cell past the last column */
+    h = html(t, NULL, &rc);
+    CHECK_EQ_I(rc, ETP_E_INTERNAL);
+    CHECK_STR(h, "");
+    free(h);
+    etp_doc_free(d);
+}
+
 int main(void) {
     int rc;
     etp_doc *d = sample();
@@ -377,5 +499,6 @@ int main(void) {
     etp_doc_free(d);
     stream_tests();
     json_omit_tests();
+    html_tests();
     return check_done();
 }
