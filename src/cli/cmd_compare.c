@@ -92,9 +92,9 @@ static int run_compare(cli_args *a) {
                  (unsigned long long)matched);
     }
     /* one document: the JSON facts, and the table (text, csv, tsv, jsonl) with its notes */
-    etp_doc *doc = etp_doc_new("compare", -1, NULL, NULL);
+    etp_doc *doc = etp_doc_new("compare", 1, NULL, NULL);
+    etp_doc_envelope(doc, 0); /* the JSON names its inputs: base, new */
     etp_node *root = etp_doc_root(doc);
-    etp_node_int(root, "schema_version", 1);
     etp_node_str(root, "base", bp);
     etp_node_str(root, "new", np);
     etp_node_uint(root, "matched", matched);

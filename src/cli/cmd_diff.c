@@ -522,7 +522,6 @@ static void fill_json(const dctx *c, etp_doc *doc) {
     const etp_diff_result *d = c->d;
     const etp_diff_summary *s = etp_diff_get_summary(d);
     etp_node *root = etp_doc_root(doc);
-    etp_node_int(root, "schema_version", 1);
     const char *paths[2] = {c->base_path, c->new_path};
     const etp_ops_result *rs[2] = {c->rb, c->rn};
     const char *ptes[2] = {c->a->set[OPT_PTE] ? c->a->val[OPT_PTE] : NULL,
@@ -781,7 +780,8 @@ static int run_diff(cli_args *a) {
     c.o = &dopts;
     etp_diff_list(d, c.all, c.top, &c.ls);
     /* one document: the JSON facts, the flat rows (csv, tsv, jsonl) and the text views */
-    etp_doc *doc = etp_doc_new("diff", -1, NULL, NULL);
+    etp_doc *doc = etp_doc_new("diff", 1, NULL, NULL);
+    etp_doc_envelope(doc, 0); /* the JSON names its inputs: base, new */
     if (doc) {
         fill_json(&c, doc);
         fill_flat(&c, doc);

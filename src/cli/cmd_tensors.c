@@ -212,11 +212,10 @@ static int run_tensors(cli_args *a) {
     c.nvalues = 8;
     /* one document: the JSON view {schema_version, file, debug_buffer, tensors} (no notes), the
      * table (with its note) for the others */
-    etp_doc *doc = etp_doc_new("tensors", -1, NULL, NULL);
+    etp_doc *doc = etp_doc_new("tensors", 1, path, NULL);
+    etp_doc_envelope(doc, ETP_ENV_FILE);
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     etp_node *root = etp_doc_root(doc);
-    etp_node_int(root, "schema_version", 1);
-    etp_node_str(root, "file", path);
     etp_node_str(root, "debug_buffer", a->set[OPT_DEBUG_BUFFER] ? a->val[OPT_DEBUG_BUFFER] : NULL);
     c.json = etp_node_arr(root, "tensors");
     c.t = etp_doc_table(doc, tensor_cols, NCOLS);
