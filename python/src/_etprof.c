@@ -388,68 +388,28 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     if (dbuf != Py_None) {
         bool pyerr = false;
         rc = open_dbuf(p, dbuf, &err, &pyerr);
-        if (pyerr) { /* a Python exception */
-            Py_XDECREF(db);
-            Py_XDECREF(pb);
-            Py_XDECREF(content);
-            profile_release(p);
-            return -1;
-        }
-        if (rc) {
-            Py_XDECREF(db);
-            Py_XDECREF(pb);
-            Py_XDECREF(content);
-            profile_release(p);
-            raise_etp(rc, &err);
-            return -1;
-        }
+        if (pyerr) rc = ETP_OK; /* a Python exception is set: raised as it is */
+        if (pyerr || rc) goto fail;
     } else {
         Py_INCREF(Py_None);
         Py_XSETREF(p->dbuf_path, Py_None);
     }
     /* the ETRecord next (etprof ops opens it before the dump) */
     PyObject *es = etr == Py_None ? (Py_INCREF(Py_None), Py_None) : path_str(etr);
-    if (!es) {
-        Py_XDECREF(db);
-        Py_XDECREF(pb);
-        Py_XDECREF(content);
-        profile_release(p);
-        return -1;
-    }
+    if (!es) goto fail;
     Py_XSETREF(p->rec_path, es);
     if (es != Py_None) {
         PyObject *eb = NULL;
-        if (!PyUnicode_FSConverter(es, &eb)) {
-            Py_XDECREF(db);
-            Py_XDECREF(pb);
-            Py_XDECREF(content);
-            profile_release(p);
-            return -1;
-        }
+        if (!PyUnicode_FSConverter(es, &eb)) goto fail;
         const char *ep = PyBytes_AS_STRING(eb);
         etp_etrecord *rec = NULL;
         WITHOUT_GIL(p, rc = etp_etrecord_open(&rec, ep, NULL, &err));
         p->rec = rc ? NULL : rec;
         Py_DECREF(eb);
-        if (rc) {
-            p->rec = NULL;
-            Py_XDECREF(db);
-            Py_XDECREF(pb);
-            Py_XDECREF(content);
-            profile_release(p);
-            raise_etp(rc, &err);
-            return -1;
-        }
+        if (rc) goto fail;
     }
     /* QNN's files next (etprof qnn loads them before the dump) */
-    if (load_qnn_files(p, qf, &err, &rc)) {
-        Py_XDECREF(db);
-        Py_XDECREF(pb);
-        Py_XDECREF(content);
-        profile_release(p);
-        if (rc) raise_etp(rc, &err);
-        return -1;
-    }
+    if (load_qnn_files(p, qf, &err, &rc)) goto fail;
     if (content) {
         if (PyObject_GetBuffer(content, &p->dump_view, PyBUF_SIMPLE)) {
             Py_XDECREF(pb);
@@ -484,6 +444,14 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         return -1;
     }
     return 0;
+
+fail: /* before the dump is opened: rc set = a library error to raise, else a Python one is set */
+    Py_XDECREF(db);
+    Py_XDECREF(pb);
+    Py_XDECREF(content);
+    profile_release(p);
+    if (rc) raise_etp(rc, &err);
+    return -1;
 }
 
 static int need_ops(Profile *p) {
