@@ -85,6 +85,8 @@ void etp_fig_qnn_join(etp_node *n, const char *key, const struct etp_qnn_etd_joi
 /* {qnn_ops, htp_ops, ops_using_hmx, ops_using_hvx, ops_using_dma, ops_using_both, ops_dma_only,
  * ops_using_none} */
 void etp_fig_unit_counts(etp_node *n, const char *key, const struct etp_qnn_unit_counts *u);
+/* The same eight members added to the object `obj` itself (qnn's summary holds them flat). */
+void etp_fig_unit_counts_members(etp_node *obj, const struct etp_qnn_unit_counts *u);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -272,7 +272,10 @@ void ana_json_qnn_join(jw *w, const etp_qnn_etd_join *j) {
 }
 
 void etp_fig_unit_counts(etp_node *n, const char *key, const etp_qnn_unit_counts *u) {
-    etp_node *o = etp_node_obj(n, key);
+    etp_fig_unit_counts_members(etp_node_obj(n, key), u);
+}
+
+void etp_fig_unit_counts_members(etp_node *o, const etp_qnn_unit_counts *u) {
     etp_node_uint(o, "qnn_ops", u->qnn_ops);
     etp_node_uint(o, "htp_ops", u->htp_ops);
     etp_node_uint(o, "ops_using_hmx", u->hmx);

@@ -368,6 +368,19 @@ static bool open_fx(fixture *fx, const char *etdp, const char *pte) {
 
 static void close_fx(fixture *fx) { ops_fixture_close(fx); }
 
+/* The Ethos-U pair (MANIFEST.md): BASE one partition, NEW 11; both or neither opened. */
+static bool open_ethosu_pair(fixture *base, fixture *new_) {
+    if (!open_fx(base, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte"))
+        return false;
+    if (!open_fx(new_, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
+                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte")) {
+        close_fx(base);
+        return false;
+    }
+    return true;
+}
+
 /* A dump against itself: every row matched by instruction, every sample equal, so p = 1 and
  * the verdict is "no change" (or "too few runs" below 3 runs). */
 static void self_diff(const char *etdp, const char *pte, bool few) {
@@ -424,14 +437,7 @@ static void self_diff(const char *etdp, const char *pte, bool few) {
  * and 11 DelegateCalls; the single program has 2 KernelCalls (quantize, dequantize) and 1. */
 static void ethosu_placement(void) {
     fixture a, b;
-    if (!open_fx(&a, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
-                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte"))
-        return;
-    if (!open_fx(&b, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
-                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte")) {
-        close_fx(&a);
-        return;
-    }
+    if (!open_ethosu_pair(&a, &b)) return;
     etp_diff_opts o;
     etp_diff_opts_init(&o);
     o.programs_differ = true;
@@ -517,14 +523,7 @@ static void ethosu_placement(void) {
  * ethosu_placement); one run each. add_pte_10x against add_pte_1x: 10 runs against 1. */
 static void listing(void) {
     fixture a, b, c;
-    if (!open_fx(&a, "ethosu-partial-delegation/mobilenet_v2_ethosu_single_1x.etdp",
-                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu.pte"))
-        return;
-    if (!open_fx(&b, "ethosu-partial-delegation/mobilenet_v2_ethosu_N_partial_1x.etdp",
-                 "ethosu-partial-delegation/pte/mobilenet_v2_ethosu_N.pte")) {
-        close_fx(&a);
-        return;
-    }
+    if (!open_ethosu_pair(&a, &b)) return;
     etp_diff_opts o;
     etp_diff_opts_init(&o);
     o.programs_differ = true;

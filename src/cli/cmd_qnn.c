@@ -211,14 +211,7 @@ static void fact_summary(const qctx *c, etp_node *n) {
     n_i64(n, "heap_delta_bytes", s->heap_delta_bytes);
     etp_qnn_unit_counts uc;
     etp_qnn_unit_counts_get(d, &uc);
-    etp_node_uint(n, "qnn_ops", uc.qnn_ops);
-    etp_node_uint(n, "htp_ops", uc.htp_ops);
-    etp_node_uint(n, "ops_using_hmx", uc.hmx);
-    etp_node_uint(n, "ops_using_hvx", uc.hvx);
-    etp_node_uint(n, "ops_using_dma", uc.dma);
-    etp_node_uint(n, "ops_using_both", uc.hmx_and_hvx);
-    etp_node_uint(n, "ops_dma_only", uc.dma_only);
-    etp_node_uint(n, "ops_using_none", uc.none);
+    etp_fig_unit_counts_members(n, &uc);
     etp_node_int(n, "total_cycles", d->total_cycles);
 }
 
