@@ -337,3 +337,16 @@ void cli_progress_end(cli_args *a) {
     fputs("\r\033[K", stderr);
     fflush(stderr);
 }
+
+bool cli_text_open(cli_text *t) {
+    t->p = NULL;
+    t->n = 0;
+    t->f = open_memstream(&t->p, &t->n);
+    return t->f != NULL;
+}
+
+bool cli_text_close(cli_text *t) {
+    bool ok = t->f && fclose(t->f) == 0 && t->p;
+    t->f = NULL;
+    return ok;
+}

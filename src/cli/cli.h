@@ -126,6 +126,16 @@ int cli_render(cli_args *a, cli_out *o, const etp_doc *doc);
 /* The render options cli_render() uses (for a streaming table, etp_stream_open). */
 etp_render_opts cli_render_opts(cli_args *a, const cli_out *o);
 
+/* A text built piece by piece with stdio (open_memstream). */
+typedef struct cli_text {
+    char *p; /* the text after cli_text_close(); the caller frees it */
+    size_t n;
+    FILE *f;
+} cli_text;
+bool cli_text_open(cli_text *t); /* false when out of memory */
+/* Ends the writing; false when out of memory (t->p may then be NULL or partial). */
+bool cli_text_close(cli_text *t);
+
 /* Option values */
 bool cli_get_double(cli_args *a, opt_id id, double *out);
 bool cli_get_long(cli_args *a, opt_id id, long *out);

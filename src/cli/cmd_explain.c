@@ -12,23 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A growable text (open_memstream). */
-typedef struct sbuf {
-    char *p;
-    size_t n;
-    FILE *f;
-} sbuf;
-
-static bool sb_open(sbuf *s) {
-    s->p = NULL;
-    s->n = 0;
-    s->f = open_memstream(&s->p, &s->n);
-    return s->f != NULL;
-}
+/* A growable text: cli_text (cli.h). */
+typedef cli_text sbuf;
 
 static char *sb_take(sbuf *s) {
-    if (s->f) fclose(s->f);
-    s->f = NULL;
+    cli_text_close(s);
     return s->p;
 }
 
@@ -71,7 +59,7 @@ typedef struct ex_ctx {
 static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi);
 
 static void begin(ex_ctx *c, const char *id, const char *method, const char *question) {
-    if (!sb_open(&c->ans)) c->oom = true;
+    if (!cli_text_open(&c->ans)) c->oom = true;
     c->f[c->n] = (finding){.id = id, .method = method, .question = question};
     c->cur = NULL;
 }

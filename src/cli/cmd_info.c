@@ -65,24 +65,10 @@ static bool same_block(const block_sum *a, const block_sum *b) {
            a->bi.allocator_count == b->bi.allocator_count;
 }
 
-/* A text built piece by piece (open_memstream); false when out of memory. */
-typedef struct text_buf {
-    char *p;
-    size_t n;
-    FILE *f;
-} text_buf;
-
-static bool text_open(text_buf *b) {
-    b->p = NULL;
-    b->n = 0;
-    b->f = open_memstream(&b->p, &b->n);
-    return b->f != NULL;
-}
-
 /* Closes the text and adds it to `sec` as prose wrapped to the terminal under the values (column
  * 11); false when out of memory. */
-static bool text_add(etp_section *sec, text_buf *b) {
-    bool ok = fclose(b->f) == 0 && b->p;
+static bool text_add(etp_section *sec, cli_text *b) {
+    bool ok = cli_text_close(b);
     if (ok) etp_section_text(sec, ETP_TEXT_WRAP, NULL, 11, b->p);
     free(b->p);
     return ok;
@@ -103,8 +89,8 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
                         const cli_inputs *in, const uint64_t *kinds, const name_count *methods,
                         uint32_t nmethods, const name_count *backends, uint32_t nbackends,
                         uint32_t nm, const char *first) {
-    text_buf b;
-    if (!text_open(&b)) return false;
+    cli_text b;
+    if (!cli_text_open(&b)) return false;
     FILE *f = b.f;
     fprintf(f, "file       %s\n", path);
     fprintf(f, "kind       ETDump, %s, version %u, %zu bytes\n",
