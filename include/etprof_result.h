@@ -179,10 +179,9 @@ int etp_doc_render(const etp_doc *d, etp_format fmt, FILE *f, const etp_render_o
 /* The envelope's "program" member goes here, at the current end of the root's members, instead
  * of right after "file" (info on an ETDump: its 0.1.0 shape). Once per document. */
 void etp_doc_program_here(etp_doc *d);
-/* Members left out of the JSON view: ETP_JSON_NO_PROGRAM, the envelope's "program" (info on a
- * program or an ETRecord, which name no program); ETP_JSON_NO_NOTES, the "notes" array (shapes
- * without one). Flags add up over calls. */
-enum { ETP_JSON_NO_PROGRAM = 1, ETP_JSON_NO_NOTES = 2 };
+/* Members left out of the JSON view: ETP_JSON_NO_NOTES, the "notes" array (shapes without one).
+ * Flags add up over calls. (Which envelope members are written: etp_doc_envelope.) */
+enum { ETP_JSON_NO_NOTES = 2 };
 void etp_doc_json_omit(etp_doc *d, unsigned members);
 /* A copy of `s` as the table and md formats show a text cell (docs/output-formats.md): valid
  * UTF-8, each invalid byte U+FFFD, control characters (line breaks too) as spaces. For a name

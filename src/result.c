@@ -592,8 +592,7 @@ static int render_json(const etp_doc *d, FILE *f) {
     jw_obj_begin(&w);
     /* one rule for "program": the envelope keeps it (etp_doc_envelope), not omitted
      * (etp_doc_json_omit), written first or where etp_doc_program_here() put it */
-    bool program = d->schema_version >= 0 && (d->envelope & ETP_ENV_PROGRAM) &&
-                   !(d->json_omit & ETP_JSON_NO_PROGRAM);
+    bool program = d->schema_version >= 0 && (d->envelope & ETP_ENV_PROGRAM);
     if (d->schema_version >= 0) {
         jw_key(&w, "schema_version"); jw_int(&w, d->schema_version);
         if (d->envelope & ETP_ENV_FILE) {

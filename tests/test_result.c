@@ -160,7 +160,7 @@ static void json_omit_tests(void) {
     CHECK_EQ_I(rc, 0);
     CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"f\",\n  \"program\": \"p\",\n  \"n\": 7\n}\n");
     free(js);
-    etp_doc_json_omit(d, ETP_JSON_NO_PROGRAM); /* flags add up */
+    etp_doc_envelope(d, ETP_ENV_FILE); /* and the envelope without program */
     js = render(d, ETP_FMT_JSON, 0, &rc);
     CHECK_STR(js, "{\n  \"schema_version\": 1,\n  \"file\": \"f\",\n  \"n\": 7\n}\n");
     free(js);
@@ -392,7 +392,7 @@ int main(void) {
     d = etp_doc_new("info", 1, "p.pte", NULL);
     etp_node_str(etp_doc_root(d), "kind", "program");
     etp_doc_program_here(d); /* at the end: after the last member */
-    etp_doc_json_omit(d, ETP_JSON_NO_PROGRAM);
+    etp_doc_envelope(d, ETP_ENV_FILE); /* no program member, wherever placed */
     lay = render(d, ETP_FMT_JSON, 0, &rc);
     CHECK_STR(lay, "{\n  \"schema_version\": 1,\n  \"file\": \"p.pte\",\n  \"kind\": \"program\",\n"
                    "  \"notes\": []\n}\n");

@@ -269,7 +269,8 @@ int cli_etrecord_info(cli_args *a, const char *path) {
     }
     /* JSON: {schema_version, file, kind, entries, programs, map_methods, skipped} (0.1.0) */
     etp_doc *doc = etp_doc_new("info", 1, path, NULL);
-    etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
+    etp_doc_envelope(doc, ETP_ENV_FILE); /* a record names no program */
+    etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     if (a->fmt == ETP_FMT_JSON) etrecord_facts(doc, r);
     else rc = etrecord_table(a, doc, r, path);
     if (!rc && doc) rc = cli_render(a, &o, doc);

@@ -343,7 +343,8 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     };
     /* JSON: {schema_version, file, kind, size_bytes, bundled, version, segments, methods} */
     etp_doc *doc = etp_doc_new("info", 1, path, NULL);
-    etp_doc_json_omit(doc, ETP_JSON_NO_PROGRAM | ETP_JSON_NO_NOTES);
+    etp_doc_envelope(doc, ETP_ENV_FILE); /* a program names no program */
+    etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     if (a->fmt == ETP_FMT_JSON) {
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "program");
