@@ -4,12 +4,12 @@
 #   --test   adds the test-only tools (debootstrap: scripts/check-fresh.sh; python3-dev,
 #            python3-setuptools, python3-pytest, python3-pandas, python3-numpy: the Python
 #            package, docs/python.md)
-#   --bench  adds what bench/run.sh uses: flatc and python3 (the Inspector baseline), GNU time (peak
-#            RSS) and hyperfine (timing; without it bench/run.sh falls back to a date loop)
+#   --bench  adds what bench/run.sh uses: flatc and python3 (the Inspector baseline, and the
+#            interleaved timer bench/measure.py) and GNU time (peak RSS)
 set -eu
 build_pkgs="build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libzip-dev"
 test_pkgs="libbz2-dev libssl-dev flatbuffers-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas python3-numpy"
-bench_pkgs="flatbuffers-compiler python3 time hyperfine"
+bench_pkgs="flatbuffers-compiler python3 time"
 pkgs=$build_pkgs
 case "${1:-}" in
     --test) pkgs="$pkgs $test_pkgs" ;;
