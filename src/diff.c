@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,46 +14,98 @@
  * Statistics
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct tagged {
-    double v;
-    int side; /* 0: a, 1: b */
-} tagged;
+/* Order-preserving unsigned key of a double that is not NaN (-0.0 is taken as +0.0). */
+static uint64_t dkey(double v) {
+    uint64_t u;
+    v += 0.0;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
+}
 
-static int cmp_tagged(const void *x, const void *y) {
-    double a = ((const tagged *)x)->v, b = ((const tagged *)y)->v;
-    return (a > b) - (a < b);
+/* Sorts n doubles (no NaN) ascending: insertion sort when short, else an LSD radix sort on the
+ * keys, 8 passes of 8 bits, skipping the passes where every key has the same byte. tmp holds n
+ * keys of scratch; keys (n) are written and left sorted, with v sorted in step. */
+static void sort_doubles(double *v, uint64_t *keys, uint64_t *tmp, size_t n) {
+    for (size_t i = 0; i < n; i++) keys[i] = dkey(v[i]);
+    if (n < 48) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t k = keys[i];
+            size_t j = i;
+            for (; j > 0 && keys[j - 1] > k; j--) keys[j] = keys[j - 1];
+            keys[j] = k;
+        }
+    } else {
+        uint64_t *src = keys, *dst = tmp;
+        for (int pass = 0; pass < 8; pass++) {
+            size_t cnt[256] = {0};
+            int sh = pass * 8;
+            for (size_t i = 0; i < n; i++) cnt[(src[i] >> sh) & 0xff]++;
+            if (cnt[(src[0] >> sh) & 0xff] == n) continue;
+            size_t sum = 0;
+            for (int d = 0; d < 256; d++) {
+                size_t c = cnt[d];
+                cnt[d] = sum;
+                sum += c;
+            }
+            for (size_t i = 0; i < n; i++) dst[cnt[(src[i] >> sh) & 0xff]++] = src[i];
+            uint64_t *t = src;
+            src = dst;
+            dst = t;
+        }
+        if (src != keys) memcpy(keys, src, n * sizeof *keys);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = keys[i];
+        u = (u >> 63) ? u & ~(UINT64_C(1) << 63) : ~u;
+        memcpy(&v[i], &u, sizeof u);
+    }
 }
 
 int etp_mann_whitney_u(const double *a, size_t na, const double *b, size_t nb, etp_mwu *out) {
     out->u = out->mean = out->sd = out->z = out->p = NAN;
     if (!a || !b || na == 0 || nb == 0) return ETP_E_USAGE;
     size_t n = na + nb;
-    if (n < na || n > SIZE_MAX / sizeof(tagged)) return ETP_E_INTERNAL;
-    tagged *t = malloc(n * sizeof *t);
-    if (!t) return ETP_E_INTERNAL;
-    for (size_t i = 0; i < na; i++) t[i] = (tagged){a[i], 0};
-    for (size_t i = 0; i < nb; i++) t[na + i] = (tagged){b[i], 1};
-    for (size_t i = 0; i < n; i++)
-        if (isnan(t[i].v)) {
-            free(t);
-            return ETP_E_USAGE;
-        }
-    qsort(t, n, sizeof *t, cmp_tagged);
-    /* Ranks 1..n; a run of t equal values at positions i..j-1 (0-based) shares the average
-     * rank (i + 1 + j) / 2 and adds t^3 - t to the tie term of the variance. */
+    if (n < na || n > SIZE_MAX / (2 * sizeof(double) + sizeof(uint64_t))) return ETP_E_INTERNAL;
+    for (size_t i = 0; i < na; i++)
+        if (isnan(a[i])) return ETP_E_USAGE;
+    for (size_t i = 0; i < nb; i++)
+        if (isnan(b[i])) return ETP_E_USAGE;
+    /* both samples sorted apart, then walked as one merged order: ranks 1..n; a run of t equal
+     * values at merged positions i..j-1 (0-based) shares the average rank (i + 1 + j) / 2 and
+     * adds t^3 - t to the tie term of the variance (the same sums, in the same order, as a sort
+     * of the pooled sample) */
+    double *sa = malloc(n * sizeof *sa);
+    uint64_t *keys = malloc(n * sizeof *keys), *tmp = malloc(n * sizeof *tmp);
+    if (!sa || !keys || !tmp) {
+        free(sa);
+        free(keys);
+        free(tmp);
+        return ETP_E_INTERNAL;
+    }
+    double *sb = sa + na;
+    memcpy(sa, a, na * sizeof *sa);
+    memcpy(sb, b, nb * sizeof *sb);
+    sort_doubles(sa, keys, tmp, na);
+    sort_doubles(sb, keys, tmp, nb);
+    free(keys);
+    free(tmp);
     double rank_sum_b = 0, tie_term = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && t[j].v == t[i].v) j++;
+    size_t ia = 0, ib = 0;
+    while (ia < na || ib < nb) {
+        double v = ia < na && (ib >= nb || sa[ia] <= sb[ib]) ? sa[ia] : sb[ib];
+        size_t i = ia + ib, in_b = 0;
+        while (ia < na && sa[ia] == v) ia++;
+        while (ib < nb && sb[ib] == v) {
+            ib++;
+            in_b++;
+        }
+        size_t j = ia + ib;
         double rank = ((double)i + 1.0 + (double)j) / 2.0;
-        size_t in_b = 0;
-        for (size_t k = i; k < j; k++) in_b += (size_t)t[k].side;
         rank_sum_b += rank * (double)in_b;
         double tc = (double)(j - i);
         tie_term += tc * tc * tc - tc;
-        i = j;
     }
-    free(t);
+    free(sa);
     double dn = (double)n, da = (double)na, db = (double)nb;
     out->u = rank_sum_b - db * (db + 1.0) / 2.0;
     out->mean = da * db / 2.0;

@@ -6,6 +6,8 @@
 #include "etprof.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +109,48 @@ static void mwu_vs_pairs(void) {
         CHECK_EQ_I(etp_mann_whitney_u(b, nb, a, na, &r), ETP_OK);
         CHECK_NEAR(r.u, (double)(na * nb) - u, 1e-9);
         CHECK_NEAR(r.p, t.p, 1e-12);
+    }
+}
+
+/* Samples long enough for the radix sort (>= 48 values each), with negative, fractional and
+ * tied values and both zeros: U by pair counting and the tie-corrected sd from tie counts found
+ * by brute force over the pooled values. */
+static void mwu_large(void) {
+    uint64_t s = 987654321;
+    static double a[400], b[400], pool[800];
+    for (int round = 0; round < 12; round++) {
+        size_t na = 48 + (size_t)round * 29, nb = 300 - (size_t)round * 17;
+        for (size_t i = 0; i < na + nb; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double v = (double)((int64_t)((s >> 33) % 2001) - 1000) / (round % 2 ? 8.0 : 1.0);
+            if ((s >> 20) % 50 == 0) v = (s >> 21) % 2 ? -0.0 : 0.0;
+            if ((s >> 24) % 40 == 0) v = 1e300 * ((s >> 25) % 2 ? -1 : 1);
+            if (i < na) a[i] = v; else b[i - na] = v + (double)(round % 3);
+            pool[i] = i < na ? a[i] : b[i - na];
+        }
+        double u = 0;
+        for (size_t i = 0; i < na; i++)
+            for (size_t j = 0; j < nb; j++) u += b[j] > a[i] ? 1.0 : b[j] == a[i] ? 0.5 : 0.0;
+        size_t n = na + nb;
+        double ties = 0;
+        for (size_t i = 0; i < n; i++) {
+            bool first = true;
+            size_t t = 0;
+            for (size_t k = 0; k < n; k++) {
+                if (pool[k] == pool[i]) {
+                    if (k < i) first = false;
+                    t++;
+                }
+            }
+            if (first) ties += (double)t * t * t - (double)t;
+        }
+        double da = (double)na, db = (double)nb, dn = (double)n;
+        double sd = sqrt(da * db / 12.0 * ((dn + 1.0) - ties / (dn * (dn - 1.0))));
+        etp_mwu t;
+        CHECK_EQ_I(etp_mann_whitney_u(a, na, b, nb, &t), ETP_OK);
+        CHECK_NEAR(t.u, u, 1e-6);
+        CHECK_NEAR(t.sd, sd, 1e-9 * sd);
+        CHECK(t.p >= 0 && t.p <= 1);
     }
 }
 
@@ -608,6 +652,7 @@ int main(int argc, char **argv) {
     if (argc > 1) data_dir = argv[1];
     mwu_by_hand();
     mwu_vs_pairs();
+    mwu_large();
     bh_by_hand();
     names();
     min_p_by_hand();

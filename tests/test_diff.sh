@@ -334,4 +334,15 @@ run 2 "$T/u5" diff "$A1" "$A1" --sort total
 run 3 "$T/u6" diff "$A1" "$T/missing.etdp"
 run 1 "$T/u7" diff "$A1" "$DATA/upstream/add.pte"
 
+# --- 6. one file named twice is read once (issue 15): the same document as two separate reads
+# (a copy is another inode, so it is opened and aggregated apart), names aside
+A10=$DATA/real/add_pte_10x.etdp
+cp "$A10" "$T/copy.etdp"
+run 0 "$T/same.json" diff "$A10" "$A10" --pte "$DATA/upstream/add.pte" --format json
+run 0 "$T/copy.json" diff "$A10" "$T/copy.etdp" --pte "$DATA/upstream/add.pte" --format json
+jq -S 'del(.new, .base)' "$T/same.json" >"$T/same.n"
+jq -S 'del(.new, .base)' "$T/copy.json" >"$T/copy.n"
+cmp -s "$T/same.n" "$T/copy.n" || fail "diff A A differs from diff A copy-of-A"
+ok
+
 echo "test_diff.sh: $NCHECK checks passed"

@@ -5,6 +5,7 @@
 #include "cli_ana.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -687,6 +688,15 @@ static void fill_md(const dctx *c, etp_doc *doc) {
 
 /* ------------------------------------------------------------------------------------------- */
 
+/* The same regular file (device and inode) named twice: `diff A A`, or two paths to one file. */
+static bool same_regular_file(const char *x, const char *y) {
+    struct stat sx, sy;
+    if (strcmp(x, "-") == 0 || strcmp(y, "-") == 0) return false;
+    if (stat(x, &sx) || stat(y, &sy)) return false;
+    return S_ISREG(sx.st_mode) && S_ISREG(sy.st_mode) && sx.st_dev == sy.st_dev &&
+           sx.st_ino == sy.st_ino;
+}
+
 static bool same_file_bytes(const etp_blob *x, const etp_blob *y) {
     return x->size == y->size && (x->size == 0 || memcmp(x->data, y->data, x->size) == 0);
 }
@@ -739,18 +749,25 @@ static int run_diff(cli_args *a) {
         return EXIT_USAGE;
     }
 
+    /* One file named twice with one program: it is mapped, modelled and aggregated once, and
+     * both sides are that one result (the figures are the same as two opens would give). */
+    bool shared = same_regular_file(bp, np) &&
+                  (!a->set[OPT_PTE_NEW] ||
+                   (a->set[OPT_PTE] && same_regular_file(a->val[OPT_PTE], a->val[OPT_PTE_NEW])));
     cli_inputs ib, in;
-    if ((rc = cli_open_inputs(a, bp, &ib))) return rc;
+    memset(&in, 0, sizeof in);
+    if ((rc = cli_open_inputs_bg(a, bp, &ib))) return rc;
     cli_args an = *a;
     if (a->set[OPT_PTE_NEW]) {
         an.set[OPT_PTE] = true;
         an.val[OPT_PTE] = a->val[OPT_PTE_NEW];
     }
-    if ((rc = cli_open_inputs(&an, np, &in))) {
+    if (!shared && (rc = cli_open_inputs_bg(&an, np, &in))) {
         cli_close_inputs(&ib);
         return rc;
     }
-    dopts.programs_differ = ib.prog && in.prog && !same_file_bytes(&ib.pte_blob, &in.pte_blob);
+    const cli_inputs *pn = shared ? &ib : &in;
+    dopts.programs_differ = ib.prog && pn->prog && !same_file_bytes(&ib.pte_blob, &pn->pte_blob);
 
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
@@ -763,12 +780,12 @@ static int run_diff(cli_args *a) {
     oo.progress = progress_base;
     rc = etp_ops_compute(ib.model, &oo, &rb, &err);
     cli_progress_end(a);
-    if (!rc) {
+    if (!rc && !shared) {
         oo.progress = progress_new;
         rc = etp_ops_compute(in.model, &oo, &rn, &err);
         cli_progress_end(a);
     }
-    if (!rc) rc = etp_diff_compute(rb, rn, &dopts, &d, &err);
+    if (!rc) rc = etp_diff_compute(rb, shared ? rb : rn, &dopts, &d, &err);
     if (rc) {
         cli_error(&err);
         rc = cli_exit_for(rc);
@@ -776,7 +793,7 @@ static int run_diff(cli_args *a) {
     }
     c.d = d;
     c.rb = rb;
-    c.rn = rn;
+    c.rn = shared ? rb : rn;
     c.o = &dopts;
     etp_diff_list(d, c.all, c.top, &c.ls);
     /* one document: the JSON facts, the flat rows (csv, tsv, jsonl) and the text views */
