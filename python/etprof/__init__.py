@@ -115,12 +115,13 @@ class Profile:
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
                  ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-                 optrace=None, runtrace=None, heap=None):
+                 optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
                                   ignore_program_mismatch=bool(ignore_program_mismatch),
-                                  debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas,
-                                  optrace=optrace, runtrace=runtrace, heap=heap)
+                                  ticks=bool(ticks), debug_buffer=debug_buffer,
+                                  etrecord=etrecord, qhas=qhas, optrace=optrace,
+                                  runtrace=runtrace, heap=heap, tick_ns=tick_ns)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -667,19 +668,23 @@ Profile.report = _report
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
          ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-         optrace=None, runtrace=None, heap=None):
+         optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
     copy and kept alive by the Profile; other buffers such as bytearray are copied first, so
     that later changes cannot reach verified data); its errors then name the file "<bytes>".
-    ``pte`` is a path. The whole dump is verified before this returns, as the command does.
+    ``pte`` is a path, or the program's content (``bytes`` kept without a copy, other buffers
+    copied; named "<pte bytes>" in errors). The whole dump is verified before this returns, as
+    the command does.
 
     The options are those of the command: ``method`` (``--method``, needs ``pte``) forces the
     execution plan of every run; ``skip_first`` (``--skip-first``) drops the first N runs of
     each method (warm-up); ``block`` (``--block``) takes the blocks of that name as the runs
     instead of the Execute blocks; ``tick_hz`` (``--tick-hz``) is the rate of the dump's host
-    clock (default: ns ticks, as on Linux and Android); ``ignore_program_mismatch``
+    clock (default: ns ticks, as on Linux and Android), ``tick_ns`` (``--tick-ns``) the same as
+    nanoseconds per tick, and ``ticks=True`` (``--ticks``) keeps host times in ticks of unknown
+    rate (the three exclude each other); ``ignore_program_mismatch``
     (``--ignore-program-mismatch``) leaves blocks the program cannot explain unresolved instead
     of raising InputError. ``debug_buffer`` is the debug buffer the runtime wrote the logged
     tensors into (``--debug-buffer``): a path or its content as bytes (named "<debug_buffer>"
@@ -698,7 +703,7 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
                    debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas, optrace=optrace,
-                   runtrace=runtrace, heap=heap)
+                   runtrace=runtrace, heap=heap, tick_ns=tick_ns, ticks=ticks)
 
 
 #: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.

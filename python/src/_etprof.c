@@ -105,6 +105,10 @@ typedef struct {
     PyObject *dump_bytes;
     Py_buffer dump_view;
     bool have_view;
+    /* a program given as bytes: kept and borrowed by pte_blob, as the dump */
+    PyObject *pte_bytes;
+    Py_buffer pte_view;
+    bool have_pte_view;
     uint32_t skip_first;
     char *block; /* ops --block, NULL: the Execute blocks */
     double tick_ns; /* as given to the model */
@@ -162,6 +166,9 @@ static void profile_release(Profile *p) {
     if (p->have_view) PyBuffer_Release(&p->dump_view);
     p->have_view = false;
     Py_CLEAR(p->dump_bytes);
+    if (p->have_pte_view) PyBuffer_Release(&p->pte_view);
+    p->have_pte_view = false;
+    Py_CLEAR(p->pte_bytes);
     if (p->have_dbuf_blob) etp_blob_close(&p->dbuf_blob);
     p->have_dbuf_blob = false;
     if (p->have_dbuf_view) PyBuffer_Release(&p->dbuf_view);
@@ -274,11 +281,11 @@ done:
 /* The dump, the program and the model, after the dump's blob: C only (run without the GIL). */
 static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, etp_error *err) {
     int rc = etp_dump_open(&p->dump, &p->dump_blob, err);
-    if (!rc && pte) {
+    if (!rc && pte && !p->have_pte_blob) {
         rc = etp_blob_open(&p->pte_blob, pte, err);
         p->have_pte_blob = rc == ETP_OK;
-        if (!rc) rc = etp_program_open(&p->prog, &p->pte_blob, err);
     }
+    if (!rc && p->have_pte_blob) rc = etp_program_open(&p->prog, &p->pte_blob, err);
     if (!rc) rc = etp_model_open(&p->model, p->dump, p->prog, mo, err);
     return rc;
 }
@@ -286,15 +293,17 @@ static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, etp_error 
 static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"etdump", "pte", "method", "skip_first", "block", "tick_hz",
                              "ignore_program_mismatch", "ticks", "debug_buffer", "etrecord",
-                             "qhas", "optrace", "runtrace", "heap", NULL};
+                             "qhas", "optrace", "runtrace", "heap", "tick_ns", NULL};
     PyObject *etdump = NULL, *pte = Py_None, *method = Py_None, *tick = Py_None;
+    PyObject *tick_ratio = Py_None;
     PyObject *dbuf = Py_None, *etr = Py_None, *qf[4] = {Py_None, Py_None, Py_None, Py_None};
     Py_ssize_t skip = 0;
     const char *block = NULL;
     int ignore_mismatch = 0, ticks = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOOOOOO:Profile", kwlist, &etdump,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OnzOppOOOOOOO:Profile", kwlist, &etdump,
                                      &pte, &method, &skip, &block, &tick, &ignore_mismatch,
-                                     &ticks, &dbuf, &etr, &qf[0], &qf[1], &qf[2], &qf[3]))
+                                     &ticks, &dbuf, &etr, &qf[0], &qf[1], &qf[2], &qf[3],
+                                     &tick_ratio))
         return -1;
     if (busy_error(p)) return -1;
     if (p->have_dump_blob || p->dump) {
@@ -323,9 +332,25 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         }
         tick_ns = 1e9 / hz;
     }
-    if (ticks) {
+    if (tick_ratio != Py_None) { /* --tick-ns: nanoseconds per host tick */
         if (tick != Py_None) {
-            raise_usage("ticks: host ticks of unknown rate%s", " and tick_hz exclude each other");
+            raise_usage("tick_ns: nanoseconds per tick%s", " and tick_hz exclude each other");
+            return -1;
+        }
+        double r = PyFloat_AsDouble(tick_ratio);
+        if (r == -1 && PyErr_Occurred()) return -1;
+        if (!(r > 0) || isinf(r)) {
+            char v[32];
+            snprintf(v, sizeof v, "%g", r);
+            raise_usage("tick_ns: expected a positive number of nanoseconds per tick, got %s", v);
+            return -1;
+        }
+        tick_ns = r;
+    }
+    if (ticks) {
+        if (tick != Py_None || tick_ratio != Py_None) {
+            raise_usage("ticks: host ticks of unknown rate%s",
+                        " and tick_hz / tick_ns exclude each other");
             return -1;
         }
         tick_ns = 0; /* --ticks: host ticks of unknown rate, never converted */
@@ -346,11 +371,39 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
         Py_XDECREF(content);
         return -1;
     }
-    PyObject *ps = NULL;
-    if (pte != Py_None && !(ps = path_str(pte))) {
+    PyObject *ps = NULL, *pcontent = NULL; /* the program: a path, or its bytes */
+    if (pte != Py_None && (PyBytes_Check(pte) || PyObject_CheckBuffer(pte))) {
+        if (PyBytes_Check(pte)) {
+            Py_INCREF(pte);
+            pcontent = pte;
+        } else if (!(pcontent = PyBytes_FromObject(pte))) {
+            Py_DECREF(ds);
+            Py_XDECREF(content);
+            return -1;
+        }
+        if (!(ps = PyUnicode_FromString("<pte bytes>"))) {
+            Py_DECREF(pcontent);
+            Py_DECREF(ds);
+            Py_XDECREF(content);
+            return -1;
+        }
+    } else if (pte != Py_None && !(ps = path_str(pte))) {
         Py_DECREF(ds);
         Py_XDECREF(content);
         return -1;
+    }
+    if (pcontent) {
+        if (PyObject_GetBuffer(pcontent, &p->pte_view, PyBUF_SIMPLE)) {
+            Py_DECREF(pcontent);
+            Py_DECREF(ps);
+            Py_DECREF(ds);
+            Py_XDECREF(content);
+            return -1;
+        }
+        Py_XSETREF(p->pte_bytes, pcontent); /* the reference is the Profile's now */
+        p->have_pte_view = true;
+        etp_blob_borrow(&p->pte_blob, p->pte_view.buf, (size_t)p->pte_view.len, "<pte bytes>");
+        p->have_pte_blob = true;
     }
     /* __init__ may run again after a failed open: replace, do not leak, what it recorded */
     Py_XSETREF(p->etdump_path, ds);
@@ -360,7 +413,7 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
 
     PyObject *db = NULL, *pb = NULL;
     if ((!content && !PyUnicode_FSConverter(ds, &db)) ||
-        (ps && !PyUnicode_FSConverter(ps, &pb))) {
+        (ps && !pcontent && !PyUnicode_FSConverter(ps, &pb))) {
         Py_XDECREF(db);
         Py_XDECREF(content);
         return -1;
