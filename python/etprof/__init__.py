@@ -609,27 +609,35 @@ class Qnn:
                                                       j)
 
 
-def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", as_dict=False):
+def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", top=0,
+        htp_clock_ghz=None, as_dict=False):
     """Loads QNN's own files (paths) and returns a :class:`Qnn`, the figures of
     ``etprof qnn --format json`` without an ETDump; ``sort`` orders the ops as ``--sort`` does
-    (default cycles, largest first; "order" keeps file order)."""
+    (default cycles, largest first; "order" keeps file order), ``top`` keeps the first N rows
+    (``--top``; 0: all), ``htp_clock_ghz`` sets the HTP clock (``--htp-clock-ghz``: the
+    summary's ``clock_ghz``, with ``clock_source`` "htp-clock-ghz")."""
     f = (lambda v: None if v is None else os.fspath(v))
     d = _etprof.qnn(qhas=f(qhas), optrace=f(optrace), runtrace=f(runtrace), heap=f(heap),
-                    sort=sort)
-    return _make_qnn(d, as_dict)
+                    sort=sort, htp_clock_ghz=htp_clock_ghz)
+    return _make_qnn(d, as_dict, top)
 
 
-def _make_qnn(d, as_dict):
+def _make_qnn(d, as_dict, top=0):
+    if top < 0:
+        raise UsageError("top: expected a number of rows >= 0, got %r" % (top,))
     q = Qnn()
     q.rows_source = d["rows_source"]
     q.summary = d["summary"]
     q.join = d["join"]
+    ops = d["ops"]
+    if top:
+        ops = {k: v[:top] for k, v in ops.items()}
     pd = None if as_dict else _pandas()
-    q.ops = d["ops"] if pd is None else pd.DataFrame(d["ops"], columns=list(d["ops"]))
+    q.ops = ops if pd is None else pd.DataFrame(ops, columns=list(ops))
     return q
 
 
-def _profile_qnn(self, *, sort="cycles", as_dict=False):
+def _profile_qnn(self, *, sort="cycles", top=0, htp_clock_ghz=None, as_dict=False):
     """QNN's own files given to :func:`etprof.open` (``qhas``, ``optrace``, ``runtrace``,
     ``heap``) joined to this dump's QNN HTP node rows, as ``etprof qnn DUMP --pte P --qhas Q
     ... --format json``: a :class:`Qnn` whose ``ops`` also has ``etdump_cycles`` (the p50 over
@@ -638,8 +646,9 @@ def _profile_qnn(self, *, sort="cycles", as_dict=False):
     DELEGATE_CALL), ``etdump_nodes``, ``qnn_ops``, ``matched`` (by OpId / by name only),
     ``etdump_only``, ``qnn_only``, ``name_only``, ``conflicts`` and ``cycle_agreement``
     (compared, equal, different, max_abs_diff_cycles, verdict, different_ops). ``sort`` orders
-    the ops as ``--sort`` (also "etdump_cycles"). UsageError when no QNN file was given."""
-    return _make_qnn(self._p.qnn(sort=sort), as_dict)
+    the ops as ``--sort`` (also "etdump_cycles"), ``top`` and ``htp_clock_ghz`` as in
+    :func:`etprof.qnn`. UsageError when no QNN file was given."""
+    return _make_qnn(self._p.qnn(sort=sort, htp_clock_ghz=htp_clock_ghz), as_dict, top)
 
 
 Profile.qnn = _profile_qnn

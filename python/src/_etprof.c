@@ -1803,15 +1803,33 @@ static PyObject *Profile_tensor_npy(Profile *p, PyObject *args) {
 }
 
 static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
-                            const etp_qnn_etd_join *j, const char *sort);
+                            const etp_qnn_etd_join *j, const char *sort, double ghz_given);
+
+/* htp_clock_ghz= (--htp-clock-ghz): None, or a positive number of GHz. 0 = not given; -1 with
+ * UsageError raised. */
+static double clock_arg(PyObject *o) {
+    if (o == Py_None) return 0;
+    double g = PyFloat_AsDouble(o);
+    if (g == -1 && PyErr_Occurred()) return -1;
+    if (!(g > 0) || isinf(g)) {
+        char v[32];
+        snprintf(v, sizeof v, "%g", g);
+        raise_usage("htp_clock_ghz: expected a positive number, got %s", v);
+        return -1;
+    }
+    return g;
+}
 
 /* Profile.qnn(): the QNN files given at open joined to this dump's HTP nodes (etprof qnn DUMP
  * --qhas ... --format json). */
 static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
-    static char *kwlist[] = {"sort", NULL};
+    static char *kwlist[] = {"sort", "htp_clock_ghz", NULL};
     const char *sort = "cycles";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:qnn", kwlist, &sort)) return NULL;
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sO:qnn", kwlist, &sort, &clock)) return NULL;
+    double ghz = clock_arg(clock);
+    if (ghz < 0) return NULL;
     if (!etp_qnn_rows_sort_key_valid(sort))
         return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
                            "dominant_path_cycles, htp_ops, dram_read_bytes, ..., etdump_cycles, "
@@ -1825,7 +1843,7 @@ static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
     etp_qnn_etd_join *j = NULL;
     int rc = etp_qnn_join_etdump(p->ops, p->qb.der, &j, &err);
     if (rc) return raise_etp(rc, &err);
-    PyObject *res = qnn_result(&p->qb, p->ops, j, sort);
+    PyObject *res = qnn_result(&p->qb, p->ops, j, sort, ghz);
     etp_qnn_etd_join_free(j);
     return res;
 }
@@ -1931,7 +1949,7 @@ static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
 /* The figures of `etprof qnn --format json` from a loaded bundle: rows in `sort` order, the
  * summary and, with an ETDump (r and j not NULL), the rows' ETDump cycles and the join. */
 static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
-                            const etp_qnn_etd_join *j, const char *sort) {
+                            const etp_qnn_etd_join *j, const char *sort, double ghz_given) {
     etp_qnn_bundle b = *bp; /* read only */
     etp_error err;
     memset(&err, 0, sizeof err);
@@ -2026,7 +2044,7 @@ static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
     etp_qnn_unit_counts u;
     etp_qnn_unit_counts_get(d, &u);
     const char *clock_src = NULL;
-    double ghz = etp_qnn_clock(0, &b, &clock_src);
+    double ghz = etp_qnn_clock(ghz_given, &b, &clock_src);
     PyObject *summary = Py_BuildValue(
         "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:N,s:O,s:O,s:N,s:N,"
         "s:N,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:L}",
@@ -2060,12 +2078,15 @@ done:
 }
 
 static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", NULL};
+    static char *kwlist[] = {"qhas", "optrace", "runtrace", "heap", "sort", "htp_clock_ghz", NULL};
     etp_qnn_paths qp = {0};
     const char *sort = "cycles";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzs:qnn", kwlist, &qp.qhas, &qp.optrace,
-                                     &qp.runtrace, &qp.heap, &sort))
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$zzzzsO:qnn", kwlist, &qp.qhas, &qp.optrace,
+                                     &qp.runtrace, &qp.heap, &sort, &clock))
         return NULL;
+    double ghz = clock_arg(clock);
+    if (ghz < 0) return NULL;
     if (!etp_qnn_rows_sort_key_valid(sort))
         return raise_usage("sort: unknown key \"%s\" (order, cycles, share, "
                            "dominant_path_cycles, htp_ops, dram_read_bytes, ..., op_id, qnn_op, "
@@ -2079,7 +2100,7 @@ static PyObject *mod_qnn(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
     memset(&b, 0, sizeof b);
     int rc = etp_qnn_bundle_load(&qp, &b, &err);
     if (rc) return raise_etp(rc, &err);
-    PyObject *res = qnn_result(&b, NULL, NULL, sort);
+    PyObject *res = qnn_result(&b, NULL, NULL, sort, ghz);
     etp_qnn_bundle_free(&b);
     return res;
 }
