@@ -58,9 +58,9 @@ static void j_value(jw *w, const etp_value *v) {
     }
 #define BOX(flag, key, inner, writer, field)                                                      \
     if (v->flag) {                                                                                \
-        jw_key(w, key);                                                                           \
+        jw_key_lit(w, key);                                                                       \
         jw_obj_begin(w);                                                                          \
-        jw_key(w, inner);                                                                         \
+        jw_key_lit(w, inner);                                                                     \
         writer(w, v->field);                                                                      \
         jw_obj_end(w);                                                                            \
     }
@@ -73,11 +73,13 @@ static void j_value(jw *w, const etp_value *v) {
     jw_obj_end(w);
 }
 
-static void j_str(jw *w, const char *key, etp_str s) {
-    jw_key(w, key);
+/* key: a literal (j_str's macro) */
+static inline void j_str_(jw *w, const char *key, size_t klen, etp_str s) {
+    jw_key_plain(w, key, klen);
     if (s.ptr) jw_strn(w, s.ptr, s.len);
     else jw_null(w);
 }
+#define j_str(w, key, s) j_str_((w), "" key, sizeof(key) - 1, (s))
 
 const char *etp_event_type_name(etp_event_type t) {
     switch (t) {

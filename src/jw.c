@@ -106,6 +106,14 @@ static inline void st_ch(stage *o, char c) {
     o->b[o->n++] = c;
 }
 
+int jw_line_end(jw *w) {
+    int rc = w->error || !w->done || w->depth != 0 ? -1 : 0;
+    w->error = w->want_value = w->done = false;
+    w->depth = 0;
+    jw_newline(w);
+    return rc;
+}
+
 void jw_newline(jw *w) {
     stage o;
     st_init(&o, w);
@@ -286,7 +294,28 @@ static void write_string(stage *o, const char *str, size_t n) {
     st_ch(o, '"');
 }
 
+/* The hot path of a compact buffered writer (events, trace): a member of an object, its key or
+ * its scalar value, written straight into the buffer when it fits; the checks are the ones of the
+ * general path below, which handles everything else (pretty, no buffer, full buffer, misuse). */
+static inline bool fast_ok(const jw *w, size_t need) {
+    return w->buf && !w->pretty && !w->error && w->depth > 0 && w->kind[w->depth - 1] == '{' &&
+           need <= w->cap - w->len;
+}
+
 static void key_n(jw *w, const char *key, size_t len, bool plain_ascii) {
+    if (plain_ascii && !w->want_value && fast_ok(w, len + 4)) {
+        char *d = w->buf + w->len;
+        if (w->items[w->depth - 1]) *d++ = ',';
+        *d++ = '"';
+        memcpy(d, key, len);
+        d += len;
+        *d++ = '"';
+        *d++ = ':';
+        w->len = (size_t)(d - w->buf);
+        w->items[w->depth - 1] = true;
+        w->want_value = true;
+        return;
+    }
     if (w->error) return;
     if (w->depth == 0 || w->kind[w->depth - 1] != '{' || w->want_value) {
         w->error = true;
@@ -311,9 +340,15 @@ static void key_n(jw *w, const char *key, size_t len, bool plain_ascii) {
 }
 
 void jw_key(jw *w, const char *key) { key_n(w, key ? key : "", key ? strlen(key) : 0, false); }
-void jw_key_plain(jw *w, const char *key, size_t len) { key_n(w, key, len, true); }
+void jw__key_plain_slow(jw *w, const char *key, size_t len) { key_n(w, key, len, true); }
 
 static void scalar_n(jw *w, const char *text, size_t n) {
+    if (w->want_value && fast_ok(w, n)) { /* an object member's value (depth > 0: not done) */
+        memcpy(w->buf + w->len, text, n);
+        w->len += n;
+        w->want_value = false;
+        return;
+    }
     stage o;
     st_init(&o, w);
     if (!before_value(w, &o)) return;
@@ -328,6 +363,28 @@ void jw_strn(jw *w, const char *s, size_t len) {
     if (!s) {
         jw_null(w);
         return;
+    }
+    if (w->want_value && fast_ok(w, len + 2)) {
+        /* an object member's value with nothing to escape (most names): copied while scanned
+         * straight into the buffer; on the first byte that needs escaping nothing is kept and
+         * the general path below writes it */
+        char *d = w->buf + w->len;
+        const unsigned char *u = (const unsigned char *)s;
+        size_t i = 0;
+        d[0] = '"';
+        for (; i + 8 <= len; i += 8) {
+            uint64_t x;
+            memcpy(&x, u + i, 8);
+            if (special8(x)) break;
+            memcpy(d + 1 + i, &x, 8);
+        }
+        for (; i < len && plain[u[i]]; i++) d[1 + i] = (char)u[i];
+        if (i == len) {
+            d[1 + len] = '"';
+            w->len += len + 2;
+            w->want_value = false;
+            return;
+        }
     }
     stage o;
     st_init(&o, w);

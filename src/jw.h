@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define JW_MAX_DEPTH 64
 
@@ -49,6 +50,11 @@ void jw_flush(jw *w);
 /* A line break between tokens (JSON whitespace, for line-per-record output): written through
  * the writer, so it stays in order with a jw_set_buffer() buffer. */
 void jw_newline(jw *w);
+/* JSON Lines: ends the current line's value and starts the next one on the same writer (and
+ * buffer): 0 when one complete, well-nested value was written since jw_init() or the last
+ * jw_line_end(), -1 otherwise; either way the nesting state is reset and a newline written. A
+ * failed write of the FILE shows in ferror(), not here. */
+int jw_line_end(jw *w);
 /* Returns 0 when one complete, well-nested value was written without error; -1 otherwise (misuse,
  * unbalanced nesting, nothing written, ferror on the FILE). Writes nothing itself (no final
  * newline) but what jw_set_buffer()'s buffer holds. Does not fflush the FILE: call it after
@@ -64,7 +70,26 @@ void jw_key(jw *w, const char *key);
 /* A key that is a string literal of printable ASCII without '"' or '\\' (the caller's promise):
  * written without measuring or scanning it, for hot paths. */
 #define jw_key_lit(w, lit) jw_key_plain((w), "" lit, sizeof(lit) - 1)
-void jw_key_plain(jw *w, const char *key, size_t len);
+void jw__key_plain_slow(jw *w, const char *key, size_t len);
+/* Inline so that a literal key's copy has a constant length; the fast path of a compact buffered
+ * writer inside an object, else jw__key_plain_slow (jw.c: every check and case). */
+static inline void jw_key_plain(jw *w, const char *key, size_t len) {
+    if (w->buf && !w->pretty && !w->error && !w->want_value && w->depth > 0 &&
+        w->kind[w->depth - 1] == '{' && len + 4 <= w->cap - w->len) {
+        char *d = w->buf + w->len;
+        if (w->items[w->depth - 1]) *d++ = ',';
+        *d++ = '"';
+        memcpy(d, key, len); /* a constant length for a literal: inlined */
+        d += len;
+        *d++ = '"';
+        *d++ = ':';
+        w->len = (size_t)(d - w->buf);
+        w->items[w->depth - 1] = true;
+        w->want_value = true;
+        return;
+    }
+    jw__key_plain_slow(w, key, len);
+}
 
 void jw_str(jw *w, const char *s); /* NULL -> null */
 void jw_strn(jw *w, const char *s, size_t len); /* may contain NUL bytes; NULL -> null */

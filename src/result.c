@@ -1013,7 +1013,10 @@ etp_stream *etp_stream_open(etp_format fmt, FILE *f, const etp_render_opts *opts
         jw_key(&s->w, rows_key ? rows_key : "rows");
         jw_arr_begin(&s->w);
         break;
-    case ETP_FMT_JSONL: break;
+    case ETP_FMT_JSONL: /* one writer and buffer for every line (jw_line_end) */
+        jw_init(&s->w, f, false);
+        jw_set_buffer(&s->w, s->buf, STREAM_BUF);
+        break;
     default:
         if (!(s->ot = out_table_new((out_format)fmt, f, s->ocols, ncols))) goto fail;
         if (o->width) out_table_set_max_width(s->ot, o->width);
@@ -1037,27 +1040,18 @@ static bool stream_json(const etp_stream *s) {
     return s->fmt == ETP_FMT_JSON || s->fmt == ETP_FMT_JSONL;
 }
 
-static void stream_line(etp_stream *s) { /* jsonl: each line is one JSON value */
-    if (s->fmt == ETP_FMT_JSONL) {
-        jw_init(&s->w, s->f, false);
-        jw_set_buffer(&s->w, s->buf, STREAM_BUF);
-    }
-}
-
 jw *res_stream_json_row(etp_stream *s) {
     if (!s || !stream_json(s)) return NULL;
     if (s->in_row) {
         s->misuse = true;
         return NULL;
     }
-    stream_line(s);
     return &s->w;
 }
 
-void res_stream_json_row_end(etp_stream *s) {
+void res_stream_json_row_end(etp_stream *s) { /* jsonl: each line is one JSON value */
     if (!s || s->fmt != ETP_FMT_JSONL) return;
-    if (jw_finish(&s->w)) s->io = true;
-    fputc('\n', s->f);
+    if (jw_line_end(&s->w)) s->io = true;
 }
 
 void etp_stream_row(etp_stream *s) {
@@ -1069,7 +1063,6 @@ void etp_stream_row(etp_stream *s) {
     s->in_row = true;
     s->at = 0;
     if (stream_json(s)) {
-        stream_line(s);
         jw_obj_begin(&s->w);
     } else {
         out_row_begin(s->ot);
@@ -1137,7 +1130,7 @@ void etp_stream_row_end(etp_stream *s) {
 
 int etp_stream_flush(etp_stream *s) {
     if (!s) return ETP_E_INTERNAL;
-    if (s->fmt == ETP_FMT_JSON) jw_flush(&s->w);
+    if (stream_json(s)) jw_flush(&s->w);
     return s->io || ferror(s->f) ? ETP_E_IO : ETP_OK;
 }
 
@@ -1150,6 +1143,9 @@ int etp_stream_close(etp_stream *s) {
         jw_obj_end(&s->w);
         if (jw_finish(&s->w)) rc = ETP_E_IO;
         fputc('\n', s->f);
+    } else if (s->fmt == ETP_FMT_JSONL) {
+        jw_flush(&s->w);
+        if (ferror(s->f)) rc = ETP_E_IO;
     } else if (s->ot) {
         rc = out_table_finish(s->ot);
         out_table_free(s->ot);
