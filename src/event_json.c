@@ -90,8 +90,132 @@ const char *etp_event_type_name(etp_event_type t) {
     }
 }
 
+/* "op.overload" as the checked path formats it (snprintf into 512 bytes: at most 511 kept). */
+static size_t op_text(char buf[512], const etp_mevent *e) {
+    size_t n = 0;
+    const char *parts[3] = {e->op_name, e->op_overload && *e->op_overload ? "." : "",
+                            e->op_overload ? e->op_overload : ""};
+    for (int k = 0; k < 3; k++)
+        for (const char *p = parts[k]; *p && n < 511; p++) buf[n++] = *p;
+    buf[n] = '\0';
+    return n;
+}
+
+static size_t zlen(const char *s) { return s ? strlen(s) : 0; }
+
+/* One of the library's own names (event type, kind, unit, instruction kind: printable ASCII
+ * identifiers, test_out checks them) quoted without the escaping scan; null for NULL. */
+static char *put_id(char *d, const char *s) {
+    if (!s) return jw_put_lit(d, "null");
+    *d++ = '"';
+    while (*s) *d++ = *s++;
+    *d++ = '"';
+    return d;
+}
+
+/* The text of one profile or allocation event when the writer takes raw output (JSON Lines):
+ * the same bytes as the checked calls below, without their per-call checks. false: not written
+ * (the checked path writes it). */
+static bool event_json_raw(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
+                           bool with_program) {
+    if (e->ev.type != ETP_EVENT_PROFILE && e->ev.type != ETP_EVENT_ALLOCATION) return false;
+    const etp_profile_event *p = &e->ev.profile;
+    const etp_allocation_event *x = &e->ev.allocation;
+    etp_str an = {NULL, 0};
+    const uint8_t *meta = NULL;
+    size_t meta_len = 0, text_len = 0;
+    bool meta_text = false;
+    size_t strs = v->info.name.len + zlen(v->method) + zlen(e->backend) + 511;
+    if (e->ev.type == ETP_EVENT_PROFILE) {
+        strs += p->name.len + p->delegate_debug_id_str.len;
+        meta = p->delegate_debug_metadata.ptr;
+        meta_len = meta ? p->delegate_debug_metadata.len : 0;
+        if (meta && meta_len) {
+            size_t need = 0;
+            etp_meta_kind mk = etp_backend_metadata_decode(NULL, meta, meta_len, NULL, 0, &need);
+            if (mk == ETP_MK_JSON || mk == ETP_MK_TEXT) {
+                meta_text = true;
+                text_len = meta_len && meta[meta_len - 1] == 0 ? meta_len - 1 : meta_len;
+                strs += text_len;
+            }
+        }
+    } else {
+        if (x->allocator_id >= 1)
+            an = etp_dump_allocator_name(d, v->block, (uint32_t)x->allocator_id - 1);
+        strs += an.len;
+    }
+    /* keys, numbers and short names: well under 1 KiB; strings at most 6 bytes per byte */
+    if (strs > ((size_t)1 << 20) || meta_len > ((size_t)1 << 20)) return false;
+    char *o = jw_raw_begin(w, 1024 + 6 * strs + 2 * meta_len);
+    if (!o) return false;
+    o = jw_put_lit(o, "{\"block\":");
+    o = jw_put_uint(o, v->block);
+    o = jw_put_lit(o, ",\"block_name\":");
+    o = v->info.name.ptr ? jw_put_str(o, v->info.name.ptr, v->info.name.len) : jw_put_lit(o, "null");
+    o = jw_put_lit(o, ",\"index\":");
+    o = jw_put_uint(o, e->index);
+    o = jw_put_lit(o, ",\"type\":");
+    o = put_id(o, etp_event_type_name(e->ev.type));
+    o = jw_put_lit(o, ",\"kind\":");
+    o = put_id(o, etp_kind_name(e->kind));
+    if (e->ev.type == ETP_EVENT_PROFILE) {
+        o = jw_put_lit(o, ",\"name\":");
+        o = p->name.ptr ? jw_put_str(o, p->name.ptr, p->name.len) : jw_put_lit(o, "null");
+        o = jw_put_lit(o, ",\"chain_index\":");
+        o = jw_put_int(o, p->chain_index);
+        o = jw_put_lit(o, ",\"instruction_id\":");
+        o = jw_put_int(o, p->instruction_id);
+        o = jw_put_lit(o, ",\"delegate_debug_id_int\":");
+        o = jw_put_int(o, p->delegate_debug_id_int);
+        o = jw_put_lit(o, ",\"delegate_debug_id_str\":");
+        o = p->delegate_debug_id_str.ptr
+                ? jw_put_str(o, p->delegate_debug_id_str.ptr, p->delegate_debug_id_str.len)
+                : jw_put_lit(o, "null");
+        o = jw_put_lit(o, ",\"delegate_debug_metadata\":");
+        o = meta ? jw_put_hex(o, meta, meta_len) : jw_put_lit(o, "null");
+        o = jw_put_lit(o, ",\"delegate_debug_metadata_text\":");
+        o = meta_text ? jw_put_str(o, (const char *)meta, text_len) : jw_put_lit(o, "null");
+        o = jw_put_lit(o, ",\"start_time\":");
+        o = jw_put_uint(o, p->start_time);
+        o = jw_put_lit(o, ",\"end_time\":");
+        o = jw_put_uint(o, p->end_time);
+    } else {
+        o = jw_put_lit(o, ",\"allocator_id\":");
+        o = jw_put_int(o, x->allocator_id);
+        o = jw_put_lit(o, ",\"allocation_size\":");
+        o = jw_put_uint(o, x->allocation_size);
+        o = jw_put_lit(o, ",\"allocator_name\":");
+        o = an.ptr ? jw_put_str(o, an.ptr, an.len) : jw_put_lit(o, "null");
+    }
+    o = jw_put_lit(o, ",\"parent\":");
+    o = e->parent >= 0 ? jw_put_int(o, e->parent) : jw_put_lit(o, "null");
+    o = jw_put_lit(o, ",\"value\":");
+    o = jw_put_double(o, e->value);
+    o = jw_put_lit(o, ",\"unit\":");
+    o = put_id(o, e->unit ? etp_unit_name(e->unit) : NULL);
+    if (with_program) {
+        o = jw_put_lit(o, ",\"method\":");
+        o = jw_put_strz(o, v->method);
+        o = jw_put_lit(o, ",\"instruction_kind\":");
+        o = put_id(o, e->instr_kind ? etp_instr_kind_name(e->instr_kind) : NULL);
+        o = jw_put_lit(o, ",\"operator\":");
+        if (e->op_name) {
+            char buf[512];
+            o = jw_put_str(o, buf, op_text(buf, e));
+        } else {
+            o = jw_put_lit(o, "null");
+        }
+        o = jw_put_lit(o, ",\"backend\":");
+        o = jw_put_strz(o, e->backend);
+    }
+    *o++ = '}';
+    jw_raw_end(w, o);
+    return true;
+}
+
 void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program) {
+    if (event_json_raw(w, d, v, e, with_program)) return;
     jw_obj_begin(w);
     jw_key_lit(w, "block"); jw_uint(w, v->block);
     j_str(w, "block_name", v->info.name);
@@ -162,9 +286,7 @@ void etp_event_json(jw *w, const etp_dump *d, const etp_block_view *v, const etp
         jw_key_lit(w, "operator");
         if (e->op_name) {
             char buf[512];
-            snprintf(buf, sizeof buf, "%s%s%s", e->op_name, e->op_overload && *e->op_overload ? "." : "",
-                     e->op_overload ? e->op_overload : "");
-            jw_str(w, buf);
+            jw_strn(w, buf, op_text(buf, e));
         } else jw_null(w);
         jw_key_lit(w, "backend"); jw_str(w, e->backend);
     }

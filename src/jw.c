@@ -294,6 +294,72 @@ static void write_string(stage *o, const char *str, size_t n) {
     st_ch(o, '"');
 }
 
+/* The escaping of write_string's general path, into memory with room for 6 n + 2 bytes: the
+ * same text. */
+static char *esc_into(char *d, const unsigned char *s, size_t n) {
+    *d++ = '"';
+    size_t i = 0;
+    bool clean = true;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (special8(x)) {
+            clean = false;
+            break;
+        }
+        memcpy(d, &x, 8);
+        d += 8;
+    }
+    if (clean && i < n && n >= 8) { /* the last < 8 bytes: as the 8 that end the string */
+        uint64_t x;
+        memcpy(&x, s + n - 8, 8);
+        if (!special8(x)) {
+            memcpy(d - (i - (n - 8)), &x, 8); /* rewrites i - (n - 8) bytes with themselves */
+            d += n - i;
+            i = n;
+        }
+    }
+    while (i < n) {
+        unsigned char c = s[i];
+        if (plain[c]) {
+            *d++ = (char)c;
+            i++;
+            continue;
+        }
+        size_t len = 1;
+        if (c >= 0x80) {
+            len = jw_utf8_len(s + i, n - i);
+            if (len == 0) {
+                d = jw_put_lit(d, "\\ufffd");
+                i++;
+            } else {
+                memcpy(d, s + i, len);
+                d += len;
+                i += len;
+            }
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"': d = jw_put_lit(d, "\\\""); break;
+        case '\\': d = jw_put_lit(d, "\\\\"); break;
+        case '\n': d = jw_put_lit(d, "\\n"); break;
+        case '\t': d = jw_put_lit(d, "\\t"); break;
+        case '\r': d = jw_put_lit(d, "\\r"); break;
+        case '\b': d = jw_put_lit(d, "\\b"); break;
+        case '\f': d = jw_put_lit(d, "\\f"); break;
+        default: {
+            static const char hex[] = "0123456789abcdef";
+            d = jw_put_lit(d, "\\u00");
+            *d++ = hex[c >> 4];
+            *d++ = hex[c & 15];
+        }
+        }
+    }
+    *d++ = '"';
+    return d;
+}
+
 /* The hot path of a compact buffered writer (events, trace): a member of an object, its key or
  * its scalar value, written straight into the buffer when it fits; the checks are the ones of the
  * general path below, which handles everything else (pretty, no buffer, full buffer, misuse). */
@@ -623,4 +689,59 @@ void jw_hex(jw *w, const void *bytes, size_t n) {
     st_ch(&o, '"');
     st_flush(&o);
     after_value(w);
+}
+
+/* ---- raw writing (jw.h) ---- */
+
+char *jw_raw_begin(jw *w, size_t bound) {
+    if (!w->buf || w->pretty || w->error || w->depth != 0 || w->done || bound > w->cap)
+        return NULL;
+    if (bound > w->cap - w->len) {
+        jw_flush(w);
+        if (w->error) return NULL;
+    }
+    return w->buf + w->len;
+}
+
+void jw_raw_end(jw *w, char *end) {
+    w->len = (size_t)(end - w->buf);
+    w->done = true;
+}
+
+char *jw_put_uint(char *d, uint64_t v) {
+    char buf[24], *end = buf + sizeof buf, *p = utoa_end(end, v);
+    return jw_put(d, p, (size_t)(end - p));
+}
+
+char *jw_put_int(char *d, int64_t v) {
+    char buf[24], *end = buf + sizeof buf;
+    char *p = utoa_end(end, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    if (v < 0) *--p = '-';
+    return jw_put(d, p, (size_t)(end - p));
+}
+
+char *jw_put_double(char *d, double v) {
+    char buf[JW_DTOA_MAX];
+    size_t n = jw_dtoa(buf, v);
+    return n ? jw_put(d, buf, n) : jw_put_lit(d, "null");
+}
+
+char *jw_put_str(char *d, const char *s, size_t n) {
+    return esc_into(d, (const unsigned char *)s, n);
+}
+
+char *jw_put_strz(char *d, const char *s) {
+    return s ? esc_into(d, (const unsigned char *)s, strlen(s)) : jw_put_lit(d, "null");
+}
+
+char *jw_put_hex(char *d, const void *bytes, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *b = bytes;
+    *d++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        *d++ = digits[b[i] >> 4];
+        *d++ = digits[b[i] & 15];
+    }
+    *d++ = '"';
+    return d;
 }

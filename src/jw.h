@@ -103,6 +103,27 @@ void jw_raw(jw *w, const char *json);            /* a complete JSON value, writt
 
 /* Helpers shared with the other output code. */
 
+/* Raw writing, for the hottest writer (every event as a JSON Lines line): with a compact writer
+ * that has a buffer (jw_set_buffer) and is at the start of a top-level value, jw_raw_begin() makes
+ * `bound` bytes of room (flushing the buffer if needed) and returns where the value's text goes;
+ * the caller writes one complete JSON value with the jw_put_* helpers (each returns the new end;
+ * the caller keeps within `bound`) and hands the end to jw_raw_end(). NULL when raw writing does
+ * not apply (pretty, no buffer, not at a value's start, bound above the buffer): use the checked
+ * calls then. The helpers write exactly what the checked calls write for the same value. */
+char *jw_raw_begin(jw *w, size_t bound);
+void jw_raw_end(jw *w, char *end);
+static inline char *jw_put(char *d, const char *s, size_t n) {
+    memcpy(d, s, n);
+    return d + n;
+}
+#define jw_put_lit(d, lit) jw_put((d), "" lit, sizeof(lit) - 1)
+char *jw_put_uint(char *d, uint64_t v);        /* at most 20 bytes */
+char *jw_put_int(char *d, int64_t v);          /* at most 20 bytes */
+char *jw_put_double(char *d, double v);        /* at most JW_DTOA_MAX bytes; null if not finite */
+char *jw_put_str(char *d, const char *s, size_t n); /* quoted, escaped: at most 6 n + 2 bytes */
+char *jw_put_strz(char *d, const char *s);     /* a C string, or null for NULL */
+char *jw_put_hex(char *d, const void *b, size_t n); /* quoted lower-case hex: 2 n + 2 bytes */
+
 /* Size of a buffer that always holds jw_dtoa's output. */
 #define JW_DTOA_MAX 32
 /* Formats a finite double as jw_double does ('.' as decimal point whatever the locale).

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "etprof.h"
 #include "jw.h"
 #include "out.h"
 #include "etprof_io.h"
@@ -1261,8 +1262,129 @@ static void test_sink(void) {
     rmdir(dir);
 }
 
+/* The raw helpers (jw_put_*, jw_raw_begin/end: the events writer's hot path) write what the
+ * checked calls write for the same values: strings of random bytes (escapes, control bytes,
+ * valid and invalid UTF-8, every length up to 300), integers and doubles, and a raw line next to
+ * the same line written member by member. */
+static void checked_value(mem *m, int kind, const void *v, size_t n) {
+    jw w;
+    mem_open(m);
+    jw_init(&w, m->f, false);
+    if (kind == 0) jw_strn(&w, v, n);
+    else if (kind == 1) jw_uint(&w, *(const uint64_t *)v);
+    else if (kind == 2) jw_int(&w, *(const int64_t *)v);
+    else jw_double(&w, *(const double *)v);
+    CHECK(jw_finish(&w) == 0);
+    fflush(m->f); /* m->len is read below */
+}
+
+static void test_jw_raw(void) {
+    uint64_t r = 88172645463325252ull;
+    static const unsigned char alphabet[] = {'a', 'Z', '0', ' ', '"', '\\', '\n', '\t', 0x01,
+                                             0x1f, 0x7f, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0,
+                                             0x9f, 0x98, 0x80, 0xff, 0xc0, 0x80, 0xed, 0xa0};
+    char got[6 * 300 + 2 + 64];
+    unsigned char in[300];
+    for (int t = 0; t < 4000; t++) {
+        size_t n = (size_t)(t % 301);
+        bool plain_only = t % 3 == 0; /* long plain runs: the 8-byte paths */
+        for (size_t i = 0; i < n; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            in[i] = plain_only ? (unsigned char)('a' + r % 26)
+                               : alphabet[r % sizeof alphabet];
+        }
+        if (plain_only && n && t % 2) in[r % n] = alphabet[4 + r % 8]; /* one special byte */
+        mem m;
+        checked_value(&m, 0, in, n);
+        char *e = jw_put_str(got, (const char *)in, n);
+        CHECK((size_t)(e - got) <= 6 * n + 2);
+        CHECK((size_t)(e - got) == m.len && memcmp(got, mem_str(&m), m.len) == 0);
+        mem_close(&m);
+    }
+    for (int t = 0; t < 2000; t++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        uint64_t u = t < 64 ? (UINT64_C(1) << t) - 1 : r >> (r % 64);
+        int64_t i = (int64_t)(t % 2 ? u : (uint64_t)0 - u);
+        double d;
+        memcpy(&d, &r, sizeof d);
+        if (t % 4 == 0) d = (double)(int64_t)(r % 100000000) / 1000.0;
+        const void *vals[3] = {&u, &i, &d};
+        for (int k = 1; k <= 3; k++) {
+            mem m;
+            checked_value(&m, k, vals[k - 1], 0);
+            char *e = k == 1 ? jw_put_uint(got, u) : k == 2 ? jw_put_int(got, i) : jw_put_double(got, d);
+            CHECK((size_t)(e - got) == m.len && memcmp(got, mem_str(&m), m.len) == 0);
+            mem_close(&m);
+        }
+    }
+    /* a raw line next to the checked one, through a buffered JSON Lines writer */
+    mem a, b;
+    mem_open(&a);
+    mem_open(&b);
+    char ba[2048], bb[2048];
+    jw wa, wb;
+    jw_init(&wa, a.f, false);
+    jw_set_buffer(&wa, ba, sizeof ba);
+    jw_init(&wb, b.f, false);
+    jw_set_buffer(&wb, bb, sizeof bb);
+    for (int line = 0; line < 50; line++) {
+        char *o = jw_raw_begin(&wa, 200);
+        CHECK(o != NULL);
+        if (!o) break;
+        o = jw_put_lit(o, "{\"n\":");
+        o = jw_put_uint(o, (uint64_t)line);
+        o = jw_put_lit(o, ",\"s\":");
+        o = jw_put_strz(o, line % 2 ? "x\"y" : NULL);
+        o = jw_put_lit(o, ",\"h\":");
+        o = jw_put_hex(o, "\x01\xab", 2);
+        *o++ = '}';
+        jw_raw_end(&wa, o);
+        CHECK(jw_line_end(&wa) == 0);
+        jw_obj_begin(&wb);
+        jw_key_lit(&wb, "n");
+        jw_uint(&wb, (uint64_t)line);
+        jw_key_lit(&wb, "s");
+        jw_str(&wb, line % 2 ? "x\"y" : NULL);
+        jw_key_lit(&wb, "h");
+        jw_hex(&wb, "\x01\xab", 2);
+        jw_obj_end(&wb);
+        CHECK(jw_line_end(&wb) == 0);
+    }
+    jw_flush(&wa);
+    jw_flush(&wb);
+    fflush(a.f);
+    fflush(b.f);
+    CHECK(a.len > 0 && a.len == b.len && memcmp(mem_str(&a), mem_str(&b), a.len) == 0);
+    /* raw writing applies only at a value's start of a compact buffered writer */
+    jw_obj_begin(&wa);
+    CHECK(jw_raw_begin(&wa, 10) == NULL); /* inside an object */
+    CHECK(jw_raw_begin(&wa, sizeof ba + 1) == NULL);
+    mem_close(&a);
+    mem_close(&b);
+    jw wp;
+    mem m;
+    mem_open(&m);
+    jw_init(&wp, m.f, true);
+    jw_set_buffer(&wp, ba, sizeof ba);
+    CHECK(jw_raw_begin(&wp, 10) == NULL); /* pretty */
+    jw_init(&wp, m.f, false);
+    CHECK(jw_raw_begin(&wp, 10) == NULL); /* no buffer */
+    mem_close(&m);
+    /* the library's own names the events writer quotes without the escaping scan are plain */
+    for (int k = 0; k < ETP_KIND_COUNT_; k++)
+        for (const char *p = etp_kind_name((etp_kind)k); *p; p++)
+            CHECK(*p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\');
+    for (int k = 1; k < ETP_UNIT_COUNT_; k++)
+        for (const char *p = etp_unit_name((etp_unit)k); *p; p++)
+            CHECK(*p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\');
+    for (int k = 0; k <= ETP_INSTR_FREE; k++)
+        for (const char *p = etp_instr_kind_name((etp_instr_kind)k); p && *p; p++)
+            CHECK(*p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\');
+}
+
 int main(void) {
     test_jw_layout();
+    test_jw_raw();
     test_jw_escaping();
     test_jw_doubles();
     test_jw_fast_paths();
