@@ -122,6 +122,38 @@ const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i);
  * "the first that differs at all"); -1 when none. */
 int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);
 
+/* ---------------------------------------------------------------------------------------------
+ * Selecting logged values (etprof tensors --select EXPR)
+ * ------------------------------------------------------------------------------------------- */
+
+/* A selection: every criterion given must hold (AND). EXPR is a comma-separated list of
+ *   instr=N | instr=A-B     instruction id N, or A to B inclusive (as in the file: method
+ *                            outputs, logged after the method ran, carry instruction 0)
+ *   run=N | run=A-B         the N-th run that logged values, counted from 0 (compare's "run")
+ *   block=N | block=A-B     the run_data block index (tensors' "block")
+ *   op=TEXT                 the operator name contains TEXT (case-sensitive substring)
+ *   op==TEXT                the operator name is exactly TEXT
+ * The operator name is the program's "name.overload" with "::" written ".", e.g.
+ * "aten.add.out" (so op=aten.add, op=add.out and op==aten.add.out all select it); "aten::add"
+ * in TEXT is accepted too. Without --pte there is no operator name and an op criterion selects
+ * nothing. A value with no criterion (empty EXPR) selects everything. */
+#define ETP_SELECT_OP_MAX 256
+typedef struct etp_tensor_select {
+    bool has_instr, has_run, has_block, has_op, op_exact;
+    int64_t instr_lo, instr_hi;  /* inclusive */
+    uint32_t run_lo, run_hi;     /* inclusive */
+    uint32_t block_lo, block_hi; /* inclusive */
+    char op[ETP_SELECT_OP_MAX];  /* normalised ("::" -> ".") */
+} etp_tensor_select;
+
+/* Parses EXPR into *out. ETP_OK, or ETP_E_USAGE with a message naming the bad term (err->path
+ * is the term, err->offset its character offset in EXPR). */
+int etp_tensor_select_parse(const char *expr, etp_tensor_select *out, etp_error *err);
+/* Whether a value logged by instruction `instr` in block `block` (the run-th run with values)
+ * by operator `op_name`/`op_overload` (NULL without a program) is selected. */
+bool etp_tensor_select_match(const etp_tensor_select *s, uint32_t block, uint32_t run,
+                             int32_t instr, const char *op_name, const char *op_overload);
+
 ETP_API_END
 #ifdef __cplusplus
 }
