@@ -104,6 +104,10 @@ typedef struct etp_cmp_row {
     const char *op_base;     /* the operator of the BASE side (with a program), else NULL */
     etp_tensor_view base, new_; /* the views (zeroed on the absent side) */
     etp_tensor_cmp cmp;      /* MATCHED only */
+    /* added with etp_cmp_compute_with (zero / NULL / -1 from etp_cmp_compute) */
+    int32_t instruction_id_new; /* NEW's instruction (matched and ONLY_NEW rows), -1 */
+    const char *op_new;         /* NEW's operator (with its program), else NULL */
+    int64_t debug_handle;       /* ETP_CMP_BY_DEBUG_HANDLE: the handle matched on, else -1 */
 } etp_cmp_row;
 
 typedef struct etp_cmp_result etp_cmp_result;
@@ -118,6 +122,41 @@ int etp_cmp_compute(etp_model *base, const etp_blob *base_buf, etp_model *new_,
 void etp_cmp_free(etp_cmp_result *r);
 size_t etp_cmp_row_count(const etp_cmp_result *r);
 const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i);
+/* How the tensors of two runs are matched (etp_cmp_compute_with). */
+typedef enum etp_cmp_match {
+    ETP_CMP_BY_INSTRUCTION = 0, /* the same program: run, instruction, occurrence, list index */
+    ETP_CMP_BY_DEBUG_HANDLE,    /* different programs with their ETRecords: run, the highest
+                                   debug handle of the instruction's nodes (the group's last
+                                   node, whose value the instruction outputs), occurrence of that
+                                   handle in the run, list index; a tensor whose instruction has
+                                   no handle stays unmatched */
+    ETP_CMP_BY_OP_ORDER,        /* different programs without ETRecords: per run, in execution
+                                   order, the next NEW tensor (at most ETP_CMP_LOOKAHEAD ahead)
+                                   with the same operator name (when both sides know it), dtype
+                                   and shape */
+} etp_cmp_match;
+#define ETP_CMP_LOOKAHEAD 256
+const char *etp_cmp_match_name(etp_cmp_match m); /* "instruction", "debug handle", "op order" */
+
+struct etp_etrecord;
+typedef struct etp_cmp_opts {
+    etp_cmp_match match;
+    const struct etp_etrecord *base_etrecord, *new_etrecord; /* BY_DEBUG_HANDLE: both needed */
+    const char *base_method, *new_method; /* ETRecord map method, NULL: the block's, else
+                                             "forward" */
+} etp_cmp_opts;
+
+/* etp_cmp_compute with a choice of matching. Method outputs (values flagged as outputs) are
+ * matched by their order in the run whatever the matching. ETP_E_USAGE when BY_DEBUG_HANDLE
+ * lacks an ETRecord. Otherwise as etp_cmp_compute. */
+int etp_cmp_compute_with(etp_model *base, const etp_blob *base_buf, etp_model *new_,
+                         const etp_blob *new_buf, const etp_cmp_opts *opts,
+                         etp_cmp_result **out, etp_error *err);
+etp_cmp_match etp_cmp_matching(const etp_cmp_result *r);
+/* Rows by status: matched (incl. shape differs), only in BASE, only in NEW. */
+void etp_cmp_counts(const etp_cmp_result *r, uint64_t *matched, uint64_t *only_base,
+                    uint64_t *only_new);
+
 /* The first MATCHED row in BASE's execution order whose SNR is below `snr_db` (pass +inf for
  * "the first that differs at all"); -1 when none. */
 int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);

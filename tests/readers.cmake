@@ -35,3 +35,10 @@ if(ETPROF_PYTHON3)
                                       ${CMAKE_CURRENT_BINARY_DIR}/check-outputs-tmp)
   set_tests_properties(check_outputs PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
 endif()
+# etprof compare across different programs: by operator order, by debug handle (crafted ETRecords)
+if(ETPROF_PYTHON3)
+  add_test(NAME compare_programs COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_compare_programs.py
+                                         ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema
+                                         ${CMAKE_CURRENT_BINARY_DIR}/compare-programs-tmp)
+  set_tests_properties(compare_programs PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
+endif()
