@@ -157,6 +157,21 @@ etp_cmp_match etp_cmp_matching(const etp_cmp_result *r);
 void etp_cmp_counts(const etp_cmp_result *r, uint64_t *matched, uint64_t *only_base,
                     uint64_t *only_new);
 
+/* The comparison as one self-contained HTML page (etprof compare --html FILE): a per-op SNR
+ * chart (inline SVG drawn here: one bar per matched tensor in BASE's execution order, height the
+ * SNR in dB; identical tensors, SNR +inf, as a full-height hatched bar; the first divergence and
+ * the bars below the threshold in red; a dashed line at the threshold) and the comparison table
+ * `table` (rendered with etp_table_render_html; may be NULL). No script, no reference to
+ * anything outside the file; strings HTML-escaped; same inputs, same bytes. ETP_OK, ETP_E_IO
+ * when a write failed. */
+struct etp_table;
+typedef struct etp_cmp_html_opts {
+    const char *base_name, *new_name; /* shown (may be NULL) */
+    double threshold_db;              /* --fail-below-snr, NaN when none */
+    const struct etp_table *table;
+} etp_cmp_html_opts;
+int etp_cmp_write_html(const etp_cmp_result *r, FILE *f, const etp_cmp_html_opts *o);
+
 /* The first MATCHED row in BASE's execution order whose SNR is below `snr_db` (pass +inf for
  * "the first that differs at all"); -1 when none. */
 int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);

@@ -183,5 +183,45 @@ plain = subprocess.run([E, "compare", bdump, bdump, "--debug-buffer", bbuf, "--d
 check(same.returncode == 0 and same.stdout == plain.stdout and '"matching"' not in same.stdout,
       "--pte-new with the same bytes: the same-program output")
 
+# --html: one self-contained page, one bar per matched tensor (3), the first divergence (add,
+# instruction 1) in red, the threshold line, no reference outside the file
+import html.parser
+
+
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rects, self.refs, self.stack, self.bad = [], [], [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "rect":
+            self.rects.append(a)
+        for k in ("href", "src"):
+            if k in a and not a[k].startswith("#"):
+                self.refs.append(a[k])
+        if tag not in ("meta", "path", "line", "rect", "br", "col", "input"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in ("path", "line", "rect"):
+            return
+        if not self.stack or self.stack.pop() != tag:
+            self.bad = True
+
+
+hp = os.path.join(T, "cmp.html")
+r = subprocess.run([E, "compare", bdump, ndump, "--debug-buffer", bbuf, "--debug-buffer-new", nb,
+                    "--pte", bpte, "--pte-new", npte, "--html", hp, "--fail-below-snr", "20",
+                    "-o", os.devnull], capture_output=True, text=True)
+page = open(hp).read() if os.path.exists(hp) else ""
+p = P()
+p.feed(page)
+red = [x for x in p.rects if x.get("fill") == "#d64545"]
+check(r.returncode == 7 and len(p.rects) == 3 and len(red) == 2 and not p.refs and not p.bad
+      and not p.stack and "http" not in page.replace("http://www.w3.org", "") and
+      "threshold 20 dB" in page and "run 0, instruction 1, aten::add" in page,
+      "--html: 3 bars (2 below 20 dB in red), threshold line, nested, no external reference")
+
 print("%d failure(s)" % len(fails))
 sys.exit(1 if fails else 0)

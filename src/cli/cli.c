@@ -63,6 +63,8 @@ static const cli_optdef optdefs[] = {
     {OPT_TEST_CASE, "test-case", 0, "N", "the bundled test case whose inputs ran (default 0)"},
     {OPT_RTOL, "rtol", 0, "R", "relative tolerance (default 1e-5, as ExecuTorch's verification)"},
     {OPT_ATOL, "atol", 0, "A", "absolute tolerance (default 1e-8, as ExecuTorch's verification)"},
+    {OPT_HTML, "html", 0, "FILE",
+     "also write a self-contained HTML page with the per-op SNR chart (compare)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -37,7 +37,7 @@ typedef enum opt_id {
     /* ETRecord (cmd_etrecord.c) */
     OPT_ETRECORD,
     /* tensors --select, compare across programs, check-outputs */
-    OPT_SELECT, OPT_ETRECORD_NEW, OPT_TEST_CASE, OPT_RTOL, OPT_ATOL,
+    OPT_SELECT, OPT_ETRECORD_NEW, OPT_TEST_CASE, OPT_RTOL, OPT_ATOL, OPT_HTML,
     OPT_COUNT_
 } opt_id;
 

@@ -5,6 +5,7 @@
 #include "etprof_etrecord.h"
 #include "etprof_tensor.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,25 @@ static int run_compare(cli_args *a) {
     etp_section_table(etp_doc_section(doc, "tensors"), t);
     etp_doc_flat(doc, t);
     rc = cli_render(a, &o, doc);
+    if (!rc && a->set[OPT_HTML]) { /* the page: a library writer, written atomically */
+        etp_outfile *hf = NULL;
+        etp_error herr = {0};
+        int hr = etp_outfile_open(&hf, a->val[OPT_HTML], &herr);
+        if (!hr) {
+            etp_cmp_html_opts ho = {bp, np, a->set[OPT_FAIL_BELOW_SNR] ? thr : NAN, t};
+            hr = etp_cmp_write_html(r, etp_outfile_stream(hf), &ho);
+            if (hr) {
+                etp_outfile_write_error(hf, errno, &herr);
+                etp_outfile_abort(hf);
+            } else {
+                hr = etp_outfile_commit(hf, &herr);
+            }
+        }
+        if (hr) {
+            cli_error(&herr);
+            rc = cli_exit_for(hr);
+        }
+    }
     etp_doc_free(doc);
     rc = cli_out_close(&o, rc);
     if (!rc && below >= 0) {
@@ -255,13 +275,13 @@ out_bufs:
 
 static const opt_id compare_opts[] = {OPT_DEBUG_BUFFER, OPT_DEBUG_BUFFER_NEW, OPT_FAIL_BELOW_SNR,
                                       OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_PTE_NEW,
-                                      OPT_ETRECORD, OPT_ETRECORD_NEW, 0};
+                                      OPT_ETRECORD, OPT_ETRECORD_NEW, OPT_HTML, 0};
 
 const cli_cmd cmd_compare = {
     .name = "compare",
     .summary = "two runs' logged tensors compared: MSE, max |diff|, SNR, cosine, first divergence",
     .usage = "BASE.etdp NEW.etdp --debug-buffer A.bin --debug-buffer-new B.bin [--pte P] "
-             "[--pte-new P2 [--etrecord R --etrecord-new R2]] [--fail-below-snr DB]",
+             "[--pte-new P2 [--etrecord R --etrecord-new R2]] [--fail-below-snr DB] [--html F]",
     .help = "Matches the intermediate and output tensors of two runs of the same program by run,\n"
             "instruction, occurrence and TensorList index, and compares them element by element:\n"
             "MSE, max and mean |diff|, SNR in dB (inf when identical) and cosine similarity; the\n"
@@ -270,7 +290,9 @@ const cli_cmd cmd_compare = {
             "Different programs (--pte-new P2 with other bytes than --pte P): matched by debug\n"
             "handle when both ETRecords are given (--etrecord R --etrecord-new R2: the\n"
             "instruction's highest handle), else by operator order, dtype and shape; the output\n"
-            "then names the matching and counts matched / only-in-base / only-in-new tensors.",
+            "then names the matching and counts matched / only-in-base / only-in-new tensors.\n"
+            "--html F also writes one self-contained HTML page (no network) with a per-op SNR\n"
+            "chart in execution order and the table.",
     .opts = compare_opts,
     .min_pos = 2,
     .max_pos = 2,
