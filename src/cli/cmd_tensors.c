@@ -48,7 +48,6 @@ typedef struct tctx {
     etp_node *json; /* the "tensors" array of the JSON view */
     etp_table *t;   /* the table of the other views */
     uint32_t nvalues;
-    uint32_t run; /* the runs that logged values before this block (JSON "run") */
 } tctx;
 
 /* One row: a tensor (view) or an inline value (v NULL, x the value). */
@@ -79,7 +78,6 @@ static void row(tctx *c, const etp_block_view *bv, const etp_mevent *e, const ch
     etp_node *w = etp_node_obj(c->json, NULL);
     etp_node_uint(w, "block", bv->block);
     etp_node_uint(w, "event", e->index);
-    etp_node_uint(w, "run", c->run);
     etp_node_int(w, "instruction_id", e->instr);
     etp_node_int(w, "chain_index", e->chain);
     etp_node_bool(w, "output", output);
@@ -243,7 +241,6 @@ static int run_tensors(cli_args *a) {
             break;
         }
         bool logged = false;
-        c.run = run;
         for (uint32_t i = 0; i < bv.n && !rc; i++) {
             const etp_mevent *e = &bv.events[i];
             if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
