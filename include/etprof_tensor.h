@@ -104,6 +104,10 @@ typedef struct etp_cmp_row {
     const char *op_base;     /* the operator of the BASE side (with a program), else NULL */
     etp_tensor_view base, new_; /* the views (zeroed on the absent side) */
     etp_tensor_cmp cmp;      /* MATCHED only */
+    /* added with etp_cmp_compute_with (zero / NULL / -1 from etp_cmp_compute) */
+    int32_t instruction_id_new; /* NEW's instruction (matched and ONLY_NEW rows), -1 */
+    const char *op_new;         /* NEW's operator (with its program), else NULL */
+    int64_t debug_handle;       /* ETP_CMP_BY_DEBUG_HANDLE: the handle matched on, else -1 */
 } etp_cmp_row;
 
 typedef struct etp_cmp_result etp_cmp_result;
@@ -118,9 +122,91 @@ int etp_cmp_compute(etp_model *base, const etp_blob *base_buf, etp_model *new_,
 void etp_cmp_free(etp_cmp_result *r);
 size_t etp_cmp_row_count(const etp_cmp_result *r);
 const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i);
+/* How the tensors of two runs are matched (etp_cmp_compute_with). */
+typedef enum etp_cmp_match {
+    ETP_CMP_BY_INSTRUCTION = 0, /* the same program: run, instruction, occurrence, list index */
+    ETP_CMP_BY_DEBUG_HANDLE,    /* different programs with their ETRecords: run, the highest
+                                   debug handle of the instruction's nodes (the group's last
+                                   node, whose value the instruction outputs), occurrence of that
+                                   handle in the run, list index; a tensor whose instruction has
+                                   no handle stays unmatched */
+    ETP_CMP_BY_OP_ORDER,        /* different programs without ETRecords: per run, in execution
+                                   order, the next NEW tensor (at most ETP_CMP_LOOKAHEAD ahead)
+                                   with the same operator name (when both sides know it), dtype
+                                   and shape */
+} etp_cmp_match;
+#define ETP_CMP_LOOKAHEAD 256
+const char *etp_cmp_match_name(etp_cmp_match m); /* "instruction", "debug handle", "op order" */
+
+struct etp_etrecord;
+typedef struct etp_cmp_opts {
+    etp_cmp_match match;
+    const struct etp_etrecord *base_etrecord, *new_etrecord; /* BY_DEBUG_HANDLE: both needed */
+    const char *base_method, *new_method; /* ETRecord map method, NULL: the block's, else
+                                             "forward" */
+} etp_cmp_opts;
+
+/* etp_cmp_compute with a choice of matching. Method outputs (values flagged as outputs) are
+ * matched by their order in the run whatever the matching. ETP_E_USAGE when BY_DEBUG_HANDLE
+ * lacks an ETRecord. Otherwise as etp_cmp_compute. */
+int etp_cmp_compute_with(etp_model *base, const etp_blob *base_buf, etp_model *new_,
+                         const etp_blob *new_buf, const etp_cmp_opts *opts,
+                         etp_cmp_result **out, etp_error *err);
+etp_cmp_match etp_cmp_matching(const etp_cmp_result *r);
+/* Rows by status: matched (incl. shape differs), only in BASE, only in NEW. */
+void etp_cmp_counts(const etp_cmp_result *r, uint64_t *matched, uint64_t *only_base,
+                    uint64_t *only_new);
+
+/* The comparison as one self-contained HTML page (etprof compare --html FILE): a per-op SNR
+ * chart (inline SVG drawn here: one bar per matched tensor in BASE's execution order, height the
+ * SNR in dB; identical tensors, SNR +inf, as a full-height hatched bar; the first divergence and
+ * the bars below the threshold in red; a dashed line at the threshold) and the comparison table
+ * `table` (rendered with etp_table_render_html; may be NULL). No script, no reference to
+ * anything outside the file; strings HTML-escaped; same inputs, same bytes. ETP_OK, ETP_E_IO
+ * when a write failed. */
+struct etp_table;
+typedef struct etp_cmp_html_opts {
+    const char *base_name, *new_name; /* shown (may be NULL) */
+    double threshold_db;              /* --fail-below-snr, NaN when none */
+    const struct etp_table *table;
+} etp_cmp_html_opts;
+int etp_cmp_write_html(const etp_cmp_result *r, FILE *f, const etp_cmp_html_opts *o);
+
 /* The first MATCHED row in BASE's execution order whose SNR is below `snr_db` (pass +inf for
  * "the first that differs at all"); -1 when none. */
 int64_t etp_cmp_first_below(const etp_cmp_result *r, double snr_db);
+
+/* ---------------------------------------------------------------------------------------------
+ * Selecting logged values (etprof tensors --select EXPR)
+ * ------------------------------------------------------------------------------------------- */
+
+/* A selection: every criterion given must hold (AND). EXPR is a comma-separated list of
+ *   instr=N | instr=A-B     instruction id N, or A to B inclusive (as in the file: method
+ *                            outputs, logged after the method ran, carry instruction 0)
+ *   run=N | run=A-B         the N-th run that logged values, counted from 0 (compare's "run")
+ *   block=N | block=A-B     the run_data block index (tensors' "block")
+ *   op=TEXT                 the operator name contains TEXT (case-sensitive substring)
+ *   op==TEXT                the operator name is exactly TEXT
+ * The operator name is the program's "name.overload" with "::" written ".", e.g.
+ * "aten.add.out" (so op=aten.add, op=add.out and op==aten.add.out all select it); "aten::add"
+ * in TEXT is accepted too. Without --pte there is no operator name and an op criterion selects
+ * nothing. A value with no criterion (empty EXPR) selects everything. */
+#define ETP_SELECT_OP_MAX 256
+typedef struct etp_tensor_select {
+    bool has_instr, has_run, has_block, has_op, op_exact;
+    int64_t instr_lo, instr_hi;  /* inclusive */
+    uint32_t run_lo, run_hi;     /* inclusive */
+    uint32_t block_lo, block_hi; /* inclusive */
+    char op[ETP_SELECT_OP_MAX];  /* normalised ("::" -> ".") */
+} etp_tensor_select;
+
+/* Parses EXPR into *out. ETP_OK, or ETP_E_USAGE with a message naming the bad term (err->path
+ * is the term, err->offset its character offset in EXPR). */
+int etp_tensor_select_parse(const char *expr, etp_tensor_select *out, etp_error *err);
+/* Whether a value logged by instruction `instr` in block `block` (the run-th run with values)
+ * by operator `op_name`/`op_overload` (NULL without a program) is selected. */
+bool etp_tensor_select_match(const etp_tensor_select *s, uint32_t block, uint32_t run,
+                             int32_t instr, const char *op_name, const char *op_overload);
 
 ETP_API_END
 #ifdef __cplusplus

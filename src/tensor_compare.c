@@ -1,5 +1,6 @@
 /* tensor_compare.c - two runs' logged tensors compared element by element (etprof_tensor.h). */
 #include "etprof_tensor.h"
+#include "etprof_etrecord.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,10 +52,12 @@ const char *etp_cmp_status_name(etp_cmp_status s) {
 typedef struct side_t {
     uint32_t run;
     int32_t instr;
+    int64_t key1;  /* what is matched on: the instruction, or the debug handle */
+    bool nokey;    /* BY_DEBUG_HANDLE: the instruction has no handle (never matched) */
     uint32_t occ;
     int32_t list;
     bool output;
-    const char *op;
+    const char *op, *ovl;
     etp_tensor_view v;
     bool used;
 } side_t;
@@ -67,7 +70,17 @@ typedef struct side {
 struct etp_cmp_result {
     etp_cmp_row *rows;
     size_t n;
+    etp_cmp_match match;
 };
+
+const char *etp_cmp_match_name(etp_cmp_match m) {
+    switch (m) {
+    case ETP_CMP_BY_INSTRUCTION: return "instruction";
+    case ETP_CMP_BY_DEBUG_HANDLE: return "debug handle";
+    case ETP_CMP_BY_OP_ORDER: return "op order";
+    }
+    return "?";
+}
 
 /* Open addressing over 64-bit keys (value + 1 stored; 0 = empty), for the occurrence counts and
  * the matching: both stay linear in the number of logged tensors whatever the dump holds. */
@@ -108,7 +121,7 @@ static size_t kmap_slot(const kmap *m, uint64_t k) {
 }
 
 static uint64_t key_of(const side_t *x) {
-    return mix64(((uint64_t)x->run << 32) ^ (uint32_t)x->instr) ^
+    return mix64(((uint64_t)x->run << 32) ^ (uint64_t)x->key1) ^
            mix64(((uint64_t)x->occ << 33) ^ ((uint64_t)(uint32_t)x->list << 1) ^ x->output);
 }
 
@@ -124,8 +137,20 @@ static int push(side *s, const side_t *x) {
     return 0;
 }
 
+/* The highest debug handle debug_handle_map gives instruction `instr`, -1 when none. */
+static int64_t handle_of(const etp_etrecord *rec, const char *method, int32_t instr) {
+    const int64_t *h;
+    uint32_t n;
+    int64_t best = -1;
+    if (etp_etrecord_instr_handles(rec, method, instr, &h, &n))
+        for (uint32_t k = 0; k < n; k++)
+            if (h[k] > best) best = h[k];
+    return best;
+}
+
 /* Every tensor the dump logged, in order. */
-static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
+static int collect(etp_model *m, const etp_blob *buf, side *s, etp_cmp_match mode,
+                   const etp_etrecord *rec, const char *method, etp_error *err) {
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
     uint32_t run = 0;
     for (uint32_t b = 0; b < di->block_count; b++) {
@@ -145,7 +170,16 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
             bool list = val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list;
             if (!(val->val == ETP_VAL_TENSOR && val->has_tensor) && !list) continue;
             bool is_out = val->has_output && val->output;
-            uint64_t ok = ((uint64_t)(uint32_t)e->instr << 1) | is_out;
+            int64_t key1 = e->instr;
+            bool nokey = false;
+            if (mode == ETP_CMP_BY_DEBUG_HANDLE && !is_out) {
+                const char *mm = method ? method : bv.method ? bv.method : "forward";
+                key1 = e->chain >= 0 ? handle_of(rec, mm, e->instr) : -1;
+                nokey = key1 < 0;
+            } else if (mode != ETP_CMP_BY_INSTRUCTION && is_out) {
+                key1 = -2; /* method outputs: by their order in the run */
+            }
+            uint64_t ok = ((uint64_t)key1 << 1) | is_out;
             size_t slot = kmap_slot(&occs, ok);
             uint32_t occ = occs.val[slot]; /* values this (instruction, output) logged before */
             occs.key[slot] = ok;
@@ -166,6 +200,9 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
                 }
                 x.run = run;
                 x.instr = e->instr;
+                x.key1 = key1;
+                x.nokey = nokey;
+                x.ovl = e->op_overload;
                 x.occ = occ;
                 x.list = list ? (int32_t)l : -1;
                 x.output = val->has_output && val->output;
@@ -184,17 +221,55 @@ static int collect(etp_model *m, const etp_blob *buf, side *s, etp_error *err) {
 }
 
 static bool same_key(const side_t *a, const side_t *b) {
-    return a->run == b->run && a->instr == b->instr && a->occ == b->occ && a->list == b->list &&
+    return a->run == b->run && a->key1 == b->key1 && a->occ == b->occ && a->list == b->list &&
            a->output == b->output;
+}
+
+/* "name.overload" with "::" as "." equal on both sides (true when either is unknown). */
+static bool same_op(const side_t *x, const side_t *y) {
+    if (!x->op || !y->op) return true;
+    const char *p = x->op, *q = y->op;
+    for (;;) {
+        if (p[0] == ':' && p[1] == ':') p++;
+        if (q[0] == ':' && q[1] == ':') q++;
+        if (*p != *q) return false;
+        if (!*p) break;
+        p++;
+        q++;
+    }
+    const char *o1 = x->ovl ? x->ovl : "", *o2 = y->ovl ? y->ovl : "";
+    return strcmp(o1, o2) == 0;
+}
+
+static bool same_shape(const etp_tensor_view *a, const etp_tensor_view *b) {
+    if (a->scalar_type != b->scalar_type || a->rank != b->rank) return false;
+    for (uint32_t d = 0; d < a->rank; d++)
+        if (a->sizes[d] != b->sizes[d]) return false;
+    return true;
 }
 
 int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const etp_blob *nbuf,
                     etp_cmp_result **out, etp_error *err) {
+    return etp_cmp_compute_with(base, bbuf, nw, nbuf, NULL, out, err);
+}
+
+int etp_cmp_compute_with(etp_model *base, const etp_blob *bbuf, etp_model *nw,
+                         const etp_blob *nbuf, const etp_cmp_opts *opts, etp_cmp_result **out,
+                         etp_error *err) {
     *out = NULL;
     side a = {0}, b = {0};
     etp_cmp_result *r = NULL;
-    int rc = collect(base, bbuf, &a, err);
-    if (!rc) rc = collect(nw, nbuf, &b, err);
+    etp_cmp_match mode = opts ? opts->match : ETP_CMP_BY_INSTRUCTION;
+    if (mode == ETP_CMP_BY_DEBUG_HANDLE && (!opts->base_etrecord || !opts->new_etrecord)) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "matching by debug handle needs the ETRecords of both programs");
+        return ETP_E_USAGE;
+    }
+    int rc = collect(base, bbuf, &a, mode, opts ? opts->base_etrecord : NULL,
+                     opts ? opts->base_method : NULL, err);
+    if (!rc)
+        rc = collect(nw, nbuf, &b, mode, opts ? opts->new_etrecord : NULL,
+                     opts ? opts->new_method : NULL, err);
     if (rc) goto done;
     r = calloc(1, sizeof *r);
     if (r) r->rows = calloc(a.n + b.n + 1, sizeof *r->rows);
@@ -211,7 +286,9 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
         goto done;
     }
+    r->match = mode;
     for (size_t q = 0; q < b.n; q++) {
+        if (b.t[q].nokey || (mode == ETP_CMP_BY_OP_ORDER && !b.t[q].output)) continue;
         uint64_t k = key_of(&b.t[q]);
         size_t slot = kmap_slot(&bm, k);
         while (bm.val[slot] && !same_key(&b.t[bm.val[slot] - 1], &b.t[q])) {
@@ -223,6 +300,7 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
             bm.val[slot] = (uint32_t)q + 1;
         }
     }
+    size_t ap = 0; /* BY_OP_ORDER: NEW's position */
     for (size_t i = 0; i < a.n; i++) {
         etp_cmp_row *row = &r->rows[r->n++];
         const side_t *x = &a.t[i];
@@ -233,8 +311,33 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         row->output = x->output;
         row->op_base = x->op;
         row->base = x->v;
+        row->instruction_id_new = -1;
+        row->debug_handle = mode == ETP_CMP_BY_DEBUG_HANDLE && !x->output ? x->key1 : -1;
         size_t k = SIZE_MAX;
         uint64_t hk = key_of(x);
+        if (x->nokey) {
+            row->status = ETP_CMP_ONLY_BASE;
+            continue;
+        }
+        if (mode == ETP_CMP_BY_OP_ORDER && !x->output) {
+            /* the next unused NEW intermediate of this run with the same op, dtype and shape */
+            while (ap < b.n && (b.t[ap].run < x->run || b.t[ap].used || b.t[ap].output)) ap++;
+            size_t seen = 0;
+            for (size_t q = ap; q < b.n && b.t[q].run == x->run && seen < ETP_CMP_LOOKAHEAD; q++) {
+                if (b.t[q].output || b.t[q].used) continue;
+                seen++;
+                if (same_op(x, &b.t[q]) && same_shape(&x->v, &b.t[q].v)) {
+                    k = q;
+                    break;
+                }
+            }
+            if (k == SIZE_MAX) {
+                row->status = ETP_CMP_ONLY_BASE;
+                continue;
+            }
+            ap = k + 1;
+            goto matched;
+        }
         for (size_t slot = kmap_slot(&bm, hk); bm.val[slot];) {
             size_t c = bm.val[slot] - 1;
             if (same_key(x, &b.t[c])) {
@@ -248,8 +351,13 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
             row->status = ETP_CMP_ONLY_BASE;
             continue;
         }
+    matched:
         b.t[k].used = true;
         row->new_ = b.t[k].v;
+        if (mode != ETP_CMP_BY_INSTRUCTION) {
+            row->instruction_id_new = b.t[k].instr;
+            row->op_new = b.t[k].op;
+        }
         row->status = etp_tensor_compare(&x->v, &b.t[k].v, &row->cmp) ? ETP_CMP_SHAPE_DIFFERS
                                                                       : ETP_CMP_MATCHED;
     }
@@ -263,6 +371,10 @@ int etp_cmp_compute(etp_model *base, const etp_blob *bbuf, etp_model *nw, const 
         row->list_index = b.t[q].list;
         row->output = b.t[q].output;
         row->new_ = b.t[q].v;
+        row->instruction_id_new = mode != ETP_CMP_BY_INSTRUCTION ? b.t[q].instr : -1;
+        row->op_new = mode != ETP_CMP_BY_INSTRUCTION ? b.t[q].op : NULL;
+        row->debug_handle = mode == ETP_CMP_BY_DEBUG_HANDLE && !b.t[q].nokey && !b.t[q].output
+                                ? b.t[q].key1 : -1;
     }
     kmap_free(&bm);
     *out = r;
@@ -281,6 +393,24 @@ void etp_cmp_free(etp_cmp_result *r) {
 }
 
 size_t etp_cmp_row_count(const etp_cmp_result *r) { return r ? r->n : 0; }
+
+etp_cmp_match etp_cmp_matching(const etp_cmp_result *r) {
+    return r ? r->match : ETP_CMP_BY_INSTRUCTION;
+}
+
+void etp_cmp_counts(const etp_cmp_result *r, uint64_t *matched, uint64_t *only_base,
+                    uint64_t *only_new) {
+    uint64_t m = 0, ob = 0, on = 0;
+    for (size_t i = 0; r && i < r->n; i++) {
+        etp_cmp_status st = r->rows[i].status;
+        if (st == ETP_CMP_ONLY_BASE) ob++;
+        else if (st == ETP_CMP_ONLY_NEW) on++;
+        else m++;
+    }
+    if (matched) *matched = m;
+    if (only_base) *only_base = ob;
+    if (only_new) *only_new = on;
+}
 
 const etp_cmp_row *etp_cmp_row_get(const etp_cmp_result *r, size_t i) {
     return r && i < r->n ? &r->rows[i] : NULL;

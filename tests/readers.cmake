@@ -21,3 +21,24 @@ add_executable(test_etrecord_api ${CMAKE_SOURCE_DIR}/tests/test_etrecord_api.c)
 target_link_libraries(test_etrecord_api PRIVATE etprof)
 target_include_directories(test_etrecord_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME etrecord_api COMMAND test_etrecord_api ${CMAKE_SOURCE_DIR})
+
+# etprof tensors --select: selections against flatc decodings of the program and the dump
+# (docs/tensors.md)
+if(ETPROF_PYTHON3)
+  add_test(NAME tensors_select COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_tensor_select.py
+                                       ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema
+                                       ${CMAKE_CURRENT_BINARY_DIR}/tensors-select-tmp)
+  set_tests_properties(tensors_select PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
+  # etprof check-outputs and the bundled program reader: corpus and flatc-built bundled programs
+  add_test(NAME check_outputs COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_check_outputs.py
+                                      ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema
+                                      ${CMAKE_CURRENT_BINARY_DIR}/check-outputs-tmp)
+  set_tests_properties(check_outputs PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
+endif()
+# etprof compare across different programs: by operator order, by debug handle (crafted ETRecords)
+if(ETPROF_PYTHON3)
+  add_test(NAME compare_programs COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_compare_programs.py
+                                         ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema
+                                         ${CMAKE_CURRENT_BINARY_DIR}/compare-programs-tmp)
+  set_tests_properties(compare_programs PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
+endif()

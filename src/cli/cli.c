@@ -57,6 +57,14 @@ static const cli_optdef optdefs[] = {
      "exit 7 when a compared tensor's SNR is below DB decibels"},
     {OPT_ETRECORD, "etrecord", 0, "F",
      "the ETRecord of the program: op types, nn.Module and source line per row"},
+    {OPT_SELECT, "select", 0, "EXPR",
+     "only these values: instr=N|A-B, run=N|A-B, block=N|A-B, op=TEXT (substring), op==TEXT"},
+    {OPT_ETRECORD_NEW, "etrecord-new", 0, "F", "the ETRecord of the program NEW ran (compare)"},
+    {OPT_TEST_CASE, "test-case", 0, "N", "the bundled test case whose inputs ran (default 0)"},
+    {OPT_RTOL, "rtol", 0, "R", "relative tolerance (default 1e-5, as ExecuTorch's verification)"},
+    {OPT_ATOL, "atol", 0, "A", "absolute tolerance (default 1e-8, as ExecuTorch's verification)"},
+    {OPT_HTML, "html", 0, "FILE",
+     "also write a self-contained HTML page with the per-op SNR chart (compare)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -36,6 +36,8 @@ typedef enum opt_id {
     OPT_RUNS, OPT_MAX_RUNS,
     /* ETRecord (cmd_etrecord.c) */
     OPT_ETRECORD,
+    /* tensors --select, compare across programs, check-outputs */
+    OPT_SELECT, OPT_ETRECORD_NEW, OPT_TEST_CASE, OPT_RTOL, OPT_ATOL, OPT_HTML,
     OPT_COUNT_
 } opt_id;
 

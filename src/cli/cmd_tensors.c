@@ -174,6 +174,11 @@ static int run_tensors(cli_args *a) {
     etp_blob dbuf;
     memset(&dbuf, 0, sizeof dbuf);
     etp_error err = {0};
+    etp_tensor_select sel;
+    if (etp_tensor_select_parse(a->set[OPT_SELECT] ? a->val[OPT_SELECT] : "", &sel, &err)) {
+        cli_errorf("tensors: --select: %s: %s", err.path, err.msg);
+        return EXIT_USAGE;
+    }
     if (a->set[OPT_DEBUG_BUFFER]) {
         int r0 = etp_blob_open(&dbuf, a->val[OPT_DEBUG_BUFFER], &err);
         if (r0) {
@@ -217,6 +222,7 @@ static int run_tensors(cli_args *a) {
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     etp_node *root = etp_doc_root(doc);
     etp_node_str(root, "debug_buffer", a->set[OPT_DEBUG_BUFFER] ? a->val[OPT_DEBUG_BUFFER] : NULL);
+    if (a->set[OPT_SELECT]) etp_node_str(root, "select", a->val[OPT_SELECT]);
     c.json = etp_node_arr(root, "tensors");
     c.t = etp_doc_table(doc, tensor_cols, NCOLS);
     static const char *const drop[] = {"strides:9", "inf:8", "nan:7", "std:6", "mean:5",
@@ -225,7 +231,8 @@ static int run_tensors(cli_args *a) {
     etp_section_table(etp_doc_section(doc, "tensors"), c.t);
     etp_doc_flat(doc, c.t);
     const etp_dump_info *di = etp_dump_get_info(in.dump);
-    uint64_t n = 0;
+    uint64_t n = 0, nsel = 0;
+    uint32_t run = 0; /* runs (blocks) that logged values so far: --select run=N */
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
         etp_block_view bv;
         if ((rc = etp_model_block(in.model, b, &bv, &err))) {
@@ -233,11 +240,25 @@ static int run_tensors(cli_args *a) {
             rc = cli_exit_for(rc);
             break;
         }
+        bool logged = false;
         for (uint32_t i = 0; i < bv.n && !rc; i++) {
             const etp_mevent *e = &bv.events[i];
             if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
             const etp_value *val = &e->ev.debug.debug_entry;
             bool output = val->has_output && val->output;
+            if ((val->val == ETP_VAL_TENSOR && val->has_tensor) ||
+                (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) ||
+                (val->val == ETP_VAL_INT && val->has_int) ||
+                (val->val == ETP_VAL_BOOL && val->has_bool) ||
+                (val->val == ETP_VAL_FLOAT && val->has_float) ||
+                (val->val == ETP_VAL_DOUBLE && val->has_double))
+                logged = true;
+            else
+                continue;
+            n++;
+            if (!etp_tensor_select_match(&sel, b, run, e->instr, e->op_name, e->op_overload))
+                continue;
+            nsel++;
             char p[160];
             snprintf(p, sizeof p, "run_data[%u].events[%u].debug_event.debug_entry.tensor", b, i);
             if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
@@ -249,7 +270,6 @@ static int run_tensors(cli_args *a) {
                     break;
                 }
                 row(&c, &bv, e, "tensor", etp_scalar_type_name(v.scalar_type), &v, 0, output);
-                n++;
                 if (c.dump_dir) rc = dump_npy(&c, &bv, e, -1, output, &v);
             } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
                 for (uint32_t k = 0; k < val->tensor_list_len && !rc; k++) {
@@ -267,28 +287,32 @@ static int run_tensors(cli_args *a) {
                         break;
                     }
                     row(&c, &bv, e, ent, etp_scalar_type_name(v.scalar_type), &v, 0, output);
-                    n++;
                     if (c.dump_dir) rc = dump_npy(&c, &bv, e, (int)k, output, &v);
                 }
             } else if (val->val == ETP_VAL_INT && val->has_int) {
                 row(&c, &bv, e, "int", "int64", NULL, (double)val->int_val, output);
-                n++;
             } else if (val->val == ETP_VAL_BOOL && val->has_bool) {
                 row(&c, &bv, e, "bool", "bool", NULL, val->bool_val, output);
-                n++;
             } else if (val->val == ETP_VAL_FLOAT && val->has_float) {
                 row(&c, &bv, e, "float", "float32", NULL, val->float_val, output);
-                n++;
             } else if (val->val == ETP_VAL_DOUBLE && val->has_double) {
                 row(&c, &bv, e, "double", "float64", NULL, val->double_val, output);
-                n++;
             }
         }
+        if (logged) run++;
     }
     if (!rc && n == 0)
         etp_table_note(c.t, "no logged values: run with intermediate-output logging "
                             "(etdump_runner --debug_level intermediate, or "
                             "ETDumpGen::set_debug_buffer + event_tracer_debug_level)");
+    if (!rc && a->set[OPT_SELECT]) {
+        char note[640];
+        snprintf(note, sizeof note, "--select %s: %llu of %llu logged values selected%s",
+                 a->val[OPT_SELECT], (unsigned long long)nsel, (unsigned long long)n,
+                 sel.has_op && !a->set[OPT_PTE] ? " (op= needs --pte: without the program no "
+                                                   "value has an operator name)" : "");
+        etp_table_note(c.t, note);
+    }
     /* written after an error too: the rows before it */
     int r = cli_render(a, &o, doc);
     if (r && !rc) rc = r;
@@ -298,12 +322,13 @@ static int run_tensors(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
-static const opt_id tensors_opts[] = {OPT_DEBUG_BUFFER, OPT_DUMP_DIR, OPT_PTE, OPT_METHOD, OPT_IGNORE_MISMATCH, 0};
+static const opt_id tensors_opts[] = {OPT_DEBUG_BUFFER, OPT_DUMP_DIR, OPT_PTE, OPT_METHOD,
+                                      OPT_IGNORE_MISMATCH, OPT_SELECT, 0};
 
 const cli_cmd cmd_tensors = {
     .name = "tensors",
     .summary = "the tensors and values the runtime logged, decoded from the debug buffer",
-    .usage = "FILE --debug-buffer X.bin [--pte P] [--dump DIR]",
+    .usage = "FILE --debug-buffer X.bin [--pte P] [--dump DIR] [--select EXPR]",
     .help = "One row per logged value (intermediate outputs and method outputs): instruction,\n"
             "operator (with --pte), dtype, shape, strides (when not row-major), byte offset in\n"
             "the debug buffer, element count, min/max/mean/std over the finite values, NaN and\n"
@@ -312,7 +337,11 @@ const cli_cmd cmd_tensors = {
             "strides are honoured. A tensor whose bytes lie outside the buffer, or a missing\n"
             "--debug-buffer, is a located error, never zeros. --dump DIR also writes each tensor\n"
             "as DIR/b<block>_e<event>_i<instruction>[_l<k>][_output].npy (NumPy's format;\n"
-            "BFLOAT16 and FLOAT8 widened to float32). JSON: docs/json-contract.md.",
+            "BFLOAT16 and FLOAT8 widened to float32). --select EXPR keeps only some values, in\n"
+            "the table, the JSON and --dump: instr=N or A-B, run=N or A-B (runs that logged\n"
+            "values, from 0), block=N or A-B, op=TEXT (the operator \"aten.add.out\" contains\n"
+            "TEXT) or op==TEXT (is TEXT), joined by commas (all must hold); docs/tensors.md.\n"
+            "JSON: docs/json-contract.md.",
     .opts = tensors_opts,
     .min_pos = 1,
     .max_pos = 1,

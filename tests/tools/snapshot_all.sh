@@ -311,4 +311,13 @@ for w in 30 45; do
     COLUMNS=$w "$ET" -f table events "$FQ/stories260k_qnn_kv_forward_1x.etdp" --pte "$QP" \
         >"$OUT/events.kv1.cols$w.out" 2>"$OUT/events.kv1.cols$w.err"; echo $? >"$OUT/events.kv1.cols$w.rc"
 done
+# tensors --select, check-outputs (branch tensors2)
+BPI="$R/bundled_program_intermediate_1x"; BPT="$D/upstream/bundled_program.bpte"
+run tensors.bpi.sel_op tensors "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --pte "$BPT" --select op=aten.add
+run tensors.bpi.sel_instr tensors "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --select instr=1-2,run=0
+run tensors.bpi.sel_bad tensors "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --select foo=1
+run check.bpi check-outputs "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --pte "$BPT"
+run check.bpi.case9 check-outputs "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --pte "$BPT" --test-case 9 --rtol 0 --atol 0
+run check.bp1.nooutputs check-outputs "$R/bundled_program_1x.etdp" --debug-buffer "$BPI.debug.bin" --pte "$BPT"
+run check.bpi.notbundled check-outputs "$BPI.etdp" --debug-buffer "$BPI.debug.bin" --pte "$D/upstream/add.pte"
 exit 0
