@@ -25,13 +25,18 @@ static void usage(FILE *f) {
     fprintf(f, "usage: etprof COMMAND FILE... [options]\n\n"
                "etprof reads ExecuTorch profiling files (ETDump .etdp, programs .pte) and\n"
                "answers where the time goes, on which hardware, and in which unit.\n\ncommands:\n");
+    int w = 9;
     for (size_t i = 0; i < NCMD; i++)
-        if (commands[i]) fprintf(f, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+        if (commands[i] && (int)strlen(commands[i]->name) > w) w = (int)strlen(commands[i]->name);
+    for (size_t i = 0; i < NCMD; i++)
+        if (commands[i]) fprintf(f, "  %-*s %s\n", w, commands[i]->name, commands[i]->summary);
     fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --wide, "
                "--csv-raw, --help, --version\n"
                "'etprof COMMAND --help' describes a command. Exit codes: 0 ok, 1 input rejected,\n"
                "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff),\n"
-               "6 inconclusive: too few runs to judge a change (diff).\n");
+               "6 inconclusive: too few runs to judge a change (diff) or no outputs logged\n"
+               "(check-outputs), 7 a tensor below --fail-below-snr (compare) or an output out\n"
+               "of tolerance (check-outputs).\n");
 }
 
 static bool accepts(const cli_cmd *c, opt_id id) {
