@@ -36,6 +36,8 @@ typedef enum opt_id {
     OPT_RUNS, OPT_MAX_RUNS,
     /* ETRecord (cmd_etrecord.c) */
     OPT_ETRECORD,
+    /* several dumps at once (summary, ops, runs, report) */
+    OPT_LABEL,
     OPT_COUNT_
 } opt_id;
 
@@ -58,6 +60,12 @@ typedef struct cli_args {
     etp_format fmt;
     bool fmt_set;
     bool quiet;
+    /* --label, repeated: the labels in order (the nth names the nth FILE) */
+    const char *labels[CLI_MAX_POS];
+    int nlabels;
+    /* --method, repeated: with several FILEs, one per FILE (a single one applies to all) */
+    const char *methods[CLI_MAX_POS];
+    int nmethods;
 } cli_args;
 
 typedef struct cli_cmd {
