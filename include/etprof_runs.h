@@ -223,6 +223,16 @@ const etp_multi_file *etp_multi_file_get(const etp_multi_result *x, size_t i);
  * "-"; NULL or "" gives "". Written to buf; returns buf. */
 const char *etp_multi_label(const char *path, char *buf, size_t cap);
 
+/* The HTML report of several dumps (docs/report.md "Several files"): one page with a table of
+ * the files (label, path, per method runs and latency p50/p90) and each file's own report, the
+ * bytes etp_report_write() writes for it alone (with o->sources[i] as its source), inline in a
+ * frame (iframe srcdoc: no reference outside the file; ids of two files never collide). Nothing
+ * is merged across files. `labels` (n, unique: the caller's etp_multi labels) name the files.
+ * The QNN file options of `o` apply to every file (give them with one file only). Errors: as
+ * etp_report_write(); ETP_E_USAGE for n == 0. Flushes but does not close `f`. */
+int etp_report_write_multi(etp_model *const *models, const char *const *labels, size_t n,
+                           FILE *f, const etp_report_opts *o, etp_error *err);
+
 ETP_API_END
 #ifdef __cplusplus
 }

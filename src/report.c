@@ -2363,3 +2363,138 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     }
     return ETP_OK;
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * Several dumps at once (etprof_runs.h): one page, a files table, and each file's own report
+ * unchanged in a frame (srcdoc: inline, no reference outside the file), so that no figure and no
+ * element id of two files can mix.
+ * ------------------------------------------------------------------------------------------- */
+
+int etp_report_write_multi(etp_model *const *models, const char *const *labels, size_t n,
+                           FILE *f, const etp_report_opts *opts, etp_error *err) {
+    etp_report_opts defaults;
+    if (!opts) {
+        etp_report_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (n == 0 || !labels) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "no file, or no labels");
+        return ETP_E_USAGE;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!labels[i] || !*labels[i] || strcmp(labels[i], labels[j]) == 0) {
+                etp_error_set(err, ETP_E_USAGE, NULL, -1, "--label",
+                              "two files have the label \"%.500s\" (give each file its own "
+                              "--label)", labels[i] ? labels[i] : "");
+                return ETP_E_USAGE;
+            }
+    rep R;
+    memset(&R, 0, sizeof R);
+    R.f = f;
+    R.o = opts;
+    if (etp_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "unknown time unit \"%s\" (ns, us, ms or s)", opts->time_unit);
+        return ETP_E_USAGE;
+    }
+    char **inner = calloc(n, sizeof *inner);
+    size_t *inner_len = calloc(n, sizeof *inner_len);
+    etp_ops_result **ops = calloc(n, sizeof *ops);
+    int rc = inner && inner_len && ops ? ETP_OK : ETP_E_INTERNAL;
+    if (rc) etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+    const char *const *sources = opts->sources;
+    for (size_t i = 0; !rc && i < n; i++) {
+        /* the file's own report, exactly as `etprof report FILE` writes it */
+        etp_report_opts o = *opts;
+        o.source = sources ? sources[i] : NULL;
+        o.sources = NULL;
+        FILE *mf = open_memstream(&inner[i], &inner_len[i]);
+        if (!mf) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            rc = ETP_E_INTERNAL;
+            break;
+        }
+        rc = etp_report_write(models[i], mf, &o, err);
+        if (fclose(mf) != 0 && !rc) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            rc = ETP_E_INTERNAL;
+        }
+        etp_ops_opts oo;
+        etp_ops_opts_init(&oo);
+        oo.block = opts->block;
+        oo.skip_first = opts->skip_first;
+        if (!rc) rc = etp_ops_compute(models[i], &oo, &ops[i], err);
+    }
+    if (!rc) {
+        S(&R, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<meta name=\"generator\" content=\"etprof " ETPROF_VERSION "\">\n<title>etprof "
+              "report: ");
+        for (size_t i = 0; i < n; i++) {
+            if (i) S(&R, ", ");
+            E(&R, labels[i]);
+        }
+        S(&R, "</title>\n<style>");
+        S(&R, CSS);
+        S(&R, "iframe.file{width:100%;height:85vh;border:1px solid #ccd3dc;border-radius:4px}"
+              "</style>\n</head>\n<body>\n<header><h1>etprof report</h1><div class=\"sub\">");
+        P(&R, "%zu files", n);
+        if (opts->program) {
+            S(&R, " &middot; program ");
+            E(&R, opts->program);
+        }
+        S(&R, "</div></header>\n<nav><a href=\"#files\">Files</a>");
+        for (size_t i = 0; i < n; i++) {
+            P(&R, "<a href=\"#file-%zu\">", i + 1);
+            E(&R, labels[i]);
+            S(&R, "</a>");
+        }
+        S(&R, "</nav>\n<main>\n<section id=\"files\"><h2>Files</h2>\n<p class=\"note\">Each "
+              "file is analysed on its own: its runs, methods, shares and operator types are "
+              "never merged with another file's (prefill and decode stay apart). Below, each "
+              "file's full report, exactly as <code>etprof report FILE</code> writes it.</p>\n"
+              "<table><thead><tr><th>file</th><th>path</th><th>method</th><th>runs</th>"
+              "<th>latency p50</th><th>latency p90</th><th>unit</th></tr></thead><tbody>\n");
+        for (size_t i = 0; i < n; i++) {
+            R.r = ops[i];
+            for (size_t mi = 0; mi < etp_ops_method_count(ops[i]); mi++) {
+                const etp_ops_method *m = etp_ops_method_get(ops[i], mi);
+                S(&R, "<tr><td class=\"name\">");
+                E(&R, labels[i]);
+                S(&R, "</td><td class=\"name\">");
+                E(&R, sources ? sources[i] : "");
+                S(&R, "</td><td class=\"name\">");
+                E(&R, method_name(m));
+                P(&R, "</td><td class=\"num\">%u</td><td class=\"num\">%s</td>", m->runs,
+                  fv(&R, m->unit, m->latency.p50));
+                P(&R, "<td class=\"num\">%s</td><td>%s</td></tr>\n",
+                  fv(&R, m->unit, m->latency.p90), du(&R, m->unit));
+            }
+        }
+        S(&R, "</tbody></table>\n</section>\n");
+        for (size_t i = 0; i < n; i++) {
+            P(&R, "<section id=\"file-%zu\"><h2>", i + 1);
+            E(&R, labels[i]);
+            S(&R, "</h2>\n<iframe class=\"file\" title=\"");
+            E(&R, labels[i]);
+            S(&R, "\" srcdoc=\"");
+            esc_n(R.f, inner[i], inner_len[i]);
+            S(&R, "\"></iframe>\n</section>\n");
+        }
+        S(&R, "</main>\n<footer>etprof " ETPROF_VERSION "</footer>\n</body>\n</html>\n");
+        if (fflush(f) != 0 || ferror(f)) {
+            etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
+            rc = ETP_E_IO;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (inner) free(inner[i]);
+        if (ops) etp_ops_free(ops[i]);
+    }
+    free(inner);
+    free(inner_len);
+    free(ops);
+    rep_free(&R);
+    return rc;
+}
