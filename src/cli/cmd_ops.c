@@ -533,7 +533,7 @@ const cli_cmd cmd_ops = {
     .name = "ops",
     .summary = "per-operator statistics over runs: count, min, p10, p50, p90, avg, max, total, "
                "share, unit, placement",
-    .usage = "FILE [--pte P] [--sort KEY] [--top N] [--placement cpu|BACKEND] [--kind KIND]",
+    .usage = "FILE... [--pte P] [--sort KEY] [--top N] [--placement cpu|BACKEND] [--kind KIND]",
     .help = "One row per (method, instruction, event identity) over the Execute blocks (runs).\n"
             "An identity seen several times in one run is summed into that run's sample; count\n"
             "is the number of occurrences. Time rows are shown in --time-unit (default us);\n"
@@ -549,8 +549,9 @@ const cli_cmd cmd_ops = {
             "Accelerator (execute excluding wait) time to its HTP nodes by cycle share; both are\n"
             "labelled estimates. --by type: one row per operator type (HTP nodes by ATen op,\n"
             "XNNPACK-style names without \" #k\", CPU kernels by operator) with count, total,\n"
-            "avg, per run, share and cumulative share. See docs/analyses.md and\n"
-            "docs/qnn-inputs.md.",
+            "avg, per run, share and cumulative share. Several FILEs: each file's rows after a\n"
+            "file column (its base name or --label NAME, once per FILE), never merged; --sort\n"
+            "and --top within each file. See docs/analyses.md and docs/qnn-inputs.md.",
     .opts = ops_opts,
     .min_pos = 1,
     .max_pos = 8,

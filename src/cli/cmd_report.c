@@ -148,7 +148,7 @@ static const opt_id report_opts[] = {OPT_PTE,        OPT_METHOD,    OPT_IGNORE_M
 const cli_cmd cmd_report = {
     .name = "report",
     .summary = "one self-contained HTML report: summary, charts, top ops, CPU fallback, QNN",
-    .usage = "FILE [--pte P] [--qhas F --optrace F --runtrace F --heap F] -o report.html",
+    .usage = "FILE... [--pte P] [--qhas F --optrace F --runtrace F --heap F] -o report.html",
     .help = "Writes one HTML file that opens in any browser without network access: latency\n"
             "p50/p90 per method, a stacked bar of where the time goes (delegates / CPU kernels /\n"
             "framework), latency over runs (warm-up visible), the hierarchy as an icicle chart,\n"
@@ -156,7 +156,8 @@ const cli_cmd cmd_report = {
             "caveats with the HTP node cycles in their own chart and, with QNN's optrace / QHAS /\n"
             "runtrace / heap files, HMX/HVX/DMA per op, VTCM peak, DRAM traffic, utilization and\n"
             "the HTP timeline. Charts are inline SVG; the only script sorts tables. The output is\n"
-            "deterministic. See docs/report.md.",
+            "deterministic. Several FILEs: one page with a table of the files and each file's\n"
+            "own report (labels: base names or --label NAME once per FILE). See docs/report.md.",
     .opts = report_opts,
     .min_pos = 1,
     .max_pos = 8,

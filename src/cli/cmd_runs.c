@@ -421,7 +421,7 @@ const cli_cmd cmd_runs = {
     .name = "runs",
     .summary = "one row per run: Method::execute, each backend's delegate time, CPU, framework, "
                "QNN figures; warm-up, outlier and trend flags, tokens/s",
-    .usage = "FILE [--pte P]",
+    .usage = "FILE... [--pte P] [--label NAME ...]",
     .help = "One row per run (Execute block) of each method, in run order: Method::execute, the\n"
             "time in each backend's DELEGATE_CALLs (and the backend's own time inside them and\n"
             "the overhead around it), in CPU kernels (OPERATOR_CALL) and in the framework (the\n"
@@ -430,7 +430,9 @@ const cli_cmd cmd_runs = {
             "the median), outlier (robust z = (x - median) / (1.4826 MAD) beyond 3.5), and per\n"
             "method the trend (Theil-Sen slope, Mann-Kendall p < 0.05, at least 5 % over the\n"
             "runs: \"drifting up x % over the runs\") and runs per second of summed\n"
-            "Method::execute (tokens/s for decode-style methods). See docs/analyses.md \"Runs\".",
+            "Method::execute (tokens/s for decode-style methods). Several FILEs: each file's\n"
+            "runs after a file column (its base name or --label NAME), flagged on their own.\n"
+            "See docs/analyses.md \"Runs\".",
     .opts = runs_opts,
     .min_pos = 1,
     .max_pos = 8,

@@ -743,12 +743,16 @@ const cli_cmd cmd_summary = {
     .name = "summary",
     .summary = "start here: methods, runs, latency, where the time went (NPU/delegate vs CPU vs "
                "framework), CPU fallbacks, top ops",
-    .usage = "FILE [--pte P]",
+    .usage = "FILE... [--pte P] [--label NAME ...]",
     .help = "Per method: Method::execute p50/p90 over runs; the time in each backend's\n"
             "DELEGATE_CALLs, in CPU kernels (OPERATOR_CALL) and in the framework (the rest),\n"
             "absolute per run and as % of Method::execute; the number of delegate partitions;\n"
             "the CPU (fallback) operators grouped by type; the top --top (default 10) operators\n"
-            "and HTP nodes. See docs/analyses.md.",
+            "and HTP nodes; the operators by type (HTP nodes by ATen op, backend operators\n"
+            "without \" #k\", CPU kernels by operator: count, total, avg, share, cumulative\n"
+            "share, one table per unit). Several FILEs (e.g. prefill.etdp decode.etdp): each\n"
+            "file summarised on its own, labelled by its base name or --label NAME (once per\n"
+            "FILE); --method once for all or once per FILE. See docs/analyses.md.",
     .opts = summary_opts,
     .min_pos = 1,
     .max_pos = 8,
