@@ -117,6 +117,17 @@ check("3 methods for 2 file(s)" in p.stderr, f"method count: {p.stderr}")
 p = run("ops", PRE, KV, "--etrecord", "x", rc=2)
 check("applies to one FILE" in p.stderr, f"--etrecord with two files: {p.stderr}")
 
+# a bad second file: one located error naming it, exit 1, no output file (every command)
+bad = os.path.join(T, "truncated.etdp")
+with open(KV, "rb") as f:
+    open(bad, "wb").write(f.read(200))
+for cmd in ("summary", "ops", "runs", "report"):
+    o = os.path.join(T, "bad." + cmd)
+    p = run(cmd, PRE, bad, "-o", o, rc=1)
+    check(p.stderr.startswith("etprof: " + bad + ": offset ") and p.stderr.count("\n") == 1,
+          f"{cmd}: bad second file: {p.stderr!r}")
+    check(not os.path.exists(o), f"{cmd}: bad second file: no output file")
+
 # text views: a file column (ops, runs), one part per file (summary)
 t = run("ops", *MULTI, "--top", "2").stdout
 check(t.splitlines()[0].split()[0] == "file" and "\nprefill " in t and "\ndecode " in t,
