@@ -68,11 +68,10 @@ int etp_multi_compute(const etp_multi_input *in, size_t n, const etp_ops_opts *o
         }
         for (size_t j = 0; j < i; j++)
             if (strcmp(x->files[j].label, label) == 0) {
-                char msg[1200];
-                snprintf(msg, sizeof msg,
-                         "two files have the label \"%.500s\" (give each file its own --label)",
-                         label);
-                etp_error_set(err, ETP_E_USAGE, in[i].path ? in[i].path : "", -1, "--label", msg);
+                etp_error_set(err, ETP_E_USAGE, in[i].path ? in[i].path : "", -1, "--label",
+                              "two files have the label \"%.500s\" (give each file its own "
+                              "--label)",
+                              label);
                 rc = ETP_E_USAGE;
                 break;
             }
