@@ -1186,6 +1186,9 @@ typedef struct etp_report_opts {
     const char *qhas, *optrace, *runtrace, *heap;
     void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
     void *progress_ctx;
+    /* etp_report_write_multi only (etprof_runs.h): the files' names as shown, one per model
+     * (NULL: none); `source` is then not used */
+    const char *const *sources;
 } etp_report_opts;
 
 void etp_report_opts_init(etp_report_opts *o);

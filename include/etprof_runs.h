@@ -186,6 +186,53 @@ const char *etp_optype_of_htp(const char *qnn_op, char *buf, size_t cap);
  * ("Convolution (NHWC, F32) IGEMM #3" -> "Convolution (NHWC, F32) IGEMM"). Returns buf. */
 const char *etp_optype_of_name(const char *name, char *buf, size_t cap);
 
+/* ---- Several dumps at once (issue 14.1) ----
+ *
+ * One analysis of N ETDumps (e.g. prefill.etdp and decode.etdp of one LLM run) with each file's
+ * runs kept apart and labelled: every figure is that file's own single-file analysis
+ * (etp_ops_compute, etp_optype_compute, etp_runs_compute on its model), so the rows of two files
+ * are never merged, even when they are the same op of the same method (docs/analyses.md
+ * "Several dumps at once"). Ownership: the result owns its per-file results and label copies;
+ * they stay valid after the models are closed. Errors: ETP_E_USAGE for n == 0, an empty label or
+ * two equal labels (err->path "--label"); the errors of etp_ops_compute (the file's path in
+ * err->file when the model's error names none); ETP_E_INTERNAL when out of memory. Thread
+ * safety: as etp_ops_compute, per model; the result may be read by several threads. */
+typedef struct etp_multi_input {
+    const char *label;  /* NULL: the file's base name (etp_multi_label) */
+    const char *path;   /* the file, as shown (may be NULL when label is given) */
+    etp_model *model;   /* the file's model (borrowed for the call only) */
+} etp_multi_input;
+
+typedef struct etp_multi_file {
+    const char *label;
+    const char *path;
+    const etp_ops_result *ops;       /* this file's ops result */
+    const etp_optype_result *types;  /* its operators by type */
+    const etp_runs_result *runs;     /* its runs (default etp_runs_opts unless given) */
+} etp_multi_file;
+
+typedef struct etp_multi_result etp_multi_result;
+
+/* `oo` and `ro` may be NULL (defaults); each applies to every file. */
+int etp_multi_compute(const etp_multi_input *in, size_t n, const etp_ops_opts *oo,
+                      const etp_runs_opts *ro, etp_multi_result **out, etp_error *err);
+void etp_multi_free(etp_multi_result *x);
+size_t etp_multi_file_count(const etp_multi_result *x);
+const etp_multi_file *etp_multi_file_get(const etp_multi_result *x, size_t i);
+/* The default label of a file: its base name (after the last '/'); "-" (standard input) stays
+ * "-"; NULL or "" gives "". Written to buf; returns buf. */
+const char *etp_multi_label(const char *path, char *buf, size_t cap);
+
+/* The HTML report of several dumps (docs/report.md "Several files"): one page with a table of
+ * the files (label, path, per method runs and latency p50/p90) and each file's own report, the
+ * bytes etp_report_write() writes for it alone (with o->sources[i] as its source), inline in a
+ * frame (iframe srcdoc: no reference outside the file; ids of two files never collide). Nothing
+ * is merged across files. `labels` (n, unique: the caller's etp_multi labels) name the files.
+ * The QNN file options of `o` apply to every file (give them with one file only). Errors: as
+ * etp_report_write(); ETP_E_USAGE for n == 0. Flushes but does not close `f`. */
+int etp_report_write_multi(etp_model *const *models, const char *const *labels, size_t n,
+                           FILE *f, const etp_report_opts *o, etp_error *err);
+
 ETP_API_END
 #ifdef __cplusplus
 }

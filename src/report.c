@@ -13,11 +13,13 @@
 #include "sort.h"
 #include "analysis.h"
 #include "etprof.h"
+#include "etprof_runs.h"
 #include "jw.h"
 #include "qnn.h"
 #include "qnn_report.h"
 #include "result_int.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -32,6 +34,8 @@
 #define TIMELINE_MAX_RECTS 6000
 #define JSON_MAX_RUNS 10000   /* per-run latencies embedded in the data block */
 #define MAX_BACKENDS 16
+#define STRIP_MAX_NODES 200 /* more HTP nodes: the operator-type chart replaces the node strip */
+#define TYPE_BARS 25        /* bars per operator-type chart; the rest share one bar */
 
 static const char *const DASH = "\xE2\x80\x93"; /* en dash: no value */
 
@@ -73,6 +77,7 @@ typedef struct rep {
     etp_qnn_etd_join *join;
     int32_t *row_drow;          /* per ops row: derived row of its trusted pair, -1 */
     etp_doc *tdoc;              /* the scratch document of the table being written (tab_begin) */
+    etp_optype_result *types;   /* the operators by type (etp_optype_compute) */
     bool oom;                   /* a table could not be built: the report fails */
 } rep;
 
@@ -439,7 +444,8 @@ static void write_head(rep *R) {
 static void write_nav(rep *R, bool qnn, bool deep) {
     S(R, "<nav><a href=\"#summary\">Summary</a><a href=\"#placement\">Where the time goes</a>"
          "<a href=\"#runs\">Latency over runs</a><a href=\"#hierarchy\">Hierarchy</a>"
-         "<a href=\"#top-ops\">Top operators</a><a href=\"#cpu-fallback\">CPU fallback</a>");
+         "<a href=\"#top-ops\">Top operators</a><a href=\"#op-types\">Operators by type</a>"
+         "<a href=\"#cpu-fallback\">CPU fallback</a>");
     if (qnn) S(R, "<a href=\"#qnn\">QNN</a>");
     if (deep) S(R, "<a href=\"#qnn-deep\">QNN deep data</a>");
     S(R, "<a href=\"#notes\">Units &amp; notes</a></nav>\n<main>\n");
@@ -1171,6 +1177,97 @@ static void write_top_ops(rep *R, uint32_t *idx) {
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Operators by type: one sorted horizontal bar chart per (method, domain, placement, unit)
+ * group of etp_optype_compute (the grouping of `ops --by type` and `summary`)
+ * ------------------------------------------------------------------------------------------- */
+
+static void type_chart(rep *R, size_t i, size_t e) {
+    const etp_optype_row *g0 = etp_optype_get(R->types, i);
+    const etp_ops_method *m = etp_ops_method_get(R->r, g0->method);
+    const char *what = g0->domain == ETP_OTD_CPU   ? "CPU kernels by operator"
+                       : g0->domain == ETP_OTD_HTP ? "HTP nodes by ATen op"
+                                                   : "backend operators by name";
+    size_t ntypes = e - i, nbars = ntypes > TYPE_BARS ? TYPE_BARS : ntypes;
+    double rest = 0;
+    uint64_t rest_count = 0;
+    for (size_t k = i + nbars; k < e; k++) {
+        rest += etp_optype_get(R->types, k)->per_run;
+        rest_count += etp_optype_get(R->types, k)->count;
+    }
+    bool has_rest = nbars < ntypes;
+    double maxv = etp_optype_get(R->types, i)->per_run;
+    if (has_rest && rest > maxv) maxv = rest;
+    if (!(maxv > 0)) return;
+    R->units |= 1u << g0->unit;
+    S(R, "<h3>");
+    E(R, method_name(m));
+    S(R, ": ");
+    E(R, what);
+    S(R, " (");
+    E(R, g0->placement);
+    P(R, ", %s per run)</h3>\n", du(R, g0->unit));
+    const double lw = 300, vx = lw + 8, bw = CHART_W - vx - 190, rowh = 20;
+    size_t rows = nbars + (has_rest ? 1 : 0);
+    double h = (double)rows * rowh + 6;
+    P(R, "<svg class=\"chart\" viewBox=\"0 0 %d %s\" width=\"%d\" height=\"%s\" role=\"img\" "
+         "aria-label=\"operators by type\">",
+      CHART_W, num(R, h, 0), CHART_W, num(R, h, 0));
+    for (size_t k = 0; k < rows; k++) {
+        const etp_optype_row *g = k < nbars ? etp_optype_get(R->types, i + k) : NULL;
+        double v = g ? g->per_run : rest;
+        double share = g ? g->share : 100.0 - etp_optype_get(R->types, i + nbars - 1)->cum_share;
+        char lab[400];
+        if (g) snprintf(lab, sizeof lab, "%s", g->type);
+        else snprintf(lab, sizeof lab, "(%zu other types)", ntypes - nbars);
+        double y = (double)k * rowh + 3;
+        P(R, "<text x=\"%s\" y=\"%s\" font-size=\"12\" text-anchor=\"end\">", num(R, lw, 1),
+          num(R, y + 14, 1));
+        E_trunc(R->f, lab, fit_chars(lw, 12));
+        S(R, "</text>");
+        double w = v / maxv * bw;
+        P(R, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\"><title>", num(R, vx, 1),
+          num(R, y + 2, 1), num(R, w > 0.5 ? w : 0.5, 1), num(R, rowh - 4, 1),
+          g ? (g0->domain == ETP_OTD_CPU ? COL_CPU : COL_NODE_A) : COL_OTHER);
+        E(R, lab);
+        P(R, ": %s %s per run, count %" PRIu64 ", %s%% of the group</title></rect>",
+          fv(R, g0->unit, v), du(R, g0->unit), g ? g->count : rest_count, pct(R, share));
+        P(R, "<text class=\"m\" x=\"%s\" y=\"%s\" font-size=\"11\">%s %s &middot; %s%%</text>",
+          num(R, vx + w + 6, 1), num(R, y + 14, 1), fv(R, g0->unit, v), du(R, g0->unit),
+          pct(R, share));
+    }
+    S(R, "</svg>\n");
+    P(R, "<p class=\"note\">%zu type(s), sorted by %s per run (total over the runs / %u runs); "
+         "%% = share of this chart's total%s.</p>\n",
+      ntypes, du(R, g0->unit), m->runs,
+      has_rest ? "; every type: <code>etprof ops --by type</code>" : "");
+}
+
+static void write_op_types(rep *R) {
+    S(R, "<section id=\"op-types\"><h2>Operators by type</h2>\n<p class=\"note\">Operators "
+         "grouped by type, as <code>etprof ops --by type</code>: CPU kernels by operator, QNN "
+         "HTP nodes by their ATen op (<code>aten_convolution_default_28_h_7:OpId_1954</code> "
+         "&rarr; convolution), other backend operators by name without <code>#k</code>. One "
+         "chart per method, domain, backend and unit: units never share an axis (HTP cycles "
+         "are thread-aggregate work, apart from host time).</p>\n");
+    size_t n = R->types ? etp_optype_count(R->types) : 0;
+    if (n == 0) S(R, "<p class=\"note\">No operator rows with a time or cycle count.</p>\n");
+    for (size_t i = 0; i < n;) {
+        const etp_optype_row *g0 = etp_optype_get(R->types, i);
+        size_t e = i;
+        while (e < n) {
+            const etp_optype_row *g = etp_optype_get(R->types, e);
+            if (g->method != g0->method || g->domain != g0->domain || g->unit != g0->unit ||
+                strcmp(g->placement, g0->placement) != 0)
+                break;
+            e++;
+        }
+        type_chart(R, i, e);
+        i = e;
+    }
+    S(R, "</section>\n");
+}
+
+/* ---------------------------------------------------------------------------------------------
  * CPU fallback
  * ------------------------------------------------------------------------------------------- */
 
@@ -1284,6 +1381,14 @@ static const char *drow_color(const etp_qnn_op_row *d) {
 
 static void write_node_strip(rep *R, const etp_ops_qnn *q) {
     const etp_ops_result *r = R->r;
+    if (q->node_rows > STRIP_MAX_NODES) {
+        /* one sliver per node is unreadable: the nodes grouped by ATen op instead */
+        P(R, "<p class=\"note\">%u HTP nodes are too many to draw one by one: see their "
+             "cycles grouped by ATen op under <a href=\"#op-types\">Operators by type</a> "
+             "(the node strip is drawn up to %d nodes).</p>\n",
+          q->node_rows, STRIP_MAX_NODES);
+        return;
+    }
     int32_t pi = q->top[ETP_QT_ACCEL_CYCLES] >= 0 ? q->top[ETP_QT_ACCEL_CYCLES] : (int32_t)q->delegate_row;
     const etp_ops_row *parent = etp_ops_row_get(r, (size_t)pi);
     size_t n;
@@ -2134,6 +2239,7 @@ void etp_report_opts_init(etp_report_opts *o) {
 }
 
 static void rep_free(rep *R) {
+    etp_optype_free(R->types);
     etp_doc_free(R->tdoc);
     etp_qnn_etd_join_free(R->join);
     free(R->row_drow);
@@ -2192,6 +2298,11 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         return rc;
     }
     R.r = res;
+    if ((rc = etp_optype_compute(res, &R.types, err))) {
+        etp_ops_free(res);
+        rep_free(&R);
+        return rc;
+    }
     size_t nrows = etp_ops_row_count(res);
     uint32_t *idx = malloc((nrows ? nrows : 1) * sizeof *idx);
     if (!idx) {
@@ -2226,6 +2337,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     write_runs(&R);
     write_hierarchy(&R, has_qnn);
     write_top_ops(&R, idx);
+    write_op_types(&R);
     write_cpu(&R);
     if (has_qnn || R.der) write_qnn(&R, idx);
     write_deep(&R);
@@ -2250,4 +2362,139 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         return ETP_E_IO;
     }
     return ETP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Several dumps at once (etprof_runs.h): one page, a files table, and each file's own report
+ * unchanged in a frame (srcdoc: inline, no reference outside the file), so that no figure and no
+ * element id of two files can mix.
+ * ------------------------------------------------------------------------------------------- */
+
+int etp_report_write_multi(etp_model *const *models, const char *const *labels, size_t n,
+                           FILE *f, const etp_report_opts *opts, etp_error *err) {
+    etp_report_opts defaults;
+    if (!opts) {
+        etp_report_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (n == 0 || !labels) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "no file, or no labels");
+        return ETP_E_USAGE;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (!labels[i] || !*labels[i] || strcmp(labels[i], labels[j]) == 0) {
+                etp_error_set(err, ETP_E_USAGE, NULL, -1, "--label",
+                              "two files have the label \"%.500s\" (give each file its own "
+                              "--label)", labels[i] ? labels[i] : "");
+                return ETP_E_USAGE;
+            }
+    rep R;
+    memset(&R, 0, sizeof R);
+    R.f = f;
+    R.o = opts;
+    if (etp_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL,
+                      "unknown time unit \"%s\" (ns, us, ms or s)", opts->time_unit);
+        return ETP_E_USAGE;
+    }
+    char **inner = calloc(n, sizeof *inner);
+    size_t *inner_len = calloc(n, sizeof *inner_len);
+    etp_ops_result **ops = calloc(n, sizeof *ops);
+    int rc = inner && inner_len && ops ? ETP_OK : ETP_E_INTERNAL;
+    if (rc) etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+    const char *const *sources = opts->sources;
+    for (size_t i = 0; !rc && i < n; i++) {
+        /* the file's own report, exactly as `etprof report FILE` writes it */
+        etp_report_opts o = *opts;
+        o.source = sources ? sources[i] : NULL;
+        o.sources = NULL;
+        FILE *mf = open_memstream(&inner[i], &inner_len[i]);
+        if (!mf) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            rc = ETP_E_INTERNAL;
+            break;
+        }
+        rc = etp_report_write(models[i], mf, &o, err);
+        if (fclose(mf) != 0 && !rc) {
+            etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+            rc = ETP_E_INTERNAL;
+        }
+        etp_ops_opts oo;
+        etp_ops_opts_init(&oo);
+        oo.block = opts->block;
+        oo.skip_first = opts->skip_first;
+        if (!rc) rc = etp_ops_compute(models[i], &oo, &ops[i], err);
+    }
+    if (!rc) {
+        S(&R, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<meta name=\"generator\" content=\"etprof " ETPROF_VERSION "\">\n<title>etprof "
+              "report: ");
+        for (size_t i = 0; i < n; i++) {
+            if (i) S(&R, ", ");
+            E(&R, labels[i]);
+        }
+        S(&R, "</title>\n<style>");
+        S(&R, CSS);
+        S(&R, "iframe.file{width:100%;height:85vh;border:1px solid #ccd3dc;border-radius:4px}"
+              "</style>\n</head>\n<body>\n<header><h1>etprof report</h1><div class=\"sub\">");
+        P(&R, "%zu files", n);
+        if (opts->program) {
+            S(&R, " &middot; program ");
+            E(&R, opts->program);
+        }
+        S(&R, "</div></header>\n<nav><a href=\"#files\">Files</a>");
+        for (size_t i = 0; i < n; i++) {
+            P(&R, "<a href=\"#file-%zu\">", i + 1);
+            E(&R, labels[i]);
+            S(&R, "</a>");
+        }
+        S(&R, "</nav>\n<main>\n<section id=\"files\"><h2>Files</h2>\n<p class=\"note\">Each "
+              "file is analysed on its own: its runs, methods, shares and operator types are "
+              "never merged with another file's (prefill and decode stay apart). Below, each "
+              "file's full report, exactly as <code>etprof report FILE</code> writes it.</p>\n"
+              "<table><thead><tr><th>file</th><th>path</th><th>method</th><th>runs</th>"
+              "<th>latency p50</th><th>latency p90</th><th>unit</th></tr></thead><tbody>\n");
+        for (size_t i = 0; i < n; i++) {
+            R.r = ops[i];
+            for (size_t mi = 0; mi < etp_ops_method_count(ops[i]); mi++) {
+                const etp_ops_method *m = etp_ops_method_get(ops[i], mi);
+                S(&R, "<tr><td class=\"name\">");
+                E(&R, labels[i]);
+                S(&R, "</td><td class=\"name\">");
+                E(&R, sources ? sources[i] : "");
+                S(&R, "</td><td class=\"name\">");
+                E(&R, method_name(m));
+                P(&R, "</td><td class=\"num\">%u</td><td class=\"num\">%s</td>", m->runs,
+                  fv(&R, m->unit, m->latency.p50));
+                P(&R, "<td class=\"num\">%s</td><td>%s</td></tr>\n",
+                  fv(&R, m->unit, m->latency.p90), du(&R, m->unit));
+            }
+        }
+        S(&R, "</tbody></table>\n</section>\n");
+        for (size_t i = 0; i < n; i++) {
+            P(&R, "<section id=\"file-%zu\"><h2>", i + 1);
+            E(&R, labels[i]);
+            S(&R, "</h2>\n<iframe class=\"file\" title=\"");
+            E(&R, labels[i]);
+            S(&R, "\" srcdoc=\"");
+            esc_n(R.f, inner[i], inner_len[i]);
+            S(&R, "\"></iframe>\n</section>\n");
+        }
+        S(&R, "</main>\n<footer>etprof " ETPROF_VERSION "</footer>\n</body>\n</html>\n");
+        if (fflush(f) != 0 || ferror(f)) {
+            etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
+            rc = ETP_E_IO;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (inner) free(inner[i]);
+        if (ops) etp_ops_free(ops[i]);
+    }
+    free(inner);
+    free(inner_len);
+    free(ops);
+    rep_free(&R);
+    return rc;
 }

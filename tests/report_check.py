@@ -510,7 +510,8 @@ def case_qnn(a):
     pte = os.path.join(a.data, "upstream/stories260k_hybrid_llama_qnn.pte")
     rep = run_report(a.etprof, [dump, "--pte", pte], os.path.join(a.tmp, "qnn.html"))
     static_check(rep)
-    dom = load_in_browser(rep, a.tmp, "qnn", ["#6f9be8", "#c7d3e3"])
+    # 1,518 HTP nodes: the node strip (#c7d3e3) gives way to the operator-type bars (#7fa6ea)
+    dom = load_in_browser(rep, a.tmp, "qnn", ["#6f9be8", "#7fa6ea"])
     d, lat = check_latency(dom, a.etprof, dump, pte)
     check("kv_forward" in d.text.get("m0-method", ""), "method name not in the DOM")
     # one point per run in the latency chart, the first one marked
@@ -526,6 +527,21 @@ def case_qnn(a):
     check("%d HTP node row" % nodes in qnn, "HTP node count %d not stated" % nodes)
     check("No CPU fallback" in d.text.get("cpu-fallback", ""), "QNN dump: no CPU fallback expected")
     check(len(table_rows(dom, "htp-nodes")) == 200, "HTP node table not capped at 200")
+    # operators by type: the first bar is the ATen op with the most cycles, summed here from the
+    # raw node events (regex grouping, independent of etprof's grouping code)
+    per_op = {}
+    for e in raw_events(a.etprof, dump, pte):
+        n = e.get("delegate_debug_id_str") or ""
+        m = re.match(r"aten_(_*[a-z]+(?:_(?!default|tensor|scalar|int|dims?|h|\d)[a-z]+)*)", n)
+        if m and n.endswith("(cycles)") and e.get("end_time") is not None:
+            per_op[m.group(1)] = per_op.get(m.group(1), 0) + e["end_time"] - e["start_time"]
+    ot = re.search(r'<section id="op-types">.*?</section>', dom, re.S)
+    check(ot is not None, "operator-type section missing")
+    if ot and per_op:
+        top = max(per_op, key=per_op.get)
+        first = re.search(r'text-anchor="end">([^<]+)</text>', ot.group(0))
+        check(first and first.group(1) == top, "first type bar %r, raw events say %r" % (first and first.group(1), top))
+        check("cycles grouped by ATen op" in qnn, "the QNN section does not point to the type chart")
     print("  %d HTP nodes, table capped at 200, caveats present" % nodes)
 
 

@@ -7,3 +7,8 @@ set_tests_properties(runs_view PROPERTIES SKIP_RETURN_CODE 77)
 # as text; a flatc-built fixture and the real XNNPACK dump of ../shared (skipped when absent).
 add_test(NAME backends_decoded COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_backends.py
          ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_SHARED})
+# Several dumps at once and summary by operator type (issue 14.1): the multi-file analysis of two
+# corpus dumps equals each file's single analysis (ops, ops --by type, runs, summary, report
+# frames byte for byte); summary's op types equal regex-grouped sums over the ops rows.
+add_test(NAME multi_files COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_multi.py
+         ${ETPROF_BIN} ${ETPROF_TEST_DATA})

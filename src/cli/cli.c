@@ -65,6 +65,8 @@ static const cli_optdef optdefs[] = {
     {OPT_ATOL, "atol", 0, "A", "absolute tolerance (default 1e-8, as ExecuTorch's verification)"},
     {OPT_HTML, "html", 0, "FILE",
      "also write a self-contained HTML page with the per-op SNR chart (compare)"},
+    {OPT_LABEL, "label", 0, "NAME",
+     "several FILEs: the label of the next FILE (repeat it, one per FILE; default: base name)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

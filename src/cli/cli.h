@@ -38,6 +38,8 @@ typedef enum opt_id {
     OPT_ETRECORD,
     /* tensors --select, compare across programs, check-outputs */
     OPT_SELECT, OPT_ETRECORD_NEW, OPT_TEST_CASE, OPT_RTOL, OPT_ATOL, OPT_HTML,
+    /* several dumps at once (summary, ops, runs, report) */
+    OPT_LABEL,
     OPT_COUNT_
 } opt_id;
 
@@ -60,6 +62,12 @@ typedef struct cli_args {
     etp_format fmt;
     bool fmt_set;
     bool quiet;
+    /* --label, repeated: the labels in order (the nth names the nth FILE) */
+    const char *labels[CLI_MAX_POS];
+    int nlabels;
+    /* --method, repeated: with several FILEs, one per FILE (a single one applies to all) */
+    const char *methods[CLI_MAX_POS];
+    int nmethods;
 } cli_args;
 
 typedef struct cli_cmd {

@@ -113,3 +113,50 @@ void cli_ana_close(cli_ana *c) {
     c->r = NULL;
     cli_close_inputs(&c->in);
 }
+
+bool cli_ana_is_multi(const cli_args *a) { return a->npos > 1 || a->nlabels > 0; }
+
+int cli_ana_multi(cli_args *a, cli_ana *c, etp_multi_result **out) {
+    *out = NULL;
+    if (a->nlabels && a->nlabels != a->npos) {
+        cli_errorf("%s: --label: %d label(s) for %d file(s) (give one --label per FILE, in "
+                   "order, or none)",
+                   c->cmd, a->nlabels, a->npos);
+        return EXIT_USAGE;
+    }
+    if (a->nmethods > 1 && a->nmethods != a->npos) {
+        cli_errorf("%s: --method: %d methods for %d file(s) (give one --method for every FILE, "
+                   "one per FILE in order)",
+                   c->cmd, a->nmethods, a->npos);
+        return EXIT_USAGE;
+    }
+    cli_inputs in[CLI_MAX_POS];
+    etp_multi_input mi[CLI_MAX_POS];
+    memset(in, 0, sizeof in);
+    int n = 0, rc = EXIT_OK;
+    const char *method = a->val[OPT_METHOD];
+    for (; n < a->npos; n++) {
+        if (a->nmethods > 1) a->val[OPT_METHOD] = a->methods[n]; /* this file's method */
+        rc = cli_open_inputs_bg(a, a->pos[n], &in[n]);
+        a->val[OPT_METHOD] = method;
+        if (rc) break;
+        mi[n] = (etp_multi_input){a->nlabels ? a->labels[n] : NULL, a->pos[n], in[n].model};
+    }
+    if (!rc) {
+        etp_ops_opts oo;
+        etp_ops_opts_init(&oo);
+        oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
+        oo.skip_first = (uint32_t)c->skip;
+        etp_error err = {0};
+        int r = etp_multi_compute(mi, (size_t)n, &oo, NULL, out, &err);
+        for (int i = 0; !r && i < n; i++) r = etp_dump_wait_verified(in[i].dump, &err);
+        if (r) {
+            cli_error(&err);
+            etp_multi_free(*out);
+            *out = NULL;
+            rc = cli_exit_for(r);
+        }
+    }
+    for (int i = 0; i < n; i++) cli_close_inputs(&in[i]);
+    return rc;
+}

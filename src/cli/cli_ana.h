@@ -5,6 +5,7 @@
 
 #include "etprof_figures.h"
 #include "cli.h"
+#include "etprof_runs.h"
 
 typedef struct cli_ana {
     const char *cmd;     /* for messages: "ops", "tree", ... */
@@ -30,4 +31,11 @@ int cli_ana_compute(cli_args *a, const char *path, cli_ana *c);
  * failure prints why, releases the computation too and returns the exit code. */
 int cli_ana_output(cli_args *a, cli_ana *c, size_t n, uint32_t **scratch, cli_out *o);
 void cli_ana_close(cli_ana *c);
+/* Several FILEs at once (the positional arguments, docs/analyses.md "Several dumps at once"):
+ * checks --label (none, or one per FILE), opens each FILE (+ --pte), runs etp_multi_compute()
+ * with --block and --skip-first, verifies every dump and closes the inputs. Returns an exit
+ * code; on success *out holds the result (etp_multi_free). */
+int cli_ana_multi(cli_args *a, cli_ana *c, etp_multi_result **out);
+/* true when the command was given several FILEs or a --label: the multi-file views */
+bool cli_ana_is_multi(const cli_args *a);
 #endif

@@ -139,7 +139,203 @@ static int run_ops_by_type(cli_args *a) {
     return cli_out_close(&o, rc);
 }
 
+typedef struct label_note {
+    const char *label;
+    etp_table *t;
+} label_note;
+/* a note of one file, prefixed with its label */
+static void label_note_cb(void *ctx, const char *text) {
+    const label_note *ln = ctx;
+    char b[1400];
+    snprintf(b, sizeof b, "%.300s: %s", ln->label, text);
+    etp_table_note(ln->t, b);
+}
+
+/* Several files (docs/analyses.md "Several dumps at once"): each file's own rows (or operator
+ * types with --by type), after a `file` column holding its label; --sort and --top apply within
+ * each file; rows of two files are never merged. */
+static int run_ops_multi(cli_args *a) {
+    static const opt_id one_file[] = {OPT_ETRECORD, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,
+                                      OPT_NONE};
+    for (size_t k = 0; one_file[k]; k++)
+        if (a->set[one_file[k]]) {
+            cli_errorf("ops: --%s: applies to one FILE, not to several", cli_opt(one_file[k])->name);
+            return EXIT_USAGE;
+        }
+    bool by_type = a->set[OPT_BY];
+    if (by_type && strcmp(a->val[OPT_BY], "type") != 0) {
+        cli_errorf("ops: --by: expected \"type\", got \"%s\"", a->val[OPT_BY]);
+        return EXIT_USAGE;
+    }
+    cli_ana ca;
+    int rc = cli_ana_init(a, "ops", 0, 0, &ca);
+    if (rc) return rc;
+    etp_disp d = ca.d;
+    etp_ops_filter f;
+    etp_ops_filter_init(&f);
+    f.placement = a->set[OPT_PLACEMENT] ? a->val[OPT_PLACEMENT] : NULL;
+    f.kind = a->set[OPT_KIND] ? a->val[OPT_KIND] : NULL;
+    f.all = a->set[OPT_ALL];
+    f.sort = a->set[OPT_SORT] ? a->val[OPT_SORT] : NULL;
+    f.top = (size_t)ca.top;
+    if (!by_type && f.kind && strcmp(f.kind, "htp_node") != 0 && strcmp(f.kind, "operator") != 0 &&
+        etp_kind_parse(f.kind) == ETP_KIND_NONE) {
+        cli_errorf("ops: --kind: unknown kind \"%s\" (framework, operator_call, kernel, "
+                   "delegate_call, delegate_internal, htp_node, operator, instruction, other)",
+                   f.kind);
+        return EXIT_USAGE;
+    }
+    etp_multi_result *x;
+    if ((rc = cli_ana_multi(a, &ca, &x))) return rc;
+    size_t nf = etp_multi_file_count(x), maxrows = 1;
+    for (size_t i = 0; i < nf; i++) {
+        size_t nr = etp_ops_row_count(etp_multi_file_get(x, i)->ops);
+        if (nr > maxrows) maxrows = nr;
+    }
+    uint32_t *idx = malloc(maxrows * sizeof *idx);
+    cli_out o;
+    if (!idx) {
+        etp_multi_free(x);
+        cli_errorf("ops: out of memory");
+        return EXIT_INTERNAL;
+    }
+    if ((rc = cli_out_open(a, &o))) {
+        free(idx);
+        etp_multi_free(x);
+        return rc;
+    }
+    bool text = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD;
+    bool qual = !text;
+    etp_col cols[1 + NCOLS + NQUAL];
+    size_t ncols = 1;
+    cols[0] = (etp_col){"file", "file", NULL, ETP_T_STR, false, 0};
+    if (by_type) {
+        memcpy(cols + 1, type_cols, sizeof type_cols);
+        ncols += sizeof type_cols / sizeof type_cols[0];
+        for (size_t c = 7; c <= 9; c++) cols[c].precision = d.precision;
+    } else {
+        memcpy(cols + 1, ops_cols, (NCOLS - NWALL) * sizeof *ops_cols);
+        ncols += NCOLS - NWALL;
+        for (size_t c = 5; c <= 11; c++) cols[c].precision = d.precision;
+        if (qual) {
+            memcpy(cols + ncols, quality_cols, sizeof quality_cols);
+            ncols += NQUAL;
+        }
+    }
+    etp_doc *doc = etp_doc_new("ops", 1, NULL, NULL);
+    etp_table *t = etp_doc_table(doc, cols, ncols);
+    etp_error err = {0};
+    uint32_t flags = 0, units = 0;
+    for (size_t fi = 0; t && !rc && fi < nf; fi++) {
+        const etp_multi_file *mf = etp_multi_file_get(x, fi);
+        const etp_ops_result *r = mf->ops;
+        if (by_type) {
+            size_t shown = 0;
+            for (size_t i = 0; i < etp_optype_count(mf->types); i++) {
+                const etp_optype_row *g = etp_optype_get(mf->types, i);
+                if (ca.top > 0 && shown >= (size_t)ca.top) break;
+                char lb[600];
+                const char *un;
+                units |= 1u << g->unit;
+                const etp_ops_method *m = etp_ops_method_get(r, g->method);
+                etp_table_row(t);
+                etp_table_str(t, mf->label);
+                etp_table_str(t, text ? etp_method_label(m, lb, sizeof lb) : m->name);
+                etp_table_str(t, etp_optype_domain_name(g->domain));
+                etp_table_str(t, g->placement);
+                etp_table_str(t, g->type);
+                etp_table_uint(t, g->rows);
+                etp_table_uint(t, g->count);
+                etp_table_float(t, etp_disp_conv(&d, g->unit, g->total, &un));
+                etp_table_float(t, etp_disp_conv(&d, g->unit, g->avg, &un));
+                etp_table_float(t, etp_disp_conv(&d, g->unit, g->per_run, &un));
+                etp_table_float(t, g->share);
+                etp_table_float(t, g->cum_share);
+                etp_table_str(t, un);
+                shown++;
+            }
+            continue;
+        }
+        size_t n = 0;
+        if ((rc = etp_ops_select(r, &f, idx, &n, &err))) {
+            cli_error(&err);
+            rc = cli_exit_for(rc);
+            break;
+        }
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
+            const etp_ops_method *m = etp_ops_method_get(r, row->method);
+            const char *un = NULL;
+            flags |= row->flags;
+            units |= 1u << row->unit;
+            etp_table_row(t);
+            etp_table_str(t, mf->label);
+            etp_table_str(t, m->name);
+            if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+            else etp_table_null(t);
+            etp_table_str(t, row->name);
+            etp_table_uint(t, row->count);
+            const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
+                                  &row->stats.avg, &row->stats.max, &row->stats.total};
+            for (size_t sI = 0; sI < sizeof st / sizeof st[0]; sI++)
+                etp_table_float(t, etp_disp_conv(&d, row->unit, *st[sI], &un));
+            if (!un) etp_disp_conv(&d, row->unit, 0, &un);
+            etp_table_float(t, row->share);
+            etp_table_str(t, un);
+            etp_table_str(t, row->placement);
+            etp_table_str(t, etp_ops_row_kind_name(row));
+            etp_table_str(t, row->op);
+            if (qual) {
+                etp_table_uint(t, row->bad_time_count);
+                etp_table_uint(t, row->wrapped_count);
+                etp_table_str(t, row->event_name);
+            }
+        }
+    }
+    if (t && !rc && (text || a->fmt == ETP_FMT_JSON)) {
+        char b[700];
+        etp_table_note(t, "several files: each file's rows are its own single-file analysis "
+                          "(runs, statistics, shares), never merged with another file's; --sort "
+                          "and --top apply within each file; file = its label");
+        for (size_t fi = 0; fi < nf; fi++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, fi);
+            snprintf(b, sizeof b, "%.300s: %s, %u runs (one per run block) of %zu method(s)",
+                     mf->label, mf->path ? mf->path : "", etp_ops_runs_kept(mf->ops),
+                     etp_ops_method_count(mf->ops));
+            etp_table_note(t, b);
+        }
+        if (by_type)
+            etp_table_note(t, "one row per (file, method, domain, placement, unit, operator "
+                              "type); share% and cum% are of the group's file, method, domain and "
+                              "unit (units never mix); avg = total / count");
+        else
+            etp_table_note(t, "statistics are over per-run sums, count = occurrences; share% = % "
+                              "of the method's Method::execute total in its file");
+        etp_disp_unit_notes(&d, flags, units, note_cb, t);
+        if (!a->set[OPT_PTE])
+            etp_table_note(t, "no --pte: methods, backends and operator namespaces are unknown");
+        for (size_t fi = 0; fi < nf; fi++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, fi);
+            label_note ln = {mf->label, t};
+            etp_quality_notes(mf->ops, label_note_cb, &ln);
+        }
+    }
+    if (!t) {
+        cli_errorf("ops: out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    if (!rc) {
+        etp_doc_single_table(doc, t);
+        rc = cli_render(a, &o, doc);
+    }
+    etp_doc_free(doc);
+    free(idx);
+    etp_multi_free(x);
+    return cli_out_close(&o, rc);
+}
+
 static int run_ops(cli_args *a) {
+    if (cli_ana_is_multi(a)) return run_ops_multi(a);
     if (a->set[OPT_BY]) return run_ops_by_type(a);
     const char *path = a->pos[0];
     double clock;
@@ -331,13 +527,13 @@ static const opt_id ops_opts[] = {OPT_PTE,       OPT_METHOD,   OPT_IGNORE_MISMAT
                                   OPT_TICKS,     OPT_SORT,     OPT_TOP,       OPT_BLOCK,
                                   OPT_PLACEMENT, OPT_KIND,     OPT_SKIP_FIRST, OPT_ALL,
                                   OPT_TIME_UNIT, OPT_HTP_CLOCK_GHZ, OPT_QHAS, OPT_RUNTRACE,
-                                  OPT_BY,        OPT_ETRECORD, OPT_NONE};
+                                  OPT_BY,        OPT_ETRECORD, OPT_LABEL, OPT_NONE};
 
 const cli_cmd cmd_ops = {
     .name = "ops",
     .summary = "per-operator statistics over runs: count, min, p10, p50, p90, avg, max, total, "
                "share, unit, placement",
-    .usage = "FILE [--pte P] [--sort KEY] [--top N] [--placement cpu|BACKEND] [--kind KIND]",
+    .usage = "FILE... [--pte P] [--sort KEY] [--top N] [--placement cpu|BACKEND] [--kind KIND]",
     .help = "One row per (method, instruction, event identity) over the Execute blocks (runs).\n"
             "An identity seen several times in one run is summed into that run's sample; count\n"
             "is the number of occurrences. Time rows are shown in --time-unit (default us);\n"
@@ -353,10 +549,11 @@ const cli_cmd cmd_ops = {
             "Accelerator (execute excluding wait) time to its HTP nodes by cycle share; both are\n"
             "labelled estimates. --by type: one row per operator type (HTP nodes by ATen op,\n"
             "XNNPACK-style names without \" #k\", CPU kernels by operator) with count, total,\n"
-            "avg, per run, share and cumulative share. See docs/analyses.md and\n"
-            "docs/qnn-inputs.md.",
+            "avg, per run, share and cumulative share. Several FILEs: each file's rows after a\n"
+            "file column (its base name or --label NAME, once per FILE), never merged; --sort\n"
+            "and --top within each file. See docs/analyses.md and docs/qnn-inputs.md.",
     .opts = ops_opts,
     .min_pos = 1,
-    .max_pos = 1,
+    .max_pos = 8,
     .run = run_ops,
 };

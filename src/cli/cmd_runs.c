@@ -15,8 +15,16 @@ static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); 
 
 typedef struct runs_ctx {
     cli_args *a;
-    const etp_ops_result *r;
+    const etp_ops_result *r;  /* the file being written */
     const etp_runs_result *x;
+    /* every file: one, or several (labels[i] non-NULL; docs/analyses.md "Several dumps at
+     * once") */
+    size_t nf;
+    const etp_ops_result *rs[CLI_MAX_POS];
+    const etp_runs_result *xs[CLI_MAX_POS];
+    const char *labels[CLI_MAX_POS];
+    const char *paths[CLI_MAX_POS];
+    const char *label; /* the label of the file being written (NULL: one file) */
     const etp_disp *d;
     const char *backends[MAX_BACKENDS]; /* distinct delegate placements over the methods */
     size_t nb;
@@ -61,7 +69,8 @@ static void method_note(const runs_ctx *c, const etp_runs_method *mr, char *b, s
     char lb[600];
     const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
     const char *name = etp_method_label(m, lb, sizeof lb);
-    int w = snprintf(b, cap, "%.300s: %u run(s), %u warm-up, %u outlier(s); ", name, mr->runs,
+    int w = snprintf(b, cap, "%.300s%s%.300s: %u run(s), %u warm-up, %u outlier(s); ",
+                     c->label ? c->label : "", c->label ? ": " : "", name, mr->runs,
                      mr->warmup_runs, mr->outliers);
     if (w < 0 || (size_t)w >= cap) return;
     if (mr->trend == ETP_TREND_UP || mr->trend == ETP_TREND_DOWN)
@@ -95,9 +104,42 @@ static void general_notes(const runs_ctx *c, void (*emit)(void *, const char *),
     emit(ctx, b);
     emit(ctx, "delegate = each backend's DELEGATE_CALLs, cpu = OPERATOR_CALLs (or kernels), "
               "framework = Method::execute minus both: the parts of `etprof summary`, per run");
-    for (size_t i = 0; i < etp_runs_method_count(c->x); i++) {
-        method_note(c, etp_runs_method_get(c->x, i), b, sizeof b);
-        emit(ctx, b);
+    if (c->labels[0])
+        emit(ctx, "several files: each file's runs, flags and trend are its own single-file "
+                  "analysis, never merged with another file's; file = its label");
+    runs_ctx cc = *c;
+    for (size_t f = 0; f < c->nf; f++) {
+        cc.x = c->xs[f];
+        cc.r = c->rs[f];
+        cc.label = c->labels[f];
+        for (size_t i = 0; i < etp_runs_method_count(cc.x); i++) {
+            method_note(&cc, etp_runs_method_get(cc.x, i), b, sizeof b);
+            emit(ctx, b);
+        }
+    }
+}
+
+typedef struct label_note {
+    const char *label;
+    void (*emit)(void *, const char *);
+    void *ctx;
+} label_note;
+/* a note of one file, prefixed with its label */
+static void label_note_cb(void *ctx, const char *text) {
+    const label_note *ln = ctx;
+    char b[1400];
+    snprintf(b, sizeof b, "%.300s: %s", ln->label, text);
+    ln->emit(ln->ctx, b);
+}
+
+static void quality_notes(const runs_ctx *c, void (*emit)(void *, const char *), void *ctx) {
+    for (size_t f = 0; f < c->nf; f++) {
+        if (!c->labels[f]) {
+            etp_quality_notes(c->rs[f], emit, ctx);
+            continue;
+        }
+        label_note ln = {c->labels[f], emit, ctx};
+        etp_quality_notes(c->rs[f], label_note_cb, &ln);
     }
 }
 
@@ -112,11 +154,22 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
     etp_node_float(cr, "outlier_k", o->outlier_k);
     etp_node_float(cr, "trend_alpha", o->trend_alpha);
     etp_node_float(cr, "trend_pct", o->trend_pct);
+    if (c->labels[0]) {
+        etp_node *fs = etp_node_arr(root, "files");
+        for (size_t f = 0; f < c->nf; f++) {
+            etp_node *fo = etp_node_obj(fs, NULL);
+            etp_node_str(fo, "label", c->labels[f]);
+            etp_node_str(fo, "path", c->paths[f]);
+            etp_node_uint(fo, "runs", etp_runs_row_count(c->xs[f]));
+        }
+    }
     etp_node *ms = etp_node_arr(root, "methods");
-    for (size_t i = 0; i < etp_runs_method_count(c->x); i++) {
-        const etp_runs_method *mr = etp_runs_method_get(c->x, i);
-        const etp_ops_method *m = etp_ops_method_get(c->r, mr->method);
+    for (size_t f = 0; f < c->nf; f++)
+    for (size_t i = 0; i < etp_runs_method_count(c->xs[f]); i++) {
+        const etp_runs_method *mr = etp_runs_method_get(c->xs[f], i);
+        const etp_ops_method *m = etp_ops_method_get(c->rs[f], mr->method);
         etp_node *w = etp_node_obj(ms, NULL);
+        if (c->labels[f]) etp_node_str(w, "file", c->labels[f]);
         etp_node_str(w, "name", m->name);
         etp_fig_method_candidates(w, m);
         etp_node_uint(w, "runs", mr->runs);
@@ -138,10 +191,13 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         etp_node_float(w, "tokens_per_second", mr->tokens_per_second);
     }
     etp_node *rs = etp_node_arr(root, "runs");
-    for (size_t i = 0; i < etp_runs_row_count(c->x); i++) {
-        const etp_runs_row *rw = etp_runs_row_get(c->x, i);
-        const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
+    for (size_t f = 0; f < c->nf; f++)
+    for (size_t i = 0; i < etp_runs_row_count(c->xs[f]); i++) {
+        const etp_ops_result *r = c->rs[f];
+        const etp_runs_row *rw = etp_runs_row_get(c->xs[f], i);
+        const etp_ops_method *m = etp_ops_method_get(r, rw->method);
         etp_node *w = etp_node_obj(rs, NULL);
+        if (c->labels[f]) etp_node_str(w, "file", c->labels[f]);
         etp_node_str(w, "method", m->name);
         etp_fig_method_candidates(w, m);
         etp_node_uint(w, "run", rw->run);
@@ -167,9 +223,9 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         etp_node *qs = etp_node_arr(w, "qnn");
         for (uint32_t q = 0; q < rw->n_qnn; q++) {
             const etp_runs_qnn *qq = &rw->qnn[q];
-            const etp_ops_qnn *g = etp_ops_qnn_get(c->r, qq->qnn);
+            const etp_ops_qnn *g = etp_ops_qnn_get(r, qq->qnn);
             etp_node *qo = etp_node_obj(qs, NULL);
-            etp_node_int(qo, "instruction_id", etp_ops_row_get(c->r, g->delegate_row)->instr);
+            etp_node_int(qo, "instruction_id", etp_ops_row_get(r, g->delegate_row)->instr);
             etp_node *fs = etp_node_arr(qo, "figures");
             for (int t = 0; t < ETP_QT_COUNT_; t++) {
                 if (g->top[t] < 0) continue;
@@ -181,15 +237,16 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         }
     }
     general_notes(c, doc_note_cb, doc);
-    etp_quality_notes(c->r, doc_note_cb, doc);
+    quality_notes(c, doc_note_cb, doc);
 }
 
 /* The table of the text views and the flat formats: one row per run, with its notes. */
 static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
     const etp_disp *d = c->d;
-    etp_col cols[16 + 3 * MAX_BACKENDS];
+    etp_col cols[17 + 3 * MAX_BACKENDS];
     char keys[3 * MAX_BACKENDS][80];
     size_t n = 0;
+    if (c->labels[0]) cols[n++] = (etp_col){"file", "file", NULL, ETP_T_STR, false, 0};
     cols[n++] = (etp_col){"method", "method", NULL, ETP_T_STR, false, 0};
     cols[n++] = (etp_col){"run", "run", NULL, ETP_T_UINT, false, 0};
     cols[n++] = (etp_col){"block", "block", NULL, ETP_T_UINT, false, 0};
@@ -215,11 +272,13 @@ static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
     }
     etp_table *t = etp_doc_table(doc, cols, n);
     if (!t) return NULL;
-    for (size_t i = 0; i < etp_runs_row_count(c->x); i++) {
-        const etp_runs_row *rw = etp_runs_row_get(c->x, i);
-        const etp_ops_method *m = etp_ops_method_get(c->r, rw->method);
+    for (size_t f = 0; f < c->nf; f++)
+    for (size_t i = 0; i < etp_runs_row_count(c->xs[f]); i++) {
+        const etp_runs_row *rw = etp_runs_row_get(c->xs[f], i);
+        const etp_ops_method *m = etp_ops_method_get(c->rs[f], rw->method);
         char lb[600];
         etp_table_row(t);
+        if (c->labels[f]) etp_table_str(t, c->labels[f]);
         etp_table_str(t, etp_method_label(m, lb, sizeof lb));
         etp_table_uint(t, rw->run);
         etp_table_uint(t, rw->block);
@@ -255,11 +314,65 @@ static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
                           "(execute excluding wait) time: durations QNN reported, summed over "
                           "the run's QNN partitions; accel cycles = Accelerator (execute) time "
                           "(cycles), thread-aggregate busy cycles, not wall time");
-    etp_quality_notes(c->r, note_cb, t);
+    quality_notes(c, note_cb, t);
     return t;
 }
 
+/* the distinct delegate placements of every file, and whether a run has QNN figures */
+static void backends_of(runs_ctx *c) {
+    for (size_t f = 0; f < c->nf; f++)
+    for (size_t i = 0; i < etp_runs_row_count(c->xs[f]); i++) {
+        const etp_runs_row *rw = etp_runs_row_get(c->xs[f], i);
+        c->qnn |= rw->n_qnn > 0;
+        for (uint32_t j = 0; j < rw->n_backends; j++) {
+            size_t b = 0;
+            while (b < c->nb && strcmp(c->backends[b], rw->backends[j].placement) != 0) b++;
+            if (b == c->nb && c->nb < MAX_BACKENDS) c->backends[c->nb++] = rw->backends[j].placement;
+        }
+    }
+}
+
+static int run_runs_multi(cli_args *a) {
+    cli_ana ca;
+    int rc = cli_ana_init(a, "runs", 0, 0, &ca);
+    if (rc) return rc;
+    etp_disp d = ca.d;
+    etp_multi_result *x;
+    if ((rc = cli_ana_multi(a, &ca, &x))) return rc;
+    runs_ctx c = {.a = a, .d = &d, .nf = etp_multi_file_count(x)};
+    for (size_t f = 0; f < c.nf; f++) {
+        const etp_multi_file *mf = etp_multi_file_get(x, f);
+        c.rs[f] = mf->ops;
+        c.xs[f] = mf->runs;
+        c.labels[f] = mf->label;
+        c.paths[f] = mf->path;
+    }
+    c.r = c.rs[0];
+    c.x = c.xs[0];
+    backends_of(&c);
+    cli_out o;
+    if ((rc = cli_out_open(a, &o))) {
+        etp_multi_free(x);
+        return rc;
+    }
+    etp_doc *doc = etp_doc_new("runs", 1, NULL, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    fill_json(&c, doc);
+    etp_table *t = fill_table(&c, doc);
+    etp_section_table(etp_doc_section(doc, "runs"), t);
+    etp_doc_flat(doc, t);
+    if (t && etp_doc_ok(doc)) {
+        rc = cli_render(a, &o, doc);
+    } else {
+        cli_errorf("runs: out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    etp_doc_free(doc);
+    etp_multi_free(x);
+    return cli_out_close(&o, rc);
+}
+
 static int run_runs(cli_args *a) {
+    if (cli_ana_is_multi(a)) return run_runs_multi(a);
     const char *path = a->pos[0];
     cli_ana ca;
     int rc = cli_ana_init(a, "runs", 0, 0, &ca);
@@ -273,16 +386,8 @@ static int run_runs(cli_args *a) {
         cli_ana_close(&ca);
         return cli_exit_for(rc);
     }
-    runs_ctx c = {.a = a, .r = ca.r, .x = x, .d = &d};
-    for (size_t i = 0; i < etp_runs_row_count(x); i++) {
-        const etp_runs_row *rw = etp_runs_row_get(x, i);
-        c.qnn |= rw->n_qnn > 0;
-        for (uint32_t j = 0; j < rw->n_backends; j++) {
-            size_t b = 0;
-            while (b < c.nb && strcmp(c.backends[b], rw->backends[j].placement) != 0) b++;
-            if (b == c.nb && c.nb < MAX_BACKENDS) c.backends[c.nb++] = rw->backends[j].placement;
-        }
-    }
+    runs_ctx c = {.a = a, .r = ca.r, .x = x, .d = &d, .nf = 1, .rs = {ca.r}, .xs = {x}};
+    backends_of(&c);
     uint32_t *scratch;
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, 1, &scratch, &o))) {
@@ -310,13 +415,13 @@ static int run_runs(cli_args *a) {
 
 static const opt_id runs_opts[] = {OPT_PTE,     OPT_METHOD,  OPT_IGNORE_MISMATCH, OPT_TICK_NS,
                                    OPT_TICK_HZ, OPT_TICKS,   OPT_BLOCK,           OPT_TIME_UNIT,
-                                   OPT_NONE};
+                                   OPT_LABEL,   OPT_NONE};
 
 const cli_cmd cmd_runs = {
     .name = "runs",
     .summary = "one row per run: Method::execute, each backend's delegate time, CPU, framework, "
                "QNN figures; warm-up, outlier and trend flags, tokens/s",
-    .usage = "FILE [--pte P]",
+    .usage = "FILE... [--pte P] [--label NAME ...]",
     .help = "One row per run (Execute block) of each method, in run order: Method::execute, the\n"
             "time in each backend's DELEGATE_CALLs (and the backend's own time inside them and\n"
             "the overhead around it), in CPU kernels (OPERATOR_CALL) and in the framework (the\n"
@@ -325,9 +430,11 @@ const cli_cmd cmd_runs = {
             "the median), outlier (robust z = (x - median) / (1.4826 MAD) beyond 3.5), and per\n"
             "method the trend (Theil-Sen slope, Mann-Kendall p < 0.05, at least 5 % over the\n"
             "runs: \"drifting up x % over the runs\") and runs per second of summed\n"
-            "Method::execute (tokens/s for decode-style methods). See docs/analyses.md \"Runs\".",
+            "Method::execute (tokens/s for decode-style methods). Several FILEs: each file's\n"
+            "runs after a file column (its base name or --label NAME), flagged on their own.\n"
+            "See docs/analyses.md \"Runs\".",
     .opts = runs_opts,
     .min_pos = 1,
-    .max_pos = 1,
+    .max_pos = 8,
     .run = run_runs,
 };

@@ -2,6 +2,7 @@
  * latency per method, where the time went (each backend's DELEGATE_CALLs, CPU kernels,
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_runs.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -21,6 +22,9 @@ typedef struct sum_ctx {
     size_t top;
     uint32_t *idx;
     bool has_prog;
+    const etp_optype_result *types; /* the operators by type (etp_optype_compute) */
+    const char *label;              /* several files: this file's label, else NULL */
+    etp_table *flat_file;           /* several files: the flat table (with its file column) */
 } sum_ctx;
 
 static const char *place_kind(etp_place p) {
@@ -49,7 +53,36 @@ static size_t top_nodes(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
 
 static void note_doc_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
+#define PLACEMENT_NOTE                                                                            \
+    "placement: per_run = total / runs, so the parts add up to Method::execute; share = % of "   \
+    "the Method::execute total; framework = Method::execute minus the DELEGATE_CALLs and "       \
+    "OPERATOR_CALLs"
+
 /* The JSON facts. */
+/* The operator types of method `mi` (etp_optype_compute: one definition, as `ops --by type`). */
+static void op_types_json(const sum_ctx *c, etp_node *mo, uint32_t mi) {
+    etp_node *ta = etp_node_arr(mo, "op_types");
+    for (size_t i = 0; i < etp_optype_count(c->types); i++) {
+        const etp_optype_row *g = etp_optype_get(c->types, i);
+        if (g->method != mi) continue;
+        const char *un;
+        etp_node *go = etp_node_obj(ta, NULL);
+        etp_node_str(go, "domain", etp_optype_domain_name(g->domain));
+        etp_node_str(go, "placement", g->placement);
+        etp_node_str(go, "type", g->type);
+        etp_node_uint(go, "rows", g->rows);
+        etp_node_uint(go, "count", g->count);
+        etp_node_float(go, "total", etp_disp_conv(c->d, g->unit, g->total, &un));
+        etp_node_float(go, "avg", etp_disp_conv(c->d, g->unit, g->avg, &un));
+        etp_node_float(go, "per_run", etp_disp_conv(c->d, g->unit, g->per_run, &un));
+        etp_node_float(go, "share", g->share);
+        etp_node_float(go, "cum_share", g->cum_share);
+        etp_node_str(go, "unit", un);
+    }
+}
+
+static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi);
+
 static void fill_json(const sum_ctx *c, etp_doc *doc) {
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
@@ -57,10 +90,22 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
     etp_node_str(root, "time_unit", d->time_unit);
     etp_node_uint(root, "runs", etp_ops_runs_kept(r));
     etp_node *methods = etp_node_arr(root, "methods");
-    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+    for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) method_json(c, methods, mi);
+    etp_doc_notes_here(doc);
+    etp_doc_note(doc, PLACEMENT_NOTE);
+    if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
+    etp_quality_notes(r, note_doc_cb, doc);
+    etp_fig_quality(root, "data_quality", r);
+}
+
+static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi) {
+    const etp_ops_result *r = c->r;
+    const etp_disp *d = c->d;
+    {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
         const char *un;
         etp_node *mo = etp_node_obj(methods, NULL);
+        if (c->label) etp_node_str(mo, "file", c->label);
         etp_node_str(mo, "name", m->name);
         etp_fig_method_candidates(mo, m);
         etp_node_uint(mo, "runs", m->runs);
@@ -117,14 +162,8 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
         etp_node *ht = etp_node_arr(hn, "top");
         n = top_nodes(c, mi, c->idx);
         for (size_t k = 0; k < n; k++) etp_fig_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        op_types_json(c, mo, mi);
     }
-    etp_doc_notes_here(doc);
-    etp_doc_note(doc, "placement: per_run = total / runs, so the parts add up to Method::execute; share "
-                      "= % of the Method::execute total; framework = Method::execute minus the "
-                      "DELEGATE_CALLs and OPERATOR_CALLs");
-    if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
-    etp_quality_notes(r, note_doc_cb, doc);
-    etp_fig_quality(root, "data_quality", r);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -142,10 +181,13 @@ static const etp_col flat_cols[] = {
 };
 #define NFLAT (sizeof flat_cols / sizeof flat_cols[0])
 
+static const char *flat_label; /* several files: the file column's value (set per file) */
+
 static void flat(etp_table *t, const char *sec, const char *method, const char *item,
                  const char *placement, int64_t instr, int64_t count, double value,
                  const char *unit, double share) {
     etp_table_row(t);
+    if (flat_label) etp_table_str(t, flat_label);
     etp_table_str(t, sec);
     etp_table_str(t, method);
     etp_table_str(t, item);
@@ -166,9 +208,13 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
     etp_col cols[NFLAT];
     memcpy(cols, flat_cols, sizeof cols);
     cols[6].precision = c->d->precision;
-    etp_table *t = etp_doc_table(doc, cols, NFLAT);
-    if (!t) return EXIT_INTERNAL;
-    etp_doc_flat(doc, t);
+    etp_table *t = c->flat_file;
+    flat_label = t ? c->label : NULL;
+    if (!t) {
+        t = etp_doc_table(doc, cols, NFLAT);
+        if (!t) return EXIT_INTERNAL;
+        etp_doc_flat(doc, t);
+    }
     for (uint32_t mi = 0; mi < etp_ops_method_count(r); mi++) {
         const etp_ops_method *m = etp_ops_method_get(r, mi);
         const char *un;
@@ -207,11 +253,91 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
             flat(t, "htp_node", m->name, row->name, row->placement, row->instr, (int64_t)row->count,
                  v, un, row->share);
         }
+        /* operators by type: value = per run, share = % of the type's domain and unit */
+        for (size_t k = 0; k < etp_optype_count(c->types); k++) {
+            const etp_optype_row *g = etp_optype_get(c->types, k);
+            if (g->method != mi) continue;
+            double v = etp_disp_conv(c->d, g->unit, g->per_run, &un);
+            flat(t, "op_type", m->name, g->type, g->placement, -1, (int64_t)g->count, v, un,
+                 g->share);
+        }
     }
     return EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------------------------- */
+
+/* The operator types of method `mi` in the text views: one table per (domain, placement, unit)
+ * group of etp_optype_compute, so that units never mix in a column; --top types per group. */
+static int op_types_text(const sum_ctx *c, etp_doc *doc, etp_section *f, uint32_t mi) {
+    const etp_optype_result *x = c->types;
+    size_t n = etp_optype_count(x);
+    for (size_t i = 0; i < n;) {
+        const etp_optype_row *g0 = etp_optype_get(x, i);
+        if (g0->method != mi) {
+            i++;
+            continue;
+        }
+        size_t e = i;
+        while (e < n) {
+            const etp_optype_row *g = etp_optype_get(x, e);
+            if (g->method != mi || g->domain != g0->domain || g->unit != g0->unit ||
+                strcmp(g->placement, g0->placement) != 0)
+                break;
+            e++;
+        }
+        const char *what = g0->domain == ETP_OTD_CPU   ? "CPU kernels by operator"
+                           : g0->domain == ETP_OTD_HTP ? "HTP nodes by ATen op"
+                                                       : "backend operators by name";
+        const char *un;
+        etp_disp_conv(c->d, g0->unit, 0, &un);
+        size_t shown = e - i;
+        if (c->top && shown > c->top) shown = c->top;
+        etp_section_textf(f, ETP_TEXT_WRAP | ETP_TEXT_SAFE, 2,
+                          "\noperators by type: %s (%s, %s): %zu type(s)%s\n\n", what,
+                          g0->placement, un, e - i, shown < e - i ? ", the largest shown" : "");
+        static const etp_col ycols[] = {
+            {"type", "type", NULL, ETP_T_STR, false, 0},
+            {"count", "count", NULL, ETP_T_UINT, false, 0},
+            {"total", "total", NULL, ETP_T_FLOAT, false, 3},
+            {"avg", "avg", NULL, ETP_T_FLOAT, false, 3},
+            {"unit", "unit", NULL, ETP_T_STR, false, 0},
+            {"share", "share%", NULL, ETP_T_FLOAT, false, 2},
+            {"cum_share", "cum%", NULL, ETP_T_FLOAT, false, 2},
+        };
+        etp_col yc[7];
+        memcpy(yc, ycols, sizeof yc);
+        /* host time in --time-unit with its precision; cycles, ticks and counts are whole
+         * numbers (the avg keeps 1 decimal) */
+        bool whole = g0->unit != ETP_UNIT_NS && g0->unit != ETP_UNIT_US;
+        yc[2].precision = whole ? 0 : c->d->precision;
+        yc[3].precision = whole ? 1 : c->d->precision;
+        etp_table *t = etp_doc_table(doc, yc, 7);
+        etp_section_table(f, t);
+        static const char *const ydrop[] = {"cum_share:3", "avg:2", "count:1", NULL};
+        if (!t) return EXIT_INTERNAL;
+        etp_table_droppable(t, ydrop);
+        for (size_t k = i; k < i + shown; k++) {
+            const etp_optype_row *g = etp_optype_get(x, k);
+            etp_table_row(t);
+            etp_table_str(t, g->type);
+            etp_table_uint(t, g->count);
+            etp_table_float(t, etp_disp_conv(c->d, g->unit, g->total, &un));
+            etp_table_float(t, etp_disp_conv(c->d, g->unit, g->avg, &un));
+            etp_table_str(t, un);
+            etp_table_float(t, g->share);
+            etp_table_float(t, g->cum_share);
+        }
+        char b[300];
+        snprintf(b, sizeof b,
+                 "total over the runs; avg = total / count; share%% and cum%% are of this "
+                 "table's total%s",
+                 shown < e - i ? "; every type: etprof ops --by type" : "");
+        etp_table_note(t, b);
+        i = e;
+    }
+    return EXIT_OK;
+}
 
 /* table and md: a short report made of small tables. */
 static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
@@ -220,6 +346,9 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     bool md = c->a->fmt == ETP_FMT_MD;
     etp_section *f = etp_doc_section(doc, "summary");
     const char *h = md ? "## " : "";
+    if (c->label)
+        etp_section_textf(f, ETP_TEXT_SAFE, 0, "%s== %s ==\n%s", md ? "# " : "", c->label,
+                          md ? "\n" : "");
     etp_section_textf(f, 0, 0, "%sfile      %s\n", md ? "- " : "", path);
     if (c->has_prog) etp_section_textf(f, 0, 0, "%sprogram   %s\n", md ? "- " : "", c->a->val[OPT_PTE]);
     else
@@ -448,6 +577,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             d0.htp_ghz = 0;
             etp_disp_unit_notes(&d0, flags, units & (1u << ETP_UNIT_CYCLES), note_cb, t);
         }
+        if (op_types_text(c, doc, f, mi)) return EXIT_INTERNAL;
     }
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
@@ -456,7 +586,116 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     return rc;
 }
 
+static void label_note_cb(void *ctx, const char *text) {
+    const char **lt = ctx; /* {label, doc} */
+    char b[1400];
+    snprintf(b, sizeof b, "%.300s: %s", lt[0], text);
+    etp_doc_note((etp_doc *)(void *)lt[1], b);
+}
+
+/* Several files (docs/analyses.md "Several dumps at once"): each file's own summary, labelled;
+ * JSON: `files` and a `file` member in each method; flat: the `file` column; text: one part per
+ * file. */
+static int run_summary_multi(cli_args *a) {
+    cli_ana ca;
+    int rc = cli_ana_init(a, "summary", 10, 0, &ca);
+    if (rc) return rc;
+    etp_disp d = ca.d;
+    etp_multi_result *x;
+    if ((rc = cli_ana_multi(a, &ca, &x))) return rc;
+    size_t nf = etp_multi_file_count(x), maxrows = 1;
+    for (size_t i = 0; i < nf; i++) {
+        size_t nr = etp_ops_row_count(etp_multi_file_get(x, i)->ops);
+        if (nr > maxrows) maxrows = nr;
+    }
+    uint32_t *idx = malloc(maxrows * sizeof *idx);
+    cli_out o;
+    if (!idx) {
+        etp_multi_free(x);
+        cli_errorf("summary: out of memory");
+        return EXIT_INTERNAL;
+    }
+    if ((rc = cli_out_open(a, &o))) {
+        free(idx);
+        etp_multi_free(x);
+        return rc;
+    }
+    etp_doc *doc = etp_doc_new("summary", 1, NULL, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
+    if (!doc) rc = EXIT_INTERNAL;
+    sum_ctx c = {.a = a, .d = &d, .top = (size_t)ca.top, .idx = idx, .has_prog = a->set[OPT_PTE]};
+    if (!rc) {
+        etp_node *root = etp_doc_root(doc);
+        etp_node_str(root, "time_unit", d.time_unit);
+        uint64_t runs = 0;
+        for (size_t i = 0; i < nf; i++) runs += etp_ops_runs_kept(etp_multi_file_get(x, i)->ops);
+        etp_node_uint(root, "runs", runs);
+        etp_node *files = etp_node_arr(root, "files");
+        for (size_t i = 0; i < nf; i++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, i);
+            etp_node *fo = etp_node_obj(files, NULL);
+            etp_node_str(fo, "label", mf->label);
+            etp_node_str(fo, "path", mf->path);
+            etp_node_uint(fo, "runs", etp_ops_runs_kept(mf->ops));
+            etp_fig_quality(fo, "data_quality", mf->ops);
+        }
+        etp_node *methods = etp_node_arr(root, "methods");
+        for (size_t i = 0; i < nf; i++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, i);
+            c.r = mf->ops;
+            c.types = mf->types;
+            c.label = mf->label;
+            for (uint32_t mi = 0; mi < etp_ops_method_count(mf->ops); mi++) method_json(&c, methods, mi);
+        }
+        etp_doc_notes_here(doc);
+        etp_doc_note(doc, PLACEMENT_NOTE);
+        etp_doc_note(doc, "several files: each file is analysed on its own (its runs, methods, "
+                          "shares and operator types), never merged with the others; `file` is "
+                          "its label");
+        if (!c.has_prog)
+            etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
+        for (size_t i = 0; i < nf; i++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, i);
+            const void *lt[2] = {mf->label, doc};
+            etp_quality_notes(mf->ops, label_note_cb, (void *)lt);
+        }
+        /* the flat table: a file column, then the single-file columns */
+        etp_col cols[NFLAT + 1];
+        cols[0] = (etp_col){"file", "file", NULL, ETP_T_STR, false, 0};
+        memcpy(cols + 1, flat_cols, sizeof flat_cols);
+        cols[7].precision = d.precision;
+        etp_table *ft = etp_doc_table(doc, cols, NFLAT + 1);
+        if (!ft) rc = EXIT_INTERNAL;
+        else etp_doc_flat(doc, ft);
+        for (size_t i = 0; !rc && i < nf; i++) {
+            const etp_multi_file *mf = etp_multi_file_get(x, i);
+            c.r = mf->ops;
+            c.types = mf->types;
+            c.label = mf->label;
+            c.flat_file = ft;
+            rc = fill_flat(&c, doc);
+        }
+        c.flat_file = NULL;
+        if (!rc && (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD)) {
+            for (size_t i = 0; !rc && i < nf; i++) {
+                const etp_multi_file *mf = etp_multi_file_get(x, i);
+                if (i) etp_section_text(etp_doc_section(doc, "gap"), 0, NULL, 0, "\n");
+                c.r = mf->ops;
+                c.types = mf->types;
+                c.label = mf->label;
+                rc = fill_report(&c, doc, mf->path);
+            }
+        }
+        if (!rc) rc = cli_render(a, &o, doc);
+        else cli_errorf("summary: out of memory");
+        etp_doc_free(doc);
+    }
+    free(idx);
+    etp_multi_free(x);
+    return cli_out_close(&o, rc);
+}
+
 static int run_summary(cli_args *a) {
+    if (cli_ana_is_multi(a)) return run_summary_multi(a);
     const char *path = a->pos[0];
     cli_ana ca;
     int rc = cli_ana_init(a, "summary", 10, 0, &ca);
@@ -469,7 +708,16 @@ static int run_summary(cli_args *a) {
     uint32_t *idx;
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
-    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL};
+    etp_optype_result *types = NULL;
+    etp_error terr = {0};
+    if (etp_optype_compute(r, &types, &terr)) {
+        cli_error(&terr);
+        free(idx);
+        cli_ana_close(&ca);
+        return cli_out_close(&o, EXIT_INTERNAL);
+    }
+    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
+                 .types = types};
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
@@ -481,6 +729,7 @@ static int run_summary(cli_args *a) {
         etp_doc_free(doc);
     }
     free(idx);
+    etp_optype_free(types);
     etp_ops_free(r);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
@@ -488,20 +737,24 @@ static int run_summary(cli_args *a) {
 
 static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,    OPT_TICK_HZ,
                                       OPT_TICKS, OPT_BLOCK,  OPT_SKIP_FIRST, OPT_TOP,
-                                      OPT_TIME_UNIT, OPT_NONE};
+                                      OPT_TIME_UNIT, OPT_LABEL, OPT_NONE};
 
 const cli_cmd cmd_summary = {
     .name = "summary",
     .summary = "start here: methods, runs, latency, where the time went (NPU/delegate vs CPU vs "
                "framework), CPU fallbacks, top ops",
-    .usage = "FILE [--pte P]",
+    .usage = "FILE... [--pte P] [--label NAME ...]",
     .help = "Per method: Method::execute p50/p90 over runs; the time in each backend's\n"
             "DELEGATE_CALLs, in CPU kernels (OPERATOR_CALL) and in the framework (the rest),\n"
             "absolute per run and as % of Method::execute; the number of delegate partitions;\n"
             "the CPU (fallback) operators grouped by type; the top --top (default 10) operators\n"
-            "and HTP nodes. See docs/analyses.md.",
+            "and HTP nodes; the operators by type (HTP nodes by ATen op, backend operators\n"
+            "without \" #k\", CPU kernels by operator: count, total, avg, share, cumulative\n"
+            "share, one table per unit). Several FILEs (e.g. prefill.etdp decode.etdp): each\n"
+            "file summarised on its own, labelled by its base name or --label NAME (once per\n"
+            "FILE); --method once for all or once per FILE. See docs/analyses.md.",
     .opts = summary_opts,
     .min_pos = 1,
-    .max_pos = 1,
+    .max_pos = 8,
     .run = run_summary,
 };

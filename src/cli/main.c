@@ -181,6 +181,14 @@ static int take_option(const cli_cmd *c, const cli_optdef *d, const char *val, i
         cli_errorf("%s: option --%s takes no value", c->name, d->name);
         return EXIT_USAGE;
     }
+    if (d->id == OPT_LABEL) { /* repeated: every value is kept */
+        if (a->nlabels >= CLI_MAX_POS) {
+            cli_errorf("%s: --label: at most %d labels", c->name, CLI_MAX_POS);
+            return EXIT_USAGE;
+        }
+        a->labels[a->nlabels++] = val;
+    }
+    if (d->id == OPT_METHOD && a->nmethods < CLI_MAX_POS) a->methods[a->nmethods++] = val;
     a->set[d->id] = true;
     a->val[d->id] = val;
     return EXIT_OK;
