@@ -256,11 +256,11 @@ void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index,
     int64_t off = etp__dump_events_offset(m->dump, block);
     if (off >= 0) off += 4 + 4 * (int64_t)index; /* the element's uoffset */
     etp_error_set(err, ETP_E_INPUT, m->opts.dump_name, off, path,
-                  "%llu distinct events (rows) would take %.1f MiB with what is in use, over the "
-                  "memory budget of %.1f MiB (docs/verifier.md \"Memory\"): set "
-                  "ETPROF_MEMORY_BUDGET=MiB (0: no limit) to allow more memory",
-                  (unsigned long long)rows,
-                  (double)(held + (uint64_t)ETP_MEM_PER_ROW * ETP_MEM_ROW_CHUNK) / 1048576.0,
+                  "%llu distinct events (rows) would take the memory in use (%.1f MiB: the "
+                  "block's events and the rows so far) past the memory budget of %.1f MiB "
+                  "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to "
+                  "allow more memory",
+                  (unsigned long long)rows, (double)held / 1048576.0,
                   (double)budget / 1048576.0);
 }
 
