@@ -85,22 +85,6 @@ static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, bool 
     char *b = malloc(cap + 1);
     if (!b) goto nomem;
     for (;;) {
-        if (js.max && scanned < n) {
-            /* after the text sniff of these bytes (its error comes first) */
-            size_t upto = n;
-            if (sniffed < SNIFF_TEXT) {
-                for (size_t k = sniffed; k < n && k < SNIFF_TEXT; k++)
-                    if (not_text_byte((unsigned char)b[k])) {
-                        upto = k;
-                        break;
-                    }
-            }
-            if (json_scan_bytes(&js, b, scanned, upto, path, err)) {
-                free(b);
-                return ETP_E_INPUT;
-            }
-            scanned = upto;
-        }
         for (; sniffed < n && sniffed < SNIFF_TEXT; sniffed++)
             if (not_text_byte((unsigned char)b[sniffed])) {
                 unsigned char c = (unsigned char)b[sniffed];
@@ -112,6 +96,14 @@ static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, bool 
                               what[0] ? "; this looks like " : "", what);
                 return ETP_E_INPUT;
             }
+        /* the JSON check once the text sniff is done with these bytes (its error first) */
+        if (js.max && scanned < n && sniffed >= SNIFF_TEXT) {
+            if (json_scan_bytes(&js, b, scanned, n, path, err)) {
+                free(b);
+                return ETP_E_INPUT;
+            }
+            scanned = n;
+        }
         if (n == cap) {
             if ((uint64_t)cap >= limit) {
                 /* Full: one more byte tells whether the input is larger than allowed. */
