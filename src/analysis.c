@@ -1145,6 +1145,9 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         return ETP_E_INTERNAL;
     }
     r->mem_budget = etp__mem_budget();
+    /* per event, the pass keeps only its scratch (row_of, tp, grp, the method's hint: 16
+     * bytes); the rows are charged by row_find */
+    etp__model_set_event_charge(m, 32);
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
     int rc = ETP_OK;
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
@@ -1166,6 +1169,7 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     /* the rows hold copies of what they need: the largest block's events can go before the
      * rows are built (docs/verifier.md, "Memory") */
     etp__model_release_scratch(m);
+    etp__model_set_event_charge(m, ETP_MEM_PER_EVENT);
     if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
     size_t nrows = r->nacc;
     if (!rc) {

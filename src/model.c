@@ -62,6 +62,7 @@ struct etp_model {
     int32_t *hhead;     /* hash: head of the pending list */
     uint32_t hcap;
     uint64_t charged;   /* bytes of the process's memory budget this scratch holds */
+    uint32_t event_charge; /* charged per event beyond the scratch (model_int.h) */
     uint32_t hmask;     /* slots in use for the current block - 1 */
     uint32_t *hused;    /* hash: the slots filled for the current block (cleared for the next) */
     uint32_t nused;
@@ -158,6 +159,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     else etp_model_opts_init(&m->opts);
     m->no_units = m->opts.kinds_only;
     m->forced_plan = -1;
+    m->event_charge = ETP_MEM_PER_EVENT;
     if (prog) {
         m->icache = malloc(ICACHE * sizeof *m->icache);
         if (!m->icache) {
@@ -249,6 +251,8 @@ bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held) {
 
 void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
 
+void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
+
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err) {
     char path[64];
@@ -277,7 +281,7 @@ static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
     /* The memory budget (docs/verifier.md "Memory"): what this block materialises, charged
      * before anything is allocated, against one budget for the process. */
     uint64_t need = scratch_bytes(cap, hc > m->hcap ? hc : m->hcap) +
-                    (uint64_t)cap * ETP_MEM_PER_EVENT;
+                    (uint64_t)cap * m->event_charge;
     if (need > m->charged) {
         uint64_t budget = etp__mem_budget(), held = 0;
         if (!etp__mem_take(need - m->charged, budget, &held)) {

@@ -16,12 +16,17 @@ void etp__model_release_scratch(etp_model *m);
  * files + 64 MiB. ETP_MEM_BUDGET_DEFAULT bytes, or ETPROF_MEMORY_BUDGET (MiB; 0 = no limit). */
 #define ETP_MEM_BUDGET_DEFAULT ((uint64_t)52 << 20)
 /* Charged per event of the block being decoded on top of the model's scratch (the commands'
- * own per-event state: trace's and events' writers), and per row of an etp_ops_result (its
- * accumulator, strings, samples and hash, plus what the commands build from it: the document's
- * cells, the table output, diff's matched rows). Measured: docs/verifier.md "Memory". */
-#define ETP_MEM_PER_EVENT 144u
+ * own per-event state: trace's writer, the events table that aligns every row), and per row of
+ * an etp_ops_result (its accumulator, strings, samples and hash, plus what the commands build
+ * from it: the document's cells, the table output, diff's matched rows). Measured:
+ * docs/verifier.md "Memory". */
+#define ETP_MEM_PER_EVENT 352u
 #define ETP_MEM_PER_ROW 1664u
 #define ETP_MEM_ROW_CHUNK 64u /* rows charged at a time */
+/* Bytes charged per event on top of the scratch (default ETP_MEM_PER_EVENT): an analysis that
+ * keeps little per event beyond the rows it charges itself (etp_ops_compute) sets its own for
+ * its pass and ETP_MEM_PER_EVENT after it. */
+void etp__model_set_event_charge(etp_model *m, uint32_t bytes);
 /* The budget in bytes (UINT64_MAX: no limit); reads ETPROF_MEMORY_BUDGET. */
 uint64_t etp__mem_budget(void);
 /* Charges `bytes` when the process's total stays within `budget`: true; else false, nothing

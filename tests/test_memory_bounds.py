@@ -232,7 +232,8 @@ def all_commands(f, pte, out):
         cmds += [["info", f] + extra, ["ops", f] + extra, ["tree", f] + extra,
                  ["summary", f] + extra, ["explain", f] + extra, ["runs", f] + extra,
                  ["report", f, "-o", out + ".html"] + extra]
-    cmds += [["events", f, "--format", "jsonl"], ["trace", f, "-o", out + ".json"],
+    cmds += [["events", f], ["events", f, "--format", "jsonl", "--pte", pte],
+             ["trace", f, "-o", out + ".json"],
              ["diff", f, f]]
     return cmds
 
@@ -256,14 +257,14 @@ def case_block():
     budget every command ran far above file + 64 MiB (info 372 MiB, ops --pte 925 MiB, tree
     --pte 1.29 GiB, diff 2.5 GiB); now every command, with and without --pte, either stays
     within file + 64 MiB or is refused at once with one located line, exit 1. Dumps near the
-    budget's thresholds (24k and 100k events in one block, and 40 blocks of 4k) check that
+    budget's thresholds (24k and 70k events in one block, and 40 blocks of 4k) check that
     what is accepted does keep within file + 64 MiB, and that the budget is not a blanket
-    refusal (info accepts the 100k-event block, ops the 24k one, every command the 40 blocks).
+    refusal (info, events and trace accept the 70k-event block, ops the 24k one, every command the 40 blocks).
     ETPROF_MEMORY_BUDGET=0 lifts the budget: info then reads the 1M-event block (its event count
     checked against the generator's)."""
     gen = sys.argv[6]
     cases = [gen_dump(gen, "one-1M", 1, 500000), gen_dump(gen, "one-24k", 1, 12000),
-             gen_dump(gen, "one-100k", 1, 50000),
+             gen_dump(gen, "one-70k", 1, 35000),
              gen_dump(gen, "many-40x4k", 40, 2000)]
     accepted = {}
     for f, pte, ev in cases:
@@ -284,12 +285,13 @@ def case_block():
             bound = (2 if cmd[0] == "diff" else 1) * size + 64 * MiB
             rss_ok(rss, bound, "%s (exit %d)" % (what, rc))
         print("(%s: %.1f s)" % (os.path.basename(f), time.monotonic() - t0))
-    for what in ("info one-100k.etdp", "info one-100k.etdp --pte", "ops one-24k.etdp --pte",
-                 "tree one-24k.etdp", "report one-24k.etdp --pte", "trace one-100k.etdp",
+    for what in ("info one-70k.etdp", "info one-70k.etdp --pte", "ops one-24k.etdp --pte",
+                 "tree one-24k.etdp", "report one-24k.etdp --pte", "trace one-70k.etdp",
+                 "events one-70k.etdp",
                  "diff many-40x4k.etdp", "ops many-40x4k.etdp --pte", "tree many-40x4k.etdp"):
         check(accepted.get(what, False), "%s: accepted within the budget" % what)
-    check(sum(1 for k in accepted if "many-40x4k" in k) == 17,
-          "every command accepted on 40 blocks of 4k events (%d of 17)"
+    check(sum(1 for k in accepted if "many-40x4k" in k) == 18,
+          "every command accepted on 40 blocks of 4k events (%d of 18)"
           % sum(1 for k in accepted if "many-40x4k" in k))
     check(not any("one-1M" in k for k in accepted), "every command refused on the 1M block")
     # lifting the budget
