@@ -333,15 +333,6 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
     uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc ^
                  (e->ev_name ? hash_key(0, 0, 0, 0, e->ev_name) : 0);
     if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
-    if (r->nacc >= r->rows_charged) {
-        /* a new row may be needed: charge the next rows (model_int.h) */
-        if (!etp__mem_take((uint64_t)ETP_MEM_PER_ROW * ETP_MEM_ROW_CHUNK, r->mem_budget,
-                           &r->mem_held)) {
-            r->over_budget = true;
-            return -1;
-        }
-        r->rows_charged += ETP_MEM_ROW_CHUNK;
-    }
     size_t slot = (size_t)h & (r->hcap - 1);
     for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
         row_acc *a = &r->acc[r->htab[slot] - 1];
@@ -349,6 +340,15 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
             a->pub.instr == e->instr && a->pub.kind == e->kind && a->escaped == esc &&
             strcmp(a->pub.name, label) == 0 && same_ev_name(a, e))
             return (int32_t)(r->htab[slot] - 1);
+    }
+    if (r->nacc >= r->rows_charged) {
+        /* a new row: charge the next rows against the memory budget (model_int.h) */
+        if (!etp__mem_take((uint64_t)ETP_MEM_PER_ROW * ETP_MEM_ROW_CHUNK, r->mem_budget,
+                           &r->mem_held)) {
+            r->over_budget = true;
+            return -1;
+        }
+        r->rows_charged += ETP_MEM_ROW_CHUNK;
     }
     if (r->nacc == r->acc_cap) {
         size_t cap = r->acc_cap ? r->acc_cap * 2 : 256;
