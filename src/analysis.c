@@ -102,6 +102,11 @@ struct etp_ops_result {
     size_t nbgroups, bgroups_cap;
     uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
     const char *mismatch_first; /* the located reason for the first of them */
+    /* the memory budget (model_int.h): rows charged so far, and the refusal when over it */
+    uint64_t mem_budget, mem_held;
+    size_t rows_charged;
+    bool over_budget;
+    uint32_t over_index; /* the event whose row went over it */
 };
 /* row k of the result (hierarchy order), once finish_tree() has put the accumulators in it */
 #define ROW(r, k) ((r)->acc[(k)].pub)
@@ -335,6 +340,15 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
             a->pub.instr == e->instr && a->pub.kind == e->kind && a->escaped == esc &&
             strcmp(a->pub.name, label) == 0 && same_ev_name(a, e))
             return (int32_t)(r->htab[slot] - 1);
+    }
+    if (r->nacc >= r->rows_charged) {
+        /* a new row: charge the next rows against the memory budget (model_int.h) */
+        if (!etp__mem_take((uint64_t)ETP_MEM_PER_ROW * ETP_MEM_ROW_CHUNK, r->mem_budget,
+                           &r->mem_held)) {
+            r->over_budget = true;
+            return -1;
+        }
+        r->rows_charged += ETP_MEM_ROW_CHUNK;
     }
     if (r->nacc == r->acc_cap) {
         size_t cap = r->acc_cap ? r->acc_cap * 2 : 256;
@@ -702,7 +716,10 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         r->row_of[i] = -1;
         if (!is_row_event(e)) continue;
         int32_t ri = row_find_hinted(r, m, (uint32_t)mi, i, e);
-        if (ri < 0) return ETP_E_INTERNAL;
+        if (ri < 0) {
+            r->over_index = i;
+            return ETP_E_INTERNAL;
+        }
         r->row_of[i] = ri;
         row_acc *a = &r->acc[ri];
         if (!a->first_seen) a->first_seen = ((uint64_t)run << 32) | i;
@@ -1079,6 +1096,7 @@ static int finish_qnn(etp_ops_result *r, size_t nrows) {
 
 void etp_ops_free(etp_ops_result *r) {
     if (!r) return;
+    etp__mem_give((uint64_t)r->rows_charged * ETP_MEM_PER_ROW);
     for (size_t i = 0; i < r->nacc; i++) {
         if (!r->acc[i].pooled) free(r->acc[i].samples);
         if (!r->acc[i].cs_pooled) free(r->acc[i].childsum);
@@ -1126,6 +1144,10 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
+    r->mem_budget = etp__mem_budget();
+    /* per event, the pass keeps only its scratch (row_of, tp, grp, the method's hint: 16
+     * bytes); the rows are charged by row_find */
+    etp__model_set_event_charge(m, 32);
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
     int rc = ETP_OK;
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
@@ -1133,14 +1155,21 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         rc = etp_model_block(m, b, &v, err);
         if (rc) break;
         if (add_block(r, &o, &v, di->block_count - b)) {
-            rc = ETP_E_INTERNAL;
-            etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
+            if (r->over_budget) {
+                rc = ETP_E_INPUT;
+                etp__model_budget_error(m, b, r->over_index, r->nacc + 1, r->mem_budget,
+                                        r->mem_held, err);
+            } else {
+                rc = ETP_E_INTERNAL;
+                etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
+            }
         }
         if (o.progress) o.progress(o.progress_ctx, b + 1, di->block_count);
     }
     /* the rows hold copies of what they need: the largest block's events can go before the
      * rows are built (docs/verifier.md, "Memory") */
     etp__model_release_scratch(m);
+    etp__model_set_event_charge(m, ETP_MEM_PER_EVENT);
     if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
     size_t nrows = r->nacc;
     if (!rc) {

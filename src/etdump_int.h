@@ -46,9 +46,9 @@ void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_
 uint64_t etp__dump_buffer_size(const etp_dump *d);
 int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi);
 
-/* The memory budget of the model's per-block scratch (docs/verifier.md, "Memory"):
- * ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE x the FlatBuffer's size. A block whose events
- * need more (only tables shared by many references get there: see the docs) is rejected. */
+/* The old rule of the model's per-block scratch, kept to name the likely cause in the error:
+ * a block that needs more than ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE x the
+ * FlatBuffer's size can only come from tables shared by many references (docs/verifier.md). */
 #define ETP_MODEL_BUDGET_BASE ((uint64_t)64 << 20)
 #define ETP_MODEL_BUDGET_PER_BYTE 8u
 

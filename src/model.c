@@ -11,6 +11,7 @@
 #include "model_int.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,8 @@ struct etp_model {
     uint64_t *hkeys;    /* hash: the (chain, instr) key with bit 63 set (0 = empty) */
     int32_t *hhead;     /* hash: head of the pending list */
     uint32_t hcap;
+    uint64_t charged;   /* bytes of the process's memory budget this scratch holds */
+    uint32_t event_charge; /* charged per event beyond the scratch (model_int.h) */
     uint32_t hmask;     /* slots in use for the current block - 1 */
     uint32_t *hused;    /* hash: the slots filled for the current block (cleared for the next) */
     uint32_t nused;
@@ -156,6 +159,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     else etp_model_opts_init(&m->opts);
     m->no_units = m->opts.kinds_only;
     m->forced_plan = -1;
+    m->event_charge = ETP_MEM_PER_EVENT;
     if (prog) {
         m->icache = malloc(ICACHE * sizeof *m->icache);
         if (!m->icache) {
@@ -222,32 +226,89 @@ static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
+static _Atomic uint64_t mem_held;
+
+uint64_t etp__mem_budget(void) {
+    const char *e = getenv("ETPROF_MEMORY_BUDGET");
+    if (!e || !*e) return ETP_MEM_BUDGET_DEFAULT;
+    char *end;
+    unsigned long long v = strtoull(e, &end, 10);
+    if (*end || *e == '-') return ETP_MEM_BUDGET_DEFAULT;
+    if (v == 0 || v >= (UINT64_MAX >> 20)) return UINT64_MAX;
+    return (uint64_t)v << 20;
+}
+
+bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held) {
+    uint64_t cur = atomic_load(&mem_held);
+    do {
+        if (budget != UINT64_MAX && (cur > budget || bytes > budget - cur)) {
+            if (held) *held = cur;
+            return false;
+        }
+    } while (!atomic_compare_exchange_weak(&mem_held, &cur, cur + bytes));
+    return true;
+}
+
+void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
+
+void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
+
+void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
+                             uint64_t budget, uint64_t held, etp_error *err) {
+    char path[64];
+    snprintf(path, sizeof path, "run_data[%u].events[%u]", block, index);
+    int64_t off = etp__dump_events_offset(m->dump, block);
+    if (off >= 0) off += 4 + 4 * (int64_t)index; /* the element's uoffset */
+    etp_error_set(err, ETP_E_INPUT, m->opts.dump_name, off, path,
+                  "%llu distinct events (rows) would take the memory in use (%.1f MiB: the "
+                  "block's events and the rows so far) past the memory budget of %.1f MiB "
+                  "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to "
+                  "allow more memory",
+                  (unsigned long long)rows, (double)held / 1048576.0,
+                  (double)budget / 1048576.0);
+}
+
 static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
     uint32_t hc = 64;
     while (hc < 2 * n) hc *= 2;
-    /* The memory budget: what this block materialises, against the file's size. The events of
-     * a block can outnumber the file's bytes / 40 only when many references share one Event
-     * table (or its vector): a small file that stands for millions of events. */
-    uint64_t need = scratch_bytes(n, hc);
-    uint64_t budget =
-        ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE * etp__dump_buffer_size(m->dump);
-    if (need > budget) {
-        char path[48];
-        snprintf(path, sizeof path, "run_data[%u].events", block);
-        etp_error_set(err, ETP_E_INPUT, m->opts.dump_name, etp__dump_events_offset(m->dump, block),
-                      path,
-                      "%u events would take %.1f MiB to decode, over the "
-                      "memory budget of %.1f MiB (64 MiB + %u x the %llu-byte FlatBuffer; "
-                      "docs/verifier.md \"Memory\"): tables shared by many references?",
-                      n, need / 1048576.0, budget / 1048576.0, ETP_MODEL_BUDGET_PER_BYTE,
-                      (unsigned long long)etp__dump_buffer_size(m->dump));
-        return ETP_E_INPUT;
-    }
+    /* doubling for a run of growing blocks, else the exact need (one large block) */
+    uint32_t cap = m->cap;
     if (n > m->cap) {
-        /* doubling for a run of growing blocks, else the exact need (one large block) */
-        uint32_t cap = m->cap ? m->cap : 64;
+        cap = m->cap ? m->cap : 64;
         if ((uint64_t)cap * 2 >= n && cap <= UINT32_MAX / 2) cap *= 2;
         if (cap < n) cap = n;
+    }
+    /* The memory budget (docs/verifier.md "Memory"): what this block materialises, charged
+     * before anything is allocated, against one budget for the process. */
+    uint64_t need = scratch_bytes(cap, hc > m->hcap ? hc : m->hcap) +
+                    (uint64_t)cap * m->event_charge;
+    if (need > m->charged) {
+        uint64_t budget = etp__mem_budget(), held = 0;
+        if (!etp__mem_take(need - m->charged, budget, &held)) {
+            char path[48];
+            snprintf(path, sizeof path, "run_data[%u].events", block);
+            /* a block beyond the old rule (64 MiB + 8 x the file) cannot come from a real
+             * writer: name the likely cause */
+            bool shared = scratch_bytes(n, hc) > ETP_MODEL_BUDGET_BASE +
+                                                     ETP_MODEL_BUDGET_PER_BYTE *
+                                                         etp__dump_buffer_size(m->dump);
+            char also[48] = "";
+            if (held > m->charged)
+                snprintf(also, sizeof also, " (%.1f MiB already in use)",
+                         (held - m->charged) / 1048576.0);
+            etp_error_set(err, ETP_E_INPUT, m->opts.dump_name,
+                          etp__dump_events_offset(m->dump, block), path,
+                          "%u events in one block would take %.1f MiB to decode, over the "
+                          "memory budget of %.1f MiB%s (docs/verifier.md \"Memory\"): %s",
+                          n, (double)need / 1048576.0, (double)budget / 1048576.0, also,
+                          shared ? "tables shared by many references?"
+                                 : "set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to allow more "
+                                   "memory, or write smaller blocks");
+            return ETP_E_INPUT;
+        }
+        m->charged = need;
+    }
+    if (n > m->cap) {
         etp_mevent *ev = realloc(m->ev, (size_t)cap * sizeof *ev);
         if (ev) {
             /* new slots start zeroed: etp__dump_event_reuse() relies on it */
@@ -1329,6 +1390,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
 }
 
 void etp__model_release_scratch(etp_model *m) {
+    etp__mem_give(m->charged);
+    m->charged = 0;
     free(m->ev);
     free(m->next);
     free(m->hkeys);

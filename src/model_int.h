@@ -10,4 +10,32 @@
  * block's events and the rows are not both held at the peak. */
 void etp__model_release_scratch(etp_model *m);
 
+/* The process's memory budget (docs/verifier.md "Memory"): what the model and the analyses
+ * materialise (the events of the block being decoded, the rows of every live etp_ops_result) is
+ * charged against one budget for the whole process, so that peak RSS stays within the input
+ * files + 64 MiB. ETP_MEM_BUDGET_DEFAULT bytes, or ETPROF_MEMORY_BUDGET (MiB; 0 = no limit). */
+#define ETP_MEM_BUDGET_DEFAULT ((uint64_t)52 << 20)
+/* Charged per event of the block being decoded on top of the model's scratch (the commands'
+ * own per-event state: trace's writer, the events table that aligns every row), and per row of
+ * an etp_ops_result (its accumulator, strings, samples and hash, plus what the commands build
+ * from it: the document's cells, the table output, diff's matched rows). Measured:
+ * docs/verifier.md "Memory". */
+#define ETP_MEM_PER_EVENT 352u
+#define ETP_MEM_PER_ROW 1664u
+#define ETP_MEM_ROW_CHUNK 64u /* rows charged at a time */
+/* Bytes charged per event on top of the scratch (default ETP_MEM_PER_EVENT): an analysis that
+ * keeps little per event beyond the rows it charges itself (etp_ops_compute) sets its own for
+ * its pass and ETP_MEM_PER_EVENT after it. */
+void etp__model_set_event_charge(etp_model *m, uint32_t bytes);
+/* The budget in bytes (UINT64_MAX: no limit); reads ETPROF_MEMORY_BUDGET. */
+uint64_t etp__mem_budget(void);
+/* Charges `bytes` when the process's total stays within `budget`: true; else false, nothing
+ * charged, and `*held` (may be NULL) is what was already charged. */
+bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held);
+void etp__mem_give(uint64_t bytes);
+/* The located error of an analysis whose rows went over the budget at event `index` of block
+ * `block`: `rows` rows, `held` bytes charged in all (etp__mem_take). */
+void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
+                             uint64_t budget, uint64_t held, etp_error *err);
+
 #endif

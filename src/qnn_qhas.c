@@ -32,9 +32,56 @@ static bool not_text_byte(unsigned char c) {
     return c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b;
 }
 
+/* A JSON document read from a stream is checked as it arrives (json_scan), so that a stream
+ * that cannot be a QNN JSON file is rejected before the rest is read: its first byte other than
+ * white space must open an object, and the structural characters are counted against the
+ * readers' budget (json_over_budget) while reading, not after the end. */
+typedef struct json_scan {
+    uint64_t max;   /* the budget of values and keys; 0: no check (not JSON, or a regular file) */
+    uint64_t count;
+    const char *artifact; /* "QHAS", "optrace", ... for the message */
+    bool started, in_str, esc;
+} json_scan;
+
+static int json_scan_bytes(json_scan *js, const char *b, size_t from, size_t to, const char *path,
+                           etp_error *err) {
+    for (size_t i = from; i < to; i++) {
+        char ch = b[i];
+        if (!js->started) {
+            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
+            if (ch != '{') {
+                etp_error_set(err, ETP_E_INPUT, path, (int64_t)i, "",
+                              "not a JSON object (a QNN JSON file starts with '{'): byte 0x%02x",
+                              (unsigned char)ch);
+                return ETP_E_INPUT;
+            }
+            js->started = true;
+        }
+        if (js->in_str) {
+            if (js->esc) js->esc = false;
+            else if (ch == '\\') js->esc = true;
+            else if (ch == '"') js->in_str = false;
+        } else if (ch == '"') {
+            js->in_str = true;
+        } else if (ch == '{' || ch == '[' || ch == ',' || ch == ':') {
+            if (++js->count > js->max) {
+                etp_error_set(err, ETP_E_INPUT, path, (int64_t)i, "",
+                              "more than %llu JSON values and keys: over the %s reader's memory "
+                              "budget (docs/qnn-inputs.md \"Memory\"; "
+                              "ETPROF_QNN_JSON_MAX_VALUES=N raises it)",
+                              (unsigned long long)js->max, js->artifact);
+                return ETP_E_INPUT;
+            }
+        }
+    }
+    return ETP_OK;
+}
+
 static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, bool sniff,
-                    char **buf, size_t *len, etp_error *err) {
-    size_t cap = hint ? hint : 65536, n = 0, sniffed = sniff ? 0 : SNIFF_TEXT;
+                    uint64_t json_max, const char *artifact, char **buf, size_t *len,
+                    etp_error *err) {
+    size_t cap = hint ? hint : 65536, n = 0, sniffed = sniff ? 0 : SNIFF_TEXT, scanned = 0;
+    json_scan js = {.max = sniff ? json_max : 0, .artifact = artifact};
     char *b = malloc(cap + 1);
     if (!b) goto nomem;
     for (;;) {
@@ -49,6 +96,14 @@ static int slurp_fd(int fd, const char *path, size_t hint, uint64_t limit, bool 
                               what[0] ? "; this looks like " : "", what);
                 return ETP_E_INPUT;
             }
+        /* the JSON check once the text sniff is done with these bytes (its error first) */
+        if (js.max && scanned < n && sniffed >= SNIFF_TEXT) {
+            if (json_scan_bytes(&js, b, scanned, n, path, err)) {
+                free(b);
+                return ETP_E_INPUT;
+            }
+            scanned = n;
+        }
         if (n == cap) {
             if ((uint64_t)cap >= limit) {
                 /* Full: one more byte tells whether the input is larger than allowed. */
@@ -91,14 +146,16 @@ nomem:
     return ETP_E_INTERNAL;
 }
 
-int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
+static int slurp_path(const char *path, uint64_t json_max, const char *artifact, char **buf,
+                      size_t *len, etp_error *err) {
     *buf = NULL;
     *len = 0;
     if (!path) {
         etp_error_set(err, ETP_E_USAGE, "", -1, "", "no file name given");
         return ETP_E_USAGE;
     }
-    if (strcmp(path, "-") == 0) return slurp_fd(0, "-", 0, ETP_STDIN_MAX, true, buf, len, err);
+    if (strcmp(path, "-") == 0)
+        return slurp_fd(0, "-", 0, ETP_STDIN_MAX, true, json_max, artifact, buf, len, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         etp_error_set(err, ETP_E_IO, path, -1, "", "cannot open: %s", strerror(errno));
@@ -129,13 +186,19 @@ int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
         if ((uint64_t)st.st_size > limit) limit = (uint64_t)st.st_size;
         hint = st.st_size > 0 ? (size_t)st.st_size : 0;
     }
-    int rc = slurp_fd(fd, path, hint, limit, !S_ISREG(st.st_mode), buf, len, err);
+    int rc = slurp_fd(fd, path, hint, limit, !S_ISREG(st.st_mode), json_max, artifact, buf, len,
+                      err);
     close(fd);
     return rc;
 }
 
-int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err) {
-    if (!src->data) return etp_qnn_slurp(src->name, buf, len, err);
+int etp_qnn_slurp(const char *path, char **buf, size_t *len, etp_error *err) {
+    return slurp_path(path, 0, NULL, buf, len, err);
+}
+
+static int load(const etp_qnn_src *src, uint64_t json_max, const char *artifact, char **buf,
+                size_t *len, etp_error *err) {
+    if (!src->data) return slurp_path(src->name, json_max, artifact, buf, len, err);
     *buf = NULL;
     *len = 0;
     if (src->len >= SIZE_MAX / 2 || !(*buf = malloc(src->len + 1))) {
@@ -146,6 +209,10 @@ int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err
     (*buf)[src->len] = '\0';
     *len = src->len;
     return ETP_OK;
+}
+
+int etp_qnn_load(const etp_qnn_src *src, char **buf, size_t *len, etp_error *err) {
+    return load(src, 0, NULL, buf, len, err);
 }
 
 /* =============================================================================================
@@ -429,14 +496,14 @@ int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **roo
     size_t len;
     *root = NULL;
     memset(version, 0, sizeof *version);
-    int rc = etp_qnn_load(src, &buf, &len, err);
+    uint64_t budget = json_budget();
+    int rc = load(src, budget, artifact, &buf, &len, err);
     if (rc) return rc;
     if (len == 0) {
         free(buf);
         etp_error_set(err, ETP_E_INPUT, path, 0, "", "empty file");
         return ETP_E_INPUT;
     }
-    uint64_t budget = json_budget();
     int64_t over = json_over_budget(buf, len, budget);
     if (over >= 0) {
         free(buf);

@@ -14,3 +14,13 @@ set_tests_properties(memory_ulimit PROPERTIES SKIP_RETURN_CODE 77)
 # QNN inputs sniffed as text before they are read: devices and binaries rejected at once (16.2).
 add_test(NAME memory_qnn_sniff COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_qnn_sniff.py
                                ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+# One large legitimate block (1M events, generated at test time) and blocks near the process
+# budget's thresholds: every command within file + 64 MiB or refused with a located line (16.2).
+if(TARGET etprof-gen)
+  add_test(NAME memory_block COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_memory_bounds.py
+           block ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_MEM_TMP}/block ${ETPROF_SANITIZE}
+           $<TARGET_FILE:etprof-gen>)
+endif()
+# A text stream as a QNN JSON file: refused while it is read, not after its end (16.2).
+add_test(NAME memory_qnn_stream COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_memory_bounds.py
+         qnn_stream ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_MEM_TMP}/qnn_stream ${ETPROF_SANITIZE})

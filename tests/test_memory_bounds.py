@@ -3,12 +3,13 @@
 stays within its peak-RSS budget or is rejected with a located one-line error and a documented exit
 code. Peak RSS is measured per child with os.wait4 (ru_maxrss).
 
-usage: test_memory_bounds.py CASE ETPROF DATA_DIR BUILD_TMP SANITIZE
-  CASE: sniff, shared, qnn_json, ulimit
+usage: test_memory_bounds.py CASE ETPROF DATA_DIR BUILD_TMP SANITIZE [ETPROF_GEN]
+  CASE: sniff, shared, qnn_json, ulimit, block (needs ETPROF_GEN: bench/etprof-gen), qnn_stream
   SANITIZE: ON for ASan/UBSan builds. ASan reserves terabytes of virtual memory and its shadow and
   quarantine inflate the resident set, so there the RSS budgets are not checked (a clear "skip"
   line says so) and only the exit codes and messages are; the release build checks both.
 """
+import json
 import os
 import resource
 import subprocess
@@ -217,8 +218,128 @@ def case_ulimit():
         check(rc == 1, "ulimit -v 65536 KiB: info %s: exit 1 (got %d)" % (dev, rc))
 
 
+def budget_refusal(err, name):
+    """The process budget's refusal (docs/verifier.md "Memory"): one located line naming the
+    block's events vector, the budget and how to allow more."""
+    return (located(err, name) and "memory budget" in err and "ETPROF_MEMORY_BUDGET" in err
+            and "].events" in err)
+
+
+def all_commands(f, pte, out):
+    """Every command that reads a dump, with and without the program where it takes one."""
+    cmds = []
+    for extra in ([], ["--pte", pte]):
+        cmds += [["info", f] + extra, ["ops", f] + extra, ["tree", f] + extra,
+                 ["summary", f] + extra, ["explain", f] + extra, ["runs", f] + extra,
+                 ["report", f, "-o", out + ".html"] + extra]
+    cmds += [["events", f], ["events", f, "--format", "jsonl", "--pte", pte],
+             ["trace", f, "-o", out + ".json"],
+             ["diff", f, f]]
+    return cmds
+
+
+def gen_dump(gen, name, blocks, nodes):
+    """bench/etprof-gen --style cpu: per Execute block, `nodes` kernel instructions of two
+    events each (OPERATOR_CALL and the kernel) and Method::execute; returns (dump, program,
+    the generator's own event count)."""
+    f = os.path.join(tmp, name + ".etdp")
+    pte = os.path.join(tmp, name + ".pte")
+    p = subprocess.run([gen, "--style", "cpu", "--blocks", str(blocks), "--nodes", str(nodes),
+                        "--seed", "1", "--pte", pte, "-o", f], stderr=subprocess.PIPE,
+                       check=True)
+    ev = int(p.stderr.decode().split("events=")[1].split()[0])
+    return f, pte, ev
+
+
+def case_block():
+    """A legitimate dump with one large block (issue 16.2): bench/etprof-gen --style cpu
+    --blocks 1 --nodes 500000, 66.6 MB, 1M events in one Execute block. Before the process
+    budget every command ran far above file + 64 MiB (info 372 MiB, ops --pte 925 MiB, tree
+    --pte 1.29 GiB, diff 2.5 GiB); now every command, with and without --pte, either stays
+    within file + 64 MiB or is refused at once with one located line, exit 1. Dumps near the
+    budget's thresholds (24k and 70k events in one block, and 40 blocks of 4k) check that
+    what is accepted does keep within file + 64 MiB, and that the budget is not a blanket
+    refusal (info, events and trace accept the 70k-event block, ops the 24k one, every command the 40 blocks).
+    ETPROF_MEMORY_BUDGET=0 lifts the budget: info then reads the 1M-event block (its event count
+    checked against the generator's)."""
+    gen = sys.argv[6]
+    cases = [gen_dump(gen, "one-1M", 1, 500000), gen_dump(gen, "one-24k", 1, 12000),
+             gen_dump(gen, "one-70k", 1, 35000),
+             gen_dump(gen, "many-40x4k", 40, 2000)]
+    accepted = {}
+    for f, pte, ev in cases:
+        t0 = time.monotonic()
+        size = os.path.getsize(f)
+        base = os.path.basename(f)
+        for cmd in all_commands(f, pte, os.path.join(tmp, "out")):
+            rc, _, err, rss, dt = run(cmd, limit_as=size * 2 + 512 * MiB, timeout=120,
+                                      stdout_path=os.path.join(tmp, "run.out"))
+            what = "%s %s%s" % (cmd[0], base, " --pte" if "--pte" in cmd else "")
+            if rc == 0:
+                accepted[what] = True
+            else:
+                check(rc == 1 and budget_refusal(err, f),
+                      "%s: exit 0, or 1 with the budget's located line (got %d) %r"
+                      % (what, rc, err.strip()[:200]))
+            # diff maps and verifies both of its files (here the same one twice)
+            bound = (2 if cmd[0] == "diff" else 1) * size + 64 * MiB
+            rss_ok(rss, bound, "%s (exit %d)" % (what, rc))
+        print("(%s: %.1f s)" % (os.path.basename(f), time.monotonic() - t0))
+    for what in ("info one-70k.etdp", "info one-70k.etdp --pte", "ops one-24k.etdp --pte",
+                 "tree one-24k.etdp", "report one-24k.etdp --pte", "trace one-70k.etdp",
+                 "events one-70k.etdp",
+                 "diff many-40x4k.etdp", "ops many-40x4k.etdp --pte", "tree many-40x4k.etdp"):
+        check(accepted.get(what, False), "%s: accepted within the budget" % what)
+    check(sum(1 for k in accepted if "many-40x4k" in k) == 18,
+          "every command accepted on 40 blocks of 4k events (%d of 18)"
+          % sum(1 for k in accepted if "many-40x4k" in k))
+    check(not any("one-1M" in k for k in accepted), "every command refused on the 1M block")
+    # lifting the budget
+    f, pte, ev = cases[0]
+    os.environ["ETPROF_MEMORY_BUDGET"] = "0"
+    rc, out, err, rss, dt = run(["info", f, "--format", "json"], timeout=120)
+    del os.environ["ETPROF_MEMORY_BUDGET"]
+    doc = json.loads(out) if rc == 0 else {}
+    check(rc == 0 and doc["events"]["total"] == ev and doc["kinds"]["kernel"] == 500000
+          and doc["kinds"]["operator_call"] == 500000,
+          "ETPROF_MEMORY_BUDGET=0: info reads the 1M block: %d events, 500000 kernels and "
+          "operator calls (exit %d) %s" % (ev, rc, err.strip()[:120]))
+
+
+def case_qnn_stream():
+    """A text stream given as a QNN JSON file is checked while it is read (issue 16.2): before,
+    it was read to its end (up to the 4 GiB stdin limit) before the JSON budget applied. 300 MB
+    of 'y' lines: refused at byte 0 (not a JSON object); 300 MB of '"a": 1,' lines after '{':
+    refused at the byte where the values pass the budget, computed here (each 8-byte line holds
+    a ':' and a ','), without holding the 300 MB."""
+    for name, head, line, want_off, cap in (
+            ("y lines", b"", b"y\n", 0, 16 * MiB),
+            ("'\"a\": 1,' lines", b"{\n", b'"a": 1,\n', None, 64 * MiB)):
+        budget = 8388608
+        if want_off is None:
+            # '{' is value 1; line k (0-based) at 2 + 8k holds ':' (value 2k + 2) at +3 and ','
+            # (value 2k + 3) at +6: value budget + 1 is the ',' of line (budget - 2) / 2
+            k = (budget - 2) // 2
+            want_off = 2 + 8 * k + 6
+        total = 300 * 1000 * 1000
+        feeder = subprocess.Popen(
+            [sys.executable, "-c",
+             "import sys\nh=%r\nl=%r\nsys.stdout.buffer.write(h)\nb=l*(1<<16)\n"
+             "n=%d//len(b)\ntry:\n  [sys.stdout.buffer.write(b) for _ in range(n)]\n"
+             "except BrokenPipeError: pass\n" % (head, line, total)],
+            stdout=subprocess.PIPE)
+        rc, _, err, rss, dt = run(["qnn", "--qhas", "/dev/stdin"], stdin=feeder.stdout, timeout=60)
+        feeder.stdout.close()
+        feeder.kill()
+        feeder.wait()
+        check(rc == 1 and located(err, "/dev/stdin") and ("offset %d:" % want_off) in err,
+              "%s: exit 1 (got %d), one line at offset %d: %r" % (name, rc, want_off,
+                                                                   err.strip()[:160]))
+        rss_ok(rss, cap, name)
+
+
 CASES = {"sniff": case_sniff, "shared": case_shared, "qnn_json": case_qnn_json,
-         "ulimit": case_ulimit}
+         "ulimit": case_ulimit, "block": case_block, "qnn_stream": case_qnn_stream}
 CASES[case]()
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)
