@@ -113,6 +113,93 @@ const char *etp_meta_kind_name(etp_meta_kind k);
 etp_meta_kind etp_backend_metadata_decode(const etp_backend_info *b, const uint8_t *p, size_t n,
                                           char *buf, size_t cap, size_t *need);
 
+/* ---- What each backend's own events tell (issue 14.2 items 2-5; docs/backends.md) ----------
+ * One walk over the events of the runs kept (etp_ops_compute's), each event offered to every
+ * backend decoder that recognises it (from the event alone: names, ids, metadata; no program
+ * needed). Every figure is a total over the runs kept, in the unit named beside it: the events'
+ * own unit (etp_mevent.unit: ns when the tick rate is known, ticks otherwise); events of another
+ * unit than the backend's first one are counted in *_other_unit and left out of the sums. */
+
+/* A Core ML op's preferredComputeUnit. */
+typedef enum etp_coreml_cu {
+    ETP_CU_NE = 0, /* "NE": the Apple Neural Engine (ANE) */
+    ETP_CU_CPU,
+    ETP_CU_GPU,
+    ETP_CU_OTHER,  /* absent or another value */
+    ETP_CU_COUNT_
+} etp_coreml_cu;
+const char *etp_coreml_cu_name(etp_coreml_cu c); /* "NE", "CPU", "GPU", "other" */
+
+/* One operator group of a backend (Vulkan: GPU time per operator name). */
+typedef struct etp_backend_group {
+    char *name;
+    uint64_t count;  /* events */
+    double value;    /* summed, in the backend's unit */
+} etp_backend_group;
+
+typedef struct etp_backend_figures {
+    uint32_t runs;                /* runs walked (etp_ops_runs_kept) */
+    /* Core ML: delegate events whose metadata is Core ML's JSON (preferredComputeUnit,
+     * supportedComputeUnits, operatorName, estimatedCost). Their times are the model's wall
+     * time split by estimatedCost: ESTIMATES, not measurements. */
+    uint64_t coreml_ops;
+    etp_unit coreml_unit;
+    uint64_t coreml_other_unit;
+    double coreml_time;                        /* estimated, summed */
+    uint64_t coreml_ops_cu[ETP_CU_COUNT_];     /* by preferredComputeUnit */
+    double coreml_time_cu[ETP_CU_COUNT_];      /* estimated time by preferredComputeUnit */
+    double coreml_cost;                        /* summed estimatedCost */
+    double coreml_cost_cu[ETP_CU_COUNT_];
+    uint64_t coreml_multi_cu;   /* ops whose supportedComputeUnits lists more than one unit */
+    /* percent of coreml_time whose preferredComputeUnit is NE (NaN without Core ML ops). The
+     * basis: the preferred unit (Core ML may still run an op elsewhere) and estimated times. */
+    double coreml_ane_share;
+    /* Vulkan: shader dispatch events (the name a JSON object with kernel_name, or, inside a
+     * VulkanBackend DELEGATE_CALL of the program, a plain kernel name): GPU timestamp time in
+     * the device clock domain; ETVK_* phases: host ticks (PAL). */
+    uint64_t vulkan_dispatches;
+    etp_unit vulkan_unit;
+    uint64_t vulkan_other_unit;
+    double vulkan_gpu_time;       /* summed dispatch durations (device clock) */
+    uint64_t vulkan_phases;       /* ETVK_* events */
+    double vulkan_execute_time;   /* summed ETVK_EXECUTE (host clock), in vulkan_phase_unit */
+    etp_unit vulkan_phase_unit;
+    etp_backend_group *vulkan_ops; /* dispatch time per operator name (kernel_name when the JSON
+                                      has no operator), largest first */
+    uint32_t n_vulkan_ops;
+    uint32_t vulkan_ops_cap;      /* (internal: allocated entries) */
+    /* Arm Ethos-U: EthosUBackend:: scopes; a leading '+' marks a sub-scope (a child). */
+    uint64_t ethosu_scopes, ethosu_subscopes;
+    /* Arm VGF: VGF_* phases (host), and VGF_NEURAL_STATISTICS JSON with base64 blobs. */
+    uint64_t vgf_phases;
+    etp_unit vgf_unit;
+    double vgf_execute_time;      /* summed VGF_EXECUTE */
+    uint64_t vgf_stats_events;    /* VGF_NEURAL_STATISTICS events */
+    uint64_t vgf_stats_bad;       /* ... whose metadata is not the documented JSON */
+    uint64_t vgf_segments;        /* segments[] entries */
+    uint64_t vgf_blobs;           /* blobs (debug_database, statistics_info, statistics_memory) */
+    uint64_t vgf_blobs_available; /* available: true */
+    uint64_t vgf_blobs_decoded;   /* base64 decoded and of the stated size */
+    uint64_t vgf_blobs_bad;       /* available but not decodable or not of the stated size */
+    uint64_t vgf_blob_bytes;      /* decoded bytes */
+    /* NXP Neutron: int-id delegate events with a 1-byte function code. Code 0 is the final
+     * profiling-dump event: its time is overhead, not op time. */
+    uint64_t neutron_ops, neutron_dump_events;
+    etp_unit neutron_unit;
+    uint64_t neutron_other_unit;
+    double neutron_op_time;       /* the kernels (function code != 0) */
+    double neutron_dump_time;     /* the profiling-dump overhead (function code 0) */
+} etp_backend_figures;
+
+/* Walks the runs kept of `r` (computed from model `m`) and fills *out. ETP_OK; the model's
+ * error when a block cannot be read again; ETP_E_INTERNAL when out of memory. Free with
+ * etp_backend_figures_free (also after a failure). */
+int etp_backend_figures_get(etp_model *m, const etp_ops_result *r, etp_backend_figures *out,
+                            etp_error *err);
+void etp_backend_figures_free(etp_backend_figures *f);
+/* True when any backend figure is present (some backend's events were seen). */
+bool etp_backend_figures_any(const etp_backend_figures *f);
+
 ETP_API_END
 #ifdef __cplusplus
 }
