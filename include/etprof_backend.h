@@ -15,6 +15,7 @@
 #define ETPROF_BACKEND_H
 
 #include "etprof.h"
+#include "etprof_figures.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,6 +171,9 @@ typedef struct etp_backend_figures {
     uint32_t vulkan_ops_cap;      /* (internal: allocated entries) */
     /* Arm Ethos-U: EthosUBackend:: scopes; a leading '+' marks a sub-scope (a child). */
     uint64_t ethosu_scopes, ethosu_subscopes;
+    etp_unit ethosu_unit;
+    uint64_t ethosu_npu_scopes;   /* "+EthosUBackend::execute()NPU": the NPU's inference */
+    double ethosu_npu_time;       /* their summed time (host clock: PMU cycles on bare metal) */
     /* Arm VGF: VGF_* phases (host), and VGF_NEURAL_STATISTICS JSON with base64 blobs. */
     uint64_t vgf_phases;
     etp_unit vgf_unit;
@@ -199,6 +203,25 @@ int etp_backend_figures_get(etp_model *m, const etp_ops_result *r, etp_backend_f
 void etp_backend_figures_free(etp_backend_figures *f);
 /* True when any backend figure is present (some backend's events were seen). */
 bool etp_backend_figures_any(const etp_backend_figures *f);
+
+/* Result-model facts of the figures (src/backend_view.c): the JSON object `key` of n (each
+ * backend's object null when none of its events was seen), and the text view: a heading and a
+ * table (backend, figure, events, per run, unit, basis / clock) appended to section s; nothing
+ * when no backend figure is present. ETP_OK or ETP_E_INTERNAL. */
+void etp_fig_backend_figures(etp_node *n, const char *key, const etp_disp *d,
+                             const etp_backend_figures *f);
+int etp_fig_backend_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                          const etp_backend_figures *f);
+
+/* The placement of row `row` for the text views: a row whose placement is "delegate" (no
+ * program) inside a DELEGATE_CALL whose backend was inferred -> "<backend id> (inferred)"; else
+ * its placement. Into buf (cap bytes, truncated, NUL-terminated); returns buf. */
+const char *etp_backend_placement_label(const etp_ops_result *r, size_t row, char *buf,
+                                        size_t cap);
+/* The same for every row at once (one inference per DELEGATE_CALL): out[i] (etp_ops_row_count
+ * entries, the caller's array) = a static "<backend id> (inferred)" or the row's placement.
+ * ETP_OK or ETP_E_INTERNAL (out of memory). */
+int etp_backend_placement_labels(const etp_ops_result *r, const char **out);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -76,6 +76,13 @@ int etp_backend_infer(const etp_ops_result *r, size_t row, etp_backend_guess *ou
     return ETP_OK;
 }
 
+const char *etp__backend_inferred_label(const etp_ops_result *r, size_t row) {
+    etp_backend_guess g;
+    if (etp_backend_infer(r, row, &g) != ETP_OK || !g.inferred) return NULL;
+    const etp_backend_decoder *dec = decoder_of(g.info);
+    return dec ? dec->inferred : NULL;
+}
+
 int etp_backend_split_get(const etp_ops_result *r, size_t row, etp_backend_split *out) {
     memset(out, 0, sizeof *out);
     int rc = etp_ops_delegate_time_get(r, row, &out->time);
@@ -229,6 +236,17 @@ int etp_backend_figures_get(etp_model *m, const etp_ops_result *r, etp_backend_f
     memset(out, 0, sizeof *out);
     out->coreml_ane_share = NAN;
     out->runs = etp_ops_runs_kept(r);
+    /* The walk decodes every run block again: only when a DELEGATE_CALL may hold events some
+     * decoder accounts for (not when each is a backend without figures: QNN, XNNPACK). */
+    bool need = false;
+    for (size_t i = 0; i < etp_ops_row_count(r) && !need; i++) {
+        if (etp_ops_row_get(r, i)->kind != ETP_KIND_DELEGATE_CALL) continue;
+        etp_backend_guess g;
+        if (etp_backend_infer(r, i, &g) != ETP_OK) continue;
+        const etp_backend_decoder *dec = decoder_of(g.info);
+        need = !dec || dec->account;
+    }
+    if (!need) return ETP_OK;
     int rc = ETP_OK;
     for (size_t mi = 0; mi < etp_ops_method_count(r) && !rc; mi++) {
         const etp_ops_method *meth = etp_ops_method_get(r, mi);

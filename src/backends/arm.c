@@ -36,6 +36,13 @@ static bool ethosu_event(const etp_mevent *e) {
 static int ethosu_account(etp_backend_figures *f, const etp_mevent *e) {
     if (e->label[0] == '+') f->ethosu_subscopes++;
     else f->ethosu_scopes++;
+    if (!strcmp(e->label, "+EthosUBackend::execute()NPU") && !isnan(e->value)) {
+        if (!f->ethosu_npu_scopes) f->ethosu_unit = e->unit;
+        if (e->unit == f->ethosu_unit) {
+            f->ethosu_npu_scopes++;
+            f->ethosu_npu_time += e->value;
+        }
+    }
     return ETP_OK;
 }
 
@@ -56,6 +63,7 @@ const etp_backend_decoder etp__be_ethosu = {
     {"EthosUBackend", "Arm Ethos-U", ETP_BID_NAME,
      "Cortex-M PMU cycles on bare metal (ticks; --tick-hz gives the core clock)", "host",
      "named scopes; a leading '+' marks a sub-scope (a child)", ETP_BMETA_NONE, false},
+    "EthosUBackend (inferred)",
     ethosu_child, false, ethosu_event, ethosu_account, ethosu_group,
 };
 
@@ -140,5 +148,6 @@ static int vgf_account(etp_backend_figures *f, const etp_mevent *e) {
 const etp_backend_decoder etp__be_vgf = {
     {"VgfBackend", "Arm VGF", ETP_BID_STRING, "CPU PAL ticks (VGF_* phases)", "host",
      "fixed VGF_* phase names", ETP_BMETA_JSON, false},
+    "VgfBackend (inferred)",
     vgf_child, false, vgf_event, vgf_account, NULL,
 };

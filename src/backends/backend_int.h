@@ -15,6 +15,7 @@
 
 typedef struct etp_backend_decoder {
     etp_backend_info info;
+    const char *inferred; /* the text views' placement when inferred: "<name> (inferred)" */
     bool (*child)(const etp_ops_row *dcall, const etp_ops_row *child);
     bool all;
     bool (*event)(const etp_mevent *e);
@@ -26,6 +27,9 @@ extern const etp_backend_decoder etp__be_xnnpack, etp__be_qnn, etp__be_coreml, e
     etp__be_ethosu, etp__be_vgf, etp__be_neutron;
 
 /* Shared helpers (src/backend.c). */
+/* "<backend id> (inferred)" (static) for DELEGATE_CALL row `row` when its backend was inferred,
+ * else NULL. */
+const char *etp__backend_inferred_label(const etp_ops_result *r, size_t row);
 /* The event's delegate_debug_metadata (NULL, 0 when none). */
 const uint8_t *etp__be_meta(const etp_mevent *e, size_t *n);
 /* The event's value in ns when its unit is a time (ns or us), else NaN. */

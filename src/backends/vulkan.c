@@ -82,5 +82,6 @@ const etp_backend_decoder etp__be_vulkan = {
      "ETVK_* phases: PAL ticks; shader dispatches: GPU timestamp ns", "device",
      "dispatch names are JSON objects -> the operator name (kernel_name when none)",
      ETP_BMETA_NONE, false},
+    "VulkanBackend (inferred)",
     child, false, event, account, group,
 };

@@ -25,5 +25,6 @@ const etp_backend_decoder etp__be_xnnpack = {
      "PAL ticks (XNNPACK's per-op microseconds converted; ops laid back to back from the "
      "invoke's start)",
      "host", "\"<op> #<k>\" -> \"<op>\" (the repeat counter dropped)", ETP_BMETA_NONE, true},
+    "XnnpackBackend (inferred)",
     child, true, NULL, NULL, etp_optype_of_name,
 };

@@ -1,5 +1,6 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_backend.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "etprof_runs.h"
@@ -231,6 +232,15 @@ static int run_ops(cli_args *a) {
     }
     uint32_t flags = 0, units = 0;
     size_t wall_rows = 0;
+    /* the text views name an inferred backend (issue 14.2); without memory: the placement */
+    const char **plab = NULL;
+    if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD) {
+        plab = malloc((etp_ops_row_count(r) + 1) * sizeof *plab);
+        if (plab && etp_backend_placement_labels(r, plab) != ETP_OK) {
+            free(plab);
+            plab = NULL;
+        }
+    }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(r, row->method);
@@ -250,7 +260,7 @@ static int run_ops(cli_args *a) {
         if (!un) etp_disp_conv(&d, row->unit, 0, &un);
         etp_table_float(t, row->share);
         etp_table_str(t, un);
-        etp_table_str(t, row->placement);
+        etp_table_str(t, plab ? plab[idx[k]] : row->placement);
         etp_table_str(t, etp_ops_row_kind_name(row));
         etp_table_str(t, row->op);
         if (est) {
@@ -320,6 +330,7 @@ static int run_ops(cli_args *a) {
     etp_doc_single_table(doc, t);
     rc = cli_render(a, &o, doc);
     etp_doc_free(doc);
+    free(plab);
     free(idx);
     etp_ops_free(r);
     etp_etrecord_close(rec);

@@ -2,6 +2,7 @@
  * latency per method, where the time went (each backend's DELEGATE_CALLs, CPU kernels,
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_backend.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -21,6 +22,7 @@ typedef struct sum_ctx {
     size_t top;
     uint32_t *idx;
     bool has_prog;
+    const etp_backend_figures *bf; /* each backend's own figures (issue 14.2) */
 } sum_ctx;
 
 static const char *place_kind(etp_place p) {
@@ -125,6 +127,7 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
     etp_quality_notes(r, note_doc_cb, doc);
     etp_fig_quality(root, "data_quality", r);
+    etp_fig_backend_figures(root, "backend_figures", d, c->bf); /* additive (issue 14.2) */
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -400,14 +403,16 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
                 char label[600];
+                char pl[300];
+                etp_backend_placement_label(r, c->idx[k], pl, sizeof pl);
                 if (row->kind == ETP_KIND_DELEGATE_CALL)
-                    snprintf(label, sizeof label, "DELEGATE_CALL [%s]", row->placement);
+                    snprintf(label, sizeof label, "DELEGATE_CALL [%s]", pl);
                 else snprintf(label, sizeof label, "%s", row->op ? row->op : row->name);
                 etp_table_row(t);
                 etp_table_str(t, label);
                 if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
                 else etp_table_null(t);
-                etp_table_str(t, row->placement);
+                etp_table_str(t, pl);
                 etp_table_uint(t, row->count);
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.p50, &un));
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.total, &un));
@@ -449,6 +454,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             etp_disp_unit_notes(&d0, flags, units & (1u << ETP_UNIT_CYCLES), note_cb, t);
         }
     }
+    if (!rc && etp_fig_backend_table(doc, f, d, c->bf)) rc = EXIT_INTERNAL;
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
@@ -469,7 +475,18 @@ static int run_summary(cli_args *a) {
     uint32_t *idx;
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
-    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL};
+    etp_backend_figures bf;
+    etp_error berr = {0};
+    if (etp_backend_figures_get(in.model, r, &bf, &berr)) {
+        cli_error(&berr);
+        etp_backend_figures_free(&bf);
+        free(idx);
+        etp_ops_free(r);
+        cli_close_inputs(&in);
+        return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
+    }
+    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
+                 .bf = &bf};
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
@@ -480,6 +497,7 @@ static int run_summary(cli_args *a) {
         if (!rc) rc = cli_render(a, &o, doc);
         etp_doc_free(doc);
     }
+    etp_backend_figures_free(&bf);
     free(idx);
     etp_ops_free(r);
     cli_close_inputs(&in);
