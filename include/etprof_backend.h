@@ -213,6 +213,15 @@ void etp_fig_backend_figures(etp_node *n, const char *key, const etp_disp *d,
 int etp_fig_backend_table(etp_doc *doc, etp_section *s, const etp_disp *d,
                           const etp_backend_figures *f);
 
+/* What a reader must know about the figures' backends' rows (Core ML times are estimates, Vulkan
+ * dispatches are GPU-clock durations, Neutron's function-code-0 events are the profiling dump's
+ * overhead), one emit() per note; none when no such event was seen. etp_backend_notes computes
+ * the figures first (and emits nothing when that fails). */
+void etp_backend_figures_notes(const etp_backend_figures *f,
+                               void (*emit)(void *ctx, const char *text), void *ctx);
+void etp_backend_notes(etp_model *m, const etp_ops_result *r,
+                       void (*emit)(void *ctx, const char *text), void *ctx);
+
 /* The placement of row `row` for the text views: a row whose placement is "delegate" (no
  * program) inside a DELEGATE_CALL whose backend was inferred -> "<backend id> (inferred)"; else
  * its placement. Into buf (cap bytes, truncated, NUL-terminated); returns buf. */
@@ -222,6 +231,11 @@ const char *etp_backend_placement_label(const etp_ops_result *r, size_t row, cha
  * entries, the caller's array) = a static "<backend id> (inferred)" or the row's placement.
  * ETP_OK or ETP_E_INTERNAL (out of memory). */
 int etp_backend_placement_labels(const etp_ops_result *r, const char **out);
+
+/* True when a delegate event's timestamps are in its backend's own device clock, not the host's
+ * (recognised from the event alone): Vulkan shader dispatches (GPU timestamp ns), NXP Neutron's
+ * events (the Neutron clock). The trace keeps them off the host track (docs/trace.md). */
+bool etp_backend_event_device_clock(const etp_mevent *e);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -286,3 +286,11 @@ bool etp_backend_figures_any(const etp_backend_figures *f) {
            f->vgf_stats_events || f->neutron_ops || f->neutron_dump_events ||
            f->neutron_other_unit;
 }
+
+bool etp_backend_event_device_clock(const etp_mevent *e) {
+    if (e->ev.type != ETP_EVENT_PROFILE || e->kind != ETP_KIND_DELEGATE_INTERNAL || !e->label)
+        return false;
+    for (size_t b = 0; b < NREG; b++)
+        if (REGISTRY[b]->device && REGISTRY[b]->device(e)) return true;
+    return false;
+}

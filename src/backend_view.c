@@ -256,3 +256,38 @@ int etp_backend_placement_labels(const etp_ops_result *r, const char **out) {
     free(memo);
     return ETP_OK;
 }
+
+void etp_backend_figures_notes(const etp_backend_figures *f,
+                               void (*emit)(void *ctx, const char *text), void *ctx) {
+    char b[400];
+    if (f->coreml_ops) {
+        snprintf(b, sizeof b,
+                 "Core ML: the times of its %llu op event(s) are ESTIMATES (the model's wall time "
+                 "split across its ops by estimatedCost), not measurements; etprof summary shows "
+                 "the share on the ANE",
+                 (unsigned long long)f->coreml_ops);
+        emit(ctx, b);
+    }
+    if (f->vulkan_dispatches) {
+        snprintf(b, sizeof b,
+                 "Vulkan: the %llu shader dispatch event(s) are GPU durations in the device clock "
+                 "(GPU timestamps), not host time; the ETVK_* phases are host time",
+                 (unsigned long long)f->vulkan_dispatches);
+        emit(ctx, b);
+    }
+    if (f->neutron_dump_events) {
+        snprintf(b, sizeof b,
+                 "NXP Neutron: the %llu event(s) with function code 0 are the profiling dump's "
+                 "overhead, not an op; etprof summary shows the op time without them",
+                 (unsigned long long)f->neutron_dump_events);
+        emit(ctx, b);
+    }
+}
+
+void etp_backend_notes(etp_model *m, const etp_ops_result *r,
+                       void (*emit)(void *ctx, const char *text), void *ctx) {
+    etp_backend_figures f;
+    etp_error err = {0};
+    if (etp_backend_figures_get(m, r, &f, &err) == ETP_OK) etp_backend_figures_notes(&f, emit, ctx);
+    etp_backend_figures_free(&f);
+}

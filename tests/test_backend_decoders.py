@@ -90,6 +90,10 @@ check("coreml text: ANE share row",
       any("share on the ANE" in l and "%.3f" % (100.0 * by_cu["NE"][1] / total) in l
           for l in txt.splitlines()), True)
 
+for cmd in ("ops", "tree"):
+    check("coreml %s text: estimate note" % cmd, "times of its %d op event(s) are ESTIMATES"
+          % sum(v[0] for v in by_cu.values()) in run(cmd, path), True)
+
 # ---- Vulkan: JSON-object dispatch names grouped by operator, GPU clock apart from ETVK_* ----
 blocks, path = fixture("vulkan")
 ops, gpu, disp, execute = {}, 0.0, 0, 0.0
@@ -117,8 +121,32 @@ check("vulkan inferred", (s["backend_name"], s["backend_source"]), ("VulkanBacke
 for cmd in ("summary", "ops", "tree"):
     check("vulkan text %s names the inferred backend" % cmd,
           "VulkanBackend (inferred)" in run(cmd, path), True)
+check("vulkan ops text: device clock note", "dispatch event(s) are GPU durations in the device clock"
+      in run("ops", path), True)
 check("vulkan csv placement stays", "VulkanBackend (inferred)" in run("ops", path, "--format", "csv"),
       False)
+
+# trace: the GPU-clock dispatches on their own track, at their GPU offsets from the first
+# dispatch, from the DELEGATE_CALL's start; the host ETVK_* phases stay on the host track
+import tempfile
+tr_path = os.path.join(tempfile.mkdtemp(prefix="etprof-be-"), "vk.json")
+run("trace", path, "-o", tr_path)
+tev = json.load(open(tr_path)) if os.path.exists(tr_path) else {"traceEvents": []}
+tev = tev["traceEvents"] if isinstance(tev, dict) else tev
+xs = [e for e in tev if e.get("ph") == "X"]
+dc = [e for e in xs if e["name"] == "DELEGATE_CALL"]
+dsp = [e for e in xs if e["name"].startswith("{")]
+phs = [e for e in xs if e["name"].startswith("ETVK_")]
+check("vulkan trace slices", (len(dc), len(dsp), len(phs)), (1, 3, 4))
+if dc and dsp and phs:
+    check("vulkan trace: phases on the host track", {e["tid"] for e in phs}, {dc[0]["tid"]})
+    check("vulkan trace: dispatches on their own track",
+          len({e["tid"] for e in dsp}) == 1 and dsp[0]["tid"] != dc[0]["tid"], True)
+    g0 = min(p["start_time"] for b in blocks for p in b if p.get("delegate_debug_id_str", "").startswith("{"))
+    want_off = sorted((p["start_time"] - g0) / 1000.0 for b in blocks for p in b
+                      if p.get("delegate_debug_id_str", "").startswith("{"))
+    check("vulkan trace: GPU offsets kept", [round(e["ts"] - dc[0]["ts"], 6) for e in sorted(dsp, key=lambda e: e["ts"])],
+          [round(x, 6) for x in want_off])
 
 # ---- Neutron: int ids, function codes, the profiling dump excluded from op time -------------
 blocks, path = fixture("neutron")
@@ -142,6 +170,8 @@ check("neutron dump overhead us", x["profiling_dump_overhead"]["total"], dump_t)
 txt = run("summary", path)
 check("neutron text: overhead row", "profiling-dump overhead" in txt, True)
 check("neutron text: op time row", "op time (profiling dump excluded)" in txt, True)
+check("neutron ops text: overhead note", "with function code 0 are the profiling dump's overhead"
+      in run("ops", path), True)
 ev = json.loads(run("events", path, "--format", "json") or '{"events": []}')["events"]
 check("neutron events keep the hex", [e["delegate_debug_metadata"] for e in ev
                                       if e.get("delegate_debug_id_int", -1) >= 0][:3],

@@ -7,6 +7,7 @@
  *   event    - is this event one of ours (the figures walk; no program needed)?
  *   account  - adds one of our events to the figures.
  *   group    - the op type an event name groups under (NULL: the name as is).
+ *   device   - this event's timestamps are in the backend's own device clock (not the host's).
  * Every rule may be NULL. */
 #ifndef ETPROF_BACKEND_INT_H
 #define ETPROF_BACKEND_INT_H
@@ -21,6 +22,7 @@ typedef struct etp_backend_decoder {
     bool (*event)(const etp_mevent *e);
     int (*account)(etp_backend_figures *f, const etp_mevent *e);
     const char *(*group)(const char *name, char *buf, size_t cap);
+    bool (*device)(const etp_mevent *e);
 } etp_backend_decoder;
 
 extern const etp_backend_decoder etp__be_xnnpack, etp__be_qnn, etp__be_coreml, etp__be_vulkan,

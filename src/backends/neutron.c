@@ -37,5 +37,5 @@ const etp_backend_decoder etp__be_neutron = {
      "Neutron device clock (32-bit); the last event adds host ticks", "device",
      "int ids 0..N; metadata's function code names the kernel", ETP_BMETA_FUNCTION_CODE, false},
     "NeutronBackend (inferred)",
-    NULL, false, event, account, NULL,
+    NULL, false, event, account, NULL, event, /* every event: the Neutron clock */
 };

@@ -77,11 +77,14 @@ static int account(etp_backend_figures *f, const etp_mevent *e) {
     return etp__be_group_add(&f->vulkan_ops, &f->n_vulkan_ops, &f->vulkan_ops_cap, g, e->value);
 }
 
+/* dispatches: GPU timestamps (the ETVK_* phases are host time) */
+static bool device(const etp_mevent *e) { return event(e) && !is_phase(e->label); }
+
 const etp_backend_decoder etp__be_vulkan = {
     {"VulkanBackend", "Vulkan", ETP_BID_STRING,
      "ETVK_* phases: PAL ticks; shader dispatches: GPU timestamp ns", "device",
      "dispatch names are JSON objects -> the operator name (kernel_name when none)",
      ETP_BMETA_NONE, false},
     "VulkanBackend (inferred)",
-    child, false, event, account, group,
+    child, false, event, account, group, device,
 };

@@ -325,6 +325,7 @@ static int run_ops(cli_args *a) {
             etp_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
         etp_quality_notes(r, note_cb, t);
+        etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
         cli_etr_notes(rec, &etr_st, note_cb, t);
     }
     etp_doc_single_table(doc, t);

@@ -457,6 +457,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     if (!rc && etp_fig_backend_table(doc, f, d, c->bf)) rc = EXIT_INTERNAL;
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
+    etp_backend_figures_notes(c->bf, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;

@@ -413,6 +413,7 @@ static int run_tree(cli_args *a) {
                 etp_disp_unit_notes(&d, c.flags, c.units, note_cb, t);
             }
             etp_quality_notes(r, note_cb, t);
+            etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
             cli_etr_notes(rec, &c.etr, note_cb, t);
             if (est && c.wall_rows)
                 etp_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
