@@ -236,6 +236,10 @@ int etp_backend_placement_labels(const etp_ops_result *r, const char **out);
  * (recognised from the event alone): Vulkan shader dispatches (GPU timestamp ns), NXP Neutron's
  * events (the Neutron clock). The trace keeps them off the host track (docs/trace.md). */
 bool etp_backend_event_device_clock(const etp_mevent *e);
+/* The same for ops row `row` (a delegate-internal row named by a Vulkan dispatch JSON, or inside
+ * a DELEGATE_CALL the program names VulkanBackend (not ETVK_*) or NeutronBackend): its times are durations in the device clock. The text views label its unit
+ * "<unit> (device clock)". */
+bool etp_backend_row_device_clock(const etp_ops_result *r, size_t row);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -294,3 +294,20 @@ bool etp_backend_event_device_clock(const etp_mevent *e) {
         if (REGISTRY[b]->device && REGISTRY[b]->device(e)) return true;
     return false;
 }
+
+bool etp_backend_row_device_clock(const etp_ops_result *r, size_t row) {
+    if (row >= etp_ops_row_count(r)) return false;
+    const etp_ops_row *w = etp_ops_row_get(r, row);
+    if (w->kind != ETP_KIND_DELEGATE_INTERNAL || !w->name) return false;
+    int64_t i = (int64_t)row;
+    while (i >= 0 && etp_ops_row_get(r, (size_t)i)->kind != ETP_KIND_DELEGATE_CALL)
+        i = etp_ops_row_get(r, (size_t)i)->parent;
+    /* the program's backend id only (cheap: no inference per row; an inferred Vulkan call is
+     * recognised by its JSON dispatch names) */
+    const etp_backend_info *mine =
+        i >= 0 ? etp_backend_info_get(etp_ops_row_get(r, (size_t)i)->placement) : NULL;
+    for (size_t b = 0; b < NREG; b++)
+        if (REGISTRY[b]->device_row && REGISTRY[b]->device_row(w, mine == &REGISTRY[b]->info))
+            return true;
+    return false;
+}

@@ -123,6 +123,11 @@ for cmd in ("summary", "ops", "tree"):
           "VulkanBackend (inferred)" in run(cmd, path), True)
 check("vulkan ops text: device clock note", "dispatch event(s) are GPU durations in the device clock"
       in run("ops", path), True)
+ops_txt = run("ops", path).splitlines()
+check("vulkan ops text: dispatch rows labelled device clock",
+      sum(1 for l in ops_txt if "(device clock)" in l and '{"' in l), disp)
+check("vulkan ops text: ETVK_* rows are host time",
+      any("(device clock)" in l for l in ops_txt if "ETVK_" in l), False)
 check("vulkan csv placement stays", "VulkanBackend (inferred)" in run("ops", path, "--format", "csv"),
       False)
 

@@ -64,7 +64,7 @@ const etp_backend_decoder etp__be_ethosu = {
      "Cortex-M PMU cycles on bare metal (ticks; --tick-hz gives the core clock)", "host",
      "named scopes; a leading '+' marks a sub-scope (a child)", ETP_BMETA_NONE, false},
     "EthosUBackend (inferred)",
-    ethosu_child, false, ethosu_event, ethosu_account, ethosu_group, NULL,
+    ethosu_child, false, ethosu_event, ethosu_account, ethosu_group, NULL, NULL,
 };
 
 /* ---- VGF ---- */
@@ -149,5 +149,5 @@ const etp_backend_decoder etp__be_vgf = {
     {"VgfBackend", "Arm VGF", ETP_BID_STRING, "CPU PAL ticks (VGF_* phases)", "host",
      "fixed VGF_* phase names", ETP_BMETA_JSON, false},
     "VgfBackend (inferred)",
-    vgf_child, false, vgf_event, vgf_account, NULL, NULL,
+    vgf_child, false, vgf_event, vgf_account, NULL, NULL, NULL,
 };

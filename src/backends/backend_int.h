@@ -8,6 +8,7 @@
  *   account  - adds one of our events to the figures.
  *   group    - the op type an event name groups under (NULL: the name as is).
  *   device   - this event's timestamps are in the backend's own device clock (not the host's).
+ *   device_row - the same for an ops row; `mine`: its DELEGATE_CALL is this backend's.
  * Every rule may be NULL. */
 #ifndef ETPROF_BACKEND_INT_H
 #define ETPROF_BACKEND_INT_H
@@ -23,6 +24,7 @@ typedef struct etp_backend_decoder {
     int (*account)(etp_backend_figures *f, const etp_mevent *e);
     const char *(*group)(const char *name, char *buf, size_t cap);
     bool (*device)(const etp_mevent *e);
+    bool (*device_row)(const etp_ops_row *row, bool mine);
 } etp_backend_decoder;
 
 extern const etp_backend_decoder etp__be_xnnpack, etp__be_qnn, etp__be_coreml, etp__be_vulkan,

@@ -85,5 +85,5 @@ const etp_backend_decoder etp__be_coreml = {
      "ns (the model's wall time split by estimatedCost: per-op times are estimates)", "host",
      "the debug symbol, or \"<output>:<operatorName>\" -> operatorName", ETP_BMETA_JSON, false},
     "CoreMLBackend (inferred)",
-    NULL, false, event, account, group, NULL,
+    NULL, false, event, account, group, NULL, NULL,
 };

@@ -32,10 +32,16 @@ static int account(etp_backend_figures *f, const etp_mevent *e) {
     return ETP_OK;
 }
 
+static bool device_row(const etp_ops_row *w, bool mine) {
+    (void)w;
+    return mine;
+}
+
 const etp_backend_decoder etp__be_neutron = {
     {"NeutronBackend", "NXP Neutron", ETP_BID_INT,
      "Neutron device clock (32-bit); the last event adds host ticks", "device",
      "int ids 0..N; metadata's function code names the kernel", ETP_BMETA_FUNCTION_CODE, false},
     "NeutronBackend (inferred)",
     NULL, false, event, account, NULL, event, /* every event: the Neutron clock */
+    device_row,
 };

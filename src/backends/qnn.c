@@ -15,5 +15,5 @@ const etp_backend_decoder etp__be_qnn = {
      "the unit suffix of the name: \" (us)\", \" (cycles)\" (none), \" (bytes)\", \" (count)\"",
      "none", "HTP nodes \"aten_<op>_..:OpId_N (cycles)\" -> the aten op", ETP_BMETA_NONE, false},
     "QnnBackend (inferred)",
-    child, false, NULL, NULL, NULL, NULL,
+    child, false, NULL, NULL, NULL, NULL, NULL,
 };

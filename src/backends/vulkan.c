@@ -80,11 +80,15 @@ static int account(etp_backend_figures *f, const etp_mevent *e) {
 /* dispatches: GPU timestamps (the ETVK_* phases are host time) */
 static bool device(const etp_mevent *e) { return event(e) && !is_phase(e->label); }
 
+static bool device_row(const etp_ops_row *w, bool mine) {
+    return mine ? !is_phase(w->name) : is_dispatch(w->name);
+}
+
 const etp_backend_decoder etp__be_vulkan = {
     {"VulkanBackend", "Vulkan", ETP_BID_STRING,
      "ETVK_* phases: PAL ticks; shader dispatches: GPU timestamp ns", "device",
      "dispatch names are JSON objects -> the operator name (kernel_name when none)",
      ETP_BMETA_NONE, false},
     "VulkanBackend (inferred)",
-    child, false, event, account, group, device,
+    child, false, event, account, group, device, device_row,
 };

@@ -26,5 +26,5 @@ const etp_backend_decoder etp__be_xnnpack = {
      "invoke's start)",
      "host", "\"<op> #<k>\" -> \"<op>\" (the repeat counter dropped)", ETP_BMETA_NONE, true},
     "XnnpackBackend (inferred)",
-    child, true, NULL, NULL, etp_optype_of_name, NULL,
+    child, true, NULL, NULL, etp_optype_of_name, NULL, NULL,
 };

@@ -259,7 +259,11 @@ static int run_ops(cli_args *a) {
             etp_table_float(t, etp_disp_conv(&d, row->unit, *st[s], &un));
         if (!un) etp_disp_conv(&d, row->unit, 0, &un);
         etp_table_float(t, row->share);
-        etp_table_str(t, un);
+        if (plab && etp_backend_row_device_clock(r, idx[k])) { /* text views (issue 14.2) */
+            char du[64];
+            snprintf(du, sizeof du, "%s (device clock)", un);
+            etp_table_str(t, du);
+        } else etp_table_str(t, un);
         etp_table_str(t, plab ? plab[idx[k]] : row->placement);
         etp_table_str(t, etp_ops_row_kind_name(row));
         etp_table_str(t, row->op);

@@ -181,7 +181,11 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     etp_table_uint(t, row->count);
     etp_table_float(t, nv->incl);
     etp_table_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
-    etp_table_str(t, nv->unit);
+    if (indent && c->plab && etp_backend_row_device_clock(c->r, i)) { /* issue 14.2 */
+        char du[64];
+        snprintf(du, sizeof du, "%s (device clock)", nv->unit ? nv->unit : "");
+        etp_table_str(t, du);
+    } else etp_table_str(t, nv->unit);
     etp_table_float(t, nv->share_parent);
     etp_table_float(t, nv->share_method);
     etp_table_str(t, nv->role);
