@@ -213,6 +213,13 @@ void etp_fig_backend_figures(etp_node *n, const char *key, const etp_disp *d,
 int etp_fig_backend_table(etp_doc *doc, etp_section *s, const etp_disp *d,
                           const etp_backend_figures *f);
 
+/* The text view of the split: for each DELEGATE_CALL of `method` whose backend is known and
+ * host-timed (not QNN) and logged ops inside it, a row: instr, backend, DELEGATE_CALL, backend
+ * ops, gap (p50 over the runs), unit, gap % of the call; a heading and the table appended to
+ * section s, nothing when there is no such call. ETP_OK or ETP_E_INTERNAL. */
+int etp_fig_delegate_split_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                                 const etp_ops_result *r, uint32_t method);
+
 /* What a reader must know about the figures' backends' rows (Core ML times are estimates, Vulkan
  * dispatches are GPU-clock durations, Neutron's function-code-0 events are the profiling dump's
  * overhead), one emit() per note; none when no such event was seen. etp_backend_notes computes

@@ -291,3 +291,51 @@ void etp_backend_notes(etp_model *m, const etp_ops_result *r,
     if (etp_backend_figures_get(m, r, &f, &err) == ETP_OK) etp_backend_figures_notes(&f, emit, ctx);
     etp_backend_figures_free(&f);
 }
+
+int etp_fig_delegate_split_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                                 const etp_ops_result *r, uint32_t method) {
+    etp_table *t = NULL;
+    for (size_t i = 0; i < etp_ops_row_count(r); i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (row->method != method || row->kind != ETP_KIND_DELEGATE_CALL) continue;
+        etp_backend_split sp;
+        if (etp_backend_split_get(r, i, &sp) != ETP_OK || !sp.time.has_backend) continue;
+        /* backends whose ops are host-timed inside the call (not QNN's values without a
+         * timeline: its own views cover it) */
+        if (!sp.backend.info || !strcmp(sp.backend.info->clock, "none")) continue;
+        if (!t) {
+            etp_section_textf(s, ETP_TEXT_WRAP, 2,
+                              "\nDELEGATE_CALLs vs the ops their backend logged inside (gap = the "
+                              "backend's own overhead and the time between its ops)\n\n");
+            static const etp_col cols[] = {
+                {"instr", "instr", NULL, ETP_T_INT, false, 0},
+                {"backend", "backend", NULL, ETP_T_STR, false, 0},
+                {"delegate_call", "DELEGATE_CALL", NULL, ETP_T_FLOAT, false, 3},
+                {"backend_ops", "backend ops", NULL, ETP_T_FLOAT, false, 3},
+                {"gap", "gap", NULL, ETP_T_FLOAT, false, 3},
+                {"unit", "unit", NULL, ETP_T_STR, false, 0},
+                {"gap_share", "gap % of call", NULL, ETP_T_FLOAT, false, 2},
+            };
+            etp_col c[7];
+            memcpy(c, cols, sizeof c);
+            c[2].precision = c[3].precision = c[4].precision = d->precision;
+            t = etp_doc_table(doc, c, 7);
+            if (!t) return ETP_E_INTERNAL;
+            etp_section_table(s, t);
+            etp_table_note(t, "per run: p50 over the runs; backend ops = the backend's outermost "
+                              "timed events inside the call");
+        }
+        const char *un = NULL;
+        char lab[300];
+        etp_table_row(t);
+        etp_table_int(t, row->instr);
+        etp_table_str(t, etp_backend_placement_label(r, i, lab, sizeof lab));
+        etp_table_float(t, etp_disp_conv(d, row->unit, sp.time.delegate.p50, &un));
+        etp_table_float(t, etp_disp_conv(d, row->unit, sp.time.backend.p50, &un));
+        etp_table_float(t, etp_disp_conv(d, row->unit, sp.time.overhead.p50, &un));
+        etp_table_str(t, un);
+        etp_table_float(t, sp.time.delegate.p50 > 0
+                               ? 100.0 * sp.time.overhead.p50 / sp.time.delegate.p50 : NAN);
+    }
+    return ETP_OK;
+}

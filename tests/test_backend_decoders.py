@@ -253,6 +253,25 @@ for name in ("mobilenet_v2_ethosu_single_1x", "mobilenet_v2_ethosu_N_partial_1x"
     dl = summary_json(path)["methods"][0]["delegates"]
     check(name + " inferred Ethos-U", {(d["backend_name"], d["backend_source"]) for d in dl},
           {("EthosUBackend", "inferred")})
+    # the split table of the summary text: DELEGATE_CALL, the outermost backend scope, the gap
+    calls = {e["instruction_id"]: (e["end_time"] - e["start_time"]) / 1000.0 for e in evs
+             if e["type"] == "profile" and e["block_name"] == "Execute" and e["name"] == "DELEGATE_CALL"}
+    outer = {e["instruction_id"]: (e["end_time"] - e["start_time"]) / 1000.0 for e in named
+             if e["name"] == "EthosUBackend::execute()"}
+    txt = run("summary", path).splitlines()
+    k = next((i for i, l in enumerate(txt) if l.startswith("DELEGATE_CALLs vs the ops")), None)
+    got = {}
+    if k is not None:
+        for l in txt[k + 4:]:
+            f = l.split()
+            if len(f) != 8 or f[1] != "EthosUBackend":
+                break
+            got[int(f[0])] = (float(f[3]), float(f[4]), float(f[5]))
+    check(name + " split rows", sorted(got), sorted(calls))
+    for i, (dc, bo, gap) in got.items():
+        check(name + " split DELEGATE_CALL %d" % i, dc, round(calls[i], 3), 1e-12)
+        check(name + " split backend ops %d" % i, bo, round(outer.get(i, -1), 3), 1e-12)
+        check(name + " split gap %d" % i, gap, round(calls[i] - outer.get(i, 0), 3), 1e-12)
     tree = run("tree", path)
     # a '+' sub-scope is a child of its scope: one level deeper in the tree
     lines = [l for l in tree.splitlines() if "EthosUBackend::execute()" in l]

@@ -338,6 +338,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                          : "the framework row is all of Method::execute");
             etp_table_note(t, b);
         }
+        if (etp_fig_delegate_split_table(doc, f, d, r, mi)) return EXIT_INTERNAL; /* 14.2 */
         /* CPU fallback */
         if (m->n_cpu_ops == 0 && m->profiling_level != ETP_PL_FULL) {
             etp_section_textf(f, ETP_TEXT_WRAP, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
