@@ -254,6 +254,7 @@ int etp_backend_figures_get(etp_model *m, const etp_ops_result *r, etp_backend_f
         for (uint32_t k = 0; k < meth->runs && !rc; k++) {
             etp_block_view v;
             rc = etp_model_block(m, blocks[k], &v, err);
+            if (rc) break;
             for (uint32_t i = 0; i < v.n && !rc; i++) {
                 const etp_mevent *e = &v.events[i];
                 if (e->ev.type != ETP_EVENT_PROFILE || !e->label) continue;
