@@ -141,6 +141,9 @@ int etp_fig_backend_table(etp_doc *doc, etp_section *s, const etp_disp *d,
     etp_table *t = etp_doc_table(doc, c, 6);
     if (!t) return ETP_E_INTERNAL;
     etp_section_table(s, t);
+    /* a narrow terminal loses these first (etp_table_droppable) */
+    static const char *const drop[] = {"basis:4", "events:3", "backend:2", "value+unit:1", NULL};
+    etp_table_droppable(t, drop);
     if (f->coreml_ops) {
         const char *est = "estimate (model time split by estimatedCost)";
         trow(t, d, f, "Core ML", "estimated op time", f->coreml_ops, f->coreml_unit,
@@ -322,6 +325,9 @@ int etp_fig_delegate_split_table(etp_doc *doc, etp_section *s, const etp_disp *d
             t = etp_doc_table(doc, c, 7);
             if (!t) return ETP_E_INTERNAL;
             etp_section_table(s, t);
+            static const char *const drop[] = {"gap_share:4", "backend_ops:3", "delegate_call:2",
+                                               "gap+unit:1", NULL};
+            etp_table_droppable(t, drop);
             etp_table_note(t, "per run: p50 over the runs; backend ops = the backend's outermost "
                               "timed events inside the call");
         }
