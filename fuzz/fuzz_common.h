@@ -19,6 +19,7 @@
 #define ETPROF_FUZZ_COMMON_H
 
 #include "etprof.h"
+#include "etprof_backend.h"
 #include "etprof_inspector.h"
 #include "etprof_tensor.h"
 #include "jw.h"
@@ -509,6 +510,23 @@ static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsig
     FZ_ASSERT(rc == ETP_OK, "etp_ops_compute failed: %s", err.msg);
     fz_check_ops(r, seed);
     fz_self_diff(r);
+    { /* each backend decoder over the events (metadata JSON, base64 blobs: issue 14.2) */
+        etp_backend_figures bf;
+        etp_error be = {0};
+        rc = etp_backend_figures_get(m, r, &bf, &be);
+        FZ_ASSERT(rc == ETP_OK, "etp_backend_figures_get failed: %s", be.msg);
+        FZ_ASSERT(bf.vgf_blobs_decoded + bf.vgf_blobs_bad <= bf.vgf_blobs_available &&
+                      bf.vgf_blobs_available <= bf.vgf_blobs,
+                  "VGF blob counts do not add up");
+        etp_backend_figures_free(&bf);
+        const char **pl = malloc((etp_ops_row_count(r) + 1) * sizeof *pl);
+        if (pl) {
+            FZ_ASSERT(etp_backend_placement_labels(r, pl) == ETP_OK, "placement labels failed");
+            for (size_t i = 0; i < etp_ops_row_count(r); i++)
+                FZ_ASSERT(pl[i] || !etp_ops_row_get(r, i)->placement, "a placement label lost");
+            free(pl);
+        }
+    }
     etp_ops_free(r);
 
     /* the Inspector's table: every run lands in one block, every event has one sample per run

@@ -211,3 +211,9 @@ int etp__b64log_decode(const uint8_t *data, size_t size, const char *file, uint8
     *out = buf;
     return ETP_OK;
 }
+
+/* backend_int.h: plain base64 of a backend's metadata (VGF neural statistics blobs) */
+int etp__b64_decode(const uint8_t *s, size_t n, uint8_t *out, size_t *out_len) {
+    *out_len = 0;
+    return decode_span(s, 0, n, 1, NULL, out, out_len, NULL);
+}

@@ -38,4 +38,9 @@ bool etp__b64log_detect(const uint8_t *data, size_t size);
 int etp__b64log_decode(const uint8_t *data, size_t size, const char *file, uint8_t **out,
                        size_t *out_len, etp_b64log_info *info, etp_error *err);
 
+/* Plain base64 (a backend's metadata: VGF neural statistics blobs): decodes the n characters of
+ * s (white space ignored) into out (room for n / 4 * 3 + 3 bytes). ETP_OK, or ETP_E_INPUT (a bad
+ * character, truncated, empty). */
+int etp__b64_decode(const uint8_t *s, size_t n, uint8_t *out, size_t *out_len);
+
 #endif

@@ -87,6 +87,7 @@ struct etp_model {
     release_state rs;
     bool no_units;      /* etp_model_opts.kinds_only */
     uint32_t mismatch_blocks;  /* blocks the program could not explain (ignored) */
+    uint32_t mismatch_last;    /* the highest of them counted */
     /* Telling apart methods of the same structure (refine_candidates): each plan's declared
      * tensors (built on first use), and an index of the printable strings of delegate blobs. */
     struct plan_tensors {
@@ -896,8 +897,13 @@ static int check_program(etp_model *m, etp_block_view *bv, etp_error *err) {
                   bv->block, bad, e->label ? e->label : etp_kind_name(e->kind), e->chain, e->instr,
                   mname, what, m->forced_plan >= 0 ? " and --method" : "");
     if (!m->opts.ignore_program_mismatch) return ETP_E_INPUT;
-    if (m->mismatch_blocks++ == 0)
-        etp_error_format(&e2, m->mismatch_first, sizeof m->mismatch_first);
+    /* distinct blocks: a block decoded again (a second pass over the runs, e.g. the backend
+     * figures) is not counted again; the first pass goes in block order */
+    if (!m->mismatch_blocks || bv->block > m->mismatch_last) {
+        if (m->mismatch_blocks++ == 0)
+            etp_error_format(&e2, m->mismatch_first, sizeof m->mismatch_first);
+        m->mismatch_last = bv->block;
+    }
     bv->program_mismatch = true;
     bv->plan = -1;
     bv->method_basis = ETP_MB_NONE;

@@ -14,6 +14,7 @@
  */
 #include "sort.h"
 #include "etprof.h"
+#include "etprof_backend.h"
 #include "etprof_qnn.h"
 #include "jw.h"
 #include "qnn.h"
@@ -618,9 +619,17 @@ static int place_group(trace *t, const etp_block_view *v, int32_t c, const int32
             at = end;
         }
     }
-    /* 4. Everything else: other time values end-aligned; counts, bytes, raw values and cycles that
-     *    are not nodes as instants at the container's end (never drawn as time). */
+    /* 4. Everything else: other time values end-aligned (device-clock events: at their offset
+     *    from the group's first device start, from the container's start); counts, bytes, raw
+     *    values and cycles that are not nodes as instants at the container's end (never drawn as
+     *    time). */
     int32_t rank_other = 0;
+    uint64_t dev0 = UINT64_MAX;
+    for (uint32_t k = 0; k < np; k++) {
+        const etp_mevent *e = &v->events[pairs[2 * k + 1]];
+        if (etp_backend_event_device_clock(e) && e->ev.profile.start_time < dev0)
+            dev0 = e->ev.profile.start_time;
+    }
     for (uint32_t k = 0; k < np; k++) {
         int32_t i = pairs[2 * k + 1];
         const etp_mevent *e = &v->events[i];
@@ -635,12 +644,17 @@ static int place_group(trace *t, const etp_block_view *v, int32_t c, const int32
             int64_t d = e->unit == ETP_UNIT_US ? us_to_ns(e->value) : ns_value(e->value);
             tslice *s = add_slice(t);
             if (!s) goto oom;
-            if (d > c1 - c0) {
-                d = c1 - c0;
+            int64_t at = -1;
+            if (dev0 != UINT64_MAX && etp_backend_event_device_clock(e)) {
+                at = c0 + ns_value((double)(e->ev.profile.start_time - dev0) * t->ns_per_tick);
+                if (at > c1) at = c1;
+            }
+            if (d > (at >= 0 ? c1 - at : c1 - c0)) {
+                d = at >= 0 ? c1 - at : c1 - c0;
                 s->clamped = true;
                 t->st->clamped++;
             }
-            s->ts = c1 - d;
+            s->ts = at >= 0 ? at : c1 - d;
             s->dur = d;
             s->ev = i;
             s->container = c;
@@ -959,7 +973,9 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
     for (uint32_t i = 0; i < v.n; i++) {
         const etp_mevent *e = &v.events[i];
         t->slice_of[i] = -1;
-        t->wall[i] = is_wall(e);
+        /* a backend's device-clock events (Vulkan dispatches, Neutron) never share the host
+         * track: laid out under their DELEGATE_CALL like the values without timestamps */
+        t->wall[i] = is_wall(e) && !etp_backend_event_device_clock(e);
         if (t->wall[i]) {
             uint64_t s, en;
             clock_times(&t->clk, e, &s, &en);
@@ -982,7 +998,9 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
     for (uint32_t i = 0; i < v.n; i++) {
         const etp_mevent *e = &v.events[i];
         if (e->ev.type != ETP_EVENT_PROFILE || t->wall[i]) continue;
-        if (!(e->flags & ETP_MF_NOT_WALL)) { /* ETP_MF_BAD_TIME: no usable time at all */
+        if (!(e->flags & ETP_MF_NOT_WALL) &&
+            (e->flags & ETP_MF_BAD_TIME || !etp_backend_event_device_clock(e))) {
+            /* ETP_MF_BAD_TIME: no usable time at all */
             t->st->unplaced++;
             continue;
         }

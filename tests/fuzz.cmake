@@ -38,3 +38,10 @@ add_test(NAME fuzz_mutate_etrecord
          COMMAND fuzz_etrecord_replay --mutate ${ETPROF_TEST_DATA}/upstream/etrecord.bin
                  ${CMAKE_SOURCE_DIR}/fuzz/corpus/etrecord/new_zip64.etrecord)
 set_tests_properties(fuzz_mutate_etrecord PROPERTIES TIMEOUT 600)
+# The backend decoders (issue 14.2) on mutations of their fixtures: Core ML / VGF metadata JSON,
+# VGF base64 blobs, Vulkan JSON names, Neutron function codes.
+add_test(NAME fuzz_mutate_backends
+         COMMAND fuzz_etdump_replay --mutate ${ETPROF_TEST_DATA}/flatc-built/vgf.etdp
+                 ${ETPROF_TEST_DATA}/flatc-built/coreml.etdp ${ETPROF_TEST_DATA}/flatc-built/vulkan.etdp
+                 ${ETPROF_TEST_DATA}/flatc-built/neutron.etdp)
+set_tests_properties(fuzz_mutate_backends PROPERTIES TIMEOUT 600)

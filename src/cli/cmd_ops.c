@@ -1,5 +1,6 @@
 /* cmd_ops.c - `etprof ops FILE [--pte P]`: per-operator statistics over runs (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_backend.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "etprof_runs.h"
@@ -427,6 +428,15 @@ static int run_ops(cli_args *a) {
     }
     uint32_t flags = 0, units = 0;
     size_t wall_rows = 0;
+    /* the text views name an inferred backend (issue 14.2); without memory: the placement */
+    const char **plab = NULL;
+    if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD) {
+        plab = malloc((etp_ops_row_count(r) + 1) * sizeof *plab);
+        if (plab && etp_backend_placement_labels(r, plab) != ETP_OK) {
+            free(plab);
+            plab = NULL;
+        }
+    }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(r, row->method);
@@ -445,8 +455,12 @@ static int run_ops(cli_args *a) {
             etp_table_float(t, etp_disp_conv(&d, row->unit, *st[s], &un));
         if (!un) etp_disp_conv(&d, row->unit, 0, &un);
         etp_table_float(t, row->share);
-        etp_table_str(t, un);
-        etp_table_str(t, row->placement);
+        if (plab && etp_backend_row_device_clock(r, idx[k])) { /* text views (issue 14.2) */
+            char du[64];
+            snprintf(du, sizeof du, "%s (device clock)", un);
+            etp_table_str(t, du);
+        } else etp_table_str(t, un);
+        etp_table_str(t, plab ? plab[idx[k]] : row->placement);
         etp_table_str(t, etp_ops_row_kind_name(row));
         etp_table_str(t, row->op);
         if (est) {
@@ -511,11 +525,13 @@ static int run_ops(cli_args *a) {
             etp_table_note(t, "no --pte: methods, backends and operator namespaces are unknown "
                               "(operators are derived from native_call_<op> names)");
         etp_quality_notes(r, note_cb, t);
+        etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
         cli_etr_notes(rec, &etr_st, note_cb, t);
     }
     etp_doc_single_table(doc, t);
     rc = cli_render(a, &o, doc);
     etp_doc_free(doc);
+    free(plab);
     free(idx);
     etp_ops_free(r);
     etp_etrecord_close(rec);

@@ -3,6 +3,7 @@
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
 #include "etprof_runs.h"
+#include "etprof_backend.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -25,6 +26,7 @@ typedef struct sum_ctx {
     const etp_optype_result *types; /* the operators by type (etp_optype_compute) */
     const char *label;              /* several files: this file's label, else NULL */
     etp_table *flat_file;           /* several files: the flat table (with its file column) */
+    const etp_backend_figures *bf; /* each backend's own figures (issue 14.2) */
 } sum_ctx;
 
 static const char *place_kind(etp_place p) {
@@ -96,6 +98,7 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
     etp_quality_notes(r, note_doc_cb, doc);
     etp_fig_quality(root, "data_quality", r);
+    if (c->bf) etp_fig_backend_figures(root, "backend_figures", d, c->bf); /* additive (issue 14.2) */
 }
 
 static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi) {
@@ -464,6 +467,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                          : "the framework row is all of Method::execute");
             etp_table_note(t, b);
         }
+        if (etp_fig_delegate_split_table(doc, f, d, r, mi)) return EXIT_INTERNAL; /* 14.2 */
         /* CPU fallback */
         if (m->n_cpu_ops == 0 && m->profiling_level != ETP_PL_FULL) {
             etp_section_textf(f, ETP_TEXT_WRAP, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
@@ -529,14 +533,16 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
                 char label[600];
+                char pl[300];
+                etp_backend_placement_label(r, c->idx[k], pl, sizeof pl);
                 if (row->kind == ETP_KIND_DELEGATE_CALL)
-                    snprintf(label, sizeof label, "DELEGATE_CALL [%s]", row->placement);
+                    snprintf(label, sizeof label, "DELEGATE_CALL [%s]", pl);
                 else snprintf(label, sizeof label, "%s", row->op ? row->op : row->name);
                 etp_table_row(t);
                 etp_table_str(t, label);
                 if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
                 else etp_table_null(t);
-                etp_table_str(t, row->placement);
+                etp_table_str(t, pl);
                 etp_table_uint(t, row->count);
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.p50, &un));
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.total, &un));
@@ -579,8 +585,10 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
         }
         if (op_types_text(c, doc, f, mi)) return EXIT_INTERNAL;
     }
+    if (!rc && c->bf && etp_fig_backend_table(doc, f, d, c->bf)) rc = EXIT_INTERNAL;
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
+    if (c->bf) etp_backend_figures_notes(c->bf, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;
@@ -716,8 +724,18 @@ static int run_summary(cli_args *a) {
         cli_ana_close(&ca);
         return cli_out_close(&o, EXIT_INTERNAL);
     }
+    etp_backend_figures bf;
+    etp_error berr = {0};
+    if (etp_backend_figures_get(in.model, r, &bf, &berr)) {
+        cli_error(&berr);
+        etp_backend_figures_free(&bf);
+        etp_optype_free(types);
+        free(idx);
+        cli_ana_close(&ca);
+        return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
+    }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
-                 .types = types};
+                 .types = types, .bf = &bf};
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
@@ -728,6 +746,7 @@ static int run_summary(cli_args *a) {
         if (!rc) rc = cli_render(a, &o, doc);
         etp_doc_free(doc);
     }
+    etp_backend_figures_free(&bf);
     free(idx);
     etp_optype_free(types);
     etp_ops_free(r);

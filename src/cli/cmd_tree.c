@@ -1,6 +1,7 @@
 /* cmd_tree.c - `etprof tree FILE [--pte P]`: the hierarchy of a method's time, per-run statistic,
  * with inclusive/exclusive time, shares, overhead and the QNN nesting (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_backend.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 
@@ -24,6 +25,8 @@ typedef struct tree_ctx {
     const struct etp_etrecord *rec; /* --etrecord (cmd_etrecord.c renders its fields) */
     cli_etr_stats etr;
     bool etr_machine;
+    const char **plab; /* text views: each row's placement, an inferred backend named (NULL:
+                          the placement) */
 } tree_ctx;
 
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
@@ -159,7 +162,8 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
         const char *label = row->name;
         char tmp[600];
         if (row->kind == ETP_KIND_DELEGATE_CALL) {
-            snprintf(tmp, sizeof tmp, "DELEGATE_CALL [%s]", row->placement);
+            /* the text view names an inferred backend (issue 14.2) */
+            snprintf(tmp, sizeof tmp, "DELEGATE_CALL [%s]", c->plab ? c->plab[i] : row->placement);
             label = tmp;
         } else if (row->kind == ETP_KIND_OPERATOR_CALL && row->op) {
             snprintf(tmp, sizeof tmp, "OPERATOR_CALL [%s]", row->op);
@@ -173,11 +177,15 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
     else etp_table_null(t);
     etp_table_str(t, etp_ops_row_kind_name(row));
-    etp_table_str(t, row->placement);
+    etp_table_str(t, indent && c->plab ? c->plab[i] : row->placement);
     etp_table_uint(t, row->count);
     etp_table_float(t, nv->incl);
     etp_table_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
-    etp_table_str(t, nv->unit);
+    if (indent && c->plab && etp_backend_row_device_clock(c->r, i)) { /* issue 14.2 */
+        char du[64];
+        snprintf(du, sizeof du, "%s (device clock)", nv->unit ? nv->unit : "");
+        etp_table_str(t, du);
+    } else etp_table_str(t, nv->unit);
     etp_table_float(t, nv->share_parent);
     etp_table_float(t, nv->share_method);
     etp_table_str(t, nv->role);
@@ -309,6 +317,13 @@ static int run_tree(cli_args *a) {
     tree_ctx c = {.a = a, .r = r, .d = &d, .stat = stat, .top = (size_t)top,
                   .limit_nodes = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD, .wall = est,
                   .rec = rec, .etr_machine = a->fmt != ETP_FMT_TABLE && a->fmt != ETP_FMT_MD};
+    if (c.limit_nodes) { /* issue 14.2; without memory: the placement */
+        c.plab = malloc((nrows + 1) * sizeof *c.plab);
+        if (c.plab && etp_backend_placement_labels(r, c.plab) != ETP_OK) {
+            free(c.plab);
+            c.plab = NULL;
+        }
+    }
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);
     etp_doc *doc = etp_doc_new("tree", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
@@ -402,6 +417,7 @@ static int run_tree(cli_args *a) {
                 etp_disp_unit_notes(&d, c.flags, c.units, note_cb, t);
             }
             etp_quality_notes(r, note_cb, t);
+            etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
             cli_etr_notes(rec, &c.etr, note_cb, t);
             if (est && c.wall_rows)
                 etp_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
@@ -417,6 +433,7 @@ static int run_tree(cli_args *a) {
         rc = EXIT_INTERNAL;
     }
     etp_doc_free(doc);
+    free(c.plab);
     free(buf);
     etp_ops_free(r);
     etp_etrecord_close(rec);

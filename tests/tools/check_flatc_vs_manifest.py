@@ -335,6 +335,13 @@ def main(argv):
         covered.add("flatc-built/backends.etdp")
         print("%s flatc-built/backends.etdp (vs backends.json)"
               % ("PASS" if rep.failures == before else "FAIL"))
+        # the backend decoders' fixtures (tests/test_backend_decoders.py), profile events each
+        for fx, n in (("coreml", 6), ("vulkan", 9), ("neutron", 10), ("vgf", 8)):
+            before = rep.failures
+            check_all_kinds(rep, args.data, args.schema, args.flatc, fx, {"profile": n})
+            covered.add("flatc-built/%s.etdp" % fx)
+            print("%s flatc-built/%s.etdp (vs %s.json)"
+                  % ("PASS" if rep.failures == before else "FAIL", fx, fx))
     except (flatc_events.HarnessError, OSError) as e:
         print("check_flatc_vs_manifest: error: %s" % e, file=sys.stderr)
         return 2
