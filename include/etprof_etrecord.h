@@ -198,6 +198,17 @@ int etp_etrecord_join_name(const etp_etrecord *r, const char *method, const char
                            etp_etr_join *out);
 void etp_etrecord_join_free(etp_etr_join *j);
 
+/* The join of one profiling row (etprof.h etp_ops_row), the one rule every command uses:
+ * framework rows and rows without an instruction are not joined (as the Inspector); QNN HTP
+ * node rows by name (etp_etrecord_join_name); other delegate-internal rows through delegate_map
+ * with their name as the delegate debug id; every other row through debug_handle_map.
+ * etp_etrecord_row_joinable() says whether a row is joined at all. `method` is the row's method
+ * name (NULL: "forward"). Fills `out` as etp_etrecord_join() (via NONE with `why` for a row that
+ * is not joinable); ETP_E_INTERNAL only when out of memory. */
+bool etp_etrecord_row_joinable(const etp_ops_row *row);
+int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
+                          etp_etr_join *out);
+
 ETP_API_END
 #ifdef __cplusplus
 }

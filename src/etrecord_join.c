@@ -206,6 +206,23 @@ int etp_etrecord_join_name(const etp_etrecord *r, const char *method, const char
     return ETP_OK;
 }
 
+bool etp_etrecord_row_joinable(const etp_ops_row *row) {
+    return row && row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK;
+}
+
+int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
+                          etp_etr_join *out) {
+    memset(out, 0, sizeof *out);
+    if (!etp_etrecord_row_joinable(row)) {
+        out->why = "framework rows and rows without an instruction are not joined";
+        return ETP_OK;
+    }
+    if (row->htp_node) return etp_etrecord_join_name(r, method, row->name, out);
+    if (row->kind == ETP_KIND_DELEGATE_INTERNAL)
+        return etp_etrecord_join(r, method, row->instr, row->name, out);
+    return etp_etrecord_join(r, method, row->instr, NULL, out);
+}
+
 void etp_etrecord_join_free(etp_etr_join *j) {
     if (!j) return;
     free(j->handles);

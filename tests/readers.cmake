@@ -21,3 +21,9 @@ add_executable(test_etrecord_api ${CMAKE_SOURCE_DIR}/tests/test_etrecord_api.c)
 target_link_libraries(test_etrecord_api PRIVATE etprof)
 target_include_directories(test_etrecord_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME etrecord_api COMMAND test_etrecord_api ${CMAKE_SOURCE_DIR})
+# Time per nn.Module (issue 13.1): etp_modules_compute on a flatc-built dump with records written
+# by the test (libzip), expected values by hand.
+add_executable(test_modules ${CMAKE_SOURCE_DIR}/tests/test_modules.c)
+target_link_libraries(test_modules PRIVATE etprof)
+target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})

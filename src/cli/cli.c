@@ -57,6 +57,8 @@ static const cli_optdef optdefs[] = {
      "exit 7 when a compared tensor's SNR is below DB decibels"},
     {OPT_ETRECORD, "etrecord", 0, "F",
      "the ETRecord of the program: op types, nn.Module and source line per row"},
+    {OPT_MODULE, "module", 0, "NAME",
+     "modules: only this nn.Module path (e.g. layers.0.attention) and the modules below it"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -36,6 +36,8 @@ typedef enum opt_id {
     OPT_RUNS, OPT_MAX_RUNS,
     /* ETRecord (cmd_etrecord.c) */
     OPT_ETRECORD,
+    /* modules */
+    OPT_MODULE,
     OPT_COUNT_
 } opt_id;
 

@@ -45,25 +45,17 @@ size_t cli_etr_cols(etp_col *cols, size_t n, bool machine) {
     return n + k;
 }
 
-/* The join of one row: framework rows get none (as the Inspector), HTP nodes by name,
- * delegate-internal events through delegate_map, instructions through debug_handle_map. */
+/* The join of one row (etp_etrecord_join_row, the library's one rule), counted. */
 static int row_join(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
                     etp_etr_join *j, cli_etr_stats *st) {
     memset(j, 0, sizeof *j);
-    if (!rec || row->chain < 0 || row->instr < 0 || row->place == ETP_PLACE_FRAMEWORK) return 1;
-    int rc;
-    if (row->htp_node) {
-        rc = etp_etrecord_join_name(rec, method, row->name, j);
-        if (st && !rc) {
-            st->htp_rows++;
-            st->htp_matched += j->n_nodes > 0;
-        }
-    } else if (row->kind == ETP_KIND_DELEGATE_INTERNAL) {
-        rc = etp_etrecord_join(rec, method, row->instr, row->name, j);
-    } else {
-        rc = etp_etrecord_join(rec, method, row->instr, NULL, j);
-    }
+    if (!rec || !etp_etrecord_row_joinable(row)) return 1;
+    int rc = etp_etrecord_join_row(rec, method, row, j);
     if (rc) return rc;
+    if (st && row->htp_node) {
+        st->htp_rows++;
+        st->htp_matched += j->n_nodes > 0;
+    }
     if (st) {
         st->rows++;
         st->matched += j->n_nodes > 0;
