@@ -176,12 +176,18 @@ typedef struct etp_etr_join {
     const etp_etr_node **nodes; /* the program's nodes with those handles, graph order, distinct */
     const char *backend;     /* delegate_map name, NULL when none */
     char *op_types;          /* distinct node ops in node order, joined with ", " ("" if none) */
-    const char *module;      /* innermost nn.Module path of the first node that has a module
-                                stack ("" = the root module), NULL when no node has one */
+    const char *module;      /* the innermost nn.Module that every node with a module stack
+                                lies in: the last entry of module_stack ("" = the root module),
+                                NULL when no node has a stack or they share no module */
     const char *module_class;/* its class */
     char *frame;             /* innermost user frame of the first node with a stack trace:
                                 "FILE:LINE" (the last `File "...", line N` of the trace), NULL */
     const char *stack_trace; /* that node's full trace, NULL when none */
+    /* The longest common prefix of the nodes' nn_module_stacks (outermost first; nodes without
+     * a stack are left out): a single node's whole stack; a DELEGATE_CALL lowering nodes of
+     * several modules: down to their closest common ancestor. Points into the record. */
+    uint32_t n_module_stack;
+    const etp_etr_module *module_stack;
 } etp_etr_join;
 
 /* Joins instruction `instr` of `method` (NULL: "forward") to the nodes of the method's edge

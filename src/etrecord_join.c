@@ -33,6 +33,34 @@ static char *innermost_frame(const char *t) {
     return s;
 }
 
+static bool same_module(const etp_etr_module *a, const etp_etr_module *b) {
+    return strcmp(a->fqn, b->fqn) == 0 && strcmp(a->type, b->type) == 0;
+}
+
+/* module_stack: the common prefix of the nodes' stacks; module: its innermost entry. */
+static void common_modules(etp_etr_join *j) {
+    for (uint32_t i = 0; i < j->n_nodes; i++) {
+        const etp_etr_node *n = j->nodes[i];
+        if (!n->n_modules) continue;
+        if (!j->module_stack) {
+            j->module_stack = n->modules;
+            j->n_module_stack = n->n_modules;
+            continue;
+        }
+        uint32_t k = 0;
+        while (k < j->n_module_stack && k < n->n_modules &&
+               same_module(&j->module_stack[k], &n->modules[k]))
+            k++;
+        j->n_module_stack = k;
+    }
+    if (!j->n_module_stack) {
+        j->module_stack = NULL;
+        return;
+    }
+    j->module = j->module_stack[j->n_module_stack - 1].fqn;
+    j->module_class = j->module_stack[j->n_module_stack - 1].type;
+}
+
 /* Fills the node-derived fields of `j` from its handles. */
 static int fill(const etp_etrecord *r, const char *method, etp_etr_join *j) {
     const etp_etr_program *p = etp_etrecord_edge_program(r, method);
@@ -81,12 +109,7 @@ static int fill(const etp_etrecord *r, const char *method, etp_etr_join *j) {
         if (seen) continue;
         at += (size_t)sprintf(j->op_types + at, "%s%s", at ? ", " : "", op);
     }
-    for (uint32_t a = 0; a < j->n_nodes && !j->module; a++)
-        if (j->nodes[a]->n_modules) {
-            const etp_etr_module *m = &j->nodes[a]->modules[j->nodes[a]->n_modules - 1];
-            j->module = m->fqn;
-            j->module_class = m->type;
-        }
+    common_modules(j);
     for (uint32_t a = 0; a < j->n_nodes && !j->stack_trace; a++)
         if (j->nodes[a]->stack_trace) {
             j->stack_trace = j->nodes[a]->stack_trace;
@@ -195,10 +218,7 @@ int etp_etrecord_join_name(const etp_etrecord *r, const char *method, const char
     out->nodes[0] = nd;
     out->n_nodes = 1;
     strcpy(out->op_types, nd->op);
-    if (nd->n_modules) {
-        out->module = nd->modules[nd->n_modules - 1].fqn;
-        out->module_class = nd->modules[nd->n_modules - 1].type;
-    }
+    common_modules(out);
     if (nd->stack_trace) {
         out->stack_trace = nd->stack_trace;
         out->frame = innermost_frame(nd->stack_trace);

@@ -62,29 +62,6 @@ static char *dup(const char *s) {
     return d;
 }
 
-static bool same_mod(const etp_etr_module *a, const etp_etr_module *b) {
-    return strcmp(a->fqn, b->fqn) == 0 && strcmp(a->type, b->type) == 0;
-}
-
-/* The longest common prefix of the module stacks of the joined nodes that have one. */
-static attr common_stack(const etp_etr_join *j) {
-    attr a = {NULL, 0};
-    for (uint32_t i = 0; i < j->n_nodes; i++) {
-        const etp_etr_node *n = j->nodes[i];
-        if (!n->n_modules) continue;
-        if (!a.stack) {
-            a.stack = n->modules;
-            a.len = n->n_modules;
-            continue;
-        }
-        uint32_t k = 0;
-        while (k < a.len && k < n->n_modules && same_mod(&a.stack[k], &n->modules[k])) k++;
-        a.len = k;
-    }
-    if (!a.len) a.stack = NULL;
-    return a;
-}
-
 typedef struct build {
     mnode *nodes;
     size_t n, cap;
@@ -207,7 +184,8 @@ int etp_modules_compute(const etp_ops_result *ops, const etp_etrecord *rec,
         if (joinable) {
             etp_etr_join j;
             if (etp_etrecord_join_row(rec, meth->name, row, &j)) goto oom;
-            at[i] = common_stack(&j);
+            at[i].stack = j.module_stack;
+            at[i].len = j.n_module_stack;
             m->joins.rows++;
             m->joins.matched += j.n_nodes > 0;
             if (row->htp_node) {

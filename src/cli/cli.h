@@ -167,6 +167,16 @@ void cli_etr_cells(etp_table *t, const struct etp_etrecord *rec, const char *met
 /* The same (the machine formats' six) as members of JSON object node `n` (tree). */
 void cli_etr_node(etp_node *n, const struct etp_etrecord *rec, const char *method,
                   const etp_ops_row *row, cli_etr_stats *st);
+/* The short pair for views of a few rows (summary, report, diff): columns module and source
+ * (the innermost user frame FILE:LINE), appended at cols[n]; returns the new count. */
+#define CLI_ETR_SHORT_COLS 2
+size_t cli_etr_short_cols(etp_col *cols, size_t n);
+void cli_etr_short_cells(etp_table *t, const struct etp_etrecord *rec, const char *method,
+                         const etp_ops_row *row, cli_etr_stats *st);
+/* "module PATH (CLASS), source FILE:LINE" of one row for prose (explain); NULL when the record
+ * names neither (or out of memory). The caller frees it. */
+char *cli_etr_where(const struct etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                    cli_etr_stats *st);
 /* The notes: how many rows matched, HTP nodes matched by name. */
 void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,
                    void (*note)(void *, const char *), void *ctx);

@@ -2,6 +2,7 @@
  * latency per method, where the time went (each backend's DELEGATE_CALLs, CPU kernels,
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_etrecord.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -21,7 +22,10 @@ typedef struct sum_ctx {
     size_t top;
     uint32_t *idx;
     bool has_prog;
+    const etp_etrecord *rec; /* --etrecord: module and source of the top rows */
+    cli_etr_stats etr;
 } sum_ctx;
+static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
 static const char *place_kind(etp_place p) {
     return p == ETP_PLACE_DELEGATE ? "delegate" : p == ETP_PLACE_CPU ? "cpu" : "framework";
@@ -50,7 +54,8 @@ static size_t top_nodes(const sum_ctx *c, uint32_t mi, uint32_t *idx) {
 static void note_doc_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
 /* The JSON facts. */
-static void fill_json(const sum_ctx *c, etp_doc *doc) {
+static void fill_json(sum_ctx *c, etp_doc *doc) {
+    bool json = c->a->fmt == ETP_FMT_JSON;
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
     etp_node *root = etp_doc_root(doc);
@@ -111,12 +116,20 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
         }
         etp_node *to = etp_node_arr(mo, "top_ops");
         size_t n = top_ops(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) etp_fig_top_op(to, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
+            etp_node *o = etp_fig_top_op(to, NULL, d, row);
+            if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
+        }
         etp_node *hn = etp_node_obj(mo, "htp_nodes");
         etp_node_uint(hn, "rows", m->htp_node_rows);
         etp_node *ht = etp_node_arr(hn, "top");
         n = top_nodes(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) etp_fig_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
+            etp_node *o = etp_fig_top_op(ht, NULL, d, row);
+            if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
+        }
     }
     etp_doc_notes_here(doc);
     etp_doc_note(doc, "placement: per_run = total / runs, so the parts add up to Method::execute; share "
@@ -124,6 +137,7 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
                       "DELEGATE_CALLs and OPERATOR_CALLs");
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
     etp_quality_notes(r, note_doc_cb, doc);
+    if (json) cli_etr_notes(c->rec, &c->etr, doc_note_cb, doc);
     etp_fig_quality(root, "data_quality", r);
 }
 
@@ -214,7 +228,7 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
 /* ------------------------------------------------------------------------------------------- */
 
 /* table and md: a short report made of small tables. */
-static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
+static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
     bool md = c->a->fmt == ETP_FMT_MD;
@@ -388,10 +402,10 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 {"total", "total", NULL, ETP_T_FLOAT, false, 3},  {"unit", "unit", NULL, ETP_T_STR, false, 0},
                 {"share", "% of Method::execute", NULL, ETP_T_FLOAT, false, 2},
             };
-            etp_col tc[8];
-            memcpy(tc, tcols, sizeof tc);
+            etp_col tc[8 + CLI_ETR_SHORT_COLS];
+            memcpy(tc, tcols, sizeof tcols);
             tc[4].precision = tc[5].precision = d->precision;
-            t = etp_doc_table(doc, tc, 8);
+            t = etp_doc_table(doc, tc, c->rec ? cli_etr_short_cols(tc, 8) : 8);
             etp_section_table(f, t);
             static const char *const tdrop[] = {"instr:6", "count:5", "total:4", "placement:3",
                                                 "share:2", "p50+unit:1", NULL};
@@ -413,7 +427,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.total, &un));
                 etp_table_str(t, un);
                 etp_table_float(t, row->share);
-            
+                if (c->rec) cli_etr_short_cells(t, c->rec, m->name, row, &c->etr);
             }
         }
         n = top_nodes(c, mi, c->idx);
@@ -426,7 +440,9 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 {"p50", "p50", NULL, ETP_T_FLOAT, false, 0},        {"unit", "unit", NULL, ETP_T_STR, false, 0},
                 {"share", "% of accelerator cycles", NULL, ETP_T_FLOAT, false, 2},
             };
-            t = etp_doc_table(doc, ncols, 5);
+            etp_col nc[5 + CLI_ETR_SHORT_COLS];
+            memcpy(nc, ncols, sizeof ncols);
+            t = etp_doc_table(doc, nc, c->rec ? cli_etr_short_cols(nc, 5) : 5);
             etp_section_table(f, t);
             static const char *const ndrop[] = {"count:3", "share:2", "p50+unit:1", NULL};
             if (t) etp_table_droppable(t, ndrop);
@@ -442,7 +458,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, row->stats.p50);
                 etp_table_str(t, etp_unit_name(row->unit));
                 etp_table_float(t, row->share);
-            
+                if (c->rec) cli_etr_short_cells(t, c->rec, m->name, row, &c->etr);
             }
             etp_disp d0 = *d;
             d0.htp_ghz = 0;
@@ -451,6 +467,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     }
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
+    cli_etr_notes(c->rec, &c->etr, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;
@@ -463,13 +480,22 @@ static int run_summary(cli_args *a) {
     if (rc) return rc;
     long top = ca.top;
     etp_disp d = ca.d;
-    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
+    if ((rc = cli_ana_compute(a, path, &ca))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     uint32_t *idx;
     cli_out o;
-    if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
-    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL};
+    if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
+    sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
+                 .rec = rec};
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
@@ -482,13 +508,14 @@ static int run_summary(cli_args *a) {
     }
     free(idx);
     etp_ops_free(r);
+    etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
 
 static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,    OPT_TICK_HZ,
                                       OPT_TICKS, OPT_BLOCK,  OPT_SKIP_FIRST, OPT_TOP,
-                                      OPT_TIME_UNIT, OPT_NONE};
+                                      OPT_TIME_UNIT, OPT_ETRECORD, OPT_NONE};
 
 const cli_cmd cmd_summary = {
     .name = "summary",
