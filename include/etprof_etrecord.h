@@ -214,6 +214,12 @@ void etp_etrecord_join_free(etp_etr_join *j);
 bool etp_etrecord_row_joinable(const etp_ops_row *row);
 int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
                           etp_etr_join *out);
+/* The same rule for one event of a block (etp_block_view): an instruction event (kernel,
+ * OPERATOR_CALL, DELEGATE_CALL, delegate-internal) with chain and instruction; its identity
+ * (etp_mevent.label) is what an ops row's name is. For the trace's args. */
+bool etp_etrecord_event_joinable(const etp_mevent *e);
+int etp_etrecord_join_event(const etp_etrecord *r, const char *method, const etp_mevent *e,
+                            etp_etr_join *out);
 
 ETP_API_END
 #ifdef __cplusplus

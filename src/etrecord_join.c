@@ -230,17 +230,38 @@ bool etp_etrecord_row_joinable(const etp_ops_row *row) {
     return row && row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK;
 }
 
-int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
-                          etp_etr_join *out) {
+bool etp_etrecord_event_joinable(const etp_mevent *e) {
+    return e && e->chain >= 0 && e->instr >= 0 &&
+           (e->kind == ETP_KIND_KERNEL || e->kind == ETP_KIND_OPERATOR_CALL ||
+            e->kind == ETP_KIND_DELEGATE_CALL || e->kind == ETP_KIND_DELEGATE_INTERNAL);
+}
+
+/* The one rule: HTP nodes by name, other delegate-internal identities through delegate_map,
+ * everything else through debug_handle_map. */
+static int join_ident(const etp_etrecord *r, const char *method, bool joinable, bool htp_node,
+                      bool delegate_internal, int64_t instr, const char *name, etp_etr_join *out) {
     memset(out, 0, sizeof *out);
-    if (!etp_etrecord_row_joinable(row)) {
+    if (!joinable) {
         out->why = "framework rows and rows without an instruction are not joined";
         return ETP_OK;
     }
-    if (row->htp_node) return etp_etrecord_join_name(r, method, row->name, out);
-    if (row->kind == ETP_KIND_DELEGATE_INTERNAL)
-        return etp_etrecord_join(r, method, row->instr, row->name, out);
-    return etp_etrecord_join(r, method, row->instr, NULL, out);
+    if (htp_node) return etp_etrecord_join_name(r, method, name, out);
+    if (delegate_internal) return etp_etrecord_join(r, method, instr, name, out);
+    return etp_etrecord_join(r, method, instr, NULL, out);
+}
+
+int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
+                          etp_etr_join *out) {
+    return join_ident(r, method, etp_etrecord_row_joinable(row), row->htp_node,
+                      row->kind == ETP_KIND_DELEGATE_INTERNAL, row->instr, row->name, out);
+}
+
+int etp_etrecord_join_event(const etp_etrecord *r, const char *method, const etp_mevent *e,
+                            etp_etr_join *out) {
+    bool htp = e->qnn == ETP_QNN_NODE || e->qnn == ETP_QNN_NODE_IO || e->qnn == ETP_QNN_NODE_SYS;
+    return join_ident(r, method, etp_etrecord_event_joinable(e), htp,
+                      e->kind == ETP_KIND_DELEGATE_INTERNAL, e->instr, e->label ? e->label : "",
+                      out);
 }
 
 void etp_etrecord_join_free(etp_etr_join *j) {
