@@ -1189,6 +1189,9 @@ typedef struct etp_report_opts {
     const char *qhas, *optrace, *runtrace, *heap;
     void (*progress)(void *ctx, uint64_t done, uint64_t total); /* per block, may be NULL */
     void *progress_ctx;
+    /* An ETRecord (etprof_etrecord.h; NULL: none): the top-operator tables gain module and
+     * source columns and a "Time per nn.Module" section is written (etprof_modules.h). */
+    const struct etp_etrecord *etrecord;
 } etp_report_opts;
 
 void etp_report_opts_init(etp_report_opts *o);
