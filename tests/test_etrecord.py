@@ -519,4 +519,55 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 2 and out == "" and "generate_etrecord=True" in err and err.count("\n") == 1,
           "modules without --etrecord: exit 2 naming generate_etrecord")
 
+    # ---- 6. --etrecord on summary, explain, report, trace and diff: the same join (the
+    # DELEGATE_CALL's two nodes share layers.0; HTP nodes carry the module this script gave) ----
+    common = ("--pte", qpte, "--method", "kv_forward", "--etrecord", mrec)
+    rc, out, err = run("-f", "json", "summary", mdump, *common)
+    check(rc == 0, "summary --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        mm = json.loads(out)["methods"][0]
+        top = mm["top_ops"]
+        check(top and top[0]["kind"] == "delegate_call" and top[0]["module"] == "layers.0" and
+              top[0]["module_class"] == "llama.TransformerBlock" and
+              top[0]["debug_handles"] == "%d,%d" % (h0, h1),
+              "summary JSON: the DELEGATE_CALL's module is the common module of its nodes")
+        ht = [x for x in mm["htp_nodes"]["top"] if node_index(x["name"][:-len(" (cycles)")])
+              is not None]
+        check(all(x["module"] == (stack_of(node_index(x["name"][:-9]))[-1][1]
+                                  if stack_of(node_index(x["name"][:-9])) else None) for x in ht),
+              "summary JSON: HTP nodes' modules as written (%d joined among the top)" % len(ht))
+    rc, out, err = run("summary", mdump, *common)
+    check(rc == 0 and re.search(r"DELEGATE_CALL \[QnnBackend\].*layers\.0", out) is not None,
+          "summary table: module column")
+    rc, out, err = run("explain", mdump, *common)
+    check(rc == 0 and "module layers.0 (llama.TransformerBlock)" in out.replace("\n  ", " "),
+          "explain names the top operator's module")
+    rc, out, err = run("report", mdump, *common, "-o", p("r.html"))
+    html = open(p("r.html")).read() if rc == 0 else ""
+    check(rc == 0 and "<h2>Time per nn.Module</h2>" in html and
+          "layers.0.attention" in html and "<th>module</th><th>source</th>" in html,
+          "report: module/source columns and the modules section")
+    rc, out, err = run("trace", mdump, *common, "-o", p("t.json"))
+    if rc == 0:
+        tev = json.load(open(p("t.json")))["traceEvents"]
+        dc = [e for e in tev if e.get("name") == "DELEGATE_CALL"]
+        nodes = [e for e in tev if e.get("args", {}).get("qnn_class") == "node"]
+        good = all(e["args"].get("module") == (stack_of(node_index(e["name"]))[-1][1]
+                                               if node_index(e["name"]) is not None and
+                                               stack_of(node_index(e["name"])) else None)
+                   for e in nodes)
+        check(dc and all(e["args"]["module"] == "layers.0" for e in dc) and good and
+              sum("module" in e["args"] for e in nodes) > 0,
+              "trace args: module of the DELEGATE_CALL and of each joined HTP node")
+    else:
+        check(False, "trace --etrecord runs: %s" % err.strip())
+    d1 = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+    rc, out, err = run("-f", "json", "diff", d1, mdump, *common)
+    if rc == 0:
+        ops = json.loads(out)["ops"]
+        dc = [o for o in ops if o["kind"] == "delegate_call"]
+        check(dc and dc[0]["module"] == "layers.0", "diff rows gain module")
+    else:
+        check(False, "diff --etrecord runs: %s" % err.strip())
+
 sys.exit(1 if fails else 0)
