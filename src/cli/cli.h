@@ -177,6 +177,10 @@ void cli_etr_short_cells(etp_table *t, const struct etp_etrecord *rec, const cha
  * names neither (or out of memory). The caller frees it. */
 char *cli_etr_where(const struct etp_etrecord *rec, const char *method, const etp_ops_row *row,
                     cli_etr_stats *st);
+/* Without --etrecord (rec NULL) and with rows an ETRecord would name: one note saying what a
+ * record would add and how to produce one (ops, tree, summary). */
+void cli_etr_missing_note(const struct etp_etrecord *rec, const etp_ops_result *r,
+                          void (*note)(void *, const char *), void *ctx);
 /* The notes: how many rows matched, HTP nodes matched by name. */
 void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,
                    void (*note)(void *, const char *), void *ctx);

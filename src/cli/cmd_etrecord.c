@@ -176,6 +176,19 @@ void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
     }
 }
 
+void cli_etr_missing_note(const etp_etrecord *rec, const etp_ops_result *r,
+                          void (*note)(void *, const char *), void *ctx) {
+    if (rec || !r) return;
+    bool any = false;
+    for (size_t i = 0; i < etp_ops_row_count(r) && !any; i++)
+        any = etp_etrecord_row_joinable(etp_ops_row_get(r, i));
+    if (!any) return;
+    note(ctx, "no --etrecord: the program's ETRecord would add each operator's ATen op types, "
+              "nn.Module and source line (and `etprof modules`: time per nn.Module); produce one "
+              "at export with generate_etrecord=True (to_edge_transform_and_lower, to_edge or "
+              "executorch.export), then get_etrecord().save(PATH) after to_executorch()");
+}
+
 /* ---- etprof info R.etrecord ---- */
 
 static void node_facts(etp_node *o, const etp_etr_node *n) {

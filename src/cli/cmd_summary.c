@@ -138,6 +138,7 @@ static void fill_json(sum_ctx *c, etp_doc *doc) {
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
     etp_quality_notes(r, note_doc_cb, doc);
     if (json) cli_etr_notes(c->rec, &c->etr, doc_note_cb, doc);
+    cli_etr_missing_note(c->rec, r, doc_note_cb, doc);
     etp_fig_quality(root, "data_quality", r);
 }
 
@@ -468,6 +469,7 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
     cli_etr_notes(c->rec, &c->etr, text_note_cb, f);
+    cli_etr_missing_note(c->rec, r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;
