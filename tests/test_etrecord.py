@@ -315,13 +315,20 @@ with tempfile.TemporaryDirectory() as tmp:
               kern[0]["stack_trace_full"] == TRACE, "tree JSON: the kernel node's ETRecord fields")
         check(all(x["op_types"] is None for x in allnodes if x["kind"] == "framework"),
               "tree JSON: framework node not joined")
-    for cmd in ("ops", "tree"):
+    # without --etrecord: no ETRecord field, and exactly one note saying what a record would add
+    # and how to produce one (issue 13.1: "say what it would add")
+    for cmd in ("ops", "tree", "summary"):
         rc, out, err = run("-f", "json", cmd, dump, "--pte", pte)
+        notes = json.loads(out)["notes"] if rc == 0 else []
+        miss = [n for n in notes if n.startswith("no --etrecord: ")]
         check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
-              "ETRecord" not in out, "%s without --etrecord: no ETRecord field or note" % cmd)
-    rc, out, err = run("-f", "json", "ops", dump, "--pte", pte)
-    check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
-          "ETRecord" not in out, "without --etrecord no ETRecord field or note")
+              "module_class" not in out and len(miss) == 1 and
+              "generate_etrecord=True" in miss[0] and "nn.Module" in miss[0],
+              "%s without --etrecord: no ETRecord field, one note naming generate_etrecord" % cmd)
+        rc, out, err = run(cmd, dump, "--pte", pte)
+        check(rc == 0 and out.count("no --etrecord: ") == 1, "%s table: the note once" % cmd)
+        rc, out, err = run("-f", "json", cmd, dump, "--pte", pte, "--etrecord", old)
+        check(rc == 0 and "no --etrecord" not in out, "%s with --etrecord: no such note" % cmd)
 
     # ---- 4. QNN: join HTP node names to edge-program nodes ----
     qdump = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")

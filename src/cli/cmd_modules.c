@@ -208,8 +208,10 @@ static int run_modules(cli_args *a) {
                 etp_table_str(t, mr->no_module ? NO_MODULE : mr->path);
             }
             etp_table_str(t, mr->cls);
-            etp_table_float(t, etp_disp_conv(&d, mr->unit, mr->inclusive, &un));
-            etp_table_float(t, etp_disp_conv(&d, mr->unit, mr->exclusive, &un));
+            /* cycles are whole numbers: no decimals (time: --time-unit's precision) */
+            int prec = mr->unit == ETP_UNIT_CYCLES ? 0 : d.precision;
+            etp_table_float_prec(t, etp_disp_conv(&d, mr->unit, mr->inclusive, &un), prec);
+            etp_table_float_prec(t, etp_disp_conv(&d, mr->unit, mr->exclusive, &un), prec);
             etp_table_float(t, mr->share);
             etp_table_uint(t, mr->count);
             etp_table_uint(t, mr->count_exclusive);
