@@ -176,6 +176,9 @@ int etp_modules_compute(const etp_ops_result *ops, const etp_etrecord *rec,
     etp_modules *m = calloc(1, sizeof *m);
     attr *at = calloc(nr ? nr : 1, sizeof *at);
     if (!m || !at) goto oom;
+    attr last = {NULL, 0};
+    int last_dom = -1;
+    long last_node = -1;
     /* node pointers of the record: the record outlives this call, the result copies */
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(ops, i);
@@ -217,8 +220,17 @@ int etp_modules_compute(const etp_ops_result *ops, const etp_etrecord *rec,
             continue;
         }
         da->pub.rows_module++;
-        long ni = node_of(&b, (uint32_t)di, at[i]);
-        if (ni < -1) goto oom;
+        /* consecutive rows mostly share their module: the last lookup is reused */
+        long ni;
+        if (at[i].stack == last.stack && at[i].len == last.len && di == last_dom) {
+            ni = last_node;
+        } else {
+            ni = node_of(&b, (uint32_t)di, at[i]);
+            if (ni < -1) goto oom;
+            last = at[i];
+            last_dom = di;
+            last_node = ni;
+        }
         b.nodes[ni].excl += v;
         b.nodes[ni].cnt_ex++;
         for (long p = ni; p >= 0; p = b.nodes[p].parent) {
