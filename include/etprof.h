@@ -1140,6 +1140,9 @@ typedef struct etp_trace_opts {
      * of those. A run keeps its number ("run 3") and its tracks. Blocks that are not runs (load)
      * are always written; the time base stays the file's first host timestamp. */
     uint32_t skip_first, run_first, run_last, max_runs;
+    /* An ETRecord (etprof_etrecord.h; NULL: none): each joined instruction event's args gain
+     * op_types, module, module_class and stack_trace (the innermost user frame FILE:LINE). */
+    const struct etp_etrecord *etrecord;
 } etp_trace_opts;
 
 typedef struct etp_trace_stats {
@@ -1189,6 +1192,9 @@ typedef struct etp_report_opts {
     /* etp_report_write_multi only (etprof_runs.h): the files' names as shown, one per model
      * (NULL: none); `source` is then not used */
     const char *const *sources;
+    /* An ETRecord (etprof_etrecord.h; NULL: none): the top-operator tables gain module and
+     * source columns and a "Time per nn.Module" section is written (etprof_modules.h). */
+    const struct etp_etrecord *etrecord;
 } etp_report_opts;
 
 void etp_report_opts_init(etp_report_opts *o);

@@ -176,12 +176,18 @@ typedef struct etp_etr_join {
     const etp_etr_node **nodes; /* the program's nodes with those handles, graph order, distinct */
     const char *backend;     /* delegate_map name, NULL when none */
     char *op_types;          /* distinct node ops in node order, joined with ", " ("" if none) */
-    const char *module;      /* innermost nn.Module path of the first node that has a module
-                                stack ("" = the root module), NULL when no node has one */
+    const char *module;      /* the innermost nn.Module that every node with a module stack
+                                lies in: the last entry of module_stack ("" = the root module),
+                                NULL when no node has a stack or they share no module */
     const char *module_class;/* its class */
     char *frame;             /* innermost user frame of the first node with a stack trace:
                                 "FILE:LINE" (the last `File "...", line N` of the trace), NULL */
     const char *stack_trace; /* that node's full trace, NULL when none */
+    /* The longest common prefix of the nodes' nn_module_stacks (outermost first; nodes without
+     * a stack are left out): a single node's whole stack; a DELEGATE_CALL lowering nodes of
+     * several modules: down to their closest common ancestor. Points into the record. */
+    uint32_t n_module_stack;
+    const etp_etr_module *module_stack;
 } etp_etr_join;
 
 /* Joins instruction `instr` of `method` (NULL: "forward") to the nodes of the method's edge
@@ -197,6 +203,23 @@ int etp_etrecord_join(const etp_etrecord *r, const char *method, int64_t instr,
 int etp_etrecord_join_name(const etp_etrecord *r, const char *method, const char *qnn_name,
                            etp_etr_join *out);
 void etp_etrecord_join_free(etp_etr_join *j);
+
+/* The join of one profiling row (etprof.h etp_ops_row), the one rule every command uses:
+ * framework rows and rows without an instruction are not joined (as the Inspector); QNN HTP
+ * node rows by name (etp_etrecord_join_name); other delegate-internal rows through delegate_map
+ * with their name as the delegate debug id; every other row through debug_handle_map.
+ * etp_etrecord_row_joinable() says whether a row is joined at all. `method` is the row's method
+ * name (NULL: "forward"). Fills `out` as etp_etrecord_join() (via NONE with `why` for a row that
+ * is not joinable); ETP_E_INTERNAL only when out of memory. */
+bool etp_etrecord_row_joinable(const etp_ops_row *row);
+int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
+                          etp_etr_join *out);
+/* The same rule for one event of a block (etp_block_view): an instruction event (kernel,
+ * OPERATOR_CALL, DELEGATE_CALL, delegate-internal) with chain and instruction; its identity
+ * (etp_mevent.label) is what an ops row's name is. For the trace's args. */
+bool etp_etrecord_event_joinable(const etp_mevent *e);
+int etp_etrecord_join_event(const etp_etrecord *r, const char *method, const etp_mevent *e,
+                            etp_etr_join *out);
 
 ETP_API_END
 #ifdef __cplusplus

@@ -33,6 +33,34 @@ static char *innermost_frame(const char *t) {
     return s;
 }
 
+static bool same_module(const etp_etr_module *a, const etp_etr_module *b) {
+    return strcmp(a->fqn, b->fqn) == 0 && strcmp(a->type, b->type) == 0;
+}
+
+/* module_stack: the common prefix of the nodes' stacks; module: its innermost entry. */
+static void common_modules(etp_etr_join *j) {
+    for (uint32_t i = 0; i < j->n_nodes; i++) {
+        const etp_etr_node *n = j->nodes[i];
+        if (!n->n_modules) continue;
+        if (!j->module_stack) {
+            j->module_stack = n->modules;
+            j->n_module_stack = n->n_modules;
+            continue;
+        }
+        uint32_t k = 0;
+        while (k < j->n_module_stack && k < n->n_modules &&
+               same_module(&j->module_stack[k], &n->modules[k]))
+            k++;
+        j->n_module_stack = k;
+    }
+    if (!j->n_module_stack) {
+        j->module_stack = NULL;
+        return;
+    }
+    j->module = j->module_stack[j->n_module_stack - 1].fqn;
+    j->module_class = j->module_stack[j->n_module_stack - 1].type;
+}
+
 /* Fills the node-derived fields of `j` from its handles. */
 static int fill(const etp_etrecord *r, const char *method, etp_etr_join *j) {
     const etp_etr_program *p = etp_etrecord_edge_program(r, method);
@@ -81,12 +109,7 @@ static int fill(const etp_etrecord *r, const char *method, etp_etr_join *j) {
         if (seen) continue;
         at += (size_t)sprintf(j->op_types + at, "%s%s", at ? ", " : "", op);
     }
-    for (uint32_t a = 0; a < j->n_nodes && !j->module; a++)
-        if (j->nodes[a]->n_modules) {
-            const etp_etr_module *m = &j->nodes[a]->modules[j->nodes[a]->n_modules - 1];
-            j->module = m->fqn;
-            j->module_class = m->type;
-        }
+    common_modules(j);
     for (uint32_t a = 0; a < j->n_nodes && !j->stack_trace; a++)
         if (j->nodes[a]->stack_trace) {
             j->stack_trace = j->nodes[a]->stack_trace;
@@ -195,15 +218,50 @@ int etp_etrecord_join_name(const etp_etrecord *r, const char *method, const char
     out->nodes[0] = nd;
     out->n_nodes = 1;
     strcpy(out->op_types, nd->op);
-    if (nd->n_modules) {
-        out->module = nd->modules[nd->n_modules - 1].fqn;
-        out->module_class = nd->modules[nd->n_modules - 1].type;
-    }
+    common_modules(out);
     if (nd->stack_trace) {
         out->stack_trace = nd->stack_trace;
         out->frame = innermost_frame(nd->stack_trace);
     }
     return ETP_OK;
+}
+
+bool etp_etrecord_row_joinable(const etp_ops_row *row) {
+    return row && row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK;
+}
+
+bool etp_etrecord_event_joinable(const etp_mevent *e) {
+    return e && e->chain >= 0 && e->instr >= 0 &&
+           (e->kind == ETP_KIND_KERNEL || e->kind == ETP_KIND_OPERATOR_CALL ||
+            e->kind == ETP_KIND_DELEGATE_CALL || e->kind == ETP_KIND_DELEGATE_INTERNAL);
+}
+
+/* The one rule: HTP nodes by name, other delegate-internal identities through delegate_map,
+ * everything else through debug_handle_map. */
+static int join_ident(const etp_etrecord *r, const char *method, bool joinable, bool htp_node,
+                      bool delegate_internal, int64_t instr, const char *name, etp_etr_join *out) {
+    memset(out, 0, sizeof *out);
+    if (!joinable) {
+        out->why = "framework rows and rows without an instruction are not joined";
+        return ETP_OK;
+    }
+    if (htp_node) return etp_etrecord_join_name(r, method, name, out);
+    if (delegate_internal) return etp_etrecord_join(r, method, instr, name, out);
+    return etp_etrecord_join(r, method, instr, NULL, out);
+}
+
+int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_ops_row *row,
+                          etp_etr_join *out) {
+    return join_ident(r, method, etp_etrecord_row_joinable(row), row->htp_node,
+                      row->kind == ETP_KIND_DELEGATE_INTERNAL, row->instr, row->name, out);
+}
+
+int etp_etrecord_join_event(const etp_etrecord *r, const char *method, const etp_mevent *e,
+                            etp_etr_join *out) {
+    bool htp = e->qnn == ETP_QNN_NODE || e->qnn == ETP_QNN_NODE_IO || e->qnn == ETP_QNN_NODE_SYS;
+    return join_ident(r, method, etp_etrecord_event_joinable(e), htp,
+                      e->kind == ETP_KIND_DELEGATE_INTERNAL, e->instr, e->label ? e->label : "",
+                      out);
 }
 
 void etp_etrecord_join_free(etp_etr_join *j) {

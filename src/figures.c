@@ -191,7 +191,7 @@ static void scratch_write(jw *w, etp_doc *d, etp_node *a) {
     etp_doc_free(d);
 }
 
-void etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_ops_row *row) {
+etp_node *etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_ops_row *row) {
     const char *un;
     etp_node *o = etp_node_obj(n, key);
     etp_node_str(o, "name", row->name);
@@ -206,6 +206,7 @@ void etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_o
     etp_node_float(o, "total", etp_disp_conv(d, row->unit, row->stats.total, &un));
     etp_node_float(o, "share", row->share);
     etp_node_str(o, "unit", un);
+    return o;
 }
 
 void ana_json_top_op(jw *w, const etp_disp *d, const etp_ops_row *row) {

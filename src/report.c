@@ -14,6 +14,8 @@
 #include "analysis.h"
 #include "etprof.h"
 #include "etprof_runs.h"
+#include "etprof_etrecord.h"
+#include "etprof_modules.h"
 #include "jw.h"
 #include "qnn.h"
 #include "qnn_report.h"
@@ -78,6 +80,7 @@ typedef struct rep {
     int32_t *row_drow;          /* per ops row: derived row of its trusted pair, -1 */
     etp_doc *tdoc;              /* the scratch document of the table being written (tab_begin) */
     etp_optype_result *types;   /* the operators by type (etp_optype_compute) */
+    const etp_etrecord *etr;    /* --etrecord, NULL when none */
     bool oom;                   /* a table could not be built: the report fails */
 } rep;
 
@@ -1088,8 +1091,8 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
     size_t nm = etp_ops_method_count(r);
     size_t shown = n < R->top_ops ? n : R->top_ops;
     const char *u = du(R, etp_ops_row_get(r, idx[0])->unit);
-    etp_col cols[12];
-    const char *cls[12] = {NULL};
+    etp_col cols[14];
+    const char *cls[14] = {NULL};
     size_t nc = 0;
     cols[nc++] = (etp_col){"#", NULL, NULL, ETP_T_UINT, false, 0};
     if (nm > 1) {
@@ -1108,6 +1111,12 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
     cols[nc++] = (etp_col){"total", NULL, u, ETP_T_FLOAT, true, -1};
     cols[nc++] = (etp_col){"% of Method::execute", NULL, NULL, ETP_T_FLOAT, true, -1};
     bar_ctx bc = {.R = R, .idx = idx, .col = nc - 1};
+    if (R->etr) {
+        cls[nc] = "name";
+        cols[nc++] = (etp_col){"module", NULL, NULL, ETP_T_STR, true, 0};
+        cls[nc] = "name";
+        cols[nc++] = (etp_col){"source", NULL, NULL, ETP_T_STR, true, 0};
+    }
     for (size_t k = 0; k < shown; k++) {
         double sh = etp_ops_row_get(r, idx[k])->share;
         if (isfinite(sh) && sh > bc.maxshare) bc.maxshare = sh;
@@ -1130,6 +1139,14 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
         tab_v(R, t, row->unit, row->stats.p90);
         tab_v(R, t, row->unit, row->stats.total);
         tab_f(t, row->share, fabs(row->share) < 0.01 && row->share != 0 ? 4 : 2);
+        if (R->etr) {
+            etp_etr_join j;
+            bool ok = etp_etrecord_join_row(R->etr, etp_ops_method_get(r, row->method)->name, row,
+                                            &j) == ETP_OK && j.n_nodes;
+            etp_table_str(t, ok ? j.module : NULL);
+            etp_table_str(t, ok ? j.frame : NULL);
+            etp_etrecord_join_free(&j);
+        }
         R->flags |= row->flags;
     }
     tab_end(R, t, &(etp_html_opts){.id = id, .table_class = "sortable",
@@ -1139,6 +1156,69 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
         P(R, "<p class=\"note\">Showing the top %zu of %zu rows; <code>etprof ops FILE --pte P</code> "
              "lists every row.</p>",
           shown, n);
+}
+
+/* Time per nn.Module (etp_modules_compute): the tree as an indented table per domain. */
+static void write_modules(rep *R) {
+    etp_modules *m = NULL;
+    etp_error err = {0};
+    S(R, "<section id=\"modules\"><h2>Time per nn.Module</h2>\n");
+    if (etp_modules_compute(R->r, R->etr, NULL, &m, &err)) {
+        S(R, "<p class=\"note\">Not available: ");
+        E(R, err.msg);
+        S(R, "</p>\n</section>\n");
+        return;
+    }
+    const etp_modules_joins *jc = etp_modules_join_counts(m);
+    S(R, "<p class=\"note\">From the ETRecord ");
+    E(R, etp_etrecord_path(R->etr));
+    P(R, ": %llu of %llu instruction rows joined to its edge-program nodes",
+      (unsigned long long)jc->matched, (unsigned long long)jc->rows);
+    if (jc->htp_rows)
+        P(R, "; %llu of %llu QNN HTP nodes matched by name", (unsigned long long)jc->htp_matched,
+          (unsigned long long)jc->htp_rows);
+    S(R, ". Each row adds its exclusive value (a DELEGATE_CALL is never counted with the events "
+         "inside it); host time and HTP cycles (work share) are separate tables; rows no module "
+         "claims are \"(no module)\". <code>etprof modules</code> gives the same in every "
+         "format.</p>\n");
+    for (size_t di = 0; di < etp_modules_domain_count(m); di++) {
+        const etp_modules_domain *dm = etp_modules_domain_get(m, di);
+        const etp_ops_method *meth = etp_ops_method_get(R->r, dm->method);
+        const char *u = du(R, dm->unit);
+        S(R, "<h3>");
+        E(R, meth->name ? meth->name : "(method unknown)");
+        P(R, ": %s</h3>\n", dm->domain == ETP_MOD_HTP ? "HTP cycles (work share)" : "host time");
+        etp_col cols[] = {
+            {"module", NULL, NULL, ETP_T_STR, false, 0},
+            {"class", NULL, NULL, ETP_T_STR, true, 0},
+            {"inclusive", NULL, u, ETP_T_FLOAT, false, -1},
+            {"exclusive", NULL, u, ETP_T_FLOAT, false, -1},
+            {"% of total", NULL, NULL, ETP_T_FLOAT, true, -1},
+            {"count", NULL, NULL, ETP_T_UINT, false, 0},
+        };
+        const char *cls[6] = {"name", "name"};
+        etp_table *t = tab_begin(R, cols, 6);
+        for (size_t i = 0; i < etp_modules_row_count(m); i++) {
+            const etp_module_row *mr = etp_modules_row_get(m, i);
+            if (mr->domain != di) continue;
+            char lb[600];
+            unsigned dep = mr->depth > 32 ? 32 : mr->depth;
+            size_t k = 0;
+            for (unsigned q = 0; q < dep * 2; q++, k += 2) memcpy(lb + k, "\xc2\xa0", 2);
+            snprintf(lb + k, sizeof lb - k, "%s",
+                     mr->no_module ? "(no module)" : mr->path[0] ? mr->path : "(root)");
+            etp_table_row(t);
+            etp_table_str(t, lb);
+            etp_table_str(t, mr->cls);
+            tab_v(R, t, mr->unit, mr->inclusive);
+            tab_v(R, t, mr->unit, mr->exclusive);
+            tab_f(t, mr->share, 2);
+            etp_table_uint(t, mr->count);
+        }
+        tab_end(R, t, &(etp_html_opts){.wrap_class = "tw", .col_class = cls});
+    }
+    S(R, "</section>\n");
+    etp_modules_free(m);
 }
 
 static void write_top_ops(rep *R, uint32_t *idx) {
@@ -1174,6 +1254,7 @@ static void write_top_ops(rep *R, uint32_t *idx) {
     }
     free(inner);
     S(R, "</section>\n");
+    if (R->etr) write_modules(R);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -2274,6 +2355,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     memset(&R, 0, sizeof R);
     R.f = f;
     R.o = opts;
+    R.etr = opts->etrecord;
     R.top_ops = opts->top_ops ? opts->top_ops : DEF_TOP_OPS;
     R.top_nodes = opts->top_nodes ? opts->top_nodes : DEF_TOP_NODES;
     if (etp_disp_init(&R.d, opts->time_unit ? opts->time_unit : "us", 0, opts->tick_ns)) {

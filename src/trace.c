@@ -15,6 +15,7 @@
 #include "sort.h"
 #include "etprof.h"
 #include "etprof_backend.h"
+#include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "jw.h"
 #include "qnn.h"
@@ -723,7 +724,7 @@ static void write_flags(jw *w, uint32_t fl) {
 
 /* The args every slice and instant carries. `e` may be NULL (a made-up container). */
 static void common_args(jw *w, const etp_block_view *v, const etp_mevent *e, const etp_mevent *ctr,
-                        bool synthetic) {
+                        bool synthetic, const struct etp_etrecord *rec) {
     const etp_mevent *src = e ? e : ctr;
     jw_key_lit(w, "kind"); jw_str(w, etp_kind_name(src->kind));
     jw_key_lit(w, "placement"); jw_str(w, placement(src));
@@ -742,6 +743,16 @@ static void common_args(jw *w, const etp_block_view *v, const etp_mevent *e, con
     jw_key_lit(w, "event");
     if (e) jw_uint(w, e->index); else jw_null(w);
     jw_key_lit(w, "synthetic"); jw_bool(w, synthetic);
+    if (rec && e && etp_etrecord_event_joinable(e)) {
+        etp_etr_join j;
+        if (etp_etrecord_join_event(rec, v->method, e, &j) == ETP_OK && j.n_nodes) {
+            jw_key_lit(w, "op_types"); jw_str(w, j.op_types);
+            jw_key_lit(w, "module"); jw_str(w, j.module);
+            jw_key_lit(w, "module_class"); jw_str(w, j.module_class);
+            jw_key_lit(w, "stack_trace"); jw_str(w, j.frame);
+        }
+        etp_etrecord_join_free(&j);
+    }
 }
 
 static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int pid,
@@ -775,7 +786,7 @@ static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int 
     jw_key_lit(w, "tid"); jw_int(w, tid);
     jw_key_lit(w, "args");
     jw_obj_begin(w);
-    common_args(w, v, e, ctr, synthetic);
+    common_args(w, v, e, ctr, synthetic, t->o ? t->o->etrecord : NULL);
     if (e) {
         jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
         jw_key_lit(w, "value"); jw_double(w, e->value);
@@ -852,7 +863,7 @@ static void write_inst(trace *t, const etp_block_view *v, const tinst *p, int pi
     jw_key_lit(w, "tid"); jw_int(w, tid);
     jw_key_lit(w, "args");
     jw_obj_begin(w);
-    common_args(w, v, e, ctr, true);
+    common_args(w, v, e, ctr, true, t->o ? t->o->etrecord : NULL);
     jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
     jw_key_lit(w, "value"); jw_double(w, e->value);
     if (e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.delegate_debug_id_int != -1) {

@@ -42,3 +42,9 @@ if(ETPROF_PYTHON3)
                                          ${CMAKE_CURRENT_BINARY_DIR}/compare-programs-tmp)
   set_tests_properties(compare_programs PROPERTIES SKIP_RETURN_CODE 77 LABELS "readers")
 endif()
+# Time per nn.Module (issue 13.1): etp_modules_compute on a flatc-built dump with records written
+# by the test (libzip), expected values by hand.
+add_executable(test_modules ${CMAKE_SOURCE_DIR}/tests/test_modules.c)
+target_link_libraries(test_modules PRIVATE etprof)
+target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})

@@ -14,6 +14,11 @@
 4. QNN: a record whose edge-graph node names are HTP node names of the fake-qnn-backend
    stories260k dump: the note says how many HTP node rows matched by name (counted here from the
    dump's bytes and the suffix list of ../shared/docs/qnn-profiling.md 4.1).
+5. `etprof modules` on the 10-run stories260k dump with a record whose nodes carry module stacks
+   this script assigns: per module the HTP cycles and host time expected from the raw events
+   (each event's own value from `etprof events`, grouped by the paths written here), the
+   DELEGATE_CALL's time once (the domain total is Method::execute), "(no module)", --module,
+   and exit 2 without --etrecord.
 
 usage: test_etrecord.py ETPROF DATA_DIR
 """
@@ -310,13 +315,20 @@ with tempfile.TemporaryDirectory() as tmp:
               kern[0]["stack_trace_full"] == TRACE, "tree JSON: the kernel node's ETRecord fields")
         check(all(x["op_types"] is None for x in allnodes if x["kind"] == "framework"),
               "tree JSON: framework node not joined")
-    for cmd in ("ops", "tree"):
+    # without --etrecord: no ETRecord field, and exactly one note saying what a record would add
+    # and how to produce one (issue 13.1: "say what it would add")
+    for cmd in ("ops", "tree", "summary"):
         rc, out, err = run("-f", "json", cmd, dump, "--pte", pte)
+        notes = json.loads(out)["notes"] if rc == 0 else []
+        miss = [n for n in notes if n.startswith("no --etrecord: ")]
         check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
-              "ETRecord" not in out, "%s without --etrecord: no ETRecord field or note" % cmd)
-    rc, out, err = run("-f", "json", "ops", dump, "--pte", pte)
-    check(rc == 0 and "op_types" not in out and "stack_trace" not in out and
-          "ETRecord" not in out, "without --etrecord no ETRecord field or note")
+              "module_class" not in out and len(miss) == 1 and
+              "generate_etrecord=True" in miss[0] and "nn.Module" in miss[0],
+              "%s without --etrecord: no ETRecord field, one note naming generate_etrecord" % cmd)
+        rc, out, err = run(cmd, dump, "--pte", pte)
+        check(rc == 0 and out.count("no --etrecord: ") == 1, "%s table: the note once" % cmd)
+        rc, out, err = run("-f", "json", cmd, dump, "--pte", pte, "--etrecord", old)
+        check(rc == 0 and "no --etrecord" not in out, "%s with --etrecord: no such note" % cmd)
 
     # ---- 4. QNN: join HTP node names to edge-program nodes ----
     qdump = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
@@ -368,5 +380,201 @@ with tempfile.TemporaryDirectory() as tmp:
         check(len(sm) == 8 and all(r["op_types"] == "aten.x.default" and r["debug_handles"] ==
                                    str(len(edge_names)) for r in sm),
               "the 8 _h_<k> softmax heads join to aten__softmax_default_1")
+
+    # ---- 5. etprof modules on the QNN dump: the module tree written here, expected sums from
+    # the raw events (etprof events: each event's own value, no aggregation) ----
+    def stack_of(i):
+        """the nn_module_stack this test gives edge node i (None: no stack)"""
+        if i % 5 == 4:
+            return None
+        layer = "layers.%d" % (i % 2)
+        st = [("L__self___layers_%d" % (i % 2), layer, "llama.TransformerBlock")]
+        if i % 3 == 0:
+            st.append(("L__self___layers_%d_attention" % (i % 2), layer + ".attention",
+                       "llama.Attention"))
+        return st
+
+    def nn_text(st):
+        return ";".join("%s,%s,%s" % e for e in st)
+
+    nodes_md = []
+    for i, n in enumerate(edge_names):
+        md = {"debug_handle": str(i + 1)}
+        if stack_of(i):
+            md["nn_module_stack"] = nn_text(stack_of(i))
+        nodes_md.append((n, EDGE + "aten.x.default", md))
+    # the DELEGATE_CALL (instruction 0) maps to two nodes: one of layers.0, one of
+    # layers.0.attention: their common module is layers.0
+    h0 = next(i + 1 for i in range(len(edge_names)) if stack_of(i) and len(stack_of(i)) == 1
+              and stack_of(i)[0][1] == "layers.0")
+    h1 = next(i + 1 for i in range(len(edge_names)) if stack_of(i) and len(stack_of(i)) == 2
+              and stack_of(i)[0][1] == "layers.0")
+    mrec = p("modules.etrecord")
+    write_zip(mrec, [("ETRECORD_V0", b""),
+                     ("edge_dialect_exported_program/kv_forward", prog_json(nodes_md)),
+                     ("debug_handle_map", json.dumps({"kv_forward": {"0": [h0, h1]}}).encode()),
+                     ("delegate_map", b'{"kv_forward": {"0": {"name": "QnnBackend", '
+                                      b'"delegate_map": {}}}}')], zipfile.ZIP_DEFLATED)
+
+    def node_index(qname):
+        """the edge node a QNN name joins to (the test's own suffix rule), or None"""
+        n = qname.split(":OpId_")[0]
+        for _ in range(8):
+            if n in edge_names:
+                return edge_names.index(n)
+            m = re.match(r"(.*)(_indices_tile_|_h_|_tile_|_reshape_)\d+$", n)
+            sfx = next((x for x in suffixes if n.endswith(x) and len(n) > len(x)), None)
+            if sfx:
+                n = n[:-len(sfx)]
+            elif m:
+                n = m.group(1)
+            else:
+                return None
+        return None
+
+    mdump = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_10x.etdp")
+    rc, out, err = run("-f", "jsonl", "events", mdump)
+    evs = [json.loads(x) for x in out.splitlines()]
+    runs = {e["block"] for e in evs if e["name"] == "Method::execute"}
+    evs = [e for e in evs if e["block"] in runs]
+    incl = {}       # (domain, module path) -> expected inclusive
+    cnt = {}        # (domain, module path) -> rows (distinct HTP node names / host rows)
+    nomod = {"htp_cycles": 0.0, "time": 0.0}
+    node_names = set()
+    htp_claimed = 0.0
+
+    def add(dom, st, v):
+        for k in range(len(st)):
+            incl[(dom, st[k][1])] = incl.get((dom, st[k][1]), 0.0) + v
+
+    for e in evs:
+        nm = e["delegate_debug_id_str"] or ""
+        if e["unit"] == "cycles" and re.search(r"OpId_\d+ \(cycles\)$", nm):
+            i = node_index(nm[:-len(" (cycles)")])
+            node_names.add(nm)
+            if i is not None and stack_of(i):
+                add("htp_cycles", stack_of(i), e["value"])
+                htp_claimed += e["value"]
+            else:
+                nomod["htp_cycles"] += e["value"]
+    accel = sum(e["value"] for e in evs if e["delegate_debug_id_str"] ==
+                "Accelerator (execute) time (cycles)")
+    node_sum = sum(e["value"] for e in evs if e["unit"] == "cycles" and
+                   re.search(r"OpId_\d+ \(cycles\)$", e["delegate_debug_id_str"] or ""))
+    # the cycles parent's own part (parent - its nodes) is inside the DELEGATE_CALL: layers.0
+    add("htp_cycles", [("", "layers.0", "")], accel - node_sum)
+    dcall = sum(e["value"] for e in evs if e["kind"] == "delegate_call")
+    mexec = sum(e["value"] for e in evs if e["name"] == "Method::execute")
+    add("time", [("", "layers.0", "")], dcall)
+    nomod["time"] = mexec - dcall
+    rc, out, err = run("-f", "json", "modules", mdump, "--pte", qpte, "--method", "kv_forward",
+                       "--etrecord", mrec, "--time-unit", "ns")
+    check(rc == 0, "modules on the QNN dump runs: %s" % err.strip())
+    if rc == 0:
+        doc = json.loads(out)
+        doms = {d["domain"]: d for d in doc["domains"]}
+        check(sorted(doms) == ["htp_cycles", "time"] and doms["htp_cycles"]["unit"] == "cycles"
+              and doms["time"]["unit"] == "ns", "two domains: time (ns) and htp_cycles (cycles)")
+        got = {}
+
+        def walk(dom, ms, depth, parent):
+            for mm in ms:
+                got[(dom, mm["module"])] = (mm, depth, parent)
+                walk(dom, mm["children"], depth + 1, mm["module"])
+        for dn, dd in doms.items():
+            walk(dn, dd["modules"], 0, None)
+        for key, v in sorted(incl.items()):
+            g = got.get(key)
+            check(g is not None and abs(g[0]["inclusive"] - v) <= 1e-6 * max(1.0, abs(v)),
+                  "%s %s inclusive %.1f (expected %.1f)" % (key[0], key[1],
+                                                           g[0]["inclusive"] if g else -1, v))
+        for dn in ("htp_cycles", "time"):
+            g = got.get((dn, "(no module)"))
+            check(g is not None and abs(g[0]["inclusive"] - nomod[dn]) <= 1e-6 * max(1, nomod[dn])
+                  and g[0]["no_module"], "%s (no module) %.1f (expected %.1f)" %
+                  (dn, g[0]["inclusive"] if g else -1, nomod[dn]))
+            tot = sum(m["inclusive"] for m in doms[dn]["modules"])
+            check(abs(tot - doms[dn]["total"]) <= 1e-6 * doms[dn]["total"],
+                  "%s: top-level rows add up to the domain total" % dn)
+        check(abs(doms["htp_cycles"]["total"] - accel) <= 1e-6 * accel,
+              "htp_cycles total = Accelerator (execute) time (cycles) over the runs: %.0f" % accel)
+        check(abs(doms["time"]["total"] - mexec) <= 1e-6 * mexec,
+              "time total = Method::execute over the runs (no DELEGATE_CALL counted twice): %.0f"
+              % mexec)
+        g = got.get(("htp_cycles", "layers.0.attention"))
+        check(g is not None and g[1] == 1 and g[2] == "layers.0",
+              "layers.0.attention is a child of layers.0")
+        check(abs(got[("htp_cycles", "layers.0")][0]["share"] -
+                  100 * incl[("htp_cycles", "layers.0")] / accel) < 1e-6, "share of the domain")
+        qn = [n for n in doc["notes"] if n.startswith("QNN: ")]
+        check(doc["joins"]["htp_rows"] == len(node_names) and
+              doc["joins"]["htp_rows_matched"] == want and len(qn) == 1 and
+              qn[0].startswith("QNN: %d of %d HTP node rows matched" % (want, len(node_names))),
+              "modules says how many HTP nodes matched by name: %s" % (qn[0] if qn else None))
+    rc, out, err = run("-f", "csv", "modules", mdump, "--pte", qpte, "--method", "kv_forward",
+                       "--etrecord", mrec, "--module", "layers.0.attention")
+    rows = out.splitlines()
+    # layers.0.attention has HTP nodes only (the DELEGATE_CALL's host time is layers.0's)
+    cells = rows[1].split(",") if len(rows) == 2 else []
+    check(rc == 0 and rows[0].startswith("method,domain,depth,module,class,inclusive") and
+          cells[1:4] == ["htp_cycles", "0", "layers.0.attention"] and
+          abs(float(cells[5]) - incl[("htp_cycles", "layers.0.attention")]) < 0.5,
+          "--module keeps that module only, as a top-level row: %s" % rows[1:])
+    rc, out, err = run("modules", mdump, "--pte", qpte, "--etrecord", mrec, "--module", "nope")
+    check(rc == 2 and out == "" and "--module nope: no module" in err, "--module of no module: exit 2")
+    rc, out, err = run("modules", mdump, "--pte", qpte)
+    check(rc == 2 and out == "" and "generate_etrecord=True" in err and err.count("\n") == 1,
+          "modules without --etrecord: exit 2 naming generate_etrecord")
+
+    # ---- 6. --etrecord on summary, explain, report, trace and diff: the same join (the
+    # DELEGATE_CALL's two nodes share layers.0; HTP nodes carry the module this script gave) ----
+    common = ("--pte", qpte, "--method", "kv_forward", "--etrecord", mrec)
+    rc, out, err = run("-f", "json", "summary", mdump, *common)
+    check(rc == 0, "summary --etrecord runs: %s" % err.strip())
+    if rc == 0:
+        mm = json.loads(out)["methods"][0]
+        top = mm["top_ops"]
+        check(top and top[0]["kind"] == "delegate_call" and top[0]["module"] == "layers.0" and
+              top[0]["module_class"] == "llama.TransformerBlock" and
+              top[0]["debug_handles"] == "%d,%d" % (h0, h1),
+              "summary JSON: the DELEGATE_CALL's module is the common module of its nodes")
+        ht = [x for x in mm["htp_nodes"]["top"] if node_index(x["name"][:-len(" (cycles)")])
+              is not None]
+        check(all(x["module"] == (stack_of(node_index(x["name"][:-9]))[-1][1]
+                                  if stack_of(node_index(x["name"][:-9])) else None) for x in ht),
+              "summary JSON: HTP nodes' modules as written (%d joined among the top)" % len(ht))
+    rc, out, err = run("summary", mdump, *common)
+    check(rc == 0 and re.search(r"DELEGATE_CALL \[QnnBackend\].*layers\.0", out) is not None,
+          "summary table: module column")
+    rc, out, err = run("explain", mdump, *common)
+    check(rc == 0 and "module layers.0 (llama.TransformerBlock)" in out.replace("\n  ", " "),
+          "explain names the top operator's module")
+    rc, out, err = run("report", mdump, *common, "-o", p("r.html"))
+    html = open(p("r.html")).read() if rc == 0 else ""
+    check(rc == 0 and "<h2>Time per nn.Module</h2>" in html and
+          "layers.0.attention" in html and "<th>module</th><th>source</th>" in html,
+          "report: module/source columns and the modules section")
+    rc, out, err = run("trace", mdump, *common, "-o", p("t.json"))
+    if rc == 0:
+        tev = json.load(open(p("t.json")))["traceEvents"]
+        dc = [e for e in tev if e.get("name") == "DELEGATE_CALL"]
+        nodes = [e for e in tev if e.get("args", {}).get("qnn_class") == "node"]
+        good = all(e["args"].get("module") == (stack_of(node_index(e["name"]))[-1][1]
+                                               if node_index(e["name"]) is not None and
+                                               stack_of(node_index(e["name"])) else None)
+                   for e in nodes)
+        check(dc and all(e["args"]["module"] == "layers.0" for e in dc) and good and
+              sum("module" in e["args"] for e in nodes) > 0,
+              "trace args: module of the DELEGATE_CALL and of each joined HTP node")
+    else:
+        check(False, "trace --etrecord runs: %s" % err.strip())
+    d1 = os.path.join(data, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+    rc, out, err = run("-f", "json", "diff", d1, mdump, *common)
+    if rc == 0:
+        ops = json.loads(out)["ops"]
+        dc = [o for o in ops if o["kind"] == "delegate_call"]
+        check(dc and dc[0]["module"] == "layers.0", "diff rows gain module")
+    else:
+        check(False, "diff --etrecord runs: %s" % err.strip())
 
 sys.exit(1 if fails else 0)

@@ -67,6 +67,8 @@ static const cli_optdef optdefs[] = {
      "also write a self-contained HTML page with the per-op SNR chart (compare)"},
     {OPT_LABEL, "label", 0, "NAME",
      "several FILEs: the label of the next FILE (repeat it, one per FILE; default: base name)"},
+    {OPT_MODULE, "module", 0, "NAME",
+     "modules: only this nn.Module path (e.g. layers.0.attention) and the modules below it"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -40,6 +40,8 @@ typedef enum opt_id {
     OPT_SELECT, OPT_ETRECORD_NEW, OPT_TEST_CASE, OPT_RTOL, OPT_ATOL, OPT_HTML,
     /* several dumps at once (summary, ops, runs, report) */
     OPT_LABEL,
+    /* modules */
+    OPT_MODULE,
     OPT_COUNT_
 } opt_id;
 
@@ -175,6 +177,20 @@ void cli_etr_cells(etp_table *t, const struct etp_etrecord *rec, const char *met
 /* The same (the machine formats' six) as members of JSON object node `n` (tree). */
 void cli_etr_node(etp_node *n, const struct etp_etrecord *rec, const char *method,
                   const etp_ops_row *row, cli_etr_stats *st);
+/* The short pair for views of a few rows (summary, report, diff): columns module and source
+ * (the innermost user frame FILE:LINE), appended at cols[n]; returns the new count. */
+#define CLI_ETR_SHORT_COLS 2
+size_t cli_etr_short_cols(etp_col *cols, size_t n);
+void cli_etr_short_cells(etp_table *t, const struct etp_etrecord *rec, const char *method,
+                         const etp_ops_row *row, cli_etr_stats *st);
+/* "module PATH (CLASS), source FILE:LINE" of one row for prose (explain); NULL when the record
+ * names neither (or out of memory). The caller frees it. */
+char *cli_etr_where(const struct etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                    cli_etr_stats *st);
+/* Without --etrecord (rec NULL) and with rows an ETRecord would name: one note saying what a
+ * record would add and how to produce one (ops, tree, summary). */
+void cli_etr_missing_note(const struct etp_etrecord *rec, const etp_ops_result *r,
+                          void (*note)(void *, const char *), void *ctx);
 /* The notes: how many rows matched, HTP nodes matched by name. */
 void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,
                    void (*note)(void *, const char *), void *ctx);

@@ -2,6 +2,7 @@
  * [--fail-on-regression PCT]`: did my change make it faster? Operators matched across the two
  * dumps, p50 and total deltas with a noise-aware verdict per row, operators added and removed,
  * placement changes first (docs/diff.md). */
+#include "etprof_etrecord.h"
 #include "cli_ana.h"
 
 #include <stdio.h>
@@ -30,6 +31,7 @@ typedef struct dctx {
     bool fail_set, allow_inconclusive;
     double fail_pct, threshold;
     etp_diff_listing ls; /* what is listed (etp_diff_list) */
+    const etp_etrecord *rec; /* --etrecord: a module column (joined to BASE's row, else NEW's) */
 } dctx;
 
 /* ------------------------------------------------------------------------------------------- */
@@ -306,7 +308,7 @@ typedef struct optab {
 
 /* A new operator table of the document: every column, or the people's (table, md). */
 static etp_table *optab_new(const dctx *c, etp_doc *doc, optab *ot, bool people) {
-    etp_col cols[C_N_];
+    etp_col cols[C_N_ + 1];
     ot->people = people;
     ot->ncols = 0;
     size_t n = people ? sizeof op_cols_people / sizeof op_cols_people[0] : (size_t)C_N_;
@@ -318,7 +320,8 @@ static etp_table *optab_new(const dctx *c, etp_doc *doc, optab *ot, bool people)
             cols[ot->ncols].precision = c->disp.precision;
         ot->ncols++;
     }
-    return ot->t = etp_doc_table(doc, cols, ot->ncols);
+    if (c->rec) cols[ot->ncols] = (etp_col){"module", "module", NULL, ETP_T_STR, true, 0};
+    return ot->t = etp_doc_table(doc, cols, ot->ncols + (c->rec ? 1 : 0));
 }
 
 /* Cells must be given in column order: collect them, then emit. */
@@ -415,6 +418,16 @@ static void op_row(const dctx *c, optab *ot, const etp_diff_op *op) {
         case 4: etp_table_float(ot->t, e->f); break;
         default: etp_table_null(ot->t); break;
         }
+    }
+    if (c->rec) {
+        /* the record of the program that ran: BASE's row when it has one, else NEW's */
+        const etp_ops_row *jr = op->base ? op->base : op->new_;
+        const etp_ops_result *rr = op->base ? c->rb : c->rn;
+        etp_etr_join j;
+        bool ok = etp_etrecord_join_row(c->rec, etp_ops_method_get(rr, jr->method)->name, jr,
+                                        &j) == ETP_OK && j.n_nodes;
+        etp_table_str(ot->t, ok ? j.module : NULL);
+        etp_etrecord_join_free(&j);
     }
 }
 
@@ -749,6 +762,9 @@ static int run_diff(cli_args *a) {
         return EXIT_USAGE;
     }
 
+    etp_etrecord *rec = NULL;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
+    c.rec = rec;
     /* One file named twice with one program: it is mapped, modelled and aggregated once, and
      * both sides are that one result (the figures are the same as two opens would give). */
     bool shared = same_regular_file(bp, np) &&
@@ -756,7 +772,10 @@ static int run_diff(cli_args *a) {
                    (a->set[OPT_PTE] && same_regular_file(a->val[OPT_PTE], a->val[OPT_PTE_NEW])));
     cli_inputs ib, in;
     memset(&in, 0, sizeof in);
-    if ((rc = cli_open_inputs_bg(a, bp, &ib))) return rc;
+    if ((rc = cli_open_inputs_bg(a, bp, &ib))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_args an = *a;
     if (a->set[OPT_PTE_NEW]) {
         an.set[OPT_PTE] = true;
@@ -764,6 +783,7 @@ static int run_diff(cli_args *a) {
     }
     if (!shared && (rc = cli_open_inputs_bg(&an, np, &in))) {
         cli_close_inputs(&ib);
+        etp_etrecord_close(rec);
         return rc;
     }
     const cli_inputs *pn = shared ? &ib : &in;
@@ -827,6 +847,7 @@ static int run_diff(cli_args *a) {
                    etp_diff_get_summary(d)->gate.reason);
     if (!rc) rc = gate_exit(&c);
 done:
+    etp_etrecord_close(rec);
     etp_diff_free(d);
     etp_ops_free(rb);
     etp_ops_free(rn);
@@ -840,7 +861,7 @@ static const opt_id diff_opts[] = {OPT_PTE,        OPT_PTE_NEW,   OPT_THRESHOLD,
                                    OPT_METHOD,     OPT_IGNORE_MISMATCH, OPT_TICK_NS,
                                    OPT_TICK_HZ,    OPT_TICKS,     OPT_BLOCK,
                                    OPT_SKIP_FIRST, OPT_ALL,       OPT_TOP,
-                                   OPT_TIME_UNIT,  OPT_NONE};
+                                   OPT_TIME_UNIT,  OPT_ETRECORD,  OPT_NONE};
 
 const cli_cmd cmd_diff = {
     .name = "diff",

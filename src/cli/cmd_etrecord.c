@@ -45,25 +45,17 @@ size_t cli_etr_cols(etp_col *cols, size_t n, bool machine) {
     return n + k;
 }
 
-/* The join of one row: framework rows get none (as the Inspector), HTP nodes by name,
- * delegate-internal events through delegate_map, instructions through debug_handle_map. */
+/* The join of one row (etp_etrecord_join_row, the library's one rule), counted. */
 static int row_join(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
                     etp_etr_join *j, cli_etr_stats *st) {
     memset(j, 0, sizeof *j);
-    if (!rec || row->chain < 0 || row->instr < 0 || row->place == ETP_PLACE_FRAMEWORK) return 1;
-    int rc;
-    if (row->htp_node) {
-        rc = etp_etrecord_join_name(rec, method, row->name, j);
-        if (st && !rc) {
-            st->htp_rows++;
-            st->htp_matched += j->n_nodes > 0;
-        }
-    } else if (row->kind == ETP_KIND_DELEGATE_INTERNAL) {
-        rc = etp_etrecord_join(rec, method, row->instr, row->name, j);
-    } else {
-        rc = etp_etrecord_join(rec, method, row->instr, NULL, j);
-    }
+    if (!rec || !etp_etrecord_row_joinable(row)) return 1;
+    int rc = etp_etrecord_join_row(rec, method, row, j);
     if (rc) return rc;
+    if (st && row->htp_node) {
+        st->htp_rows++;
+        st->htp_matched += j->n_nodes > 0;
+    }
     if (st) {
         st->rows++;
         st->matched += j->n_nodes > 0;
@@ -121,6 +113,50 @@ void cli_etr_node(etp_node *n, const etp_etrecord *rec, const char *method, cons
     etp_etrecord_join_free(&j);
 }
 
+static const etp_col etr_short_cols[] = {
+    {"module", "module", NULL, ETP_T_STR, true, 0},
+    {"source", "source", NULL, ETP_T_STR, true, 0},
+};
+
+size_t cli_etr_short_cols(etp_col *cols, size_t n) {
+    memcpy(cols + n, etr_short_cols, sizeof etr_short_cols);
+    return n + CLI_ETR_SHORT_COLS;
+}
+
+void cli_etr_short_cells(etp_table *t, const etp_etrecord *rec, const char *method,
+                         const etp_ops_row *row, cli_etr_stats *st) {
+    etp_etr_join j;
+    const char *v[6];
+    char *h;
+    row_cells(rec, method, row, false, st, &j, v, &h);
+    etp_table_str(t, v[1]);
+    etp_table_str(t, v[3]);
+    free(h);
+    etp_etrecord_join_free(&j);
+}
+
+char *cli_etr_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                    cli_etr_stats *st) {
+    etp_etr_join j;
+    const char *v[6];
+    char *h, *s = NULL;
+    row_cells(rec, method, row, false, st, &j, v, &h);
+    if (v[1] || v[3]) {
+        size_t n = (v[1] ? strlen(v[1]) : 0) + (v[2] ? strlen(v[2]) : 0) +
+                   (v[3] ? strlen(v[3]) : 0) + 64;
+        s = malloc(n);
+        if (s) {
+            int k = 0;
+            if (v[1]) k = snprintf(s, n, "module %s%s%s%s", v[1][0] ? v[1] : "(root)",
+                                   v[2] ? " (" : "", v[2] ? v[2] : "", v[2] ? ")" : "");
+            if (v[3]) snprintf(s + k, n - (size_t)k, "%ssource %s", k ? ", " : "", v[3]);
+        }
+    }
+    free(h);
+    etp_etrecord_join_free(&j);
+    return s;
+}
+
 void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
                    void (*note)(void *, const char *), void *ctx) {
     if (!rec) return;
@@ -138,6 +174,19 @@ void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
                  (unsigned long long)st->htp_matched, (unsigned long long)st->htp_rows);
         note(ctx, b);
     }
+}
+
+void cli_etr_missing_note(const etp_etrecord *rec, const etp_ops_result *r,
+                          void (*note)(void *, const char *), void *ctx) {
+    if (rec || !r) return;
+    bool any = false;
+    for (size_t i = 0; i < etp_ops_row_count(r) && !any; i++)
+        any = etp_etrecord_row_joinable(etp_ops_row_get(r, i));
+    if (!any) return;
+    note(ctx, "no --etrecord: the program's ETRecord would add each operator's ATen op types, "
+              "nn.Module and source line (and `etprof modules`: time per nn.Module); produce one "
+              "at export with generate_etrecord=True (to_edge_transform_and_lower, to_edge or "
+              "executorch.export), then get_etrecord().save(PATH) after to_executorch()");
 }
 
 /* ---- etprof info R.etrecord ---- */

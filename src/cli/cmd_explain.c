@@ -3,6 +3,7 @@
  * the same findings as structured records (docs/analyses.md). The findings are the library's
  * (etp_explain_compute, include/etprof_explain.h); this file renders them. */
 #include "cli_ana.h"
+#include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "etprof_explain.h"
 
@@ -54,6 +55,8 @@ typedef struct ex_ctx {
     const etp_finding *cur;
     sbuf ans;
     bool oom;
+    const etp_etrecord *rec; /* --etrecord: the module and source of the top operators */
+    cli_etr_stats etr;
 } ex_ctx;
 
 static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi);
@@ -127,7 +130,10 @@ static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi) {
             plain = record = false;
         }
         if (f->kind == ETP_FACT_ROW) {
-            etp_fig_top_op(list ? list : fx, NULL, c->d, etp_ops_row_get(c->r, (size_t)f->row));
+            const etp_ops_row *row = etp_ops_row_get(c->r, (size_t)f->row);
+            etp_node *o = etp_fig_top_op(list ? list : fx, NULL, c->d, row);
+            if (c->rec)
+                cli_etr_node(o, c->rec, etp_ops_method_get(c->r, row->method)->name, row, NULL);
             continue;
         }
         if (f->list && !plain && (int64_t)f->item != item) {
@@ -353,6 +359,11 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
             say_t(c, row->unit, row->stats.total);
             sb_printf(&c->ans, " total");
             if (isfinite(row->share)) sb_printf(&c->ans, ", %.1f%% of Method::execute", row->share);
+            char *where = c->rec ? cli_etr_where(c->rec, etp_ops_method_get(c->r, row->method)->name,
+                                                 row, &c->etr)
+                                 : NULL;
+            if (where) sb_printf(&c->ans, "; %s", where);
+            free(where);
             sb_printf(&c->ans, ")");
         }
         sb_printf(&c->ans, ". ");
@@ -847,8 +858,17 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return cli_exit_for(rc);
     }
+    etp_etrecord *rec = NULL;
+    if ((rc = cli_etr_open(a, &rec))) {
+        etp_qnn_etd_join_free(qj);
+        etp_ops_free(r);
+        etp_qnn_bundle_free(&qb);
+        cli_close_inputs(&in);
+        return rc;
+    }
     ex_ctx *c = calloc(1, sizeof *c);
     if (!c) {
+        etp_etrecord_close(rec);
         etp_qnn_etd_join_free(qj);
         etp_qnn_bundle_free(&qb);
         etp_ops_free(r);
@@ -863,6 +883,7 @@ static int run_explain(cli_args *a) {
     c->r = r;
     c->d = &d;
     c->qp = &qp;
+    c->rec = rec;
     /* questions 1 and 2: the library's facts, rendered; room is kept for the findings that
      * follow (units, hmx_vs_hvx, memory, cannot, missing) */
     etp_explain_result *xr = NULL;
@@ -885,6 +906,7 @@ static int run_explain(cli_args *a) {
     if (!c->oom) {
         etp_doc_notes_here(doc);
         etp_quality_notes(r, note_doc_cb, doc);
+        cli_etr_notes(rec, &c->etr, note_doc_cb, doc);
         etp_fig_quality(etp_doc_root(doc), "data_quality", r);
         fill_flat(c, doc);
         if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD)
@@ -904,6 +926,7 @@ static int run_explain(cli_args *a) {
         free(c->f[i].answer);
     }
     free(c);
+    etp_etrecord_close(rec);
     etp_explain_free(xr);
     etp_qnn_etd_join_free(qj);
     etp_qnn_bundle_free(&qb);
@@ -915,7 +938,7 @@ static int run_explain(cli_args *a) {
 static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_IGNORE_MISMATCH,     OPT_TICK_NS,   OPT_TICK_HZ,
                                       OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_QHAS,
                                       OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_HTP_CLOCK_GHZ,
-                                      OPT_NONE};
+                                      OPT_ETRECORD, OPT_NONE};
 
 const cli_cmd cmd_explain = {
     .name = "explain",

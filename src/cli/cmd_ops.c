@@ -527,6 +527,7 @@ static int run_ops(cli_args *a) {
         etp_quality_notes(r, note_cb, t);
         etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
         cli_etr_notes(rec, &etr_st, note_cb, t);
+        cli_etr_missing_note(rec, r, note_cb, t);
     }
     etp_doc_single_table(doc, t);
     rc = cli_render(a, &o, doc);

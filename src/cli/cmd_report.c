@@ -1,6 +1,7 @@
 /* cmd_report.c - `etprof report FILE [--pte P] [--qhas F ...] -o report.html`: one self-contained
  * HTML file with the summary, charts and tables (src/report.c, docs/report.md). */
 #include "cli.h"
+#include "etprof_etrecord.h"
 #include "etprof_runs.h"
 
 #include <errno.h>
@@ -104,11 +105,17 @@ static int run_report(cli_args *a) {
         return rc;
     }
     const char *path = a->pos[0];
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
     cli_inputs in;
-    if ((rc = cli_open_inputs(a, path, &in))) return rc;
+    if ((rc = cli_open_inputs(a, path, &in))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
         cli_close_inputs(&in);
+        etp_etrecord_close(rec);
         return rc;
     }
     etp_report_opts ro;
@@ -126,6 +133,7 @@ static int run_report(cli_args *a) {
     ro.heap = a->set[OPT_HEAP] ? a->val[OPT_HEAP] : NULL;
     ro.progress = progress;
     ro.progress_ctx = a;
+    ro.etrecord = rec;
     etp_error err = {0};
     int r = etp_report_write(in.model, o.f, &ro, &err);
     cli_progress_end(a);
@@ -137,13 +145,15 @@ static int run_report(cli_args *a) {
         rc = cli_exit_for(r);
     }
     cli_close_inputs(&in);
+    etp_etrecord_close(rec);
     return cli_out_close(&o, rc);
 }
 
 static const opt_id report_opts[] = {OPT_PTE,        OPT_METHOD,    OPT_IGNORE_MISMATCH,    OPT_TICK_NS, OPT_TICK_HZ,
                                      OPT_TICKS,      OPT_BLOCK,     OPT_SKIP_FIRST,
                                      OPT_TOP,        OPT_TIME_UNIT, OPT_QHAS,    OPT_OPTRACE,
-                                     OPT_RUNTRACE,   OPT_HEAP,      OPT_LABEL,   OPT_NONE};
+                                     OPT_RUNTRACE,   OPT_HEAP,      OPT_LABEL,     OPT_ETRECORD,
+                                     OPT_NONE};
 
 const cli_cmd cmd_report = {
     .name = "report",

@@ -2,6 +2,7 @@
  * latency per method, where the time went (each backend's DELEGATE_CALLs, CPU kernels,
  * framework), the CPU fallback operators by type, and the top operators (docs/analyses.md). */
 #include "cli_ana.h"
+#include "etprof_etrecord.h"
 #include "etprof_runs.h"
 #include "etprof_backend.h"
 
@@ -27,7 +28,10 @@ typedef struct sum_ctx {
     const char *label;              /* several files: this file's label, else NULL */
     etp_table *flat_file;           /* several files: the flat table (with its file column) */
     const etp_backend_figures *bf; /* each backend's own figures (issue 14.2) */
+    const etp_etrecord *rec; /* --etrecord: module and source of the top rows */
+    cli_etr_stats etr;
 } sum_ctx;
+static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
 static const char *place_kind(etp_place p) {
     return p == ETP_PLACE_DELEGATE ? "delegate" : p == ETP_PLACE_CPU ? "cpu" : "framework";
@@ -83,9 +87,10 @@ static void op_types_json(const sum_ctx *c, etp_node *mo, uint32_t mi) {
     }
 }
 
-static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi);
+static void method_json(sum_ctx *c, etp_node *methods, uint32_t mi);
 
-static void fill_json(const sum_ctx *c, etp_doc *doc) {
+static void fill_json(sum_ctx *c, etp_doc *doc) {
+    bool json = c->a->fmt == ETP_FMT_JSON;
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
     etp_node *root = etp_doc_root(doc);
@@ -97,11 +102,14 @@ static void fill_json(const sum_ctx *c, etp_doc *doc) {
     etp_doc_note(doc, PLACEMENT_NOTE);
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
     etp_quality_notes(r, note_doc_cb, doc);
+    if (json) cli_etr_notes(c->rec, &c->etr, doc_note_cb, doc);
+    cli_etr_missing_note(c->rec, r, doc_note_cb, doc);
     etp_fig_quality(root, "data_quality", r);
     if (c->bf) etp_fig_backend_figures(root, "backend_figures", d, c->bf); /* additive (issue 14.2) */
 }
 
-static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi) {
+static void method_json(sum_ctx *c, etp_node *methods, uint32_t mi) {
+    bool json = c->a->fmt == ETP_FMT_JSON;
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
     {
@@ -159,12 +167,20 @@ static void method_json(const sum_ctx *c, etp_node *methods, uint32_t mi) {
         }
         etp_node *to = etp_node_arr(mo, "top_ops");
         size_t n = top_ops(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) etp_fig_top_op(to, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
+            etp_node *o = etp_fig_top_op(to, NULL, d, row);
+            if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
+        }
         etp_node *hn = etp_node_obj(mo, "htp_nodes");
         etp_node_uint(hn, "rows", m->htp_node_rows);
         etp_node *ht = etp_node_arr(hn, "top");
         n = top_nodes(c, mi, c->idx);
-        for (size_t k = 0; k < n; k++) etp_fig_top_op(ht, NULL, d, etp_ops_row_get(r, c->idx[k]));
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
+            etp_node *o = etp_fig_top_op(ht, NULL, d, row);
+            if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
+        }
         op_types_json(c, mo, mi);
     }
 }
@@ -343,7 +359,7 @@ static int op_types_text(const sum_ctx *c, etp_doc *doc, etp_section *f, uint32_
 }
 
 /* table and md: a short report made of small tables. */
-static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
+static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
     const etp_ops_result *r = c->r;
     const etp_disp *d = c->d;
     bool md = c->a->fmt == ETP_FMT_MD;
@@ -521,10 +537,10 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 {"total", "total", NULL, ETP_T_FLOAT, false, 3},  {"unit", "unit", NULL, ETP_T_STR, false, 0},
                 {"share", "% of Method::execute", NULL, ETP_T_FLOAT, false, 2},
             };
-            etp_col tc[8];
-            memcpy(tc, tcols, sizeof tc);
+            etp_col tc[8 + CLI_ETR_SHORT_COLS];
+            memcpy(tc, tcols, sizeof tcols);
             tc[4].precision = tc[5].precision = d->precision;
-            t = etp_doc_table(doc, tc, 8);
+            t = etp_doc_table(doc, tc, c->rec ? cli_etr_short_cols(tc, 8) : 8);
             etp_section_table(f, t);
             static const char *const tdrop[] = {"instr:6", "count:5", "total:4", "placement:3",
                                                 "share:2", "p50+unit:1", NULL};
@@ -548,7 +564,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, etp_disp_conv(d, row->unit, row->stats.total, &un));
                 etp_table_str(t, un);
                 etp_table_float(t, row->share);
-            
+                if (c->rec) cli_etr_short_cells(t, c->rec, m->name, row, &c->etr);
             }
         }
         n = top_nodes(c, mi, c->idx);
@@ -561,7 +577,9 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 {"p50", "p50", NULL, ETP_T_FLOAT, false, 0},        {"unit", "unit", NULL, ETP_T_STR, false, 0},
                 {"share", "% of accelerator cycles", NULL, ETP_T_FLOAT, false, 2},
             };
-            t = etp_doc_table(doc, ncols, 5);
+            etp_col nc[5 + CLI_ETR_SHORT_COLS];
+            memcpy(nc, ncols, sizeof ncols);
+            t = etp_doc_table(doc, nc, c->rec ? cli_etr_short_cols(nc, 5) : 5);
             etp_section_table(f, t);
             static const char *const ndrop[] = {"count:3", "share:2", "p50+unit:1", NULL};
             if (t) etp_table_droppable(t, ndrop);
@@ -577,7 +595,7 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, row->stats.p50);
                 etp_table_str(t, etp_unit_name(row->unit));
                 etp_table_float(t, row->share);
-            
+                if (c->rec) cli_etr_short_cells(t, c->rec, m->name, row, &c->etr);
             }
             etp_disp d0 = *d;
             d0.htp_ghz = 0;
@@ -589,6 +607,8 @@ static int fill_report(const sum_ctx *c, etp_doc *doc, const char *path) {
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
     if (c->bf) etp_backend_figures_notes(c->bf, text_note_cb, f);
+    cli_etr_notes(c->rec, &c->etr, text_note_cb, f);
+    cli_etr_missing_note(c->rec, r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
                             "etprof explain (what the numbers mean)");
     return rc;
@@ -710,18 +730,27 @@ static int run_summary(cli_args *a) {
     if (rc) return rc;
     long top = ca.top;
     etp_disp d = ca.d;
-    if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) return rc;
+    if ((rc = cli_ana_compute(a, path, &ca))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     uint32_t *idx;
     cli_out o;
-    if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) return rc;
+    if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) {
+        etp_etrecord_close(rec);
+        return rc;
+    }
     etp_optype_result *types = NULL;
     etp_error terr = {0};
     if (etp_optype_compute(r, &types, &terr)) {
         cli_error(&terr);
         free(idx);
         cli_ana_close(&ca);
+        etp_etrecord_close(rec);
         return cli_out_close(&o, EXIT_INTERNAL);
     }
     etp_backend_figures bf;
@@ -732,10 +761,11 @@ static int run_summary(cli_args *a) {
         etp_optype_free(types);
         free(idx);
         cli_ana_close(&ca);
+        etp_etrecord_close(rec);
         return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
-                 .types = types, .bf = &bf};
+                 .types = types, .bf = &bf, .rec = rec};
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
@@ -750,13 +780,15 @@ static int run_summary(cli_args *a) {
     free(idx);
     etp_optype_free(types);
     etp_ops_free(r);
+    etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
 
 static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,    OPT_TICK_HZ,
                                       OPT_TICKS, OPT_BLOCK,  OPT_SKIP_FIRST, OPT_TOP,
-                                      OPT_TIME_UNIT, OPT_LABEL, OPT_NONE};
+                                      OPT_TIME_UNIT, OPT_LABEL, OPT_ETRECORD,
+                                      OPT_NONE};
 
 const cli_cmd cmd_summary = {
     .name = "summary",

@@ -1,6 +1,7 @@
 /* cmd_trace.c - `etprof trace FILE [--pte P] -o trace.json`: Chrome Trace Event Format JSON for
  * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/trace.c and
  * docs/trace.md. */
+#include "etprof_etrecord.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -96,17 +97,25 @@ static int run_trace(cli_args *a) {
                    "--optrace; give --optrace F too");
         return EXIT_USAGE;
     }
+    etp_etrecord *rec;
+    if ((rc = cli_etr_open(a, &rec))) {
+        etp_qnn_trace_free(ot);
+        return rc;
+    }
     cli_inputs in;
     if ((rc = cli_open_inputs(a, path, &in))) {
         etp_qnn_trace_free(ot);
+        etp_etrecord_close(rec);
         return rc;
     }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
         cli_close_inputs(&in);
         etp_qnn_trace_free(ot);
+        etp_etrecord_close(rec);
         return rc;
     }
+    to.etrecord = rec;
     to.source = path;
     to.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
     to.tick_ns = mo.tick_ns;
@@ -122,6 +131,7 @@ static int run_trace(cli_args *a) {
         cli_error(&err);
         cli_close_inputs(&in);
         etp_qnn_trace_free(ot);
+        etp_etrecord_close(rec);
         return cli_out_close(&o, EXIT_INTERNAL);
     }
     FILE *tf = gz ? gz : o.f;
@@ -139,6 +149,7 @@ static int run_trace(cli_args *a) {
         rc = cli_exit_for(r);
     }
     cli_close_inputs(&in);
+    etp_etrecord_close(rec);
     rc = cli_out_close(&o, rc);
     if (!rc && !a->quiet) {
         if (st.synthetic)
@@ -160,7 +171,7 @@ static int run_trace(cli_args *a) {
 
 static const opt_id trace_opts[] = {OPT_PTE,     OPT_METHOD,   OPT_IGNORE_MISMATCH,   OPT_TICK_NS,       OPT_TICK_HZ,
                                     OPT_TICKS,   OPT_OPTRACE,  OPT_RUNTRACE,      OPT_QHAS,
-                                    OPT_HTP_CLOCK_GHZ, OPT_RUNS, OPT_MAX_RUNS, OPT_SKIP_FIRST, 0};
+                                    OPT_HTP_CLOCK_GHZ, OPT_RUNS, OPT_MAX_RUNS, OPT_SKIP_FIRST, OPT_ETRECORD, 0};
 
 const cli_cmd cmd_trace = {
     .name = "trace",

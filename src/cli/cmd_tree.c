@@ -364,6 +364,7 @@ static int run_tree(cli_args *a) {
         }
         etp_quality_notes(r, doc_note_cb, doc);
         cli_etr_notes(rec, &c.etr, doc_note_cb, doc);
+        cli_etr_missing_note(rec, r, doc_note_cb, doc);
         etp_fig_quality(root, "data_quality", r);
     } else {
         etp_col cols[NCOLS + CLI_ETR_MAX_COLS];
@@ -419,6 +420,7 @@ static int run_tree(cli_args *a) {
             etp_quality_notes(r, note_cb, t);
             etp_backend_notes(in.model, r, note_cb, t); /* issue 14.2 */
             cli_etr_notes(rec, &c.etr, note_cb, t);
+            cli_etr_missing_note(rec, r, note_cb, t);
             if (est && c.wall_rows)
                 etp_table_note(t, "wall est: an ESTIMATE of an HTP node's wall time = its cycles "
                                   "x its partition's Accelerator (execute excluding wait) time / "
