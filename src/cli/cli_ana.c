@@ -160,3 +160,26 @@ int cli_ana_multi(cli_args *a, cli_ana *c, etp_multi_result **out) {
     for (int i = 0; i < n; i++) cli_close_inputs(&in[i]);
     return rc;
 }
+
+int cli_ana_multi_output(cli_args *a, cli_ana *c, const char *cmd, etp_multi_result **x,
+                         uint32_t **idx, cli_out *o) {
+    int rc = cli_ana_multi(a, c, x);
+    if (rc) return rc;
+    size_t maxrows = 1;
+    for (size_t i = 0; i < etp_multi_file_count(*x); i++) {
+        size_t nr = etp_ops_row_count(etp_multi_file_get(*x, i)->ops);
+        if (nr > maxrows) maxrows = nr;
+    }
+    *idx = malloc(maxrows * sizeof **idx);
+    if (!*idx) {
+        etp_multi_free(*x);
+        cli_errorf("%s: out of memory", cmd);
+        return EXIT_INTERNAL;
+    }
+    if ((rc = cli_out_open(a, o))) {
+        free(*idx);
+        etp_multi_free(*x);
+        return rc;
+    }
+    return EXIT_OK;
+}

@@ -36,6 +36,10 @@ void cli_ana_close(cli_ana *c);
  * with --block and --skip-first, verifies every dump and closes the inputs. Returns an exit
  * code; on success *out holds the result (etp_multi_free). */
 int cli_ana_multi(cli_args *a, cli_ana *c, etp_multi_result **out);
+/* cli_ana_multi, then a row-index scratch as long as the largest file's rows (*idx) and the
+ * output (*o); on failure everything is released and the exit code returned. */
+int cli_ana_multi_output(cli_args *a, cli_ana *c, const char *cmd, etp_multi_result **x,
+                         uint32_t **idx, cli_out *o);
 /* true when the command was given several FILEs or a --label: the multi-file views */
 bool cli_ana_is_multi(const cli_args *a);
 #endif

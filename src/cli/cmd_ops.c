@@ -187,24 +187,10 @@ static int run_ops_multi(cli_args *a) {
         return EXIT_USAGE;
     }
     etp_multi_result *x;
-    if ((rc = cli_ana_multi(a, &ca, &x))) return rc;
-    size_t nf = etp_multi_file_count(x), maxrows = 1;
-    for (size_t i = 0; i < nf; i++) {
-        size_t nr = etp_ops_row_count(etp_multi_file_get(x, i)->ops);
-        if (nr > maxrows) maxrows = nr;
-    }
-    uint32_t *idx = malloc(maxrows * sizeof *idx);
+    uint32_t *idx;
     cli_out o;
-    if (!idx) {
-        etp_multi_free(x);
-        cli_errorf("ops: out of memory");
-        return EXIT_INTERNAL;
-    }
-    if ((rc = cli_out_open(a, &o))) {
-        free(idx);
-        etp_multi_free(x);
-        return rc;
-    }
+    if ((rc = cli_ana_multi_output(a, &ca, "ops", &x, &idx, &o))) return rc;
+    size_t nf = etp_multi_file_count(x);
     bool text = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD;
     bool qual = !text;
     etp_col cols[1 + NCOLS + NQUAL];

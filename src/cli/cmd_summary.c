@@ -630,24 +630,10 @@ static int run_summary_multi(cli_args *a) {
     if (rc) return rc;
     etp_disp d = ca.d;
     etp_multi_result *x;
-    if ((rc = cli_ana_multi(a, &ca, &x))) return rc;
-    size_t nf = etp_multi_file_count(x), maxrows = 1;
-    for (size_t i = 0; i < nf; i++) {
-        size_t nr = etp_ops_row_count(etp_multi_file_get(x, i)->ops);
-        if (nr > maxrows) maxrows = nr;
-    }
-    uint32_t *idx = malloc(maxrows * sizeof *idx);
+    uint32_t *idx;
     cli_out o;
-    if (!idx) {
-        etp_multi_free(x);
-        cli_errorf("summary: out of memory");
-        return EXIT_INTERNAL;
-    }
-    if ((rc = cli_out_open(a, &o))) {
-        free(idx);
-        etp_multi_free(x);
-        return rc;
-    }
+    if ((rc = cli_ana_multi_output(a, &ca, "summary", &x, &idx, &o))) return rc;
+    size_t nf = etp_multi_file_count(x);
     etp_doc *doc = etp_doc_new("summary", 1, NULL, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
     sum_ctx c = {.a = a, .d = &d, .top = (size_t)ca.top, .idx = idx, .has_prog = a->set[OPT_PTE]};
