@@ -16,15 +16,19 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
+#include "etdump_int.h"
 #include "model_int.h"
 #include "ops_int.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define CONTAIN_SCAN_MAX 512 /* how far ahead a delegate scope looks for its container */
 
@@ -1133,28 +1137,27 @@ void etp_ops_free(etp_ops_result *r) {
     free(r);
 }
 
-int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err) {
-    *out = NULL;
-    etp_ops_opts o;
-    if (opts) o = *opts;
-    else etp_ops_opts_init(&o);
+static etp_ops_result *result_new(void) {
     etp_ops_result *r = calloc(1, sizeof *r);
-    if (!r || !rehash(r, 1024)) {
+    if (r && !rehash(r, 1024)) {
         free(r);
-        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
-        return ETP_E_INTERNAL;
+        return NULL;
     }
-    r->mem_budget = etp__mem_budget();
-    /* per event, the pass keeps only its scratch (row_of, tp, grp, the method's hint: 16
-     * bytes); the rows are charged by row_find */
-    etp__model_set_event_charge(m, 32);
-    const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
+    if (r) r->mem_budget = etp__mem_budget();
+    return r;
+}
+
+/* Blocks [lo, hi) of the dump into r, in order. `stop` (may be NULL): set by another thread
+ * when the result is no longer wanted. */
+static int run_blocks(etp_ops_result *r, etp_model *m, const etp_ops_opts *o, uint32_t lo,
+                      uint32_t hi, uint32_t nblocks, const atomic_bool *stop, etp_error *err) {
     int rc = ETP_OK;
-    for (uint32_t b = 0; b < di->block_count && !rc; b++) {
+    for (uint32_t b = lo; b < hi && !rc; b++) {
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed)) return ETP_E_INTERNAL;
         etp_block_view v;
         rc = etp_model_block(m, b, &v, err);
         if (rc) break;
-        if (add_block(r, &o, &v, di->block_count - b)) {
+        if (add_block(r, o, &v, nblocks - b)) {
             if (r->over_budget) {
                 rc = ETP_E_INPUT;
                 etp__model_budget_error(m, b, r->over_index, r->nacc + 1, r->mem_budget,
@@ -1164,8 +1167,337 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
                 etp_error_set(err, rc, NULL, -1, NULL, "out of memory");
             }
         }
-        if (o.progress) o.progress(o.progress_ctx, b + 1, di->block_count);
+        if (o->progress && !stop) o->progress(o->progress_ctx, b + 1, nblocks);
     }
+    return rc;
+}
+
+/* ---- Two threads (docs/analyses.md "Two threads") ----
+ * On a large dump the blocks are split in two: the caller's thread aggregates the first part,
+ * a worker the second, each with its own model and rows, and the worker's rows are then merged
+ * into the caller's as if its blocks had followed in one pass: rows new to the caller are
+ * appended in the worker's order of first appearance (the one-thread order), samples and child
+ * sums are appended run after run (each per-run sum is made within one block, so every value
+ * is bit-identical), counts are added, and what a one-thread pass decides on first sight
+ * (a row's parent, an OPERATOR_CALL's operator, a method's Method::execute row) is the caller's
+ * when it has one. Any failure of the worker's part is not reported from it: the whole pass is
+ * made again on one thread, so that errors (the memory budget's included) are the one-thread
+ * ones. ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of
+ * two blocks or more (the tests compare both); unset, it is on for a dump of 4 MiB or more with
+ * four blocks or more on a machine with two CPUs or more. --skip-first counts runs across the
+ * split and keeps one thread. */
+
+typedef struct ops_worker {
+    etp_ops_result *r;
+    etp_model *m;
+    const etp_ops_opts *o;
+    uint32_t lo, hi, nblocks;
+    atomic_bool stop;
+    int rc;
+    etp_error err;
+} ops_worker;
+
+static void *ops_worker_main(void *arg) {
+    ops_worker *w = arg;
+    w->rc = run_blocks(w->r, w->m, w->o, w->lo, w->hi, w->nblocks, &w->stop, &w->err);
+    etp__model_release_scratch(w->m);
+    return NULL;
+}
+
+static bool want_threads(const etp_model *m, const etp_ops_opts *o, uint32_t nblocks) {
+    if (o->skip_first) return false;
+    long want = 0;
+    const char *e = getenv("ETPROF_THREADS");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        if (!*end && v >= 1) want = v;
+    }
+    if (want == 1 || nblocks < 2) return false;
+    if (want >= 2) return true;
+    return nblocks >= 4 && etp__dump_buffer_size(etp_model_dump(m)) >= ((size_t)4 << 20) &&
+           sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/* The chunks of w's arena and pool go to r (the strings and pooled arrays of w's rows stay
+ * where they are). */
+static void splice_chunks(etp_ops_result *r, etp_ops_result *w) {
+    arena_chunk **a = &r->arena;
+    while (*a) a = &(*a)->next;
+    *a = w->arena;
+    w->arena = NULL;
+    pool_chunk **p = &r->pool;
+    while (*p) p = &(*p)->next;
+    *p = w->pool;
+    w->pool = NULL;
+}
+
+/* Sample k of row a: its method run (0-based), as note_sample_run() keeps it. */
+static uint32_t srun_of(const row_acc *a, uint32_t k) { return a->srun ? a->srun[k] : k; }
+
+/* Appends the runs of w-row b (method runs offset by `roff`) to r-row a: in place when a has
+ * room (a row of the first run of its method has room for every block after it). */
+static int merge_samples(row_acc *a, const row_acc *b, uint32_t roff) {
+    uint32_t na = a->pub.runs, nb = b->pub.runs, n = na + nb;
+    if (!nb) return ETP_OK;
+    if (n > a->cap) {
+        double *s = malloc((size_t)n * sizeof *s);
+        double *c = a->childsum ? malloc((size_t)n * sizeof *c) : NULL;
+        uint32_t *sr = a->srun ? malloc((size_t)n * sizeof *sr) : NULL;
+        if (!s || (a->childsum && !c) || (a->srun && !sr)) {
+            free(s);
+            free(c);
+            free(sr);
+            return ETP_E_INTERNAL;
+        }
+        if (na) memcpy(s, a->samples, na * sizeof *s);
+        if (c && na) memcpy(c, a->childsum, na * sizeof *c);
+        if (sr && na) memcpy(sr, a->srun, na * sizeof *sr);
+        if (!a->pooled) free(a->samples);
+        if (a->childsum && !a->cs_pooled) free(a->childsum);
+        free(a->srun);
+        a->samples = s;
+        a->childsum = c;
+        a->srun = sr;
+        a->srun_cap = sr ? n : 0;
+        a->pooled = a->cs_pooled = false;
+        a->cap = n;
+    }
+    memcpy(a->samples + na, b->samples, nb * sizeof *a->samples);
+    if (b->childsum && !a->childsum) {
+        if (!(a->childsum = calloc(a->cap, sizeof *a->childsum))) return ETP_E_INTERNAL;
+        a->cs_pooled = false;
+    }
+    if (a->childsum) {
+        if (b->childsum) memcpy(a->childsum + na, b->childsum, nb * sizeof *a->childsum);
+        else memset(a->childsum + na, 0, nb * sizeof *a->childsum);
+    }
+    bool ident = !a->srun;
+    for (uint32_t k = 0; k < nb && ident; k++) ident = srun_of(b, k) + roff == na + k;
+    if (!ident) {
+        if (!a->srun || a->srun_cap < a->cap) {
+            uint32_t *sr = realloc(a->srun, (size_t)a->cap * sizeof *sr);
+            if (!sr) return ETP_E_INTERNAL;
+            if (!a->srun)
+                for (uint32_t k = 0; k < na; k++) sr[k] = k;
+            a->srun = sr;
+            a->srun_cap = a->cap;
+        }
+        for (uint32_t k = 0; k < nb; k++) a->srun[na + k] = srun_of(b, k) + roff;
+    }
+    a->pub.runs = n;
+    a->childsum_any = a->childsum_any || b->childsum_any;
+    return ETP_OK;
+}
+
+/* Merges w (the blocks after r's) into r; w is freed. */
+static int merge_result(etp_ops_result *r, etp_ops_result *w) {
+    int rc = ETP_E_INTERNAL;
+    uint32_t *mmap_ = malloc((w->nmethods ? w->nmethods : 1) * sizeof *mmap_);
+    uint32_t *moff = malloc((w->nmethods ? w->nmethods : 1) * sizeof *moff);
+    int32_t *rowmap = malloc((w->nacc ? w->nacc : 1) * sizeof *rowmap);
+    bool *fresh = calloc(w->nacc ? w->nacc : 1, sizeof *fresh);
+    if (!mmap_ || !moff || !rowmap || !fresh) goto out;
+    splice_chunks(r, w);
+    for (size_t g = 0; g < w->nbgroups; g++) {
+        const etp_ops_block_group *x = &w->bgroups[g];
+        size_t i = 0;
+        while (i < r->nbgroups &&
+               !(r->bgroups[i].kept == x->kept && r->bgroups[i].by_events == x->by_events &&
+                 strcmp(r->bgroups[i].reason, x->reason) == 0 && strcmp(r->bgroups[i].name, x->name) == 0))
+            i++;
+        if (i < r->nbgroups) {
+            r->bgroups[i].blocks += x->blocks;
+            r->bgroups[i].events += x->events;
+            continue;
+        }
+        if (r->nbgroups == r->bgroups_cap) {
+            size_t cap = r->bgroups_cap ? r->bgroups_cap * 2 : 4;
+            etp_ops_block_group *n = realloc(r->bgroups, cap * sizeof *n);
+            if (!n) goto out;
+            r->bgroups = n;
+            r->bgroups_cap = cap;
+        }
+        r->bgroups[r->nbgroups++] = *x;
+    }
+    for (size_t i = 0; i < w->nmethods; i++) {
+        const method_acc *x = &w->methods[i];
+        int32_t mi = method_find(r, x->name, x->pub.n_candidates, x->pub.candidate_names);
+        if (mi < 0) goto out;
+        mmap_[i] = (uint32_t)mi;
+        moff[i] = r->methods[mi].runs;
+    }
+    uint32_t run_off = r->runs_kept;
+    for (size_t j = 0; j < w->nacc; j++) {
+        row_acc *b = &w->acc[j];
+        uint32_t mi = mmap_[b->pub.method];
+        const char *label = b->pub.name;
+        uint64_t h = hash_key(mi, b->pub.chain, b->pub.instr, b->pub.kind, label) ^
+                     (uint64_t)b->escaped ^
+                     (b->pub.event_name ? hash_key(0, 0, 0, 0, b->pub.event_name) : 0);
+        if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap * 2)) goto out;
+        size_t slot = (size_t)h & (r->hcap - 1);
+        int32_t ri = -1;
+        for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
+            row_acc *a = &r->acc[r->htab[slot] - 1];
+            const char *x = a->pub.event_name, *y = b->pub.event_name;
+            if (a->hash == h && a->pub.method == mi && a->pub.chain == b->pub.chain &&
+                a->pub.instr == b->pub.instr && a->pub.kind == b->pub.kind &&
+                a->escaped == b->escaped && strcmp(a->pub.name, label) == 0 &&
+                (x == y || (x && y && strcmp(x, y) == 0))) {
+                ri = (int32_t)(r->htab[slot] - 1);
+                break;
+            }
+        }
+        if (ri < 0) { /* new to r: w's row, moved */
+            if (r->nacc == r->acc_cap) {
+                size_t cap = r->acc_cap ? r->acc_cap * 2 : 256;
+                row_acc *n = realloc(r->acc, cap * sizeof *n);
+                if (!n) goto out;
+                r->acc = n;
+                r->acc_cap = cap;
+            }
+            ri = (int32_t)r->nacc++;
+            row_acc *a = &r->acc[ri];
+            *a = *b;
+            a->hash = h;
+            a->pub.method = mi;
+            a->first_seen = b->first_seen + ((uint64_t)run_off << 32);
+            if (b->srun || moff[b->pub.method]) {
+                uint32_t *sr = malloc((size_t)(b->cap ? b->cap : 1) * sizeof *sr);
+                if (!sr) {
+                    r->nacc--;
+                    goto out;
+                }
+                for (uint32_t k = 0; k < b->pub.runs; k++) sr[k] = srun_of(b, k) + moff[b->pub.method];
+                free(b->srun);
+                a->srun = sr;
+                a->srun_cap = b->cap;
+            }
+            b->samples = b->childsum = NULL;
+            b->srun = NULL;
+            b->pooled = b->cs_pooled = true; /* nothing of it to free in w any more */
+            r->htab[slot] = (uint32_t)ri + 1;
+            fresh[j] = true;
+        } else {
+            row_acc *a = &r->acc[ri];
+            if (merge_samples(a, b, moff[b->pub.method])) goto out;
+            etp_ops_row *p = &a->pub;
+            const etp_ops_row *q = &b->pub;
+            p->count += q->count;
+            p->flags |= q->flags;
+            p->bad_time_count += q->bad_time_count;
+            p->wrapped_count += q->wrapped_count;
+            if (q->nest_over_count &&
+                (!p->nest_over_count || q->nest_over_max_ratio > p->nest_over_max_ratio))
+                p->nest_over_max_ratio = q->nest_over_max_ratio;
+            p->nest_over_count += q->nest_over_count;
+            p->nest_over_backend = p->nest_over_backend || q->nest_over_backend;
+            if (!p->op && q->op && b->op_from_child) {
+                p->op = q->op;
+                a->op_from_child = true;
+            }
+        }
+        rowmap[j] = ri;
+    }
+    /* links, now that every w row has its r row */
+    for (size_t j = 0; j < w->nacc; j++) {
+        row_acc *a = &r->acc[rowmap[j]];
+        int32_t wp = w->acc[j].parent;
+        int32_t np = wp >= 0 ? rowmap[wp] : wp;
+        if (fresh[j]) a->parent = np;
+        else if (a->parent == -2 && np >= 0) a->parent = np;
+    }
+    for (size_t i = 0; i < w->nmethods; i++) {
+        method_acc *x = &w->methods[i], *y = &r->methods[mmap_[i]];
+        y->seen += x->seen;
+        y->skipped += x->skipped;
+        if (y->exec_row < 0 && x->exec_row >= 0) y->exec_row = rowmap[x->exec_row];
+        if (x->runs) {
+            uint32_t n = y->runs + x->runs;
+            if (n > y->rb_cap) {
+                uint32_t *rb = realloc(y->run_block, n * sizeof *rb);
+                if (!rb) goto out;
+                y->run_block = rb;
+                y->rb_cap = n;
+            }
+            memcpy(y->run_block + y->runs, x->run_block, x->runs * sizeof *y->run_block);
+            y->runs = n;
+        }
+    }
+    r->blocks_read += w->blocks_read;
+    r->runs_kept += w->runs_kept;
+    /* the memory charged for rows: what one pass would hold (row_find) */
+    size_t want = (r->nacc + ETP_MEM_ROW_CHUNK - 1) / ETP_MEM_ROW_CHUNK * ETP_MEM_ROW_CHUNK;
+    size_t held = r->rows_charged + w->rows_charged;
+    if (held > want) etp__mem_give((uint64_t)(held - want) * ETP_MEM_PER_ROW);
+    r->rows_charged = held > want ? want : held;
+    w->rows_charged = 0;
+    rc = ETP_OK;
+out:
+    free(mmap_);
+    free(moff);
+    free(rowmap);
+    free(fresh);
+    etp_ops_free(w);
+    return rc;
+}
+
+/* The pass over the blocks, on two threads when that pays (see above): ETP_OK with r filled,
+ * else the one-thread pass's error. */
+static int ops_pass(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, etp_error *err) {
+    etp_ops_result *r = *rp;
+    uint32_t nb = etp_dump_get_info(etp_model_dump(m))->block_count;
+    if (!want_threads(m, o, nb)) return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+    ops_worker w = {.o = o, .lo = nb / 2, .hi = nb, .nblocks = nb};
+    atomic_init(&w.stop, false);
+    pthread_t th;
+    bool started = false;
+    if ((w.r = result_new()) && !etp__model_clone(m, &w.m, &w.err)) {
+        etp__model_set_event_charge(w.m, 32);
+        started = pthread_create(&th, NULL, ops_worker_main, &w) == 0;
+    }
+    if (!started) {
+        etp_ops_free(w.r);
+        etp_model_close(w.m);
+        return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+    }
+    int rc = run_blocks(r, m, o, 0, w.lo, nb, NULL, err);
+    if (rc) atomic_store(&w.stop, true);
+    pthread_join(th, NULL);
+    if (!rc && !w.rc) {
+        etp__model_absorb(m, w.m);
+        etp_model_close(w.m);
+        rc = merge_result(r, w.r);
+        if (o->progress) o->progress(o->progress_ctx, nb, nb);
+        return rc;
+    }
+    etp_ops_free(w.r);
+    etp_model_close(w.m);
+    if (rc) return rc; /* the first part's error: the one-thread pass meets it first */
+    /* the second part failed: the one-thread pass gives the error (or none) */
+    etp_ops_free(r);
+    if (!(*rp = r = result_new())) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+}
+
+int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err) {
+    *out = NULL;
+    etp_ops_opts o;
+    if (opts) o = *opts;
+    else etp_ops_opts_init(&o);
+    etp_ops_result *r = result_new();
+    if (!r) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    /* per event, the pass keeps only its scratch (row_of, tp, grp, the method's hint: 16
+     * bytes); the rows are charged by row_find */
+    etp__model_set_event_charge(m, 32);
+    int rc = ops_pass(&r, m, &o, err);
     /* the rows hold copies of what they need: the largest block's events can go before the
      * rows are built (docs/verifier.md, "Memory") */
     etp__model_release_scratch(m);

@@ -212,6 +212,19 @@ void etp_model_close(etp_model *m) {
     free(m);
 }
 
+int etp__model_clone(const etp_model *m, etp_model **out, etp_error *err) {
+    int rc = etp_model_open(out, m->dump, m->prog, &m->opts, err);
+    if (!rc) (*out)->event_charge = m->event_charge;
+    return rc;
+}
+
+void etp__model_absorb(etp_model *m, const etp_model *later) {
+    if (!later->mismatch_blocks) return;
+    if (!m->mismatch_blocks) memcpy(m->mismatch_first, later->mismatch_first, sizeof m->mismatch_first);
+    m->mismatch_blocks += later->mismatch_blocks;
+    if (later->mismatch_last > m->mismatch_last) m->mismatch_last = later->mismatch_last;
+}
+
 const etp_dump *etp_model_dump(const etp_model *m) { return m->dump; }
 const etp_program *etp_model_program(const etp_model *m) { return m->prog; }
 

@@ -38,4 +38,10 @@ void etp__mem_give(uint64_t bytes);
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err);
 
+/* A second model of the same dump, program and options (its own scratch and caches), for a
+ * worker that decodes other blocks on another thread. */
+int etp__model_clone(const etp_model *m, etp_model **out, etp_error *err);
+/* Adds what `later` counted (program mismatches) over blocks that all come after those of m. */
+void etp__model_absorb(etp_model *m, const etp_model *later);
+
 #endif

@@ -40,6 +40,10 @@ endfunction()
 
 file(GLOB _cons_dumps ${ETPROF_TEST_DATA}/*/*.etdp)
 list(SORT _cons_dumps)
+# threads_split.etdp is crafted for the two-thread merge (tests/test_threads_identical.sh): rows
+# missing from some runs and runs without Method::execute, which the cross-view checks here
+# (per-run child sums = the children's averages) assume away.
+list(FILTER _cons_dumps EXCLUDE REGEX "/threads_split\\.etdp$")
 foreach(dump ${_cons_dumps})
   get_filename_component(n ${dump} NAME_WE)
   get_filename_component(d ${dump} DIRECTORY)

@@ -336,7 +336,9 @@ def main(argv):
         print("%s flatc-built/backends.etdp (vs backends.json)"
               % ("PASS" if rep.failures == before else "FAIL"))
         # the backend decoders' fixtures (tests/test_backend_decoders.py), profile events each
-        for fx, n in (("coreml", 6), ("vulkan", 9), ("neutron", 10), ("vgf", 8)):
+        # the two-thread merge's dump (tests/test_threads_identical.sh), profile events each
+        for fx, n in (("coreml", 6), ("vulkan", 9), ("neutron", 10), ("vgf", 8),
+                      ("threads_split", 45)):
             before = rep.failures
             check_all_kinds(rep, args.data, args.schema, args.flatc, fx, {"profile": n})
             covered.add("flatc-built/%s.etdp" % fx)

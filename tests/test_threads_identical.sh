@@ -1,0 +1,72 @@
+#!/bin/bash
+# The two-thread pass of the analyses (src/analysis.c, "Two threads"; docs/performance.md) gives
+# byte-identical output to the one-thread pass. ETPROF_THREADS=2 forces two threads on every dump
+# of two blocks or more, ETPROF_THREADS=1 forbids them. Inputs: every ETDump of tests/data (with
+# its program where the manifest pairs one), and dumps from bench/etprof-gen of every style, with
+# a slow operator and with rows that appear only in the second half of the blocks.
+# usage: test_threads_identical.sh ETPROF ETPROF_GEN DATA_DIR
+set -u
+E=$1 GEN=$2 D=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0 cases=0 multi=0
+
+run_both() { # label, then the etprof arguments (output to stdout)
+    local label=$1
+    shift
+    ETPROF_THREADS=1 "$E" "$@" >"$T/one" 2>"$T/one.err"
+    local r1=$?
+    ETPROF_THREADS=2 "$E" "$@" >"$T/two" 2>"$T/two.err"
+    local r2=$?
+    cases=$((cases + 1))
+    if [ $r1 -ne $r2 ] || ! cmp -s "$T/one" "$T/two" || ! cmp -s "$T/one.err" "$T/two.err"; then
+        echo "DIFFERENT ($label): exit $r1 vs $r2: $*"
+        diff "$T/one" "$T/two" | head -5
+        diff "$T/one.err" "$T/two.err" | head -3
+        fail=1
+    fi
+}
+
+check_dump() { # dump, then extra options (--pte P ...)
+    local f=$1
+    shift
+    local nb
+    nb=$("$E" info "$f" --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["block_count"])' 2>/dev/null || echo 0)
+    [ "${nb:-0}" -ge 2 ] && multi=$((multi + 1))
+    for cmd in ops summary tree explain runs; do
+        run_both "$cmd" "$cmd" "$f" "$@" --format json
+    done
+    run_both "ops text" ops "$f" "$@"
+    run_both "ops csv" ops "$f" "$@" --format csv
+    run_both "ops --skip-first" ops "$f" "$@" --skip-first 1 --format json
+    run_both "diff self" diff "$f" "$f" "$@" --format json
+}
+
+# every dump of the repository's test data, alone (its own program is not known here)
+while IFS= read -r f; do
+    check_dump "$f"
+done < <(find "$D" -name '*.etdp' | sort)
+# the real dumps with their programs (pairs as in tests/data/MANIFEST.md)
+check_dump "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte"
+check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/add.pte"
+check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
+
+# generated: every style, several block counts, a slow op, rows only in later blocks (--slow
+# changes values, not names; the mixed style adds partitions)
+for style in qnn-llm cpu mixed; do
+    for blocks in 2 3 7; do
+        "$GEN" --style "$style" --blocks $blocks --nodes 40 --seed $blocks --pte "$T/g.pte" -o "$T/g.etdp" -q || { echo "etprof-gen failed"; exit 1; }
+        check_dump "$T/g.etdp" --pte "$T/g.pte"
+        check_dump "$T/g.etdp"
+    done
+    "$GEN" --style "$style" --blocks 5 --nodes 40 --seed 9 --slow add:3 --pte "$T/g.pte" -o "$T/g.etdp" -q
+    check_dump "$T/g.etdp" --pte "$T/g.pte"
+done
+# two dumps one after the other in one file is not a dump: a dump whose second half holds rows
+# the first half never saw comes from concatenating runs of two methods
+"$GEN" --style mixed --blocks 6 --nodes 24 --seed 4 --pte "$T/m.pte" -o "$T/m.etdp" -q
+check_dump "$T/m.etdp" --pte "$T/m.pte" --method forward 2>/dev/null
+
+echo "$cases comparisons, $multi dumps of two blocks or more"
+[ "$multi" -ge 10 ] || { echo "too few multi-block dumps: the two-thread pass was hardly exercised"; fail=1; }
+exit $fail
