@@ -13,6 +13,7 @@ without it, dicts of columns (lists). See docs/python.md.
 import filecmp
 import html as _html
 import io as _io
+import json as _json
 import os
 
 from . import _etprof
@@ -500,6 +501,25 @@ def _explain(self, *, time_unit="us", top=5):
     return out
 
 
+def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):
+    """The hierarchy of each method's time (``etprof tree FILE [--pte P] --format json``;
+    docs/analyses.md), built by the library's ``etp_tree_doc`` (the command's own document) and
+    returned as nested dicts, equal to ``json.loads`` of the command's output for the same
+    inputs and options: ``stat``, ``time_unit``, ``methods`` (per method ``name``,
+    ``method_candidates``, ``runs``, ``skipped_runs`` and ``roots``: nodes with ``name``,
+    ``kind``, ``placement``, ``instruction_id``, ``operator``, ``count``, ``runs``, ``role``
+    (time, fact, htp_node), ``unit``, ``inclusive``, ``exclusive``, ``overhead``,
+    ``share_of_parent``, ``share_of_method`` (percent), ``meaning`` and ``children``),
+    ``notes`` and ``data_quality``. Every number is the per-run statistic ``stat`` (min, p10,
+    p50, p90, avg, max) of the node's per-run value, in the node's ``unit`` (host time in
+    ``time_unit``). ``htp_clock_ghz`` (``--htp-clock-ghz``; else the clock of the Profile's
+    ``runtrace``/``qhas``) shows cycles as ``est_`` time estimates with ``wall_estimate``
+    per HTP node. With ``etrecord=`` given to :func:`open`, each node also has the
+    ``etprof tree --etrecord`` members (op_types, module, ...). JSON ``null`` is ``None``."""
+    return _json.loads(self._p.tree_json(stat=stat, time_unit=time_unit,
+                                         htp_clock_ghz=htp_clock_ghz))
+
+
 def _html_table(headers, rows):
     esc = _html.escape
     h = "".join("<th>%s</th>" % esc(str(x)) for x in headers)
@@ -543,6 +563,7 @@ def _diff_html(self):
 
 
 Profile.explain = _explain
+Profile.tree = _tree
 Profile.op_types = _op_types
 Profile.runs = _runs
 Profile.run_methods = _run_methods

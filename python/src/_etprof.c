@@ -26,6 +26,9 @@
 #include "etprof_qnn.h"
 #include "etprof_etrecord.h"
 #include "etprof_tensor.h"
+#include "etprof_tree.h"
+#include "etprof_figures.h"
+#include "etprof_result.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -1399,6 +1402,87 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     return l;
 }
 
+/* ---- documents (etprof_result.h) rendered in memory: the library builds the command's
+ * document, etp_doc_render() writes it into a memory stream, Python parses the JSON (tree,
+ * summary's backend figures) or keeps the text (explain). ---- */
+
+/* The rendering of `doc` in `fmt` (width 0: as the command writes to a file or pipe) as a str;
+ * NULL with an exception set. The document is not freed here. */
+static double clock_arg(PyObject *o);
+static PyObject *doc_text(const etp_doc *doc, etp_format fmt) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return PyErr_NoMemory();
+    etp_render_opts ro = {.width = 0, .csv_raw = false};
+    int rc = etp_doc_render(doc, fmt, f, &ro);
+    if (fclose(f) != 0 && rc == 0) rc = ETP_E_INTERNAL;
+    PyObject *res = NULL;
+    if (rc) {
+        etp_error err;
+        memset(&err, 0, sizeof err);
+        etp_error_set(&err, rc == ETP_E_USAGE ? ETP_E_USAGE : ETP_E_INTERNAL, NULL, -1, NULL,
+                      "rendering the document failed (out of memory)");
+        raise_etp(err.code, &err);
+    } else {
+        res = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)n, "replace");
+    }
+    free(buf);
+    return res;
+}
+
+/* The display units of a view: time_unit, the HTP clock (etp_qnn_clock: htp_clock_ghz=, else
+ * the Profile's runtrace/QHAS), the Profile's host tick. -1 with an exception set. */
+static int view_disp(Profile *p, const char *tu, PyObject *clock, etp_disp *d, double *ghz,
+                     const char **src) {
+    double given = clock_arg(clock);
+    if (given < 0) return -1;
+    etp_qnn_bundle empty;
+    memset(&empty, 0, sizeof empty);
+    *src = NULL;
+    *ghz = etp_qnn_clock(given, p->have_qb ? &p->qb : &empty, src);
+    if (etp_disp_init(d, tu, *ghz > 0 ? *ghz : 0, p->tick_ns)) {
+        raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *pystr_utf8(PyObject *o) {
+    return o && PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+}
+
+/* Profile.tree_json(): `etprof tree FILE [--pte P] --format json` (etp_tree_doc) as a str. */
+static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"stat", "time_unit", "htp_clock_ghz", "format", NULL};
+    const char *stat = "p50", *tu = "us", *fmts = "json";
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$ssOs:tree", kwlist, &stat, &tu, &clock, &fmts))
+        return NULL;
+    etp_format fmt;
+    if (strcmp(fmts, "json") == 0) fmt = ETP_FMT_JSON;
+    else if (strcmp(fmts, "table") == 0) fmt = ETP_FMT_TABLE;
+    else return raise_usage("format: expected json or table, got \"%s\"", fmts);
+    etp_disp d;
+    double ghz;
+    const char *src;
+    if (view_disp(p, tu, clock, &d, &ghz, &src)) return NULL;
+    if (need_ops(p)) return NULL;
+    const char *file = pystr_utf8(p->etdump_path), *prog = pystr_utf8(p->pte_path);
+    if (PyErr_Occurred()) return NULL;
+    etp_doc *doc = etp_doc_new("tree", 1, file, prog);
+    if (!doc) return PyErr_NoMemory();
+    etp_tree_opts to = {.stat = stat, .disp = &d, .fmt = fmt, .top = 10, .clock_ghz = ghz,
+                        .clock_src = src, .rec = p->rec, .model = p->model};
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc = etp_tree_doc(doc, p->ops, &to, &err);
+    PyObject *res = rc ? raise_etp(rc, &err) : doc_text(doc, fmt);
+    etp_doc_free(doc);
+    return res;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 /* The body of write_file: the trace or report written into `f` (closed here), then renamed
@@ -1868,6 +1952,9 @@ static PyMethodDef Profile_methods[] = {
      "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
     {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
      "tensor_npy(i) -> ('npy', bytes) or (entry, value): the values of row i"},
+    {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
+     "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
+     "tree's document rendered as the command does (json or table)"},
     {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
     {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,
