@@ -29,6 +29,7 @@ __all__ = [
     "IOError",
     "InternalError",
     "OPS_COLUMNS",
+    "MODULE_COLUMNS",
     "library_version",
     "EVENT_COLUMNS",
     "qnn",
@@ -501,6 +502,36 @@ def _explain(self, *, time_unit="us", top=5):
     return out
 
 
+#: The columns of Profile.modules(): the rows of ``etprof modules --format csv`` (method,
+#: domain, depth, module, class, inclusive, exclusive, share, count, count_exclusive, unit)
+#: plus ``no_module``, ``parent`` (the enclosing module's row index, -1 at the top) and ``runs``.
+MODULE_COLUMNS = ("method", "domain", "depth", "module", "class", "no_module", "parent",
+                  "inclusive", "exclusive", "share", "count", "count_exclusive", "unit", "runs")
+
+
+def _modules(self, module=None, *, time_unit="us", as_dict=False):
+    """Time per ``nn.Module`` (``etprof modules FILE --etrecord R``; docs/analyses.md), from
+    the library's ``etp_modules_compute``: needs ``etrecord=`` given to :func:`open`. One row
+    per module and domain in tree order (depth first; each domain's ``(no module)`` row last),
+    the columns :data:`MODULE_COLUMNS`: ``domain`` is ``time`` (host time, in ``time_unit``)
+    or ``htp_cycles`` (QNN HTP cycles, a work share: never added to time); ``inclusive`` (the
+    module and everything below it) and ``exclusive`` (rows whose innermost module it is) are
+    sums over the runs of the rows' exclusive values, so nothing is counted twice and a
+    domain's top-level rows add up to its total; ``share`` is percent of the domain total;
+    ``count``/``count_exclusive`` profiling rows; ``unit`` names each row's unit. ``module``
+    keeps that module and what is below it (``--module``; an unknown one is a
+    :class:`UsageError`). A DataFrame whose ``attrs`` hold ``domains`` (per method and domain:
+    ``unit``, ``runs``, ``total``, ``rows``, ``rows_module``), ``joins`` and ``etrecord``; with
+    ``as_dict`` (or without pandas) the dict of columns."""
+    cols, meta = self._p.modules_columns(time_unit=time_unit, module=module)
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(MODULE_COLUMNS))
+    df.attrs.update(meta)
+    return df
+
+
 def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):
     """The hierarchy of each method's time (``etprof tree FILE [--pte P] --format json``;
     docs/analyses.md), built by the library's ``etp_tree_doc`` (the command's own document) and
@@ -564,6 +595,7 @@ def _diff_html(self):
 
 Profile.explain = _explain
 Profile.tree = _tree
+Profile.modules = _modules
 Profile.op_types = _op_types
 Profile.runs = _runs
 Profile.run_methods = _run_methods

@@ -27,6 +27,7 @@
 #include "etprof_etrecord.h"
 #include "etprof_tensor.h"
 #include "etprof_tree.h"
+#include "etprof_modules.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
 
@@ -1483,6 +1484,114 @@ static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
     return res;
 }
 
+/* ---- modules (etprof_modules.h): time per nn.Module, the rows of `etprof modules --format
+ * csv` (flat, tree order) as columns ---- */
+
+enum { M_METHOD, M_DOMAIN, M_DEPTH, M_MODULE, M_CLASS, M_NO_MODULE, M_PARENT, M_INCL, M_EXCL,
+       M_SHARE, M_COUNT, M_COUNT_EXCL, M_UNIT, M_RUNS, M_N };
+static const char *const mcol_names[M_N] = {
+    "method", "domain", "depth", "module", "class", "no_module", "parent", "inclusive",
+    "exclusive", "share", "count", "count_exclusive", "unit", "runs"};
+
+/* Profile.modules_columns(): (columns, {domains, joins}); `etrecord` a path to read for this
+ * call (the Inspector's), else the Profile's. */
+static PyObject *Profile_modules_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", "module", "etrecord", NULL};
+    const char *tu = "us", *module = NULL, *etr = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$szz:modules", kwlist, &tu, &module, &etr))
+        return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_etrecord *own = NULL;
+    if (etr) {
+        int r0 = etp_etrecord_open(&own, etr, NULL, &err);
+        if (r0) return raise_etp(r0, &err);
+    }
+    const etp_etrecord *rec = own ? own : p->rec;
+    if (!rec)
+        return raise_usage("modules: open the Profile with etrecord=R: the nn.Module of each "
+                           "operator comes from the program's ETRecord%s (generate_etrecord=True "
+                           "at export, then get_etrecord().save(PATH))", "");
+    etp_modules_opts mo = {.module = module};
+    etp_modules *m = NULL;
+    int rc = etp_modules_compute(p->ops, rec, &mo, &m, &err);
+    if (rc) {
+        etp_etrecord_close(own);
+        return raise_etp(rc, &err);
+    }
+    size_t n = etp_modules_row_count(m), nd = etp_modules_domain_count(m);
+    PyObject *cols = PyDict_New(), *doms = PyList_New(0), *res = NULL;
+    PyObject *l[M_N] = {0};
+    if (!cols || !doms) goto done;
+    for (int c = 0; c < M_N; c++) {
+        if (!(l[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(cols, mcol_names[c], l[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const etp_module_row *r = etp_modules_row_get(m, i);
+        const etp_modules_domain *dm = etp_modules_domain_get(m, r->domain);
+        const char *un = NULL;
+        double incl = etp_disp_conv(&d, r->unit, r->inclusive, &un);
+        double excl = etp_disp_conv(&d, r->unit, r->exclusive, &un);
+        PyObject *v[M_N];
+        v[M_METHOD] = text(etp_ops_method_get(p->ops, r->method)->name);
+        v[M_DOMAIN] = PyUnicode_FromString(etp_mod_domain_name(dm->domain));
+        v[M_DEPTH] = PyLong_FromUnsignedLong(r->depth);
+        v[M_MODULE] = text(r->no_module ? "(no module)" : r->path);
+        v[M_CLASS] = text(r->cls);
+        v[M_NO_MODULE] = PyBool_FromLong(r->no_module);
+        v[M_PARENT] = PyLong_FromLong(r->parent);
+        v[M_INCL] = fnum(incl);
+        v[M_EXCL] = fnum(excl);
+        v[M_SHARE] = fnum(r->share);
+        v[M_COUNT] = PyLong_FromUnsignedLongLong(r->count);
+        v[M_COUNT_EXCL] = PyLong_FromUnsignedLongLong(r->count_exclusive);
+        v[M_UNIT] = text(un);
+        v[M_RUNS] = PyLong_FromUnsignedLong(dm->runs);
+        bool bad = false;
+        for (int c = 0; c < M_N; c++) {
+            if (!v[c]) bad = true;
+            else PyList_SET_ITEM(l[c], (Py_ssize_t)i, v[c]);
+        }
+        if (bad) goto done;
+    }
+    for (size_t i = 0; i < nd; i++) {
+        const etp_modules_domain *dm = etp_modules_domain_get(m, i);
+        const char *un = NULL;
+        double tot = etp_disp_conv(&d, dm->unit, dm->total, &un);
+        PyObject *o = Py_BuildValue("{s:N,s:s,s:N,s:I,s:N,s:K,s:K}", "method",
+                                    text(etp_ops_method_get(p->ops, dm->method)->name), "domain",
+                                    etp_mod_domain_name(dm->domain), "unit", text(un), "runs",
+                                    dm->runs, "total", fnum(tot), "rows",
+                                    (unsigned long long)dm->rows, "rows_module",
+                                    (unsigned long long)dm->rows_module);
+        if (!o || PyList_Append(doms, o)) {
+            Py_XDECREF(o);
+            goto done;
+        }
+        Py_DECREF(o);
+    }
+    const etp_modules_joins *j = etp_modules_join_counts(m);
+    res = Py_BuildValue("(O{s:O,s:{s:K,s:K,s:K,s:K},s:N})", cols, "domains", doms, "joins",
+                        "rows", (unsigned long long)j->rows, "rows_matched",
+                        (unsigned long long)j->matched, "htp_rows",
+                        (unsigned long long)j->htp_rows, "htp_rows_matched",
+                        (unsigned long long)j->htp_matched, "etrecord",
+                        text(etp_etrecord_path(rec)));
+done:
+    for (int c = 0; c < M_N; c++) Py_XDECREF(l[c]);
+    Py_XDECREF(cols);
+    Py_XDECREF(doms);
+    etp_modules_free(m);
+    etp_etrecord_close(own);
+    return res;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 /* The body of write_file: the trace or report written into `f` (closed here), then renamed
@@ -1952,6 +2061,9 @@ static PyMethodDef Profile_methods[] = {
      "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
     {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
      "tensor_npy(i) -> ('npy', bytes) or (entry, value): the values of row i"},
+    {"modules_columns", (PyCFunction)(void (*)(void))Profile_modules_columns,
+     METH_VARARGS | METH_KEYWORDS,
+     "modules_columns(*, time_unit='us', module=None, etrecord=None): etprof modules rows"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},
