@@ -806,13 +806,22 @@ def _tensors(self, select=None, *, as_dict=False):
     ``zero_fraction`` and ``values`` (the first 8 elements in row-major order). The row index
     is the one :meth:`tensor` takes.
 
-    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all).
+    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all), or
+    a str: the command's ``--select EXPR`` (the library's ``etp_tensor_select_parse``/
+    ``_match``; comma-separated criteria that must all hold: ``instr=N``/``instr=A-B``,
+    ``run=N``/``run=A-B`` (the N-th block that logged values, from 0), ``block=N``/``block=A-B``,
+    ``op=TEXT`` (operator name contains TEXT, e.g. ``op=aten.add``), ``op==TEXT``), in which
+    case the rows are exactly those of ``etprof tensors --select EXPR`` and a bad EXPR raises
+    :class:`UsageError` naming the term (``.path``) and its character offset (``.offset``).
     A DataFrame when pandas imports (and not ``as_dict``), else a dict of column lists.
     Raises :class:`InputError` when a tensor's bytes lie outside the buffer or there is no
     buffer (located: the buffer's name, the tensor's offset, the event's path)."""
     cols = self._p.tensor_columns()
     cols = {k: cols[k] for k in TENSOR_COLUMNS}
-    if select is not None:
+    if isinstance(select, str):
+        idx = self._p.tensor_select(select)
+        cols = {k: [v[i] for i in idx] for k, v in cols.items()}
+    elif select is not None:
         idx = _select(len(cols["block"]), select, "tensors")
         cols = {k: [v[i] for i in idx] for k, v in cols.items()}
     pd = None if as_dict else _pandas()

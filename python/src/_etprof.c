@@ -1741,6 +1741,7 @@ typedef struct trow {
     const etp_value *val;
     double x; /* the inline value as a double */
     bool output;
+    uint32_t run; /* the run (block with logged values, from 0) it is in: --select run=N */
 } trow;
 
 /* fn: 0 to go on, 1 to stop, -1 with a Python exception set */
@@ -1758,6 +1759,7 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
     const etp_dump_info *di = etp_dump_get_info(p->dump);
     etp_error err;
     memset(&err, 0, sizeof err);
+    uint32_t run = 0;
     for (uint32_t b = 0; b < di->block_count; b++) {
         etp_block_view bv;
         int rc = etp_model_block(p->model, b, &bv, &err);
@@ -1765,11 +1767,19 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
             raise_etp(rc, &err);
             return -1;
         }
+        bool logged = false; /* the command's rule (cmd_tensors.c): a block with any value */
         for (uint32_t i = 0; i < bv.n; i++) {
             const etp_mevent *e = &bv.events[i];
             if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
             const etp_value *val = &e->ev.debug.debug_entry;
-            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output};
+            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output, run};
+            if ((val->val == ETP_VAL_TENSOR && val->has_tensor) ||
+                (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) ||
+                (val->val == ETP_VAL_INT && val->has_int) ||
+                (val->val == ETP_VAL_BOOL && val->has_bool) ||
+                (val->val == ETP_VAL_FLOAT && val->has_float) ||
+                (val->val == ETP_VAL_DOUBLE && val->has_double))
+                logged = true;
             etp_tensor_view v;
             int k = 0;
             if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
@@ -1817,8 +1827,43 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
             if (k < 0) return -1;
             if (k > 0) return 0;
         }
+        run += logged;
     }
     return 0;
+}
+
+/* ---- tensors(select="EXPR"): the rows etp_tensor_select_match keeps (--select EXPR) ---- */
+typedef struct tsel_ctx {
+    const etp_tensor_select *sel;
+    PyObject *out;
+    Py_ssize_t i;
+} tsel_ctx;
+
+static int tsel_row(void *vctx, const trow *r) {
+    tsel_ctx *c = vctx;
+    Py_ssize_t i = c->i++;
+    if (!etp_tensor_select_match(c->sel, r->bv->block, r->run, r->e->instr, r->e->op_name,
+                                 r->e->op_overload))
+        return 0;
+    PyObject *x = PyLong_FromSsize_t(i);
+    int rc = x ? PyList_Append(c->out, x) : -1;
+    Py_XDECREF(x);
+    return rc < 0 ? -1 : 0;
+}
+
+static PyObject *Profile_tensor_select(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
+    const char *expr;
+    if (!PyArg_ParseTuple(args, "s:tensor_select", &expr)) return NULL;
+    etp_tensor_select sel;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc = etp_tensor_select_parse(expr, &sel, &err);
+    if (rc) return raise_etp(rc, &err);
+    tsel_ctx c = {&sel, PyList_New(0), 0};
+    if (!c.out) return NULL;
+    if (walk_tensors(p, tsel_row, &c)) Py_CLEAR(c.out);
+    return c.out;
 }
 
 enum {
@@ -2064,6 +2109,8 @@ static PyMethodDef Profile_methods[] = {
     {"modules_columns", (PyCFunction)(void (*)(void))Profile_modules_columns,
      METH_VARARGS | METH_KEYWORDS,
      "modules_columns(*, time_unit='us', module=None, etrecord=None): etprof modules rows"},
+    {"tensor_select", (PyCFunction)Profile_tensor_select, METH_VARARGS,
+     "tensor_select(expr): the tensors() row indices etprof tensors --select EXPR keeps"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},
