@@ -30,6 +30,8 @@ __all__ = [
     "InternalError",
     "OPS_COLUMNS",
     "MODULE_COLUMNS",
+    "check_outputs",
+    "CheckOutputs",
     "library_version",
     "EVENT_COLUMNS",
     "qnn",
@@ -530,6 +532,65 @@ def _modules(self, module=None, *, time_unit="us", as_dict=False):
     df = pd.DataFrame(cols, columns=list(MODULE_COLUMNS))
     df.attrs.update(meta)
     return df
+
+
+class CheckOutputs:
+    """The result of :func:`check_outputs` (``etprof check-outputs --format json``):
+    ``outputs`` (one dict per checked output, the command's keys: ``run``, ``block``,
+    ``output_index``, ``method``, ``status`` — "pass", "fail", "shape differs", "dtype differs",
+    "kind differs", "missing", "extra" — ``within_tolerance``, ``dtype``, ``expected_dtype``,
+    ``shape``, ``expected_shape``, ``numel``, ``mismatched`` (elements outside the tolerance),
+    ``max_abs`` (largest |actual - expected|, in the tensor's own values: no unit; NaN when
+    none), ``tolerance_used`` (False: compared exactly), plus ``actual_scalar`` for an inline
+    Int/Bool/Float/Double output), ``runs`` (runs that logged method outputs), ``checked``,
+    ``failed``, ``passed`` (None when no run logged outputs: nothing could be checked — the
+    command's exit 6), ``test_case``, ``rtol``, ``atol``; ``verdicts`` is the list of
+    statuses; ``exit_code`` the command's exit code for it (0 passed, 7 an output failed, 6
+    nothing to check); :meth:`to_dataframe` the outputs as a DataFrame (needs pandas)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.verdicts = [o["status"] for o in self.outputs]
+        self.exit_code = 6 if self.passed is None else 0 if self.passed else 7
+
+    def to_dataframe(self):
+        pd = _pandas()
+        if pd is None:
+            raise ImportError("CheckOutputs.to_dataframe needs pandas (Debian python3-pandas)")
+        return pd.DataFrame(self.outputs)
+
+    def __repr__(self):
+        state = ("nothing to check: no method outputs were logged" if self.passed is None else
+                 "passed" if self.passed else "%d of %d failed" % (self.failed, self.checked))
+        return "<etprof.CheckOutputs test case %d: %d run(s), %d output(s): %s>" % (
+            self.test_case, self.runs, self.checked, state)
+
+    def _repr_html_(self):
+        return ("<p><b>etprof.CheckOutputs</b> %s</p>" % _html.escape(repr(self)) +
+                _html_table(("run", "output", "status", "dtype", "numel", "mismatched",
+                             "max |diff|"),
+                            [(o["run"], o["output_index"], o["status"], o["dtype"], o["numel"],
+                              o["mismatched"], o["max_abs"]) for o in self.outputs]))
+
+
+def check_outputs(bundled_program, etdump, debug_buffer=None, *, test_case=0, rtol=None,
+                  atol=None, method=None, ignore_program_mismatch=False):
+    """The method outputs a run logged, compared with a bundled program's expected outputs
+    (``etprof check-outputs ETDUMP --pte BPTE --debug-buffer B``; docs/tensors.md), by the
+    library's ``etp_check_outputs``: for every run that logged method outputs (debug events
+    flagged as outputs: ``--debug_level outputs`` or ``intermediate``), output k against
+    expected output k of test case ``test_case`` of the method's suite. HALF/FLOAT/DOUBLE
+    elements pass when |actual - expected| <= atol + rtol x |actual| (ExecuTorch's rule; the
+    defaults are ExecuTorch's, rtol 1e-5, atol 1e-8), other types when equal; a dtype, shape or
+    kind difference and a missing or unexpected output fail. ``bundled_program``, ``etdump``
+    and ``debug_buffer`` are paths or bytes (as :func:`open`). Returns a
+    :class:`CheckOutputs`. Errors as :func:`open`: a damaged file is a located
+    :class:`InputError`; an unknown test case or method suite, or a negative tolerance, a
+    :class:`UsageError`; a logged tensor outside (or without) the buffer a located
+    :class:`InputError`."""
+    with open(etdump, bundled_program, method=method, debug_buffer=debug_buffer,
+              ignore_program_mismatch=ignore_program_mismatch) as p:
+        return CheckOutputs(p._p.check_outputs(test_case=int(test_case), rtol=rtol, atol=atol))
 
 
 def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):

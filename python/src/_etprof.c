@@ -28,6 +28,7 @@
 #include "etprof_tensor.h"
 #include "etprof_tree.h"
 #include "etprof_modules.h"
+#include "etprof_bundled.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
 
@@ -1592,6 +1593,114 @@ done:
     return res;
 }
 
+/* ---- check-outputs (etprof_bundled.h): the run's logged method outputs against the bundled
+ * program's expected outputs, the keys of `etprof check-outputs --format json` ---- */
+
+static PyObject *i64_dims(const int64_t *d, uint32_t n) {
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong((long long)d[i]);
+        if (!x) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    }
+    return l;
+}
+
+static PyObject *chk_row_dict(const etp_chk_row *x) {
+    const etp_bvalue *ev = x->expected;
+    bool ea = x->has_actual && x->actual_is_tensor;
+    bool ee = x->has_expected && ev->kind == ETP_BV_TENSOR;
+    const char *dt = !x->has_actual ? NULL
+                     : x->actual_is_tensor ? etp_scalar_type_name(x->actual.scalar_type)
+                                           : "scalar";
+    const char *edt = !x->has_expected ? NULL
+                      : ee ? etp_scalar_type_name(ev->tensor.scalar_type)
+                           : etp_bvalue_kind_name(ev->kind);
+    return Py_BuildValue(
+        "{s:I,s:I,s:I,s:N,s:s,s:O,s:N,s:N,s:N,s:N,s:K,s:K,s:N,s:O,s:N}", "run", x->run, "block",
+        x->block, "output_index", x->output_index, "method", text(x->method), "status",
+        etp_chk_status_name(x->status), "within_tolerance",
+        x->status == ETP_CHK_PASS ? Py_True : Py_False, "dtype", text(dt), "expected_dtype",
+        text(edt), "shape", ea ? i64_dims(x->actual.sizes, x->actual.rank) : PyList_New(0),
+        "expected_shape", ee ? i64_dims(ev->tensor.sizes, ev->tensor.rank) : PyList_New(0),
+        "numel", (unsigned long long)x->numel, "mismatched", (unsigned long long)x->mismatched,
+        "max_abs", fnum(x->max_abs), "tolerance_used", x->tolerance_used ? Py_True : Py_False,
+        "actual_scalar",
+        x->has_actual && !x->actual_is_tensor ? fnum(x->actual_scalar)
+                                              : (Py_INCREF(Py_None), Py_None));
+}
+
+/* Profile.check_outputs(): the Profile's program is the bundled program, its debug buffer the
+ * one the run logged into. */
+static PyObject *Profile_check_outputs(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"test_case", "rtol", "atol", NULL};
+    etp_chk_opts co;
+    etp_chk_opts_default(&co);
+    unsigned int tc = 0;
+    PyObject *rt = Py_None, *at = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$IOO:check_outputs", kwlist, &tc, &rt, &at))
+        return NULL;
+    co.test_case = tc;
+    PyObject *const tol[2] = {rt, at};
+    double *const dst[2] = {&co.rtol, &co.atol};
+    for (int k = 0; k < 2; k++) {
+        if (tol[k] == Py_None) continue;
+        double v = PyFloat_AsDouble(tol[k]);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (!(v >= 0) || isinf(v)) {
+            char b[32];
+            snprintf(b, sizeof b, "%g", v);
+            return raise_usage(k ? "atol: expected a number >= 0, got %s"
+                                 : "rtol: expected a number >= 0, got %s", b);
+        }
+        *dst[k] = v;
+    }
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (!p->prog || !p->have_pte_blob)
+        return raise_usage("check_outputs: give the bundled program (the .bpte the run used)%s",
+                           "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_bundled *b = NULL;
+    etp_chk_result *r = NULL;
+    int rc = etp_bundled_open(&b, &p->pte_blob, &err);
+    if (!rc)
+        WITHOUT_GIL(p, rc = etp_check_outputs(p->model, p->have_dbuf_blob ? &p->dbuf_blob : NULL,
+                                              b, &co, &r, &err));
+    if (rc) {
+        etp_bundled_close(b);
+        return raise_etp(rc, &err);
+    }
+    size_t n = etp_chk_row_count(r);
+    uint32_t runs = etp_chk_runs(r);
+    uint64_t failed = etp_chk_failed(r);
+    PyObject *rows = PyList_New((Py_ssize_t)n), *res = NULL;
+    for (size_t i = 0; rows && i < n; i++) {
+        PyObject *o = chk_row_dict(etp_chk_row_get(r, i));
+        if (!o) {
+            Py_CLEAR(rows);
+            break;
+        }
+        PyList_SET_ITEM(rows, (Py_ssize_t)i, o);
+    }
+    if (rows)
+        res = Py_BuildValue("{s:I,s:d,s:d,s:I,s:n,s:K,s:O,s:N}", "test_case", co.test_case,
+                            "rtol", co.rtol, "atol", co.atol, "runs", runs, "checked",
+                            (Py_ssize_t)n, "failed", (unsigned long long)failed, "passed",
+                            runs ? (failed == 0 ? Py_True : Py_False) : Py_None, "outputs",
+                            rows);
+    etp_chk_free(r);
+    etp_bundled_close(b);
+    return res;
+}
+
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 /* The body of write_file: the trace or report written into `f` (closed here), then renamed
@@ -2111,6 +2220,9 @@ static PyMethodDef Profile_methods[] = {
      "modules_columns(*, time_unit='us', module=None, etrecord=None): etprof modules rows"},
     {"tensor_select", (PyCFunction)Profile_tensor_select, METH_VARARGS,
      "tensor_select(expr): the tensors() row indices etprof tensors --select EXPR keeps"},
+    {"check_outputs", (PyCFunction)(void (*)(void))Profile_check_outputs,
+     METH_VARARGS | METH_KEYWORDS,
+     "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},
