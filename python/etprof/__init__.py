@@ -260,8 +260,14 @@ class Profile:
         names it), ``runs``, ``skipped``, ``unit`` (of the latency: ``time_unit``, or
         ``ticks``), ``latency`` (Method::execute per run: n, min, p10, p50, p90, avg, max,
         total; NaN without Method::execute), ``profiling_level`` and ``candidates`` (the
-        methods that fit, when none could be chosen)."""
-        return self._p.summary(time_unit=time_unit)
+        methods that fit, when none could be chosen), and ``backend_figures``: each backend's
+        own figures as ``etprof summary --format json`` writes them (per backend an object,
+        ``None`` when none of its events was seen; times in ``time_unit``, other figures with
+        their unit named), from the library's ``etp_backend_figures_get``."""
+        s = self._p.summary(time_unit=time_unit)
+        s["backend_figures"] = _json.loads(
+            self._p.backend_figures_json(time_unit=time_unit))["backend_figures"]
+        return s
 
 
 def _trace(self, path):

@@ -29,6 +29,7 @@
 #include "etprof_tree.h"
 #include "etprof_modules.h"
 #include "etprof_bundled.h"
+#include "etprof_backend.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
 
@@ -1485,6 +1486,41 @@ static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
     return res;
 }
 
+/* Profile.backend_figures_json(): summary's "backend_figures" member (etp_backend_figures_get,
+ * etp_fig_backend_figures) as the JSON text of {"backend_figures": {...}}. */
+static PyObject *Profile_backend_figures_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:backend_figures", kwlist, &tu)) return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_backend_figures bf;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc;
+    WITHOUT_GIL(p, rc = etp_backend_figures_get(p->model, p->ops, &bf, &err));
+    if (rc) {
+        etp_backend_figures_free(&bf);
+        return raise_etp(err.code ? err.code : ETP_E_INTERNAL, &err);
+    }
+    etp_doc *doc = etp_doc_new("summary", -1, NULL, NULL);
+    PyObject *res = NULL;
+    if (!doc) {
+        PyErr_NoMemory();
+    } else {
+        etp_doc_envelope(doc, 0);
+        etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
+        etp_fig_backend_figures(etp_doc_root(doc), "backend_figures", &d, &bf);
+        res = doc_text(doc, ETP_FMT_JSON);
+        etp_doc_free(doc);
+    }
+    etp_backend_figures_free(&bf);
+    return res;
+}
+
 /* ---- modules (etprof_modules.h): time per nn.Module, the rows of `etprof modules --format
  * csv` (flat, tree order) as columns ---- */
 
@@ -2223,6 +2259,8 @@ static PyMethodDef Profile_methods[] = {
     {"check_outputs", (PyCFunction)(void (*)(void))Profile_check_outputs,
      METH_VARARGS | METH_KEYWORDS,
      "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
+    {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,
+     METH_VARARGS | METH_KEYWORDS, "backend_figures_json(*, time_unit='us'): summary's figures"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},
