@@ -245,6 +245,10 @@ void etp_etrecord_table_cells(etp_table *t, const etp_etrecord *rec, const char 
 /* The machine formats' six cells as members of JSON object `n` (tree). */
 void etp_etrecord_node_cells(etp_node *n, const etp_etrecord *rec, const char *method,
                              const etp_ops_row *row, etp_etr_counts *st);
+/* "module PATH (CLASS), source FILE:LINE" of one row for prose (explain); NULL when the record
+ * names neither (or out of memory). The caller frees it. */
+char *etp_etrecord_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                         etp_etr_counts *st);
 /* The notes: how many rows joined, HTP nodes matched by name (nothing when rec is NULL). */
 void etp_etrecord_notes(const etp_etrecord *rec, const etp_etr_counts *st,
                         void (*emit)(void *ctx, const char *text), void *ctx);

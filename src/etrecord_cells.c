@@ -88,6 +88,28 @@ void etp_etrecord_node_cells(etp_node *n, const etp_etrecord *rec, const char *m
     etp_etrecord_join_free(&j);
 }
 
+char *etp_etrecord_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                         etp_etr_counts *st) {
+    etp_etr_join j;
+    const char *v[6];
+    char *h, *s = NULL;
+    etp_etrecord_row_cells(rec, method, row, false, st, &j, v, &h);
+    if (v[1] || v[3]) {
+        size_t n = (v[1] ? strlen(v[1]) : 0) + (v[2] ? strlen(v[2]) : 0) +
+                   (v[3] ? strlen(v[3]) : 0) + 64;
+        s = malloc(n);
+        if (s) {
+            int k = 0;
+            if (v[1]) k = snprintf(s, n, "module %s%s%s%s", v[1][0] ? v[1] : "(root)",
+                                   v[2] ? " (" : "", v[2] ? v[2] : "", v[2] ? ")" : "");
+            if (v[3]) snprintf(s + k, n - (size_t)k, "%ssource %s", k ? ", " : "", v[3]);
+        }
+    }
+    free(h);
+    etp_etrecord_join_free(&j);
+    return s;
+}
+
 void etp_etrecord_notes(const etp_etrecord *rec, const etp_etr_counts *st,
                         void (*note)(void *, const char *), void *ctx) {
     if (!rec) return;

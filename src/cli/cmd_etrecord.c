@@ -75,24 +75,7 @@ void cli_etr_short_cells(etp_table *t, const etp_etrecord *rec, const char *meth
 
 char *cli_etr_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
                     cli_etr_stats *st) {
-    etp_etr_join j;
-    const char *v[6];
-    char *h, *s = NULL;
-    row_cells(rec, method, row, false, st, &j, v, &h);
-    if (v[1] || v[3]) {
-        size_t n = (v[1] ? strlen(v[1]) : 0) + (v[2] ? strlen(v[2]) : 0) +
-                   (v[3] ? strlen(v[3]) : 0) + 64;
-        s = malloc(n);
-        if (s) {
-            int k = 0;
-            if (v[1]) k = snprintf(s, n, "module %s%s%s%s", v[1][0] ? v[1] : "(root)",
-                                   v[2] ? " (" : "", v[2] ? v[2] : "", v[2] ? ")" : "");
-            if (v[3]) snprintf(s + k, n - (size_t)k, "%ssource %s", k ? ", " : "", v[3]);
-        }
-    }
-    free(h);
-    etp_etrecord_join_free(&j);
-    return s;
+    return etp_etrecord_where(rec, method, row, st);
 }
 
 void cli_etr_notes(const etp_etrecord *rec, const cli_etr_stats *st,
