@@ -32,6 +32,7 @@ __all__ = [
     "MODULE_COLUMNS",
     "check_outputs",
     "CheckOutputs",
+    "Explain",
     "library_version",
     "EVENT_COLUMNS",
     "qnn",
@@ -481,23 +482,57 @@ class Finding:
     command's JSON "facts" object: host time in ``time_unit``, named by its ``time_unit`` fact;
     cycles, percentages and the file's whole numbers as they are), ``cannot_tell`` (fact id ->
     what would settle it, for what the files cannot tell) and ``raw`` (the library's flat typed
-    fact records, each with its ``unit``)."""
+    fact records, each with its ``unit``) and ``answer`` (the command's prose answer with the
+    file's numbers, as in its text and JSON output)."""
 
-    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw")
+    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw", "answer")
 
     def __repr__(self):
         return "<etprof Finding %s%s: %d facts>" % (
             self.id, "" if self.method is None else " (%s)" % self.method, len(self.raw))
 
 
-def _explain(self, *, time_unit="us", top=5):
-    """The answers of ``etprof explain`` as structured findings (a list of :class:`Finding`),
-    from the library's typed facts (etprof_explain.h). The command's prose is one rendering of
-    these facts; QNN's own files (QHAS/optrace) are not taken here yet."""
+class Explain(list):
+    """The answers of ``etprof explain``: a list of :class:`Finding` (the structured findings,
+    each with ``id``, ``question``, ``method``, ``facts`` with their units, ``cannot_tell``,
+    ``raw`` and ``answer``), plus ``text`` (the command's text output, byte for byte),
+    ``findings`` (the command's JSON records: ``id``, ``method``, ``question``, ``answer``,
+    ``facts``) and ``json`` (its whole JSON document: findings, notes, data_quality)."""
+
+    text = ""
+    findings = ()
+    json = None
+
+    def __repr__(self):
+        return "<etprof.Explain: %d findings (%s)>" % (
+            len(self), ", ".join(f.id for f in self))
+
+    def _repr_html_(self):
+        return "".join(f._repr_html_() for f in self)
+
+
+def _explain(self, *, time_unit="us", top=5, htp_clock_ghz=None):
+    """The answers of ``etprof explain`` (an :class:`Explain`: a list of :class:`Finding`),
+    from the library's typed facts (etprof_explain.h) and the command's own document
+    (``etp_explain_doc``, etprof_explain_doc.h): ``.text`` is exactly what
+    ``etprof explain FILE [--pte P] [--qhas Q ...]`` prints (the title names the dump as given
+    to :func:`open`), ``.findings`` / ``.json`` its ``--format json`` findings and document.
+    The QNN files given to :func:`open` (``qhas``, ``optrace``, ``runtrace``, ``heap``) are the
+    command's options: joined to the dump, they answer the HMX/HVX and memory questions.
+    ``htp_clock_ghz`` is ``--htp-clock-ghz`` (else the clock of those files). ``top`` is the
+    number of operators named per method (the command's is 5)."""
     unit_ns = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}.get(time_unit)
     if unit_ns is None:
         raise UsageError('time_unit: expected ns, us, ms or s, got "%s"' % time_unit)
-    out = []
+    out = Explain()
+    out.text = self._p.explain_doc(time_unit=time_unit, top=int(top),
+                                   htp_clock_ghz=htp_clock_ghz, format="table")
+    out.json = _json.loads(self._p.explain_doc(time_unit=time_unit, top=int(top),
+                                               htp_clock_ghz=htp_clock_ghz, format="json"))
+    out.findings = out.json["findings"]
+    answers = {}
+    for x in out.findings:
+        answers.setdefault((x["id"], x["method"]), x["answer"])
     for fd in self._p.explain(top=int(top)):
         f = Finding()
         f.id = fd["id"]
@@ -506,6 +541,7 @@ def _explain(self, *, time_unit="us", top=5):
         f.raw = fd["facts"]
         f.facts = _nest(fd["facts"], unit_ns, time_unit)
         f.cannot_tell = _settle(fd["facts"])
+        f.answer = answers.get((f.id, f.method))
         out.append(f)
     return out
 

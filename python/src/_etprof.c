@@ -30,6 +30,7 @@
 #include "etprof_modules.h"
 #include "etprof_bundled.h"
 #include "etprof_backend.h"
+#include "etprof_explain_doc.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
 
@@ -1375,9 +1376,25 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     o.htp_clock_ghz = NAN;
     etp_error err;
     memset(&err, 0, sizeof err);
+    /* QNN's files given to open(): the command's --qhas/--optrace/--runtrace/--heap */
+    etp_qnn_etd_join *qj = NULL;
+    if (p->have_qb && p->qb.der) {
+        const char *src = NULL;
+        o.htp_clock_ghz = etp_qnn_clock(0, &p->qb, &src);
+        o.htp_clock_source = src;
+        o.qnn = p->qb.der;
+        if (etp_qnn_derived_row_count(p->qb.der)) {
+            int r0 = etp_qnn_join_etdump(p->ops, p->qb.der, &qj, &err);
+            if (r0) return raise_etp(r0, &err);
+        }
+        o.qnn_join = qj;
+    }
     etp_explain_result *x = NULL;
     int rc = etp_explain_compute(p->ops, &o, &x, &err);
-    if (rc) return raise_etp(rc, &err);
+    if (rc) {
+        etp_qnn_etd_join_free(qj);
+        return raise_etp(rc, &err);
+    }
     PyObject *l = PyList_New((Py_ssize_t)x->n_findings);
     for (size_t i = 0; l && i < x->n_findings; i++) {
         const etp_finding *fd = &x->findings[i];
@@ -1402,6 +1419,7 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
         PyList_SET_ITEM(l, (Py_ssize_t)i, e);
     }
     etp_explain_free(x);
+    etp_qnn_etd_join_free(qj); /* after the facts were read: they may point into it */
     return l;
 }
 
@@ -1518,6 +1536,67 @@ static PyObject *Profile_backend_figures_json(Profile *p, PyObject *args, PyObje
         etp_doc_free(doc);
     }
     etp_backend_figures_free(&bf);
+    return res;
+}
+
+/* Profile.explain_doc(): `etprof explain FILE [--pte P] [QNN files] --format F` (etp_explain_doc)
+ * rendered as a str: "table" is the command's text, "json" its JSON. The QNN files given to
+ * open() are the command's --qhas/--optrace/--runtrace/--heap (joined to this dump). */
+static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", "top", "htp_clock_ghz", "format", NULL};
+    const char *tu = "us", *fmts = "table";
+    unsigned int top = 5;
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sIOs:explain", kwlist, &tu, &top, &clock, &fmts))
+        return NULL;
+    etp_format fmt;
+    if (strcmp(fmts, "json") == 0) fmt = ETP_FMT_JSON;
+    else if (strcmp(fmts, "table") == 0) fmt = ETP_FMT_TABLE;
+    else if (strcmp(fmts, "md") == 0) fmt = ETP_FMT_MD;
+    else return raise_usage("format: expected table, md or json, got \"%s\"", fmts);
+    double given = clock_arg(clock);
+    if (given < 0) return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    /* the QNN paths as given (PyUnicode_AsUTF8 stays valid while the dict holds the str) */
+    static const char *const keys[4] = {"qhas", "optrace", "runtrace", "heap"};
+    const char *cp[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; p->qnn_paths && k < 4; k++) {
+        PyObject *v = PyDict_GetItemString(p->qnn_paths, keys[k]);
+        if (v && v != Py_None && !(cp[k] = PyUnicode_AsUTF8(v))) return NULL;
+    }
+    etp_qnn_paths qp = {cp[0], cp[1], cp[2], cp[3]};
+    etp_qnn_bundle empty;
+    memset(&empty, 0, sizeof empty);
+    const etp_qnn_bundle *qb = p->have_qb ? &p->qb : &empty;
+    const char *src = NULL;
+    double ghz = etp_qnn_clock(given, qb, &src);
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_etd_join *qj = NULL;
+    int rc = 0;
+    if (qb->der && etp_qnn_derived_row_count(qb->der))
+        rc = etp_qnn_join_etdump(p->ops, qb->der, &qj, &err);
+    if (rc) return raise_etp(rc, &err);
+    const char *file = pystr_utf8(p->etdump_path), *prog = pystr_utf8(p->pte_path);
+    PyObject *res = NULL;
+    etp_doc *doc = PyErr_Occurred() ? NULL : etp_doc_new("explain", 1, file, prog);
+    if (!doc) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+    } else {
+        etp_explain_doc_opts eo = {
+            .disp = &d, .fmt = fmt, .path = file, .qnn_paths = &qp, .rec = p->rec,
+            .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
+                        .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
+                        .htp_clock_source = src}};
+        rc = etp_explain_doc(doc, p->ops, &eo, &err);
+        res = rc ? raise_etp(rc, &err) : doc_text(doc, fmt);
+        etp_doc_free(doc);
+    }
+    etp_qnn_etd_join_free(qj);
     return res;
 }
 
@@ -2261,6 +2340,9 @@ static PyMethodDef Profile_methods[] = {
      "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
     {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,
      METH_VARARGS | METH_KEYWORDS, "backend_figures_json(*, time_unit='us'): summary's figures"},
+    {"explain_doc", (PyCFunction)(void (*)(void))Profile_explain_doc, METH_VARARGS | METH_KEYWORDS,
+     "explain_doc(*, time_unit='us', top=5, htp_clock_ghz=None, format='table'): etprof "
+     "explain's document rendered as the command does"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},
