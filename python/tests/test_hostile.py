@@ -16,6 +16,8 @@ def corpus():
 
 
 def test_fuzz_corpus_opens_or_raises_input_error():
+    """Each file opens (then ops, summary with backend figures, tree, explain, repr) or raises
+    InputError."""
     files = corpus()
     assert len(files) > 100, "fuzz corpus missing at %s" % CORPUS
     opened = rejected = 0
@@ -25,6 +27,8 @@ def test_fuzz_corpus_opens_or_raises_input_error():
                 p.ops(as_dict=True)
                 p.ops(all=True, as_dict=True)
                 p.summary()
+                p.tree()
+                p.explain()
                 repr(p)
             opened += 1
         except etprof.InputError as e:
@@ -93,6 +97,8 @@ def test_mutations_through_python():
             with etprof.open(v, pte) as p:
                 p.ops(all=True, as_dict=True)
                 p.summary()
+                p.tree()
+                p.explain()
             outcomes["ok"] += 1
         except etprof.InputError as e:
             assert e.file == "<bytes>" and e.reason
