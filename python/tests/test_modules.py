@@ -18,7 +18,7 @@ import zipfile
 import pytest
 
 import etprof
-from conftest import cli_json, data
+from conftest import cli, cli_json, data
 
 EDGE = "executorch.exir.dialects.edge.ops."
 EDGE_JSON = json.dumps({
@@ -102,8 +102,10 @@ def test_modules_by_hand(records):
         f = p.modules("enc.conv", time_unit="ns", as_dict=True)
         assert f["module"] == ["enc.conv"] and f["parent"] == [-1] and f["depth"] == [0]
         assert math.isclose(f["share"][0], 100.0 * e7 / ex, rel_tol=1e-12)
-        with pytest.raises(etprof.UsageError, match="nosuch"):
+        with pytest.raises(etprof.UsageError, match="nosuch") as e:
             p.modules("nosuch")
+        rc, _, err = cli("modules", dump, "--etrecord", a, "--module", "nosuch")
+        assert rc == 2 == e.value.exit_code and err.strip() == "etprof: " + str(e.value)
         # the command's JSON, flattened depth first, is the same rows
         want = []
         for dm in cli_json("modules", dump, "--etrecord", a)["domains"]:
