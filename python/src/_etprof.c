@@ -1430,14 +1430,21 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
 /* The rendering of `doc` in `fmt` (width 0: as the command writes to a file or pipe) as a str;
  * NULL with an exception set. The document is not freed here. */
 static double clock_arg(PyObject *o);
-static PyObject *doc_text(const etp_doc *doc, etp_format fmt) {
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) return PyErr_NoMemory();
+
+/* C only (runs without the GIL): the rendering into a malloc'd buffer; the library's code. */
+static int doc_render_mem(const etp_doc *doc, etp_format fmt, char **buf, size_t *n) {
+    *buf = NULL;
+    *n = 0;
+    FILE *f = open_memstream(buf, n);
+    if (!f) return ETP_E_INTERNAL;
     etp_render_opts ro = {.width = 0, .csv_raw = false};
     int rc = etp_doc_render(doc, fmt, f, &ro);
     if (fclose(f) != 0 && rc == 0) rc = ETP_E_INTERNAL;
+    return rc;
+}
+
+/* The rendered buffer as a str (freed here); NULL with an exception set. */
+static PyObject *doc_result(int rc, char *buf, size_t n) {
     PyObject *res = NULL;
     if (rc) {
         etp_error err;
@@ -1450,6 +1457,15 @@ static PyObject *doc_text(const etp_doc *doc, etp_format fmt) {
     }
     free(buf);
     return res;
+}
+
+/* The rendering of `doc` in `fmt` (width 0: as the command writes to a file or pipe) as a str;
+ * NULL with an exception set. The document is not freed here. */
+static PyObject *doc_text(const etp_doc *doc, etp_format fmt) {
+    char *buf;
+    size_t n;
+    int rc = doc_render_mem(doc, fmt, &buf, &n);
+    return doc_result(rc, buf, n);
 }
 
 /* The display units of a view: time_unit, the HTP clock (etp_qnn_clock: htp_clock_ghz=, else
@@ -1498,10 +1514,18 @@ static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
                         .clock_src = src, .rec = p->rec, .model = p->model};
     etp_error err;
     memset(&err, 0, sizeof err);
-    int rc = etp_tree_doc(doc, p->ops, &to, &err);
-    PyObject *res = rc ? raise_etp(rc, &err) : doc_text(doc, fmt);
+    /* building and rendering a large tree takes tens of ms: without the GIL (p is busy) */
+    int rc, rrc = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    WITHOUT_GIL(p, rc = etp_tree_doc(doc, p->ops, &to, &err);
+                if (!rc) rrc = doc_render_mem(doc, fmt, &buf, &n));
     etp_doc_free(doc);
-    return res;
+    if (rc) {
+        free(buf);
+        return raise_etp(rc, &err);
+    }
+    return doc_result(rrc, buf, n);
 }
 
 /* Profile.backend_figures_json(): summary's "backend_figures" member (etp_backend_figures_get,
@@ -1592,9 +1616,18 @@ static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
             .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
                         .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
                         .htp_clock_source = src}};
-        rc = etp_explain_doc(doc, p->ops, &eo, &err);
-        res = rc ? raise_etp(rc, &err) : doc_text(doc, fmt);
+        int rrc = 0;
+        char *buf = NULL;
+        size_t n = 0;
+        WITHOUT_GIL(p, rc = etp_explain_doc(doc, p->ops, &eo, &err);
+                    if (!rc) rrc = doc_render_mem(doc, fmt, &buf, &n));
         etp_doc_free(doc);
+        if (rc) {
+            free(buf);
+            res = raise_etp(rc, &err);
+        } else {
+            res = doc_result(rrc, buf, n);
+        }
     }
     etp_qnn_etd_join_free(qj);
     return res;
