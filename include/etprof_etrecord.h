@@ -33,6 +33,7 @@
 #define ETPROF_ETRECORD_H
 
 #include "etprof.h"
+#include "etprof_result.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -220,6 +221,41 @@ int etp_etrecord_join_row(const etp_etrecord *r, const char *method, const etp_o
 bool etp_etrecord_event_joinable(const etp_mevent *e);
 int etp_etrecord_join_event(const etp_etrecord *r, const char *method, const etp_mevent *e,
                             etp_etr_join *out);
+
+/* ---- the ETRecord's columns in result documents (ops, tree, summary, explain) ----
+ * The join of one ops row (etp_etrecord_join_row) as cells, written by every view from this one
+ * definition. `rec` NULL or a row that does not join: every cell absent. Counts (optional) are
+ * what etp_etrecord_notes() reports. Reentrant; the record is only read. */
+typedef struct etp_etr_counts {
+    uint64_t rows, matched, htp_rows, htp_matched; /* joinable rows tried / joined; HTP nodes */
+} etp_etr_counts;
+#define ETP_ETR_MAX_COLS 6
+/* Columns op_types, module, module_class, stack_trace (+ stack_trace_full, debug_handles when
+ * `machine`: the csv/tsv/json formats) appended at cols[n]; returns the new count. */
+size_t etp_etrecord_cols(etp_col *cols, size_t n, bool machine);
+/* The cells of one row as strings (NULL: absent), in etp_etrecord_cols order: v[0..5]; returns
+ * how many (4, or 6 when `machine`). The strings live in `j` and `*hbuf` (the handles joined
+ * with ","): release with etp_etrecord_join_free(j) and free(*hbuf). */
+size_t etp_etrecord_row_cells(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                              bool machine, etp_etr_counts *st, etp_etr_join *j, const char *v[6],
+                              char **hbuf);
+/* The same cells appended to the current row of table `t`. */
+void etp_etrecord_table_cells(etp_table *t, const etp_etrecord *rec, const char *method,
+                              const etp_ops_row *row, bool machine, etp_etr_counts *st);
+/* The machine formats' six cells as members of JSON object `n` (tree). */
+void etp_etrecord_node_cells(etp_node *n, const etp_etrecord *rec, const char *method,
+                             const etp_ops_row *row, etp_etr_counts *st);
+/* "module PATH (CLASS), source FILE:LINE" of one row for prose (explain); NULL when the record
+ * names neither (or out of memory). The caller frees it. */
+char *etp_etrecord_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
+                         etp_etr_counts *st);
+/* The notes: how many rows joined, HTP nodes matched by name (nothing when rec is NULL). */
+void etp_etrecord_notes(const etp_etrecord *rec, const etp_etr_counts *st,
+                        void (*emit)(void *ctx, const char *text), void *ctx);
+/* Without a record (rec NULL) and with rows a record would name: one note saying what a record
+ * would add and how to produce one. */
+void etp_etrecord_missing_note(const etp_etrecord *rec, const etp_ops_result *r,
+                               void (*emit)(void *ctx, const char *text), void *ctx);
 
 ETP_API_END
 #ifdef __cplusplus

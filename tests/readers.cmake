@@ -48,3 +48,9 @@ add_executable(test_modules ${CMAKE_SOURCE_DIR}/tests/test_modules.c)
 target_link_libraries(test_modules PRIVATE etprof)
 target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})
+# The library's tree and explain documents (etp_tree_doc, etp_explain_doc): values by hand on a
+# flatc-built dump, the JSON parsed back with jansson, the usage errors.
+add_executable(test_tree_doc ${CMAKE_SOURCE_DIR}/tests/test_tree_doc.c)
+target_link_libraries(test_tree_doc PRIVATE etprof PkgConfig::JANSSON)
+target_include_directories(test_tree_doc PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME tree_doc_api COMMAND test_tree_doc ${ETPROF_TEST_DATA})

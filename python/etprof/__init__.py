@@ -13,6 +13,7 @@ without it, dicts of columns (lists). See docs/python.md.
 import filecmp
 import html as _html
 import io as _io
+import json as _json
 import os
 
 from . import _etprof
@@ -28,6 +29,10 @@ __all__ = [
     "IOError",
     "InternalError",
     "OPS_COLUMNS",
+    "MODULE_COLUMNS",
+    "check_outputs",
+    "CheckOutputs",
+    "Explain",
     "library_version",
     "EVENT_COLUMNS",
     "qnn",
@@ -256,8 +261,14 @@ class Profile:
         names it), ``runs``, ``skipped``, ``unit`` (of the latency: ``time_unit``, or
         ``ticks``), ``latency`` (Method::execute per run: n, min, p10, p50, p90, avg, max,
         total; NaN without Method::execute), ``profiling_level`` and ``candidates`` (the
-        methods that fit, when none could be chosen)."""
-        return self._p.summary(time_unit=time_unit)
+        methods that fit, when none could be chosen), and ``backend_figures``: each backend's
+        own figures as ``etprof summary --format json`` writes them (per backend an object,
+        ``None`` when none of its events was seen; times in ``time_unit``, other figures with
+        their unit named), from the library's ``etp_backend_figures_get``."""
+        s = self._p.summary(time_unit=time_unit)
+        s["backend_figures"] = _json.loads(
+            self._p.backend_figures_json(time_unit=time_unit))["backend_figures"]
+        return s
 
 
 def _trace(self, path):
@@ -471,23 +482,57 @@ class Finding:
     command's JSON "facts" object: host time in ``time_unit``, named by its ``time_unit`` fact;
     cycles, percentages and the file's whole numbers as they are), ``cannot_tell`` (fact id ->
     what would settle it, for what the files cannot tell) and ``raw`` (the library's flat typed
-    fact records, each with its ``unit``)."""
+    fact records, each with its ``unit``) and ``answer`` (the command's prose answer with the
+    file's numbers, as in its text and JSON output)."""
 
-    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw")
+    __slots__ = ("id", "question", "method", "facts", "cannot_tell", "raw", "answer")
 
     def __repr__(self):
         return "<etprof Finding %s%s: %d facts>" % (
             self.id, "" if self.method is None else " (%s)" % self.method, len(self.raw))
 
 
-def _explain(self, *, time_unit="us", top=5):
-    """The answers of ``etprof explain`` as structured findings (a list of :class:`Finding`),
-    from the library's typed facts (etprof_explain.h). The command's prose is one rendering of
-    these facts; QNN's own files (QHAS/optrace) are not taken here yet."""
+class Explain(list):
+    """The answers of ``etprof explain``: a list of :class:`Finding` (the structured findings,
+    each with ``id``, ``question``, ``method``, ``facts`` with their units, ``cannot_tell``,
+    ``raw`` and ``answer``), plus ``text`` (the command's text output, byte for byte),
+    ``findings`` (the command's JSON records: ``id``, ``method``, ``question``, ``answer``,
+    ``facts``) and ``json`` (its whole JSON document: findings, notes, data_quality)."""
+
+    text = ""
+    findings = ()
+    json = None
+
+    def __repr__(self):
+        return "<etprof.Explain: %d findings (%s)>" % (
+            len(self), ", ".join(f.id for f in self))
+
+    def _repr_html_(self):
+        return "".join(f._repr_html_() for f in self)
+
+
+def _explain(self, *, time_unit="us", top=5, htp_clock_ghz=None):
+    """The answers of ``etprof explain`` (an :class:`Explain`: a list of :class:`Finding`),
+    from the library's typed facts (etprof_explain.h) and the command's own document
+    (``etp_explain_doc``, etprof_explain_doc.h): ``.text`` is exactly what
+    ``etprof explain FILE [--pte P] [--qhas Q ...]`` prints (the title names the dump as given
+    to :func:`open`), ``.findings`` / ``.json`` its ``--format json`` findings and document.
+    The QNN files given to :func:`open` (``qhas``, ``optrace``, ``runtrace``, ``heap``) are the
+    command's options: joined to the dump, they answer the HMX/HVX and memory questions.
+    ``htp_clock_ghz`` is ``--htp-clock-ghz`` (else the clock of those files). ``top`` is the
+    number of operators named per method (the command's is 5)."""
     unit_ns = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}.get(time_unit)
     if unit_ns is None:
         raise UsageError('time_unit: expected ns, us, ms or s, got "%s"' % time_unit)
-    out = []
+    out = Explain()
+    out.text = self._p.explain_doc(time_unit=time_unit, top=int(top),
+                                   htp_clock_ghz=htp_clock_ghz, format="table")
+    out.json = _json.loads(self._p.explain_doc(time_unit=time_unit, top=int(top),
+                                               htp_clock_ghz=htp_clock_ghz, format="json"))
+    out.findings = out.json["findings"]
+    answers = {}
+    for x in out.findings:
+        answers.setdefault((x["id"], x["method"]), x["answer"])
     for fd in self._p.explain(top=int(top)):
         f = Finding()
         f.id = fd["id"]
@@ -496,8 +541,117 @@ def _explain(self, *, time_unit="us", top=5):
         f.raw = fd["facts"]
         f.facts = _nest(fd["facts"], unit_ns, time_unit)
         f.cannot_tell = _settle(fd["facts"])
+        f.answer = answers.get((f.id, f.method))
         out.append(f)
     return out
+
+
+#: The columns of Profile.modules(): the rows of ``etprof modules --format csv`` (method,
+#: domain, depth, module, class, inclusive, exclusive, share, count, count_exclusive, unit)
+#: plus ``no_module``, ``parent`` (the enclosing module's row index, -1 at the top) and ``runs``.
+MODULE_COLUMNS = ("method", "domain", "depth", "module", "class", "no_module", "parent",
+                  "inclusive", "exclusive", "share", "count", "count_exclusive", "unit", "runs")
+
+
+def _modules(self, module=None, *, time_unit="us", as_dict=False):
+    """Time per ``nn.Module`` (``etprof modules FILE --etrecord R``; docs/analyses.md), from
+    the library's ``etp_modules_compute``: needs ``etrecord=`` given to :func:`open`. One row
+    per module and domain in tree order (depth first; each domain's ``(no module)`` row last),
+    the columns :data:`MODULE_COLUMNS`: ``domain`` is ``time`` (host time, in ``time_unit``)
+    or ``htp_cycles`` (QNN HTP cycles, a work share: never added to time); ``inclusive`` (the
+    module and everything below it) and ``exclusive`` (rows whose innermost module it is) are
+    sums over the runs of the rows' exclusive values, so nothing is counted twice and a
+    domain's top-level rows add up to its total; ``share`` is percent of the domain total;
+    ``count``/``count_exclusive`` profiling rows; ``unit`` names each row's unit. ``module``
+    keeps that module and what is below it (``--module``; an unknown one is a
+    :class:`UsageError`). A DataFrame whose ``attrs`` hold ``domains`` (per method and domain:
+    ``unit``, ``runs``, ``total``, ``rows``, ``rows_module``), ``joins`` and ``etrecord``; with
+    ``as_dict`` (or without pandas) the dict of columns."""
+    cols, meta = self._p.modules_columns(time_unit=time_unit, module=module)
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        return cols
+    df = pd.DataFrame(cols, columns=list(MODULE_COLUMNS))
+    df.attrs.update(meta)
+    return df
+
+
+class CheckOutputs:
+    """The result of :func:`check_outputs` (``etprof check-outputs --format json``):
+    ``outputs`` (one dict per checked output, the command's keys: ``run``, ``block``,
+    ``output_index``, ``method``, ``status`` — "pass", "fail", "shape differs", "dtype differs",
+    "kind differs", "missing", "extra" — ``within_tolerance``, ``dtype``, ``expected_dtype``,
+    ``shape``, ``expected_shape``, ``numel``, ``mismatched`` (elements outside the tolerance),
+    ``max_abs`` (largest |actual - expected|, in the tensor's own values: no unit; NaN when
+    none), ``tolerance_used`` (False: compared exactly), plus ``actual_scalar`` for an inline
+    Int/Bool/Float/Double output), ``runs`` (runs that logged method outputs), ``checked``,
+    ``failed``, ``passed`` (None when no run logged outputs: nothing could be checked — the
+    command's exit 6), ``test_case``, ``rtol``, ``atol``; ``verdicts`` is the list of
+    statuses; ``exit_code`` the command's exit code for it (0 passed, 7 an output failed, 6
+    nothing to check); :meth:`to_dataframe` the outputs as a DataFrame (needs pandas)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.verdicts = [o["status"] for o in self.outputs]
+        self.exit_code = 6 if self.passed is None else 0 if self.passed else 7
+
+    def to_dataframe(self):
+        pd = _pandas()
+        if pd is None:
+            raise ImportError("CheckOutputs.to_dataframe needs pandas (Debian python3-pandas)")
+        return pd.DataFrame(self.outputs)
+
+    def __repr__(self):
+        state = ("nothing to check: no method outputs were logged" if self.passed is None else
+                 "passed" if self.passed else "%d of %d failed" % (self.failed, self.checked))
+        return "<etprof.CheckOutputs test case %d: %d run(s), %d output(s): %s>" % (
+            self.test_case, self.runs, self.checked, state)
+
+    def _repr_html_(self):
+        return ("<p><b>etprof.CheckOutputs</b> %s</p>" % _html.escape(repr(self)) +
+                _html_table(("run", "output", "status", "dtype", "numel", "mismatched",
+                             "max |diff|"),
+                            [(o["run"], o["output_index"], o["status"], o["dtype"], o["numel"],
+                              o["mismatched"], o["max_abs"]) for o in self.outputs]))
+
+
+def check_outputs(bundled_program, etdump, debug_buffer=None, *, test_case=0, rtol=None,
+                  atol=None, method=None, ignore_program_mismatch=False):
+    """The method outputs a run logged, compared with a bundled program's expected outputs
+    (``etprof check-outputs ETDUMP --pte BPTE --debug-buffer B``; docs/tensors.md), by the
+    library's ``etp_check_outputs``: for every run that logged method outputs (debug events
+    flagged as outputs: ``--debug_level outputs`` or ``intermediate``), output k against
+    expected output k of test case ``test_case`` of the method's suite. HALF/FLOAT/DOUBLE
+    elements pass when |actual - expected| <= atol + rtol x |actual| (ExecuTorch's rule; the
+    defaults are ExecuTorch's, rtol 1e-5, atol 1e-8), other types when equal; a dtype, shape or
+    kind difference and a missing or unexpected output fail. ``bundled_program``, ``etdump``
+    and ``debug_buffer`` are paths or bytes (as :func:`open`). Returns a
+    :class:`CheckOutputs`. Errors as :func:`open`: a damaged file is a located
+    :class:`InputError`; an unknown test case or method suite, or a negative tolerance, a
+    :class:`UsageError`; a logged tensor outside (or without) the buffer a located
+    :class:`InputError`."""
+    with open(etdump, bundled_program, method=method, debug_buffer=debug_buffer,
+              ignore_program_mismatch=ignore_program_mismatch) as p:
+        return CheckOutputs(p._p.check_outputs(test_case=int(test_case), rtol=rtol, atol=atol))
+
+
+def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):
+    """The hierarchy of each method's time (``etprof tree FILE [--pte P] --format json``;
+    docs/analyses.md), built by the library's ``etp_tree_doc`` (the command's own document) and
+    returned as nested dicts, equal to ``json.loads`` of the command's output for the same
+    inputs and options: ``stat``, ``time_unit``, ``methods`` (per method ``name``,
+    ``method_candidates``, ``runs``, ``skipped_runs`` and ``roots``: nodes with ``name``,
+    ``kind``, ``placement``, ``instruction_id``, ``operator``, ``count``, ``runs``, ``role``
+    (time, fact, htp_node), ``unit``, ``inclusive``, ``exclusive``, ``overhead``,
+    ``share_of_parent``, ``share_of_method`` (percent), ``meaning`` and ``children``),
+    ``notes`` and ``data_quality``. Every number is the per-run statistic ``stat`` (min, p10,
+    p50, p90, avg, max) of the node's per-run value, in the node's ``unit`` (host time in
+    ``time_unit``). ``htp_clock_ghz`` (``--htp-clock-ghz``; else the clock of the Profile's
+    ``runtrace``/``qhas``) shows cycles as ``est_`` time estimates with ``wall_estimate``
+    per HTP node. With ``etrecord=`` given to :func:`open`, each node also has the
+    ``etprof tree --etrecord`` members (op_types, module, ...). JSON ``null`` is ``None``."""
+    return _json.loads(self._p.tree_json(stat=stat, time_unit=time_unit,
+                                         htp_clock_ghz=htp_clock_ghz))
 
 
 def _html_table(headers, rows):
@@ -543,6 +697,8 @@ def _diff_html(self):
 
 
 Profile.explain = _explain
+Profile.tree = _tree
+Profile.modules = _modules
 Profile.op_types = _op_types
 Profile.runs = _runs
 Profile.run_methods = _run_methods
@@ -753,13 +909,22 @@ def _tensors(self, select=None, *, as_dict=False):
     ``zero_fraction`` and ``values`` (the first 8 elements in row-major order). The row index
     is the one :meth:`tensor` takes.
 
-    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all).
+    ``select`` keeps some rows: an int, a slice or an iterable of row indices (None: all), or
+    a str: the command's ``--select EXPR`` (the library's ``etp_tensor_select_parse``/
+    ``_match``; comma-separated criteria that must all hold: ``instr=N``/``instr=A-B``,
+    ``run=N``/``run=A-B`` (the N-th block that logged values, from 0), ``block=N``/``block=A-B``,
+    ``op=TEXT`` (operator name contains TEXT, e.g. ``op=aten.add``), ``op==TEXT``), in which
+    case the rows are exactly those of ``etprof tensors --select EXPR`` and a bad EXPR raises
+    :class:`UsageError` naming the term (``.path``) and its character offset (``.offset``).
     A DataFrame when pandas imports (and not ``as_dict``), else a dict of column lists.
     Raises :class:`InputError` when a tensor's bytes lie outside the buffer or there is no
     buffer (located: the buffer's name, the tensor's offset, the event's path)."""
     cols = self._p.tensor_columns()
     cols = {k: cols[k] for k in TENSOR_COLUMNS}
-    if select is not None:
+    if isinstance(select, str):
+        idx = self._p.tensor_select(select)
+        cols = {k: [v[i] for i in idx] for k, v in cols.items()}
+    elif select is not None:
         idx = _select(len(cols["block"]), select, "tensors")
         cols = {k: [v[i] for i in idx] for k, v in cols.items()}
     pd = None if as_dict else _pandas()

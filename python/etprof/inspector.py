@@ -329,9 +329,29 @@ class Inspector:
         pd.DataFrame(cols, columns=list(cols)).to_csv(file, sep="\t")
 
     def find_total_for_module(self, module_name):
-        """Needs the module hierarchy of an ETRecord, which etprof does not read yet."""
-        raise UsageError("Inspector.find_total_for_module(%r) needs an ETRecord's module "
-                         "hierarchy, which etprof does not read yet (issue 13)" % (module_name,))
+        """The time of ``nn.Module`` ``module_name`` (its path, such as ``"enc.conv"``) per
+        run, in ``target_time_scale``: its inclusive time from ``etprof modules``
+        (``Profile.modules()``, the library's ``etp_modules_compute``) divided by the method's
+        runs, summed over the methods that have it. Needs ``etrecord=``.
+
+        It differs from the Inspector's on purpose: the Inspector adds up the average of every
+        event whose debug handle belongs to the module, the DELEGATE_CALL and the backend's own
+        events inside it alike (the same time counted twice, and cycles added to time when a
+        backend logs both); here each profiling row adds only its exclusive part, so a module's
+        time is never more than Method::execute, and cycles (QNN HTP nodes, the
+        ``htp_cycles`` domain) are left out. An unknown module raises :class:`UsageError`."""
+        if self._etrecord is None:
+            raise UsageError("Inspector.find_total_for_module(%r): give etrecord= (the module "
+                             "hierarchy comes from the program's ETRecord)" % (module_name,))
+        tu = self._target if self._target in _HZ else "ns"
+        cols, _ = self._p.modules_columns(time_unit=tu, module=str(module_name),
+                                          etrecord=__import__("os").fspath(self._etrecord))
+        total = 0.0
+        for i, name in enumerate(cols["module"]):
+            if (name == module_name and cols["domain"][i] == "time" and
+                    not cols["no_module"][i] and cols["runs"][i]):
+                total += cols["inclusive"][i] / cols["runs"][i]
+        return total
 
     def get_op_list(self, event_block=None, show_delegated_ops=True):
         """A stub in the Inspector (returns {}); here too."""

@@ -26,6 +26,13 @@
 #include "etprof_qnn.h"
 #include "etprof_etrecord.h"
 #include "etprof_tensor.h"
+#include "etprof_tree.h"
+#include "etprof_modules.h"
+#include "etprof_bundled.h"
+#include "etprof_backend.h"
+#include "etprof_explain_doc.h"
+#include "etprof_figures.h"
+#include "etprof_result.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -1369,9 +1376,25 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     o.htp_clock_ghz = NAN;
     etp_error err;
     memset(&err, 0, sizeof err);
+    /* QNN's files given to open(): the command's --qhas/--optrace/--runtrace/--heap */
+    etp_qnn_etd_join *qj = NULL;
+    if (p->have_qb && p->qb.der) {
+        const char *src = NULL;
+        o.htp_clock_ghz = etp_qnn_clock(0, &p->qb, &src);
+        o.htp_clock_source = src;
+        o.qnn = p->qb.der;
+        if (etp_qnn_derived_row_count(p->qb.der)) {
+            int r0 = etp_qnn_join_etdump(p->ops, p->qb.der, &qj, &err);
+            if (r0) return raise_etp(r0, &err);
+        }
+        o.qnn_join = qj;
+    }
     etp_explain_result *x = NULL;
     int rc = etp_explain_compute(p->ops, &o, &x, &err);
-    if (rc) return raise_etp(rc, &err);
+    if (rc) {
+        etp_qnn_etd_join_free(qj);
+        return raise_etp(rc, &err);
+    }
     PyObject *l = PyList_New((Py_ssize_t)x->n_findings);
     for (size_t i = 0; l && i < x->n_findings; i++) {
         const etp_finding *fd = &x->findings[i];
@@ -1396,7 +1419,434 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
         PyList_SET_ITEM(l, (Py_ssize_t)i, e);
     }
     etp_explain_free(x);
+    etp_qnn_etd_join_free(qj); /* after the facts were read: they may point into it */
     return l;
+}
+
+/* ---- documents (etprof_result.h) rendered in memory: the library builds the command's
+ * document, etp_doc_render() writes it into a memory stream, Python parses the JSON (tree,
+ * summary's backend figures) or keeps the text (explain). ---- */
+
+/* The rendering of `doc` in `fmt` (width 0: as the command writes to a file or pipe) as a str;
+ * NULL with an exception set. The document is not freed here. */
+static double clock_arg(PyObject *o);
+
+/* C only (runs without the GIL): the rendering into a malloc'd buffer; the library's code. */
+static int doc_render_mem(const etp_doc *doc, etp_format fmt, char **buf, size_t *n) {
+    *buf = NULL;
+    *n = 0;
+    FILE *f = open_memstream(buf, n);
+    if (!f) return ETP_E_INTERNAL;
+    etp_render_opts ro = {.width = 0, .csv_raw = false};
+    int rc = etp_doc_render(doc, fmt, f, &ro);
+    if (fclose(f) != 0 && rc == 0) rc = ETP_E_INTERNAL;
+    return rc;
+}
+
+/* The rendered buffer as a str (freed here); NULL with an exception set. */
+static PyObject *doc_result(int rc, char *buf, size_t n) {
+    PyObject *res = NULL;
+    if (rc) {
+        etp_error err;
+        memset(&err, 0, sizeof err);
+        etp_error_set(&err, rc == ETP_E_USAGE ? ETP_E_USAGE : ETP_E_INTERNAL, NULL, -1, NULL,
+                      "rendering the document failed (out of memory)");
+        raise_etp(err.code, &err);
+    } else {
+        res = PyUnicode_DecodeUTF8(buf ? buf : "", (Py_ssize_t)n, "replace");
+    }
+    free(buf);
+    return res;
+}
+
+/* The rendering of `doc` in `fmt` (width 0: as the command writes to a file or pipe) as a str;
+ * NULL with an exception set. The document is not freed here. */
+static PyObject *doc_text(const etp_doc *doc, etp_format fmt) {
+    char *buf;
+    size_t n;
+    int rc = doc_render_mem(doc, fmt, &buf, &n);
+    return doc_result(rc, buf, n);
+}
+
+/* The display units of a view: time_unit, the HTP clock (etp_qnn_clock: htp_clock_ghz=, else
+ * the Profile's runtrace/QHAS), the Profile's host tick. -1 with an exception set. */
+static int view_disp(Profile *p, const char *tu, PyObject *clock, etp_disp *d, double *ghz,
+                     const char **src) {
+    double given = clock_arg(clock);
+    if (given < 0) return -1;
+    etp_qnn_bundle empty;
+    memset(&empty, 0, sizeof empty);
+    *src = NULL;
+    *ghz = etp_qnn_clock(given, p->have_qb ? &p->qb : &empty, src);
+    if (etp_disp_init(d, tu, *ghz > 0 ? *ghz : 0, p->tick_ns)) {
+        raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *pystr_utf8(PyObject *o) {
+    return o && PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+}
+
+/* Profile.tree_json(): `etprof tree FILE [--pte P] --format json` (etp_tree_doc) as a str. */
+static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"stat", "time_unit", "htp_clock_ghz", "format", NULL};
+    const char *stat = "p50", *tu = "us", *fmts = "json";
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$ssOs:tree", kwlist, &stat, &tu, &clock, &fmts))
+        return NULL;
+    etp_format fmt;
+    if (strcmp(fmts, "json") == 0) fmt = ETP_FMT_JSON;
+    else if (strcmp(fmts, "table") == 0) fmt = ETP_FMT_TABLE;
+    else return raise_usage("format: expected json or table, got \"%s\"", fmts);
+    etp_disp d;
+    double ghz;
+    const char *src;
+    if (view_disp(p, tu, clock, &d, &ghz, &src)) return NULL;
+    if (need_ops(p)) return NULL;
+    const char *file = pystr_utf8(p->etdump_path), *prog = pystr_utf8(p->pte_path);
+    if (PyErr_Occurred()) return NULL;
+    etp_doc *doc = etp_doc_new("tree", 1, file, prog);
+    if (!doc) return PyErr_NoMemory();
+    etp_tree_opts to = {.stat = stat, .disp = &d, .fmt = fmt, .top = 10, .clock_ghz = ghz,
+                        .clock_src = src, .rec = p->rec, .model = p->model};
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    /* building and rendering a large tree takes tens of ms: without the GIL (p is busy) */
+    int rc, rrc = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    WITHOUT_GIL(p, rc = etp_tree_doc(doc, p->ops, &to, &err);
+                if (!rc) rrc = doc_render_mem(doc, fmt, &buf, &n));
+    etp_doc_free(doc);
+    if (rc) {
+        free(buf);
+        return raise_etp(rc, &err);
+    }
+    return doc_result(rrc, buf, n);
+}
+
+/* Profile.backend_figures_json(): summary's "backend_figures" member (etp_backend_figures_get,
+ * etp_fig_backend_figures) as the JSON text of {"backend_figures": {...}}. */
+static PyObject *Profile_backend_figures_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:backend_figures", kwlist, &tu)) return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_backend_figures bf;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc;
+    WITHOUT_GIL(p, rc = etp_backend_figures_get(p->model, p->ops, &bf, &err));
+    if (rc) {
+        etp_backend_figures_free(&bf);
+        return raise_etp(err.code ? err.code : ETP_E_INTERNAL, &err);
+    }
+    etp_doc *doc = etp_doc_new("summary", -1, NULL, NULL);
+    PyObject *res = NULL;
+    if (!doc) {
+        PyErr_NoMemory();
+    } else {
+        etp_doc_envelope(doc, 0);
+        etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
+        etp_fig_backend_figures(etp_doc_root(doc), "backend_figures", &d, &bf);
+        res = doc_text(doc, ETP_FMT_JSON);
+        etp_doc_free(doc);
+    }
+    etp_backend_figures_free(&bf);
+    return res;
+}
+
+/* Profile.explain_doc(): `etprof explain FILE [--pte P] [QNN files] --format F` (etp_explain_doc)
+ * rendered as a str: "table" is the command's text, "json" its JSON. The QNN files given to
+ * open() are the command's --qhas/--optrace/--runtrace/--heap (joined to this dump). */
+static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", "top", "htp_clock_ghz", "format", NULL};
+    const char *tu = "us", *fmts = "table";
+    unsigned int top = 5;
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$sIOs:explain", kwlist, &tu, &top, &clock, &fmts))
+        return NULL;
+    etp_format fmt;
+    if (strcmp(fmts, "json") == 0) fmt = ETP_FMT_JSON;
+    else if (strcmp(fmts, "table") == 0) fmt = ETP_FMT_TABLE;
+    else if (strcmp(fmts, "md") == 0) fmt = ETP_FMT_MD;
+    else return raise_usage("format: expected table, md or json, got \"%s\"", fmts);
+    double given = clock_arg(clock);
+    if (given < 0) return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    /* the QNN paths as given (PyUnicode_AsUTF8 stays valid while the dict holds the str) */
+    static const char *const keys[4] = {"qhas", "optrace", "runtrace", "heap"};
+    const char *cp[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; p->qnn_paths && k < 4; k++) {
+        PyObject *v = PyDict_GetItemString(p->qnn_paths, keys[k]);
+        if (v && v != Py_None && !(cp[k] = PyUnicode_AsUTF8(v))) return NULL;
+    }
+    etp_qnn_paths qp = {cp[0], cp[1], cp[2], cp[3]};
+    etp_qnn_bundle empty;
+    memset(&empty, 0, sizeof empty);
+    const etp_qnn_bundle *qb = p->have_qb ? &p->qb : &empty;
+    const char *src = NULL;
+    double ghz = etp_qnn_clock(given, qb, &src);
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_etd_join *qj = NULL;
+    int rc = 0;
+    if (qb->der && etp_qnn_derived_row_count(qb->der))
+        rc = etp_qnn_join_etdump(p->ops, qb->der, &qj, &err);
+    if (rc) return raise_etp(rc, &err);
+    const char *file = pystr_utf8(p->etdump_path), *prog = pystr_utf8(p->pte_path);
+    PyObject *res = NULL;
+    etp_doc *doc = PyErr_Occurred() ? NULL : etp_doc_new("explain", 1, file, prog);
+    if (!doc) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+    } else {
+        etp_explain_doc_opts eo = {
+            .disp = &d, .fmt = fmt, .path = file, .qnn_paths = &qp, .rec = p->rec,
+            .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
+                        .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
+                        .htp_clock_source = src}};
+        int rrc = 0;
+        char *buf = NULL;
+        size_t n = 0;
+        WITHOUT_GIL(p, rc = etp_explain_doc(doc, p->ops, &eo, &err);
+                    if (!rc) rrc = doc_render_mem(doc, fmt, &buf, &n));
+        etp_doc_free(doc);
+        if (rc) {
+            free(buf);
+            res = raise_etp(rc, &err);
+        } else {
+            res = doc_result(rrc, buf, n);
+        }
+    }
+    etp_qnn_etd_join_free(qj);
+    return res;
+}
+
+/* ---- modules (etprof_modules.h): time per nn.Module, the rows of `etprof modules --format
+ * csv` (flat, tree order) as columns ---- */
+
+enum { M_METHOD, M_DOMAIN, M_DEPTH, M_MODULE, M_CLASS, M_NO_MODULE, M_PARENT, M_INCL, M_EXCL,
+       M_SHARE, M_COUNT, M_COUNT_EXCL, M_UNIT, M_RUNS, M_N };
+static const char *const mcol_names[M_N] = {
+    "method", "domain", "depth", "module", "class", "no_module", "parent", "inclusive",
+    "exclusive", "share", "count", "count_exclusive", "unit", "runs"};
+
+/* Profile.modules_columns(): (columns, {domains, joins}); `etrecord` a path to read for this
+ * call (the Inspector's), else the Profile's. */
+static PyObject *Profile_modules_columns(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", "module", "etrecord", NULL};
+    const char *tu = "us", *module = NULL, *etr = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$szz:modules", kwlist, &tu, &module, &etr))
+        return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_etrecord *own = NULL;
+    if (etr) {
+        int r0 = etp_etrecord_open(&own, etr, NULL, &err);
+        if (r0) return raise_etp(r0, &err);
+    }
+    const etp_etrecord *rec = own ? own : p->rec;
+    if (!rec)
+        return raise_usage("modules: open the Profile with etrecord=R: the nn.Module of each "
+                           "operator comes from the program's ETRecord%s (generate_etrecord=True "
+                           "at export, then get_etrecord().save(PATH))", "");
+    etp_modules_opts mo = {.module = module};
+    etp_modules *m = NULL;
+    int rc = etp_modules_compute(p->ops, rec, &mo, &m, &err);
+    if (rc) {
+        etp_etrecord_close(own);
+        return raise_etp(rc, &err);
+    }
+    size_t n = etp_modules_row_count(m), nd = etp_modules_domain_count(m);
+    PyObject *cols = PyDict_New(), *doms = PyList_New(0), *res = NULL;
+    PyObject *l[M_N] = {0};
+    if (!cols || !doms) goto done;
+    for (int c = 0; c < M_N; c++) {
+        if (!(l[c] = PyList_New((Py_ssize_t)n))) goto done;
+        if (PyDict_SetItemString(cols, mcol_names[c], l[c])) goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const etp_module_row *r = etp_modules_row_get(m, i);
+        const etp_modules_domain *dm = etp_modules_domain_get(m, r->domain);
+        const char *un = NULL;
+        double incl = etp_disp_conv(&d, r->unit, r->inclusive, &un);
+        double excl = etp_disp_conv(&d, r->unit, r->exclusive, &un);
+        PyObject *v[M_N];
+        v[M_METHOD] = text(etp_ops_method_get(p->ops, r->method)->name);
+        v[M_DOMAIN] = PyUnicode_FromString(etp_mod_domain_name(dm->domain));
+        v[M_DEPTH] = PyLong_FromUnsignedLong(r->depth);
+        v[M_MODULE] = text(r->no_module ? "(no module)" : r->path);
+        v[M_CLASS] = text(r->cls);
+        v[M_NO_MODULE] = PyBool_FromLong(r->no_module);
+        v[M_PARENT] = PyLong_FromLong(r->parent);
+        v[M_INCL] = fnum(incl);
+        v[M_EXCL] = fnum(excl);
+        v[M_SHARE] = fnum(r->share);
+        v[M_COUNT] = PyLong_FromUnsignedLongLong(r->count);
+        v[M_COUNT_EXCL] = PyLong_FromUnsignedLongLong(r->count_exclusive);
+        v[M_UNIT] = text(un);
+        v[M_RUNS] = PyLong_FromUnsignedLong(dm->runs);
+        bool bad = false;
+        for (int c = 0; c < M_N; c++) {
+            if (!v[c]) bad = true;
+            else PyList_SET_ITEM(l[c], (Py_ssize_t)i, v[c]);
+        }
+        if (bad) goto done;
+    }
+    for (size_t i = 0; i < nd; i++) {
+        const etp_modules_domain *dm = etp_modules_domain_get(m, i);
+        const char *un = NULL;
+        double tot = etp_disp_conv(&d, dm->unit, dm->total, &un);
+        PyObject *o = Py_BuildValue("{s:N,s:s,s:N,s:I,s:N,s:K,s:K}", "method",
+                                    text(etp_ops_method_get(p->ops, dm->method)->name), "domain",
+                                    etp_mod_domain_name(dm->domain), "unit", text(un), "runs",
+                                    dm->runs, "total", fnum(tot), "rows",
+                                    (unsigned long long)dm->rows, "rows_module",
+                                    (unsigned long long)dm->rows_module);
+        if (!o || PyList_Append(doms, o)) {
+            Py_XDECREF(o);
+            goto done;
+        }
+        Py_DECREF(o);
+    }
+    const etp_modules_joins *j = etp_modules_join_counts(m);
+    res = Py_BuildValue("(O{s:O,s:{s:K,s:K,s:K,s:K},s:N})", cols, "domains", doms, "joins",
+                        "rows", (unsigned long long)j->rows, "rows_matched",
+                        (unsigned long long)j->matched, "htp_rows",
+                        (unsigned long long)j->htp_rows, "htp_rows_matched",
+                        (unsigned long long)j->htp_matched, "etrecord",
+                        text(etp_etrecord_path(rec)));
+done:
+    for (int c = 0; c < M_N; c++) Py_XDECREF(l[c]);
+    Py_XDECREF(cols);
+    Py_XDECREF(doms);
+    etp_modules_free(m);
+    etp_etrecord_close(own);
+    return res;
+}
+
+/* ---- check-outputs (etprof_bundled.h): the run's logged method outputs against the bundled
+ * program's expected outputs, the keys of `etprof check-outputs --format json` ---- */
+
+static PyObject *i64_dims(const int64_t *d, uint32_t n) {
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (uint32_t i = 0; l && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong((long long)d[i]);
+        if (!x) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    }
+    return l;
+}
+
+static PyObject *chk_row_dict(const etp_chk_row *x) {
+    const etp_bvalue *ev = x->expected;
+    bool ea = x->has_actual && x->actual_is_tensor;
+    bool ee = x->has_expected && ev->kind == ETP_BV_TENSOR;
+    const char *dt = !x->has_actual ? NULL
+                     : x->actual_is_tensor ? etp_scalar_type_name(x->actual.scalar_type)
+                                           : "scalar";
+    const char *edt = !x->has_expected ? NULL
+                      : ee ? etp_scalar_type_name(ev->tensor.scalar_type)
+                           : etp_bvalue_kind_name(ev->kind);
+    return Py_BuildValue(
+        "{s:I,s:I,s:I,s:N,s:s,s:O,s:N,s:N,s:N,s:N,s:K,s:K,s:N,s:O,s:N}", "run", x->run, "block",
+        x->block, "output_index", x->output_index, "method", text(x->method), "status",
+        etp_chk_status_name(x->status), "within_tolerance",
+        x->status == ETP_CHK_PASS ? Py_True : Py_False, "dtype", text(dt), "expected_dtype",
+        text(edt), "shape", ea ? i64_dims(x->actual.sizes, x->actual.rank) : PyList_New(0),
+        "expected_shape", ee ? i64_dims(ev->tensor.sizes, ev->tensor.rank) : PyList_New(0),
+        "numel", (unsigned long long)x->numel, "mismatched", (unsigned long long)x->mismatched,
+        "max_abs", fnum(x->max_abs), "tolerance_used", x->tolerance_used ? Py_True : Py_False,
+        "actual_scalar",
+        x->has_actual && !x->actual_is_tensor ? fnum(x->actual_scalar)
+                                              : (Py_INCREF(Py_None), Py_None));
+}
+
+/* Profile.check_outputs(): the Profile's program is the bundled program, its debug buffer the
+ * one the run logged into. */
+static PyObject *Profile_check_outputs(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"test_case", "rtol", "atol", NULL};
+    etp_chk_opts co;
+    etp_chk_opts_default(&co);
+    unsigned int tc = 0;
+    PyObject *rt = Py_None, *at = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$IOO:check_outputs", kwlist, &tc, &rt, &at))
+        return NULL;
+    co.test_case = tc;
+    PyObject *const tol[2] = {rt, at};
+    double *const dst[2] = {&co.rtol, &co.atol};
+    for (int k = 0; k < 2; k++) {
+        if (tol[k] == Py_None) continue;
+        double v = PyFloat_AsDouble(tol[k]);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (!(v >= 0) || isinf(v)) {
+            char b[32];
+            snprintf(b, sizeof b, "%g", v);
+            return raise_usage(k ? "atol: expected a number >= 0, got %s"
+                                 : "rtol: expected a number >= 0, got %s", b);
+        }
+        *dst[k] = v;
+    }
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (!p->prog || !p->have_pte_blob)
+        return raise_usage("check_outputs: give the bundled program (the .bpte the run used)%s",
+                           "");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_bundled *b = NULL;
+    etp_chk_result *r = NULL;
+    int rc = etp_bundled_open(&b, &p->pte_blob, &err);
+    if (!rc)
+        WITHOUT_GIL(p, rc = etp_check_outputs(p->model, p->have_dbuf_blob ? &p->dbuf_blob : NULL,
+                                              b, &co, &r, &err));
+    if (rc) {
+        etp_bundled_close(b);
+        return raise_etp(rc, &err);
+    }
+    size_t n = etp_chk_row_count(r);
+    uint32_t runs = etp_chk_runs(r);
+    uint64_t failed = etp_chk_failed(r);
+    PyObject *rows = PyList_New((Py_ssize_t)n), *res = NULL;
+    for (size_t i = 0; rows && i < n; i++) {
+        PyObject *o = chk_row_dict(etp_chk_row_get(r, i));
+        if (!o) {
+            Py_CLEAR(rows);
+            break;
+        }
+        PyList_SET_ITEM(rows, (Py_ssize_t)i, o);
+    }
+    if (rows)
+        res = Py_BuildValue("{s:I,s:d,s:d,s:I,s:n,s:K,s:O,s:N}", "test_case", co.test_case,
+                            "rtol", co.rtol, "atol", co.atol, "runs", runs, "checked",
+                            (Py_ssize_t)n, "failed", (unsigned long long)failed, "passed",
+                            runs ? (failed == 0 ? Py_True : Py_False) : Py_None, "outputs",
+                            rows);
+    etp_chk_free(r);
+    etp_bundled_close(b);
+    return res;
 }
 
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
@@ -1548,6 +1998,7 @@ typedef struct trow {
     const etp_value *val;
     double x; /* the inline value as a double */
     bool output;
+    uint32_t run; /* the run (block with logged values, from 0) it is in: --select run=N */
 } trow;
 
 /* fn: 0 to go on, 1 to stop, -1 with a Python exception set */
@@ -1565,6 +2016,7 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
     const etp_dump_info *di = etp_dump_get_info(p->dump);
     etp_error err;
     memset(&err, 0, sizeof err);
+    uint32_t run = 0;
     for (uint32_t b = 0; b < di->block_count; b++) {
         etp_block_view bv;
         int rc = etp_model_block(p->model, b, &bv, &err);
@@ -1572,11 +2024,19 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
             raise_etp(rc, &err);
             return -1;
         }
+        bool logged = false; /* the command's rule (cmd_tensors.c): a block with any value */
         for (uint32_t i = 0; i < bv.n; i++) {
             const etp_mevent *e = &bv.events[i];
             if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
             const etp_value *val = &e->ev.debug.debug_entry;
-            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output};
+            trow r = {&bv, e, NULL, NULL, NULL, val, 0, val->has_output && val->output, run};
+            if ((val->val == ETP_VAL_TENSOR && val->has_tensor) ||
+                (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) ||
+                (val->val == ETP_VAL_INT && val->has_int) ||
+                (val->val == ETP_VAL_BOOL && val->has_bool) ||
+                (val->val == ETP_VAL_FLOAT && val->has_float) ||
+                (val->val == ETP_VAL_DOUBLE && val->has_double))
+                logged = true;
             etp_tensor_view v;
             int k = 0;
             if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
@@ -1624,8 +2084,43 @@ static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
             if (k < 0) return -1;
             if (k > 0) return 0;
         }
+        run += logged;
     }
     return 0;
+}
+
+/* ---- tensors(select="EXPR"): the rows etp_tensor_select_match keeps (--select EXPR) ---- */
+typedef struct tsel_ctx {
+    const etp_tensor_select *sel;
+    PyObject *out;
+    Py_ssize_t i;
+} tsel_ctx;
+
+static int tsel_row(void *vctx, const trow *r) {
+    tsel_ctx *c = vctx;
+    Py_ssize_t i = c->i++;
+    if (!etp_tensor_select_match(c->sel, r->bv->block, r->run, r->e->instr, r->e->op_name,
+                                 r->e->op_overload))
+        return 0;
+    PyObject *x = PyLong_FromSsize_t(i);
+    int rc = x ? PyList_Append(c->out, x) : -1;
+    Py_XDECREF(x);
+    return rc < 0 ? -1 : 0;
+}
+
+static PyObject *Profile_tensor_select(Profile *p, PyObject *args) {
+    if (busy_error(p)) return NULL;
+    const char *expr;
+    if (!PyArg_ParseTuple(args, "s:tensor_select", &expr)) return NULL;
+    etp_tensor_select sel;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    int rc = etp_tensor_select_parse(expr, &sel, &err);
+    if (rc) return raise_etp(rc, &err);
+    tsel_ctx c = {&sel, PyList_New(0), 0};
+    if (!c.out) return NULL;
+    if (walk_tensors(p, tsel_row, &c)) Py_CLEAR(c.out);
+    return c.out;
 }
 
 enum {
@@ -1868,6 +2363,22 @@ static PyMethodDef Profile_methods[] = {
      "tensor_columns() -> dict of the columns of `etprof tensors --format json`"},
     {"tensor_npy", (PyCFunction)Profile_tensor_npy, METH_VARARGS,
      "tensor_npy(i) -> ('npy', bytes) or (entry, value): the values of row i"},
+    {"modules_columns", (PyCFunction)(void (*)(void))Profile_modules_columns,
+     METH_VARARGS | METH_KEYWORDS,
+     "modules_columns(*, time_unit='us', module=None, etrecord=None): etprof modules rows"},
+    {"tensor_select", (PyCFunction)Profile_tensor_select, METH_VARARGS,
+     "tensor_select(expr): the tensors() row indices etprof tensors --select EXPR keeps"},
+    {"check_outputs", (PyCFunction)(void (*)(void))Profile_check_outputs,
+     METH_VARARGS | METH_KEYWORDS,
+     "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
+    {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,
+     METH_VARARGS | METH_KEYWORDS, "backend_figures_json(*, time_unit='us'): summary's figures"},
+    {"explain_doc", (PyCFunction)(void (*)(void))Profile_explain_doc, METH_VARARGS | METH_KEYWORDS,
+     "explain_doc(*, time_unit='us', top=5, htp_clock_ghz=None, format='table'): etprof "
+     "explain's document rendered as the command does"},
+    {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
+     "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
+     "tree's document rendered as the command does (json or table)"},
     {"explain", (PyCFunction)(void (*)(void))Profile_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(*, top=5) -> list of findings with flat fact records (etprof.Profile.explain)"},
     {"op_types", (PyCFunction)(void (*)(void))Profile_op_types, METH_VARARGS | METH_KEYWORDS,

@@ -99,3 +99,21 @@ def test_program_mismatch_is_a_located_input_error():
     assert e.file == dump and e.path == "run_data[1].events[0]" and e.offset is None
     assert "not the program of this dump" in e.reason
     p.close()
+
+
+@pytest.mark.parametrize("cmd,call", [
+    ("tree", lambda p: p.tree()),
+    ("explain", lambda p: p.explain()),
+    ("summary", lambda p: p.summary()),
+])
+def test_new_entry_points_raise_the_commands_located_error(cmd, call):
+    """tree(), explain() and summary()'s backend figures on the wrong program: the command's
+    error line (file, field path, reason), as InputError."""
+    dump = data("real/module_linear_10x.etdp")
+    rc, _, err = cli(cmd, dump, "--pte", data("upstream/add.pte"))
+    assert rc == 1
+    with etprof.open(dump, data("upstream/add.pte")) as p:
+        with pytest.raises(etprof.InputError) as ei:
+            call(p)
+    assert err.strip().splitlines()[-1] == "etprof: " + str(ei.value)
+    assert ei.value.path == "run_data[1].events[0]" and ei.value.exit_code == 1

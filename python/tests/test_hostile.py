@@ -16,6 +16,8 @@ def corpus():
 
 
 def test_fuzz_corpus_opens_or_raises_input_error():
+    """Each file opens (then ops, summary with backend figures, tree, explain, repr) or raises
+    InputError."""
     files = corpus()
     assert len(files) > 100, "fuzz corpus missing at %s" % CORPUS
     opened = rejected = 0
@@ -25,6 +27,8 @@ def test_fuzz_corpus_opens_or_raises_input_error():
                 p.ops(as_dict=True)
                 p.ops(all=True, as_dict=True)
                 p.summary()
+                p.tree()
+                p.explain()
                 repr(p)
             opened += 1
         except etprof.InputError as e:
@@ -46,7 +50,13 @@ def test_open_close_cycles_do_not_grow_rss():
     def cycle():
         with etprof.open(dump, pte) as p:
             p.ops(as_dict=True)
-            p.summary()
+            p.summary()  # with backend_figures (a rendered document)
+            p.tree()  # etp_tree_doc rendered in memory
+            p.explain()  # etp_explain_doc (text and JSON) and the typed facts
+            try:
+                p.tree(stat="total")
+            except etprof.UsageError:
+                pass
         etprof.open(dump).ops(as_dict=True)  # closed by its destructor
         try:
             etprof.open(bad)
@@ -65,8 +75,8 @@ def test_open_close_cycles_do_not_grow_rss():
     after = rss_kb()
     after_py = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    # each cycle maps two files and allocates a model and an ops result in C: a leak of any of
-    # them would be >= 4 KiB a cycle, 4 MB over 1000
+    # each cycle maps two files and allocates a model and an ops result in C, and the tree and
+    # explain documents: a leak of any of them would be >= 4 KiB a cycle, 4 MB over 1000
     if not SANITIZED:  # under ASan, LSan at exit checks the C side instead
         assert after - before < 1024, "RSS grew by %d KiB over 1000 cycles" % (after - before)
     assert after_py - before_py < 64 * 1024, "Python objects grew by %d bytes" % (
@@ -87,6 +97,8 @@ def test_mutations_through_python():
             with etprof.open(v, pte) as p:
                 p.ops(all=True, as_dict=True)
                 p.summary()
+                p.tree()
+                p.explain()
             outcomes["ok"] += 1
         except etprof.InputError as e:
             assert e.file == "<bytes>" and e.reason
@@ -192,13 +204,17 @@ def test_qnn_files_over_hostile_input():
 def test_new_entry_points_do_not_leak():
     """150 cycles of the debug-buffer, ETRecord and QNN entry points (open with each, tensors,
     tensor, compare, ops with the ETRecord columns, qnn with the join, a failed open of each
-    kind), after 150 cycles that warm the allocator up (measured: RSS settles within about 200
+    kind; explain with QNN files, modules, tree with a record, tensors(select=EXPR),
+    check_outputs, and the errors of each), after 150 cycles that warm the allocator up (measured: RSS settles within about 200
     cycles, then stays flat), grow RSS by under 1 MiB (a leaked model, record or QNN bundle
     per cycle is far more) and traced Python memory by under 64 KiB."""
     tracemalloc = pytest.importorskip("tracemalloc")
     stem = data("real/module_linear_intermediate_1x")
     qdump = data("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp")
     qhas = data("qnn-fixtures/stories260k_kv_qhas.json")
+    bpte, bdump = data("upstream/bundled_program.bpte"), data(
+        "real/bundled_program_intermediate_1x.etdp")
+    bdbg = data("real/bundled_program_intermediate_1x.debug.bin")
     try:
         import numpy  # noqa: F401
         have_np = True
@@ -216,6 +232,26 @@ def test_new_entry_points_do_not_leak():
             p.ops(as_dict=True, samples="list")
         with etprof.open(qdump, qhas=qhas) as p:
             p.qnn(as_dict=True)
+            p.explain()  # joined to the QNN files
+        with etprof.open(data("upstream/etdump.etdp"),
+                         etrecord=data("upstream/etrecord.bin")) as p:
+            p.modules(as_dict=True)
+            p.tree()
+            try:
+                p.modules("nosuch")
+            except etprof.UsageError:
+                pass
+        with etprof.open(bdump, bpte, debug_buffer=bdbg) as p:
+            p.tensors(select="op=aten.add", as_dict=True)
+            try:
+                p.tensors(select="instr=x")
+            except etprof.UsageError:
+                pass
+        etprof.check_outputs(bpte, bdump, bdbg)
+        try:
+            etprof.check_outputs(data("upstream/add.pte"), bdump, bdbg)
+        except etprof.InputError:
+            pass
         for kw in ({"debug_buffer": stem + ".missing"}, {"etrecord": stem + ".missing"},
                    {"qhas": stem + ".missing"}):
             try:

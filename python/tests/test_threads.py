@@ -166,3 +166,25 @@ def test_open_in_a_thread_while_closing_others(big):
         n += 1
     t.join()
     assert len(done) == 3 and len(set(done)) == 1
+
+
+def test_tree_document_releases_the_gil(big):
+    """tree() builds and renders the library's document without the GIL (tens of ms on this
+    dump): the main thread runs meanwhile, close() is refused, the result equals the
+    sequential one."""
+    p = etprof.open(big)
+    want = p.tree()  # ops computed: the thread below only builds the document
+    calls = []
+
+    def during(q):
+        try:
+            q.close()
+            calls.append("closed")
+        except etprof.UsageError:
+            calls.append("busy")
+
+    seen, out = _while_busy(p, lambda q: q.tree(), during)
+    assert seen, "tree() never ran without the GIL"
+    assert "error" not in out and out["result"] == want
+    assert calls == ["busy"] and not p.closed
+    p.close()

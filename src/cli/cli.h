@@ -5,6 +5,7 @@
 #include "etprof.h"
 #include "etprof_result.h"
 #include "etprof_io.h"
+#include "etprof_etrecord.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -168,9 +169,7 @@ int cli_etr_open(cli_args *a, struct etp_etrecord **rec);
  * machine formats): appends them at cols[n], returns the new count. */
 size_t cli_etr_cols(etp_col *cols, size_t n, bool machine);
 #define CLI_ETR_MAX_COLS 6
-typedef struct cli_etr_stats {
-    uint64_t rows, matched, htp_rows, htp_matched;
-} cli_etr_stats;
+typedef etp_etr_counts cli_etr_stats; /* etprof_etrecord.h */
 /* The cells of one ops or tree row (same order as cli_etr_cols). */
 void cli_etr_cells(etp_table *t, const struct etp_etrecord *rec, const char *method,
                    const etp_ops_row *row, bool machine, cli_etr_stats *st);
