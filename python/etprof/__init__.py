@@ -241,12 +241,17 @@ class Profile:
             raise UsageError('samples: expected "auto", "numpy" or "list", got %r' % (samples,))
         np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
         cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
-                                   placement=placement, sort=sort, top=int(top))
+                                   placement=placement, sort=sort, top=int(top),
+                                   samples_packed=np is not None)
+        if np is not None:
+            # one float64 array for every row's samples, each row's cell a slice (view) of it
+            flat = np.frombuffer(cols["samples"], dtype=np.float64).copy()
+            lens = cols.pop("samples_len")
+            ends = np.cumsum(lens).tolist()
+            cols["samples"] = [flat[e - k:e] for e, k in zip(ends, lens)]
         names = OPS_COLUMNS if self.etrecord is None else \
             OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
         cols = {c: cols[c] for c in names}
-        if np is not None:
-            cols["samples"] = [np.array(v, dtype=np.float64) for v in cols["samples"]]
         pd = None if as_dict else _pandas()
         if pd is None:
             return cols

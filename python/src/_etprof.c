@@ -656,12 +656,13 @@ static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_ro
 
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
-    static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top", NULL};
+    static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top",
+                             "samples_packed", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
-    int all = 0;
+    int all = 0, packed = 0;
     Py_ssize_t top = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzzn:ops_columns", kwlist, &tu, &all, &kind,
-                                     &placement, &sort, &top))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzznp:ops_columns", kwlist, &tu, &all, &kind,
+                                     &placement, &sort, &top, &packed))
         return NULL;
     double uns = etp_time_unit_ns(tu);
     if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
@@ -700,16 +701,55 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     if (!d) goto fail;
     for (int c = 0; c < C_N; c++) {
         if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
-        if (PyDict_SetItemString(d, col_names[c], cols[c])) goto fail;
+        if ((!packed || c != C_SAMPLES) && PyDict_SetItemString(d, col_names[c], cols[c]))
+            goto fail;
     }
     for (int c = 0; p->rec && c < X_N; c++) {
         if (!(xcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
         if (PyDict_SetItemString(d, xcol_names[c], xcols[c])) goto fail;
     }
+    if (packed) {
+        /* samples_packed: every row's samples in one float64 buffer ("samples", native byte
+         * order, in the row's unit as row_value() converts them) and their counts
+         * ("samples_len"): numpy slices it without a Python float per value */
+        size_t total = 0;
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
+            total += row->samples ? row->runs : 0;
+        }
+        PyObject *buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(double)));
+        PyObject *lens = buf ? PyList_New((Py_ssize_t)n) : NULL;
+        if (!buf || !lens || PyDict_SetItemString(d, "samples_len", lens)) {
+            Py_XDECREF(buf);
+            Py_XDECREF(lens);
+            goto fail;
+        }
+        Py_DECREF(lens);
+        double *out = (double *)(void *)PyBytes_AS_STRING(buf);
+        for (size_t k = 0; k < n; k++) {
+            const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
+            uint32_t cnt = row->samples ? row->runs : 0;
+            for (uint32_t i = 0; i < cnt; i++) *out++ = conv(row->unit, row->samples[i], uns);
+            PyObject *x = PyLong_FromUnsignedLong(cnt);
+            if (!x) {
+                Py_DECREF(buf);
+                goto fail;
+            }
+            PyList_SET_ITEM(lens, (Py_ssize_t)k, x);
+        }
+        int bad = PyDict_SetItemString(d, "samples", buf);
+        Py_DECREF(buf);
+        if (bad) goto fail;
+    }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(p->ops, row->method);
         for (int c = 0; c < C_N; c++) {
+            if (packed && c == C_SAMPLES) {
+                Py_INCREF(Py_None);
+                PyList_SET_ITEM(cols[c], (Py_ssize_t)k, Py_None);
+                continue;
+            }
             PyObject *v = row_value(row, m, c, uns, tu);
             if (!v) goto fail;
             PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);

@@ -77,6 +77,30 @@ def test_ops_samples_give_the_statistics():
         assert math.isclose(sum(s), cols["total"][i], rel_tol=1e-12)
 
 
+@pytest.mark.parametrize("dump,pte,method", CASES)
+def test_ops_packed_samples_equal_the_lists(dump, pte, method):
+    """The numpy samples (one float64 buffer, a slice per row) hold the values of the plain
+    lists, row by row, with filters and another time unit too; each row's array is its own
+    slice (writing to one leaves its neighbours as they were)."""
+    np = pytest.importorskip("numpy")
+    with etprof.open(data(dump), data(pte) if pte else None, method=method) as p:
+        for kw in ({}, {"all": True, "time_unit": "ns"}, {"sort": "total", "top": 3}):
+            lists = p.ops(as_dict=True, samples="list", **kw)["samples"]
+            arrays = p.ops(as_dict=True, samples="numpy", **kw)["samples"]
+            assert len(lists) == len(arrays)
+            for a, b in zip(arrays, lists):
+                assert isinstance(a, np.ndarray) and a.dtype == np.float64
+                assert len(a) == len(b)
+                assert all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+        arrays = p.ops(as_dict=True, samples="numpy")["samples"]
+        full = [i for i, a in enumerate(arrays) if len(a)]
+        if len(full) >= 2:
+            i, j = full[0], full[1]
+            before = arrays[j].copy()
+            arrays[i][:] = -1.0
+            assert (arrays[j] == before).all()
+
+
 def test_ops_dataframe():
     pd = pytest.importorskip("pandas")
     with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
