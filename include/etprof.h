@@ -563,6 +563,10 @@ const etp_program *etp_model_program(const etp_model *m);
 /* Program check (with opts.ignore_program_mismatch): how many blocks decoded so far the program
  * could not explain, and the located one-line reason for the first of them ("" when none). */
 uint32_t etp_model_mismatch(const etp_model *m, const char **first);
+/* Frees the model's per-block scratch (the last view becomes invalid) and gives its share of
+ * the process's memory budget back (docs/verifier.md "Memory"): for a caller that keeps the
+ * model open between passes (the Python package), so that an idle model holds nothing. */
+void etp_model_trim(etp_model *m);
 /* Parses a QNN event name; returns its class and fills op id / op-name length. */
 etp_qnn_class etp_qnn_classify(const char *name, size_t len, int64_t *op_id, uint32_t *name_len);
 
@@ -761,6 +765,13 @@ typedef struct etp_ops_result etp_ops_result;
  * owns its strings and stays valid after the model is closed; free it with etp_ops_free(). */
 int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err);
 void etp_ops_free(etp_ops_result *r);
+/* Gives back the share of the process's memory budget that r's rows hold (docs/verifier.md
+ * "Memory"); r stays valid. The budget bounds what a computation materialises on top of what is
+ * already held: a caller that keeps results for later (the Python package, where a session
+ * holds results of many dumps) gives their share back once they are computed, so that the
+ * results it keeps do not make the next computation fail. The command does not: its peak is
+ * what it holds. */
+void etp_ops_release_budget(etp_ops_result *r);
 
 /* Rows are in hierarchy order: per method, a depth-first walk from Method::execute, children in
  * execution order (chain, instruction, then order of appearance); a parent precedes its

@@ -1098,6 +1098,12 @@ static int finish_qnn(etp_ops_result *r, size_t nrows) {
  * Public
  * ------------------------------------------------------------------------------------------- */
 
+void etp_ops_release_budget(etp_ops_result *r) {
+    if (!r) return;
+    etp__mem_give((uint64_t)r->rows_charged * ETP_MEM_PER_ROW);
+    r->rows_charged = 0;
+}
+
 void etp_ops_free(etp_ops_result *r) {
     if (!r) return;
     etp__mem_give((uint64_t)r->rows_charged * ETP_MEM_PER_ROW);
@@ -1180,9 +1186,9 @@ static int run_blocks(etp_ops_result *r, etp_model *m, const etp_ops_opts *o, ui
  * sums are appended run after run (each per-run sum is made within one block, so every value
  * is bit-identical), counts are added, and what a one-thread pass decides on first sight
  * (a row's parent, an OPERATOR_CALL's operator, a method's Method::execute row) is the caller's
- * when it has one. Any failure of the worker's part is not reported from it: the whole pass is
- * made again on one thread, so that errors (the memory budget's included) are the one-thread
- * ones. ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of
+ * when it has one. A failure of either part is not reported from it: the whole pass is made
+ * again on one thread, so that errors (the memory budget's included: both parts charge it at
+ * once) are the one-thread ones. ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of
  * two blocks or more (the tests compare both); unset, it is on for a dump of 4 MiB or more with
  * four blocks or more on a machine with two CPUs or more. --skip-first counts runs across the
  * split and keeps one thread. */
@@ -1474,8 +1480,10 @@ static int ops_pass(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, et
     }
     etp_ops_free(w.r);
     etp_model_close(w.m);
-    if (rc) return rc; /* the first part's error: the one-thread pass meets it first */
-    /* the second part failed: the one-thread pass gives the error (or none) */
+    /* A failure of either part: the one-thread pass decides (the first part may have failed
+     * only because the worker held part of the memory budget at the same time). */
+    if (err) memset(err, 0, sizeof *err);
+    etp__model_release_scratch(m);
     etp_ops_free(r);
     if (!(*rp = r = result_new())) {
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");

@@ -1408,6 +1408,10 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     return ETP_OK;
 }
 
+void etp_model_trim(etp_model *m) {
+    if (m) etp__model_release_scratch(m);
+}
+
 void etp__model_release_scratch(etp_model *m) {
     etp__mem_give(m->charged);
     m->charged = 0;

@@ -67,6 +67,20 @@ done
 "$GEN" --style mixed --blocks 6 --nodes 24 --seed 4 --pte "$T/m.pte" -o "$T/m.etdp" -q
 check_dump "$T/m.etdp" --pte "$T/m.pte" --method forward 2>/dev/null
 
+# errors are the one-thread ones: the memory budget is charged by both halves at once, so a
+# budget one pass fits in (4 MiB: ~2,000 rows) must not fail with two threads, and one it does
+# not fit in (2 MiB) must fail with the same located line
+"$GEN" --style qnn-llm --blocks 6 --nodes 2000 --seed 3 --pte "$T/b.pte" -o "$T/b.etdp" -q
+for budget in 4 2; do
+    for cmd in ops summary; do
+        ETPROF_MEMORY_BUDGET=$budget run_both "$cmd budget $budget" "$cmd" "$T/b.etdp" --pte "$T/b.pte" --format json
+    done
+done
+ETPROF_MEMORY_BUDGET=4 ETPROF_THREADS=2 "$E" ops "$T/b.etdp" --pte "$T/b.pte" -o /dev/null ||
+    { echo "budget 4 MiB: two threads failed where one pass fits"; fail=1; }
+ETPROF_MEMORY_BUDGET=2 ETPROF_THREADS=2 "$E" ops "$T/b.etdp" --pte "$T/b.pte" -o /dev/null 2>/dev/null &&
+    { echo "budget 2 MiB: expected a refusal"; fail=1; }
+
 echo "$cases comparisons, $multi dumps of two blocks or more"
 [ "$multi" -ge 10 ] || { echo "too few multi-block dumps: the two-thread pass was hardly exercised"; fail=1; }
 exit $fail

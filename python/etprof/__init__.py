@@ -314,12 +314,24 @@ def _blocks(self):
     return n
 
 
+def _trim(self):
+    """After a pass over the blocks: the model's per-block scratch goes (and its share of the
+    memory budget), so that an idle Profile holds only its file and its results."""
+    try:
+        self._p.trim()
+    except (ValueError, UsageError):  # closed, or in use by another thread: nothing to do
+        pass
+
+
 def _iter_events(self):
     n = _blocks(self)
-    for b in range(n):
-        cols = self._p.event_columns(b)
-        for i in range(len(cols["index"])):
-            yield {k: cols[k][i] for k in EVENT_COLUMNS}
+    try:
+        for b in range(n):
+            cols = self._p.event_columns(b)
+            for i in range(len(cols["index"])):
+                yield {k: cols[k][i] for k in EVENT_COLUMNS}
+    finally:
+        _trim(self)
 
 
 def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
@@ -340,10 +352,13 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
         raise UsageError("Profile.events: %d events is more than max_events=%d; use "
                          "events(stream=True) or a larger max_events" % (n, max_events))
     cols = {k: [] for k in EVENT_COLUMNS}
-    for b in range(self._p.blocks):
-        c = self._p.event_columns(b)
-        for k in EVENT_COLUMNS:
-            cols[k].extend(c[k])
+    try:
+        for b in range(self._p.blocks):
+            c = self._p.event_columns(b)
+            for k in EVENT_COLUMNS:
+                cols[k].extend(c[k])
+    finally:
+        _trim(self)
     pd = None if as_dict else _pandas()
     if pd is None:
         return cols

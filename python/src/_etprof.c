@@ -529,6 +529,9 @@ static int need_ops(Profile *p) {
     int rc;
     etp_ops_result *ops = NULL;
     WITHOUT_GIL(p, rc = etp_ops_compute(p->model, &oo, &ops, &err));
+    /* the memory budget bounds each computation: the rows this Profile keeps do not count
+     * against the next one (docs/python.md "Speed and memory") */
+    if (!rc) etp_ops_release_budget(ops);
     p->ops = rc ? NULL : ops;
     if (rc) {
         p->ops = NULL;
@@ -652,6 +655,15 @@ static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_ro
             return -1;
         }
     return 0;
+}
+
+/* Frees the model's per-block scratch and its share of the memory budget (etp_model_trim): called
+ * when a pass over the blocks driven from Python (events) ends, so that an idle Profile holds
+ * only its file and its results. */
+static PyObject *Profile_trim(Profile *p, PyObject *Py_UNUSED(a)) {
+    if (busy_error(p)) return NULL;
+    if (p->model) etp_model_trim(p->model);
+    Py_RETURN_NONE;
 }
 
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
@@ -998,6 +1010,7 @@ static PyObject *Profile_inspector_columns(Profile *p, PyObject *args, PyObject 
     etp_inspector_result *r = NULL;
     int rc;
     WITHOUT_GIL(p, rc = etp_inspector_compute(p->model, p->dump, &r, &err));
+    etp_model_trim(p->model);
     if (rc) {
         etp_etrecord_close(rec);
         return raise_etp(rc, &err);
@@ -1926,6 +1939,7 @@ static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, 
         ro.heap = qnn[3];
         rc = etp_report_write(p->model, f, &ro, &err);
     }
+    etp_model_trim(p->model); /* an idle Profile holds no block */
     if (fflush(f) || ferror(f)) werr = errno ? errno : EIO;
     if (fsync(fileno(f)) && !werr && errno != EINVAL) werr = errno;
     if (fclose(f) && !werr) werr = errno ? errno : EIO;
@@ -2047,7 +2061,15 @@ typedef int (*trow_fn)(void *ctx, const trow *r);
 /* Every logged value in the order of the command (src/cli/cmd_tensors.c): blocks, events,
  * TensorList elements. A tensor outside the buffer (or without one) is the library's located
  * error. 0, or -1 with an exception set. */
+static int walk_tensors_blocks(Profile *p, trow_fn fn, void *ctx);
+
 static int walk_tensors(Profile *p, trow_fn fn, void *ctx) {
+    int rc = walk_tensors_blocks(p, fn, ctx);
+    if (p->model) etp_model_trim(p->model); /* an idle Profile holds no block */
+    return rc;
+}
+
+static int walk_tensors_blocks(Profile *p, trow_fn fn, void *ctx) {
     if (!p->model) {
         PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
         return -1;
@@ -2437,6 +2459,8 @@ static PyMethodDef Profile_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "inspector_columns(*, time_unit='ms') -> (dict of column lists, dict): the Inspector's "
      "event table (etprof.Inspector builds on it)"},
+    {"trim", (PyCFunction)Profile_trim, METH_NOARGS,
+     "trim(): free the per-block scratch of the last pass over the blocks"},
     {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
      "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
      " -> dict of column lists (etprof.Profile.ops builds on it)"},
