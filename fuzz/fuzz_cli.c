@@ -40,7 +40,9 @@
  *    naming the input;
  *  - no temporary output file (out.XXXXXX.tmp) is left behind;
  *  - one command per input, chosen by the hash, runs twice and must give the same exit code,
- *    standard error and output bytes (no global state carried from one call to the next).
+ *    standard error and output bytes (no global state carried from one call to the next), the
+ *    second time with the other ETPROF_THREADS setting (1 or 2: the two-thread pass gives the
+ *    one-thread bytes).
  *
  * Standard error and standard output are captured by pointing the `stderr` and `stdout` FILE
  * pointers at memory streams for the duration of a call (glibc allows assigning them); fd 2 stays
@@ -885,6 +887,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static bool saved;
     if (!saved) async_min_default = etp__async_min, saved = true;
     etp__async_min = next(&s) & 1 ? 0 : async_min_default;
+    /* Half the inputs run the analyses on two threads whenever the dump has two blocks or more
+     * (ETPROF_THREADS=2; normally only from 4 MiB on: docs/analyses.md "Two threads"), the others
+     * on one; the command run again runs with the other setting, so that same() also checks that
+     * one and two threads give the same exit code, standard error and output. */
+    bool two = next(&s) & 1;
+    setenv("ETPROF_THREADS", two ? "2" : "1", 1);
     /* The jobs of the input's role always run; each of the others one time in four (so every
      * command still meets every kind of input), which keeps an input at about 10 commands. */
     enum role role = role_of(kind);
@@ -912,7 +920,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check(&c, &r);
         if (j == again) {
             result r2;
+            setenv("ETPROF_THREADS", two ? "1" : "2", 1);
             run(&c, &r2);
+            setenv("ETPROF_THREADS", two ? "2" : "1", 1);
             same(&c, &r, &r2);
             release(&r2);
         }

@@ -580,12 +580,11 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d, d
 static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d) {
     bool any_qnn = etp_ops_qnn_count(r) > 0;
     begin(b, "cannot_tell", ETP_EXQ_CANNOT_TELL, -1, NULL, "What can this file not tell?");
+    /* a fact's pointer is valid until the next add (the array may move): settle q first */
     etp_fact *q = flg(b, "qnn", any_qnn);
+    if (any_qnn) cannot(q, "a QNN optrace run: optrace.json (--optrace) and its QHAS summary (--qhas)");
     extra(flg(b, "qnn_files", d != NULL)); /* they answer questions 3 and 4 above */
-    if (any_qnn) {
-        cannot(q, "a QNN optrace run: optrace.json (--optrace) and its QHAS summary (--qhas)");
-        commands(b);
-    }
+    if (any_qnn) commands(b);
 }
 
 /* What is missing from the file or the command line. */
