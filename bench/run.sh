@@ -150,6 +150,11 @@ for f in "${FILES[@]}"; do
       [ "$rc" = 2 ] && args=("$cmd" "$f" --format json -o /dev/null)
       label="etprof ${args[*]}"
       spec_line "${label//$OUT\//}" 0 "$ETPROF" "${args[@]}" >>"$lines"
+      # the analyses read large dumps on two threads (docs/analyses.md "Two threads"): ops also
+      # on one, for the ratio
+      if [ "$cmd" = ops ]; then
+        spec_line "ETPROF_THREADS=1 ${label//$OUT\//}" 0 env ETPROF_THREADS=1 "$ETPROF" "${args[@]}" >>"$lines"
+      fi
     done
     # Every event as JSON Lines: the streaming writer over the whole file, the same work as the
     # baseline's flatc -> JSON step (and, for the 2G file, the memory bound without materialising).

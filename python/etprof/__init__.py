@@ -29,6 +29,7 @@ __all__ = [
     "IOError",
     "InternalError",
     "OPS_COLUMNS",
+    "WALL_EST_COLUMNS",
     "MODULE_COLUMNS",
     "check_outputs",
     "CheckOutputs",
@@ -75,6 +76,11 @@ OPS_COLUMNS = (
     "event_name",
     "samples",
 )
+
+
+#: The columns ops() adds after ``operator`` when an HTP clock is known (``htp_clock_ghz=``, or
+#: the Profile's runtrace / QHAS): the per-node wall-time estimate of ``etprof ops``.
+WALL_EST_COLUMNS = ("wall_est_p50", "wall_est_total", "wall_est_unit")
 
 
 #: The columns ops() adds when the Profile was opened with ``etrecord=``, before ``samples``:
@@ -208,7 +214,7 @@ class Profile:
 
     # -- analyses -----------------------------------------------------------------------------
     def ops(self, *, time_unit="us", all=False, kind=None, placement=None, sort=None, top=0,
-            as_dict=False, samples="auto"):
+            as_dict=False, samples="auto", htp_clock_ghz=None):
         """Per-operator statistics over the runs: one row per (method, instruction, identity).
 
         The rows, columns and units are those of ``etprof ops --format json`` with the same
@@ -219,6 +225,15 @@ class Profile:
         order and in the row's unit, from which ``min`` .. ``total`` are computed. A statistic
         with no value is NaN (JSON null); ``instruction_id``, ``method``, ``operator`` and
         ``event_name`` are None when absent.
+
+        ``htp_clock_ghz`` is ``--htp-clock-ghz``: with an HTP clock (that one, else the one the
+        Profile's ``runtrace=`` measures, else its ``qhas=``'s, as the command takes it), QNN
+        cycles rows are shown as an estimate of time (``unit`` ``est_us`` with time_unit us:
+        cycles / GHz; their ``samples`` too) and the columns
+        :data:`etprof.WALL_EST_COLUMNS` (``wall_est_p50``, ``wall_est_total``,
+        ``wall_est_unit``: each HTP node's share of its partition's "excluding wait" wall time,
+        by cycles -- an ESTIMATE, None/NaN on rows that are not such cycles rows) come after
+        ``operator``, as in ``etprof ops --htp-clock-ghz G --format json``.
 
         ``samples`` chooses the type of each ``samples`` cell: ``"auto"`` (the default) a
         ``numpy.ndarray`` of float64 when numpy imports, else a list; ``"numpy"`` always an
@@ -242,7 +257,7 @@ class Profile:
         np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
         cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
                                    placement=placement, sort=sort, top=int(top),
-                                   samples_packed=np is not None)
+                                   samples_packed=np is not None, htp_clock_ghz=htp_clock_ghz)
         if np is not None:
             # one float64 array for every row's samples, each row's cell a slice (view) of it
             flat = np.frombuffer(cols["samples"], dtype=np.float64).copy()
@@ -251,6 +266,9 @@ class Profile:
             cols["samples"] = [flat[e - k:e] for e, k in zip(ends, lens)]
         names = OPS_COLUMNS if self.etrecord is None else \
             OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
+        if "wall_est_p50" in cols:
+            k = names.index("operator") + 1
+            names = names[:k] + WALL_EST_COLUMNS + names[k:]
         cols = {c: cols[c] for c in names}
         pd = None if as_dict else _pandas()
         if pd is None:

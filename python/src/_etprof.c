@@ -549,6 +549,29 @@ static const char *conv_unit(etp_unit u, const char *time_unit) {
 
 static PyObject *fnum(double v) { return PyFloat_FromDouble(v); } /* NaN stays NaN */
 
+static int view_disp(Profile *p, const char *tu, PyObject *clock, etp_disp *d, double *ghz,
+                     const char **src);
+
+/* The display of ops() values: time_unit, and with an HTP clock cycles as an estimate of time
+ * (etp_disp_conv: cycles / GHz, unit "est_us"), as `etprof ops --htp-clock-ghz` shows them. */
+typedef struct ops_view {
+    double uns;      /* ns per time_unit */
+    const char *tu;  /* time_unit */
+    etp_disp d;      /* with the clock, when est */
+    bool est;        /* an HTP clock is known */
+} ops_view;
+
+static double vconv(const ops_view *v, etp_unit u, double x) {
+    if (v->est && u == ETP_UNIT_CYCLES) {
+        const char *un;
+        return etp_disp_conv(&v->d, u, x, &un);
+    }
+    return conv(u, x, v->uns);
+}
+static const char *vunit(const ops_view *v, etp_unit u) {
+    return v->est && u == ETP_UNIT_CYCLES ? v->d.est_unit : conv_unit(u, v->tu);
+}
+
 enum {
     C_METHOD, C_INSTR, C_NAME, C_COUNT, C_MIN, C_P10, C_P50, C_P90, C_AVG, C_MAX, C_TOTAL,
     C_SHARE, C_UNIT, C_PLACEMENT, C_KIND, C_OPERATOR, C_BAD, C_WRAPPED, C_EVNAME, C_SAMPLES,
@@ -559,8 +582,8 @@ static const char *const col_names[C_N] = {
     "total", "share", "unit", "placement", "kind", "operator", "bad_time_count",
     "wrapped_count", "event_name", "samples"};
 
-static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int c, double uns,
-                           const char *tu) {
+static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int c,
+                           const ops_view *vw) {
     switch (c) {
     case C_METHOD: return text(m ? m->name : NULL);
     case C_INSTR:
@@ -568,15 +591,15 @@ static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int 
         Py_RETURN_NONE;
     case C_NAME: return text(row->name);
     case C_COUNT: return PyLong_FromUnsignedLongLong(row->count);
-    case C_MIN: return fnum(conv(row->unit, row->stats.min, uns));
-    case C_P10: return fnum(conv(row->unit, row->stats.p10, uns));
-    case C_P50: return fnum(conv(row->unit, row->stats.p50, uns));
-    case C_P90: return fnum(conv(row->unit, row->stats.p90, uns));
-    case C_AVG: return fnum(conv(row->unit, row->stats.avg, uns));
-    case C_MAX: return fnum(conv(row->unit, row->stats.max, uns));
-    case C_TOTAL: return fnum(conv(row->unit, row->stats.total, uns));
+    case C_MIN: return fnum(vconv(vw, row->unit, row->stats.min));
+    case C_P10: return fnum(vconv(vw, row->unit, row->stats.p10));
+    case C_P50: return fnum(vconv(vw, row->unit, row->stats.p50));
+    case C_P90: return fnum(vconv(vw, row->unit, row->stats.p90));
+    case C_AVG: return fnum(vconv(vw, row->unit, row->stats.avg));
+    case C_MAX: return fnum(vconv(vw, row->unit, row->stats.max));
+    case C_TOTAL: return fnum(vconv(vw, row->unit, row->stats.total));
     case C_SHARE: return fnum(row->share);
-    case C_UNIT: return text(conv_unit(row->unit, tu));
+    case C_UNIT: return text(vunit(vw, row->unit));
     case C_PLACEMENT: return text(row->placement);
     case C_KIND: return text(etp_ops_row_kind_name(row));
     case C_OPERATOR: return text(row->op);
@@ -587,7 +610,7 @@ static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int 
         PyObject *l = PyList_New(row->samples ? row->runs : 0);
         if (!l) return NULL;
         for (uint32_t i = 0; row->samples && i < row->runs; i++) {
-            PyObject *f = fnum(conv(row->unit, row->samples[i], uns));
+            PyObject *f = fnum(vconv(vw, row->unit, row->samples[i]));
             if (!f) {
                 Py_DECREF(l);
                 return NULL;
@@ -669,15 +692,24 @@ static PyObject *Profile_trim(Profile *p, PyObject *Py_UNUSED(a)) {
 static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top",
-                             "samples_packed", NULL};
+                             "samples_packed", "htp_clock_ghz", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
     int all = 0, packed = 0;
     Py_ssize_t top = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzznp:ops_columns", kwlist, &tu, &all, &kind,
-                                     &placement, &sort, &top, &packed))
+    PyObject *clock = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzznpO:ops_columns", kwlist, &tu, &all, &kind,
+                                     &placement, &sort, &top, &packed, &clock))
         return NULL;
     double uns = etp_time_unit_ns(tu);
     if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    /* the HTP clock as `etprof ops` takes it: htp_clock_ghz=, else the Profile's runtrace or
+     * QHAS (etp_qnn_clock); with one, cycles rows are shown as est_us and the wall-time estimate
+     * columns are added */
+    ops_view vw = {.uns = uns, .tu = tu};
+    double ghz;
+    const char *clock_src;
+    if (view_disp(p, tu, clock, &vw.d, &ghz, &clock_src)) return NULL;
+    vw.est = ghz > 0;
     if (top < 0) {
         char v[32];
         snprintf(v, sizeof v, "%zd", top);
@@ -709,6 +741,7 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     }
     PyObject *cols[C_N] = {0};
     PyObject *xcols[X_N] = {0};
+    PyObject *wcols[3] = {0};
     PyObject *d = PyDict_New();
     if (!d) goto fail;
     for (int c = 0; c < C_N; c++) {
@@ -719,6 +752,11 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
     for (int c = 0; p->rec && c < X_N; c++) {
         if (!(xcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
         if (PyDict_SetItemString(d, xcol_names[c], xcols[c])) goto fail;
+    }
+    static const char *const wcol_names[3] = {"wall_est_p50", "wall_est_total", "wall_est_unit"};
+    for (int c = 0; vw.est && c < 3; c++) {
+        if (!(wcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
+        if (PyDict_SetItemString(d, wcol_names[c], wcols[c])) goto fail;
     }
     if (packed) {
         /* samples_packed: every row's samples in one float64 buffer ("samples", native byte
@@ -741,7 +779,7 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
             uint32_t cnt = row->samples ? row->runs : 0;
-            for (uint32_t i = 0; i < cnt; i++) *out++ = conv(row->unit, row->samples[i], uns);
+            for (uint32_t i = 0; i < cnt; i++) *out++ = vconv(&vw, row->unit, row->samples[i]);
             PyObject *x = PyLong_FromUnsignedLong(cnt);
             if (!x) {
                 Py_DECREF(buf);
@@ -762,7 +800,7 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
                 PyList_SET_ITEM(cols[c], (Py_ssize_t)k, Py_None);
                 continue;
             }
-            PyObject *v = row_value(row, m, c, uns, tu);
+            PyObject *v = row_value(row, m, c, &vw);
             if (!v) goto fail;
             PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
         }
@@ -771,14 +809,28 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
             if (etr_row(p->rec, m ? m->name : NULL, row, x)) goto fail;
             for (int c = 0; c < X_N; c++) PyList_SET_ITEM(xcols[c], (Py_ssize_t)k, x[c]);
         }
+        if (vw.est) { /* the command's columns: cycles x the partition's ns per cycle */
+            double wf = etp_qnn_wall_ns_per_cycle(p->ops, idx[k]);
+            PyObject *w[3] = {fnum(row->stats.p50 * wf / uns), fnum(row->stats.total * wf / uns),
+                              text(isnan(wf) ? NULL : vw.d.est_unit)};
+            for (int c = 0; c < 3; c++) {
+                if (!w[c]) {
+                    for (int q = 0; q < 3; q++) Py_XDECREF(w[q]);
+                    goto fail;
+                }
+            }
+            for (int c = 0; c < 3; c++) PyList_SET_ITEM(wcols[c], (Py_ssize_t)k, w[c]);
+        }
     }
     for (int c = 0; c < C_N; c++) Py_DECREF(cols[c]);
     for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
+    for (int c = 0; c < 3; c++) Py_XDECREF(wcols[c]);
     free(idx);
     return d;
 fail:
     for (int c = 0; c < C_N; c++) Py_XDECREF(cols[c]);
     for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
+    for (int c = 0; c < 3; c++) Py_XDECREF(wcols[c]);
     Py_XDECREF(d);
     free(idx);
     return NULL;
