@@ -23,6 +23,7 @@
 #define ETPROF_QNN_PUBLIC_H
 
 #include "etprof.h"
+#include "etprof_result.h" /* etp_doc, etp_format: etp_qnn_viewer_doc */
 
 #ifdef __cplusplus
 extern "C" {
@@ -287,6 +288,14 @@ int etp_qnn_read_viewer(const char *path, etp_qnn_viewer **out, etp_error *err);
 int etp_qnn_read_viewer_mem(const char *name, const void *data, size_t len, int format,
                             etp_qnn_viewer **out, etp_error *err);
 void etp_qnn_viewer_free(etp_qnn_viewer *v);
+/* The result document of `etprof qnn --profile-log/--profile-csv PATH` for viewer output v (read
+ * from PATH): the JSON facts (format, versions, executes with their top-level events and nodes --
+ * share of Accelerator (execute) time (cycles) and wall-time estimate --, other statistics,
+ * skipped sections, notes), the event table with its notes (the doc's flat table: csv, tsv,
+ * jsonl), and for fmt table or md a "viewer" section with its heading and the table. Render it
+ * with etp_doc_render (include/etprof_result.h); free with etp_doc_free. NULL when out of
+ * memory. */
+etp_doc *etp_qnn_viewer_doc(const etp_qnn_viewer *v, const char *path, etp_format fmt);
 /* The event of `block` whose identifier is `identifier`, or NULL. */
 const etp_qnn_stat_event *etp_qnn_stat_find(const etp_qnn_stat_block *block,
                                             const char *identifier);

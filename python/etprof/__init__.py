@@ -38,6 +38,9 @@ __all__ = [
     "EVENT_COLUMNS",
     "qnn",
     "Qnn",
+    "qnn_viewer",
+    "QnnViewer",
+    "QNN_VIEWER_COLUMNS",
     "diff",
     "Diff",
     "Inspector",
@@ -814,6 +817,68 @@ def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", top
     d = _etprof.qnn(qhas=f(qhas), optrace=f(optrace), runtrace=f(runtrace), heap=f(heap),
                     sort=sort, htp_clock_ghz=htp_clock_ghz)
     return _make_qnn(d, as_dict, top)
+
+
+#: The columns of QnnViewer.events: one row per event of every execute, top-level events first,
+#: then the HTP nodes (``etprof qnn --profile-log F --format json``'s ``executes``).
+QNN_VIEWER_COLUMNS = ("execute", "level", "name", "qnn_op", "op_id", "kind", "value", "unit",
+                      "written_value", "qtimer_ticks_converted", "share", "wall_est_us")
+
+
+class QnnViewer:
+    """qnn-profile-viewer's own output (its text log, or its CSV) read by
+    :func:`qnn_viewer`, as ``etprof qnn --profile-log F`` / ``--profile-csv F`` gives it
+    (docs/qnn-inputs.md): ``facts`` (the command's JSON: ``format``, the viewer, net-run and
+    backend versions, ``executes`` -- per execute its top-level ``events`` and its HTP ``nodes``
+    with their cycles, ``share`` of the execute's Accelerator (execute) time (cycles) in percent
+    and ``wall_est_us``, an ESTIMATE: that share of the execute's "excluding wait" time --,
+    ``other_stats``, ``skipped_sections`` and ``notes``), ``events`` (those as one table:
+    :data:`etprof.QNN_VIEWER_COLUMNS`; a DataFrame with pandas) and ``text`` (the command's
+    table). Node cycles are busy cycles summed over the HTP threads (work, not wall time); the
+    two VTCM / power-on "us" values are 19.2 MHz QTimer ticks, converted
+    (``qtimer_ticks_converted``, ``written_value`` is what the file says)."""
+
+    __slots__ = ("path", "facts", "events", "text")
+
+    def __repr__(self):
+        n = sum(len(e["nodes"]) for e in self.facts["executes"])
+        return "<etprof.QnnViewer: %s (%s), %d execute(s), %d HTP node rows>" % (
+            self.path, self.facts["format"], len(self.facts["executes"]), n)
+
+
+def qnn_viewer(path, *, as_dict=False):
+    """Reads qnn-profile-viewer output (text or CSV, told apart by its content) and returns a
+    :class:`QnnViewer`: ``etprof qnn --profile-log/--profile-csv PATH``. A malformed file raises
+    :class:`InputError` with the command's located line."""
+    p = os.fspath(path)
+    v = QnnViewer()
+    v.path = p
+    v.facts = _json.loads(_etprof.qnn_viewer_text(p, format="json"))
+    v.text = _etprof.qnn_viewer_text(p, format="table")
+    cols = {k: [] for k in QNN_VIEWER_COLUMNS}
+    for ex in v.facts["executes"]:
+        for e in ex["events"]:
+            row = dict(execute=ex["index"], level="top", name=e["name"], qnn_op=None, op_id=None,
+                       kind=None, value=e["value"], unit=e["unit"],
+                       written_value=e["written_value"],
+                       qtimer_ticks_converted=e["qtimer_ticks_converted"], share=None,
+                       wall_est_us=None)
+            for k in QNN_VIEWER_COLUMNS:
+                cols[k].append(row[k])
+        for e in ex["nodes"]:
+            row = dict(execute=ex["index"], level="node", name=e["name"], qnn_op=e["qnn_op"],
+                       op_id=e["op_id"], kind=e["kind"], value=e["cycles"], unit=e["unit"],
+                       written_value=e["cycles"], qtimer_ticks_converted=False,
+                       share=e["share"], wall_est_us=e["wall_est_us"])
+            for k in QNN_VIEWER_COLUMNS:
+                cols[k].append(row[k])
+    pd = None if as_dict else _pandas()
+    if pd is None:
+        v.events = cols
+    else:
+        v.events = pd.DataFrame(cols, columns=list(QNN_VIEWER_COLUMNS))
+        v.events["op_id"] = pd.array(cols["op_id"], dtype="Int64")
+    return v
 
 
 def _make_qnn(d, as_dict, top=0):

@@ -2555,6 +2555,54 @@ static PyTypeObject ProfileType = {
 /* ------------------------------------------------------------------------------------------ */
 /* Module                                                                                     */
 
+/* qnn_viewer_text(path, format): `etprof qnn --profile-log/--profile-csv PATH --format F` (the
+ * viewer output's format found by etp_qnn_read_viewer) as a str: the library's document
+ * (etp_qnn_viewer_doc) rendered in json, table, md, csv, tsv or jsonl. */
+static PyObject *mod_qnn_viewer_text(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", "format", NULL};
+    PyObject *po;
+    const char *fmts = "json";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|s:qnn_viewer_text", kwlist, &po, &fmts))
+        return NULL;
+    static const char *const names[] = {"table", "csv", "tsv", "json", "jsonl", "md"};
+    static const etp_format fmts_[] = {ETP_FMT_TABLE, ETP_FMT_CSV, ETP_FMT_TSV,
+                                       ETP_FMT_JSON,  ETP_FMT_JSONL, ETP_FMT_MD};
+    int fi = -1;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(fmts, names[i]) == 0) fi = i;
+    if (fi < 0)
+        return raise_usage("format: expected table, csv, tsv, json, jsonl or md, got \"%s\"", fmts);
+    PyObject *ps = path_str(po);
+    if (!ps) return NULL;
+    const char *path = PyUnicode_AsUTF8(ps);
+    if (!path) {
+        Py_DECREF(ps);
+        return NULL;
+    }
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_qnn_viewer *v = NULL;
+    int rc;
+    char *buf = NULL;
+    size_t n = 0;
+    Py_BEGIN_ALLOW_THREADS
+    rc = etp_qnn_read_viewer(path, &v, &err);
+    if (!rc) {
+        etp_doc *doc = etp_qnn_viewer_doc(v, path, fmts_[fi]);
+        rc = doc ? doc_render_mem(doc, fmts_[fi], &buf, &n) : ETP_E_INTERNAL;
+        etp_doc_free(doc);
+        if (rc) etp_error_set(&err, rc, NULL, -1, NULL, "out of memory");
+    }
+    etp_qnn_viewer_free(v);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(ps);
+    if (rc) {
+        free(buf);
+        return raise_etp(rc, &err);
+    }
+    return doc_result(0, buf, n);
+}
+
 static PyObject *mod_library_version(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a)) {
     return PyUnicode_FromString(ETPROF_VERSION_STR);
 }
@@ -3048,6 +3096,9 @@ static PyMethodDef mod_methods[] = {
     {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,
      "diff(base, new, *, time_unit='us', alpha=0.05, min_runs=3, no_change_pct=1, "
      "threshold_pct=0, fail_pct=None, programs_differ=False) -> dict (etprof.diff)"},
+    {"qnn_viewer_text", (PyCFunction)(void (*)(void))mod_qnn_viewer_text,
+     METH_VARARGS | METH_KEYWORDS,
+     "qnn_viewer_text(path, format='json'): etprof qnn --profile-log/--profile-csv PATH"},
     {"library_version", mod_library_version, METH_NOARGS,
      "the version of libetprof this module was built against"},
     {NULL, NULL, 0, NULL}};
