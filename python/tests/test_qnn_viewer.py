@@ -85,3 +85,29 @@ def test_dataframe_and_errors():
             etprof.qnn_viewer(data(bad))
         assert rc == 1
         assert err.strip() == "etprof: " + str(e.value)
+
+
+def test_hostile_viewer_files(tmp_path):
+    """Truncations and byte changes of both fixtures: a QnnViewer or an InputError, never
+    another exception or a crash."""
+    import random
+    rnd = random.Random(7)
+    n = 0
+    for src in (TXT, CSV):
+        raw = open(data(src), "rb").read()
+        cases = [raw[:k] for k in range(0, len(raw), 29)]
+        for _ in range(150):
+            b = bytearray(raw)
+            for _ in range(rnd.randint(1, 4)):
+                b[rnd.randrange(len(b))] = rnd.choice(b"\x00:,\n 9-\xff\"")
+            cases.append(bytes(b))
+        for c in cases:
+            p = tmp_path / ("v.csv" if src.endswith(".csv") else "v.txt")
+            p.write_bytes(c)
+            try:
+                v = etprof.qnn_viewer(p, as_dict=True)
+                assert isinstance(v.facts, dict)
+            except etprof.InputError:
+                pass
+            n += 1
+    assert n > 300
