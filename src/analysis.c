@@ -1188,10 +1188,12 @@ static int run_blocks(etp_ops_result *r, etp_model *m, const etp_ops_opts *o, ui
  * (a row's parent, an OPERATOR_CALL's operator, a method's Method::execute row) is the caller's
  * when it has one. A failure of either part is not reported from it: the whole pass is made
  * again on one thread, so that errors (the memory budget's included: both parts charge it at
- * once) are the one-thread ones. ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of
- * two blocks or more (the tests compare both); unset, it is on for a dump of 4 MiB or more with
- * four blocks or more on a machine with two CPUs or more. --skip-first counts runs across the
- * split and keeps one thread. */
+ * once) are the one-thread ones. At most one pass per process runs on two threads at a time
+ * (pairs_running): concurrent computations (Python threads) already use the CPUs.
+ * ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of two
+ * blocks or more (the tests compare both); unset, it is on for a dump of 4 MiB or more with four
+ * blocks or more on a machine with two CPUs or more. --skip-first counts runs across the split
+ * and keeps one thread. */
 
 typedef struct ops_worker {
     etp_ops_result *r;
@@ -1209,6 +1211,11 @@ static void *ops_worker_main(void *arg) {
     etp__model_release_scratch(w->m);
     return NULL;
 }
+
+/* Two-thread passes running in this process: at most one at a time (a program that computes
+ * several results at once, e.g. Python threads, already keeps the CPUs busy, and each pair
+ * holds both halves' rows against the one memory budget). */
+static atomic_int pairs_running;
 
 static bool want_threads(const etp_model *m, const etp_ops_opts *o, uint32_t nblocks) {
     if (o->skip_first) return false;
@@ -1449,12 +1456,26 @@ out:
     return rc;
 }
 
+static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, uint32_t nb,
+                         etp_error *err);
+
 /* The pass over the blocks, on two threads when that pays (see above): ETP_OK with r filled,
  * else the one-thread pass's error. */
 static int ops_pass(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, etp_error *err) {
     etp_ops_result *r = *rp;
     uint32_t nb = etp_dump_get_info(etp_model_dump(m))->block_count;
-    if (!want_threads(m, o, nb)) return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+    int idle = 0;
+    if (!want_threads(m, o, nb) || !atomic_compare_exchange_strong(&pairs_running, &idle, 1))
+        return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+    int rc = ops_pass_pair(rp, m, o, nb, err);
+    atomic_store(&pairs_running, 0);
+    return rc;
+}
+
+/* ops_pass on two threads (this process's one pair: pairs_running is held). */
+static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, uint32_t nb,
+                         etp_error *err) {
+    etp_ops_result *r = *rp;
     ops_worker w = {.o = o, .lo = nb / 2, .hi = nb, .nblocks = nb};
     atomic_init(&w.stop, false);
     pthread_t th;
