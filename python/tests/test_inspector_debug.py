@@ -9,6 +9,7 @@ delegate ids) in the first run of its block.
 import csv
 import io
 import math
+import os
 
 import pytest
 
@@ -287,3 +288,63 @@ def test_delegate_time_scale_converter(tmp_path):
     for i in range(len(evs)):
         if c2["is_delegated_op"][i]:
             assert math.isnan(c2["raw"][i][0]) and math.isnan(c2["p50 (ms)"][i])
+
+
+def test_fuzz_corpus_through_inspector_details():
+    """Every file of the fuzz corpus, with a patterned debug buffer and every new column asked
+    for: the Inspector is built or raises InputError (a crash would kill the interpreter)."""
+    np = _np()
+    from conftest import CORPUS  # noqa: PLC0415
+
+    if not os.path.isdir(CORPUS):
+        pytest.skip("fuzz corpus absent at %s" % CORPUS)
+    files = sorted(os.path.join(CORPUS, f) for f in os.listdir(CORPUS))
+    buf = bytes((k * 131 + 7) & 255 for k in range(1 << 14))
+    built = rejected = 0
+    for f in files:
+        try:
+            ins = etprof.Inspector(etdump_path=f, debug_buffer_path=buf,
+                                   delegate_metadata_parser=lambda raw: {"n": len(raw)},
+                                   delegate_time_scale_converter=lambda n, t: t / 1e6)
+            cols = ins._columns(True, include_delegate_debug_data=True)
+            assert len(cols["debug_data"]) == len(cols["event_name"])
+            for row in cols["debug_data"]:
+                for v in row:
+                    assert v is None or isinstance(v, (np.ndarray, list, int, float, bool))
+            built += 1
+        except etprof.InputError as e:
+            assert e.file and e.reason, f
+            rejected += 1
+    assert built and rejected
+
+
+def test_inspector_details_cycles_do_not_grow_rss():
+    """300 Inspectors with debug data and metadata: RSS grows by less than 4 MB (a leaked
+    result, model or debug buffer mapping would be far more)."""
+    _np()
+    from conftest import SANITIZED  # noqa: PLC0415
+
+    dump = data("real/module_linear_intermediate_1x.etdp")
+    dbuf = data("real/module_linear_intermediate_1x.debug.bin")
+
+    def cycle():
+        ins = etprof.Inspector(etdump_path=dump, debug_buffer_path=dbuf)
+        ins._columns(True, include_delegate_debug_data=True)
+        etprof.Inspector(etdump_path=data("flatc-built/backends.etdp"),
+                         delegate_time_scale_converter=lambda n, t: t)._columns(True, True)
+
+    def rss_kb():
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+    for _ in range(50):
+        cycle()
+    import gc  # noqa: PLC0415
+
+    gc.collect()
+    before = rss_kb()
+    for _ in range(300):
+        cycle()
+    gc.collect()
+    if not SANITIZED:
+        assert rss_kb() - before < 4096
