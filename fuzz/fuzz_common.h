@@ -547,6 +547,31 @@ static inline void fz_pipeline(const etp_dump *d, const etp_program *prog, unsig
             volatile char last = e->name_len ? e->name[e->name_len - 1] : 0;
             (void)last;
             for (uint32_t s = 0; s < e->n_samples; s++) (void)e->values[s];
+            /* per-sample extras: present exactly with perf data, metadata readable */
+            const etp_inspector_sample *sm = etp_inspector_samples(ir, b, k);
+            FZ_ASSERT((sm != NULL) == (e->has_perf && e->n_samples > 0),
+                      "samples extras %p for has_perf %d", (const void *)sm, (int)e->has_perf);
+            for (uint32_t s = 0; sm && s < e->n_samples; s++) {
+                const etp_vec *mv = &sm[s].delegate_debug_metadata;
+                volatile uint8_t mb = mv->len ? mv->ptr[mv->len - 1] : 0;
+                (void)mb;
+            }
+        }
+        /* the first run's debug events: non-output debug events of that run */
+        etp_block_view fv;
+        FZ_ASSERT(etp_model_block(m, ib->first_run, &fv, &err) == ETP_OK,
+                  "first run %u unreadable: %s", ib->first_run, err.msg);
+        for (uint32_t k = 0; k < ib->n_events; k++) {
+            uint32_t nd;
+            const uint32_t *di = etp_inspector_debug_events(ir, b, k, &nd);
+            FZ_ASSERT(!ib->events[k].has_debug || nd > 0, "a debug signature without events");
+            for (uint32_t q = 0; q < nd; q++) {
+                FZ_ASSERT(di[q] < fv.n && fv.events[di[q]].ev.type == ETP_EVENT_DEBUG,
+                          "debug index %u of %u", di[q], fv.n);
+                const etp_value *dv = &fv.events[di[q]].ev.debug.debug_entry;
+                FZ_ASSERT(!(fv.events[di[q]].ev.debug.has_debug_entry && dv->has_output &&
+                            dv->output), "a program output as an event's debug data");
+            }
         }
     }
     FZ_ASSERT(runs == ir->runs, "%llu runs in blocks, %u read", (unsigned long long)runs,

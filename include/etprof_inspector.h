@@ -87,6 +87,28 @@ int etp_inspector_compute(etp_model *m, const etp_dump *d, etp_inspector_result 
                           etp_error *err);
 void etp_inspector_free(etp_inspector_result *r); /* NULL allowed */
 
+/* The debug events of event `event` of block `block` as the Inspector's debug_data takes them:
+ * those of the block's FIRST run (run_data[first_run]) with the event's instruction key
+ * (instruction, chain index, delegate ids; for a signature repeated in the run, the key of the
+ * kept, last sample), program outputs (debug_entry.output true) left out, in file order. *n of
+ * them, as indices into that block's events (etp_model_block(m, first_run)'s `events`); NULL and
+ * *n 0 when none or out of range. Later runs' debug events are not compared (the Inspector
+ * asserts them equal; etprof's tensors/compare show per-run differences). */
+const uint32_t *etp_inspector_debug_events(const etp_inspector_result *r, uint32_t block,
+                                           uint32_t event, uint32_t *n);
+
+/* What each sample (run) of an event with perf data carries besides its value and start. */
+typedef struct etp_inspector_sample {
+    uint64_t end_time;                /* the raw end_time (file ticks), as start_times */
+    etp_vec delegate_debug_metadata;  /* the sample's bytes, pointing into the dump (ptr NULL
+                                         when absent, len 0 when empty) */
+} etp_inspector_sample;
+
+/* Per run (n_samples of them) of event `event` of block `block`; NULL without perf data or out
+ * of range. Valid as the result (and the dump). */
+const etp_inspector_sample *etp_inspector_samples(const etp_inspector_result *r, uint32_t block,
+                                                  uint32_t event);
+
 ETP_API_END
 #ifdef __cplusplus
 }

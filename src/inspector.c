@@ -31,6 +31,9 @@ typedef struct sig {
     etp_unit unit;
     uint64_t start;
     uint32_t replaced; /* earlier occurrences in the run that this one replaced */
+    uint64_t end;      /* the sample's raw end_time */
+    etp_vec meta;      /* the sample's delegate_debug_metadata */
+    uint32_t key;      /* the instruction key (index in scratch.keys) of the kept sample */
 } sig;
 
 /* An instruction-event key of one run. */
@@ -41,6 +44,7 @@ typedef struct ikey {
     uint32_t dstr_len;
     int32_t first_prof, last_prof; /* event indices (linked by next[]), -1 = none */
     int32_t first_dbg;             /* first non-output debug event, -1 = none */
+    int32_t last_dbg;              /* last one: the non-output debug events are linked by next[] */
     uint64_t hash;
 } ikey;
 
@@ -53,6 +57,9 @@ typedef struct group {
     char (*idtext)[16];
     double **vals;
     uint64_t **starts;
+    etp_inspector_sample **samples; /* per signature and run: end time, metadata */
+    uint32_t *dbg_off;         /* n + 1 offsets into dbg_idx (the first run's debug events) */
+    uint32_t *dbg_idx;
     uint32_t cap;              /* capacity of every vals/starts vector, in runs */
 } group;
 
@@ -109,7 +116,7 @@ static uint64_t sig_hash(const sig *s) {
 typedef struct scratch {
     ikey *keys;
     uint32_t n_keys, cap_keys;
-    int32_t *next;      /* per event: next profile event of the same key */
+    int32_t *next;      /* per event: next profile (or non-output debug) event of the key */
     uint32_t cap_ev;
     uint32_t *kslot;    /* open addressing over keys (index + 1; 0 = empty) */
     uint32_t kmask;
@@ -198,7 +205,7 @@ static int run_sigs(scratch *s, const etp_block_view *v, uint64_t *replaced) {
             if (!e) {
                 if (grow((void **)&s->keys, &s->cap_keys, s->n_keys + 1, sizeof *s->keys))
                     return -1;
-                k.first_prof = k.last_prof = k.first_dbg = -1;
+                k.first_prof = k.last_prof = k.first_dbg = k.last_dbg = -1;
                 s->keys[s->n_keys] = k;
                 ki = s->n_keys++;
                 s->kslot[pos] = ki + 1;
@@ -219,7 +226,12 @@ static int run_sigs(scratch *s, const etp_block_view *v, uint64_t *replaced) {
         } else {
             const etp_debug_event *d = &ev->debug;
             bool output = d->has_debug_entry && d->debug_entry.has_output && d->debug_entry.output;
-            if (!output && kk->first_dbg < 0) kk->first_dbg = (int32_t)i;
+            if (!output) {
+                s->next[i] = -1;
+                if (kk->last_dbg >= 0) s->next[kk->last_dbg] = (int32_t)i;
+                else kk->first_dbg = (int32_t)i;
+                kk->last_dbg = (int32_t)i;
+            }
         }
     }
     if (table(&s->sslot, &s->smask, v->n)) return -1;
@@ -251,6 +263,7 @@ static int run_sigs(scratch *s, const etp_block_view *v, uint64_t *replaced) {
                 g.unit = ETP_UNIT_NONE;
                 g.chain = k->chain;
                 g.ev = (uint32_t)k->first_dbg;
+                g.key = ki;
             } else {
                 me = &v->events[i];
                 const etp_profile_event *p = &me->ev.profile;
@@ -265,6 +278,9 @@ static int run_sigs(scratch *s, const etp_block_view *v, uint64_t *replaced) {
                 g.start = p->start_time;
                 g.chain = p->chain_index;
                 g.ev = (uint32_t)i;
+                g.end = p->end_time;
+                g.meta = p->delegate_debug_metadata;
+                g.key = ki;
             }
             uint64_t h = sig_hash(&g);
             uint32_t pos = (uint32_t)h & s->smask;
@@ -278,6 +294,9 @@ static int run_sigs(scratch *s, const etp_block_view *v, uint64_t *replaced) {
                     old->value = g.value;
                     old->unit = g.unit;
                     old->start = g.start;
+                    old->end = g.end;
+                    old->meta = g.meta;
+                    old->key = g.key;
                     old->replaced++;
                     (*replaced)++;
                     dup = true;
@@ -301,7 +320,11 @@ static void group_free(group *g) {
     for (uint32_t k = 0; k < g->n; k++) {
         if (g->vals) free(g->vals[k]);
         if (g->starts) free(g->starts[k]);
+        if (g->samples) free(g->samples[k]);
     }
+    free(g->samples);
+    free(g->dbg_off);
+    free(g->dbg_idx);
     free(g->vals);
     free(g->starts);
     free(g->sigs);
@@ -334,8 +357,25 @@ static int group_new(priv *p, const etp_block_view *v, const scratch *s, uint64_
     g->idtext = calloc(n, sizeof *g->idtext);
     g->vals = calloc(n, sizeof *g->vals);
     g->starts = calloc(n, sizeof *g->starts);
+    g->samples = calloc(n, sizeof *g->samples);
+    g->dbg_off = calloc(n + 1, sizeof *g->dbg_off);
     p->n_groups++; /* freed with the result from here on */
-    if (!g->sigs || !g->evs || !g->idtext || !g->vals || !g->starts) return -1;
+    if (!g->sigs || !g->evs || !g->idtext || !g->vals || !g->starts || !g->samples ||
+        !g->dbg_off)
+        return -1;
+    /* the first run's debug events of every signature: its kept sample's key's */
+    uint32_t nd = 0;
+    for (uint32_t k = 0; k < s->n_sigs; k++) {
+        g->dbg_off[k] = nd;
+        for (int32_t i = s->keys[s->sigs[k].key].first_dbg; i >= 0; i = s->next[i]) nd++;
+    }
+    g->dbg_off[s->n_sigs] = nd;
+    g->dbg_idx = malloc((nd ? nd : 1) * sizeof *g->dbg_idx);
+    if (!g->dbg_idx) return -1;
+    nd = 0;
+    for (uint32_t k = 0; k < s->n_sigs; k++)
+        for (int32_t i = s->keys[s->sigs[k].key].first_dbg; i >= 0; i = s->next[i])
+            g->dbg_idx[nd++] = (uint32_t)i;
     if (s->n_sigs) memcpy(g->sigs, s->sigs, s->n_sigs * sizeof *g->sigs);
     g->pub.name = v->info.name;
     g->pub.bundled_input_index = v->info.bundled_input_index;
@@ -388,6 +428,9 @@ static int group_add(group *g, const scratch *s) {
             uint64_t *ns = realloc(g->starts[k], (size_t)c * sizeof *ns);
             if (!ns) return -1;
             g->starts[k] = ns;
+            etp_inspector_sample *sm = realloc(g->samples[k], (size_t)c * sizeof *sm);
+            if (!sm) return -1;
+            g->samples[k] = sm;
         }
         g->cap = c;
     }
@@ -402,6 +445,8 @@ static int group_add(group *g, const scratch *s) {
         }
         g->vals[k][run] = v;
         g->starts[k][run] = sg->start;
+        g->samples[k][run].end_time = sg->end;
+        g->samples[k][run].delegate_debug_metadata = sg->meta;
         e->replaced += sg->replaced;
     }
     g->pub.n_runs++;
@@ -510,4 +555,24 @@ fail:
     else free(p);
     etp_inspector_free(r);
     return rc;
+}
+
+const uint32_t *etp_inspector_debug_events(const etp_inspector_result *r, uint32_t block,
+                                           uint32_t event, uint32_t *n) {
+    *n = 0;
+    if (!r || block >= r->n_blocks) return NULL;
+    const priv *p = r->priv_;
+    const group *g = &p->groups[block];
+    if (event >= g->n) return NULL;
+    *n = g->dbg_off[event + 1] - g->dbg_off[event];
+    return *n ? g->dbg_idx + g->dbg_off[event] : NULL;
+}
+
+const etp_inspector_sample *etp_inspector_samples(const etp_inspector_result *r, uint32_t block,
+                                                  uint32_t event) {
+    if (!r || block >= r->n_blocks) return NULL;
+    const priv *p = r->priv_;
+    const group *g = &p->groups[block];
+    if (event >= g->n || !g->sigs[event].profile) return NULL;
+    return g->samples[event];
 }

@@ -21,11 +21,16 @@ it like the Inspector's. It follows the Inspector's documented behaviour, with t
 * ``etrecord=`` fills op types, stack traces and module hierarchy through etprof's ETRecord
   reader (instruction -> debug handles -> nodes; delegated events through the delegate map,
   matched by exact id, not the Inspector's substring rule); keys are the FX node names without
-  the trailing ``_`` the Inspector adds. ``debug_data`` needs the debug buffer, which this entry
-  point does not decode yet (``etprof tensors`` does): that column is empty and a warning says so.
+  the trailing ``_`` the Inspector adds;
+* ``debug_data`` (with ``debug_buffer_path``) holds tensors as ``numpy.ndarray`` (not torch
+  tensors), read through the file's strides; without a debug buffer it is empty (the Inspector
+  fills zeros). Later runs' values are not asserted equal to the first run's (the Inspector
+  raises AssertionError): ``etprof.open(...).tensors()`` and ``etprof.compare`` show them;
+* ``delegate_time_scale_converter`` gets the raw start and end ticks of delegated samples; a
+  sample whose converted start is after its converted end is NaN (no wrap is guessed).
 """
 
-import warnings
+import io as _io
 
 from . import _etprof
 from ._etprof import UsageError
@@ -101,10 +106,23 @@ class Event:
 
     __slots__ = ("name", "perf_data", "delegate_debug_identifier", "is_delegated_op",
                  "delegate_backend_name", "start_time", "instruction_id", "kind", "replaced",
-                 "op_types", "stack_traces", "module_hierarchy", "debug_data")
+                 "op_types", "stack_traces", "module_hierarchy", "debug_data", "_inspector",
+                 "_row")
 
     def __repr__(self):
         return "<etprof Event %r>" % (self.name,)
+
+    @property
+    def raw_delegate_debug_metadatas(self):
+        """Per run, the sample's delegate debug metadata (bytes, ``""`` when empty); None when
+        every entry is empty or the event has no perf data."""
+        return self._inspector._samples()["delegate_debug_metadata"][self._row]
+
+    @property
+    def delegate_debug_metadatas(self):
+        """The ``delegate_metadata_parser``'s output for a delegated event with metadata, else
+        :attr:`raw_delegate_debug_metadatas`."""
+        return self._inspector._metadata(self._row)
 
 
 class EventBlock:
@@ -115,6 +133,22 @@ class EventBlock:
     def __repr__(self):
         return "<etprof EventBlock %r: %d events over %d runs>" % (self.name, len(self.events),
                                                                    self.runs)
+
+
+def _inflate(v, np):
+    """A debug entry from the binding as the Inspector's debug_data holds it: a tensor (the
+    .npy bytes libetprof writes) as a numpy array, a tensor list as a list of them."""
+    if isinstance(v, tuple):
+        kind, b = v
+        f = _io.BytesIO(b)
+        if kind == "npy":
+            return np.load(f, allow_pickle=False)
+        np.lib.format.read_magic(f)  # logged without bytes (offset -1): no values, its dtype
+        _, _, dtype = np.lib.format.read_array_header_1_0(f)
+        return np.empty((0,), dtype=dtype)
+    if isinstance(v, list):
+        return [_inflate(x, np) for x in v]
+    return v
 
 
 def _op_types_cell(ops):
@@ -134,9 +168,20 @@ class Inspector:
     are the Inspector's (strings or its TimeScale members): the host clock's unit and the unit
     of the time columns; ``cycles`` must be given on both sides (then host times are ticks of
     unknown rate, shown as ``ticks``). ``pte`` (etprof's) names the backends of delegated rows
-    and lets ``method`` be resolved. A ``delegate_time_scale_converter`` is refused: each row
-    already has its unit. Errors are etprof's (:class:`etprof.InputError` with ``.file``,
-    ``.offset``, ``.path``, ``.reason``, ...).
+    and lets ``method`` be resolved. Errors are etprof's (:class:`etprof.InputError` with
+    ``.file``, ``.offset``, ``.path``, ``.reason``, ...).
+
+    ``debug_buffer_path`` (the debug buffer file): ``debug_data`` holds, per row, the event's
+    entries logged in the first run of its block (the debug events with the same instruction
+    and delegate ids), tensors as ``numpy.ndarray`` of the logged dtype and shape (needs numpy),
+    ints, bools and floats as Python values, tensor lists as lists; a tensor outside the buffer
+    raises :class:`etprof.InputError`. Later runs are not asserted equal to the first.
+
+    ``delegate_time_scale_converter(event_name, time)``: applied to the raw start and end ticks
+    of every sample of delegated rows; their values (``end - start`` converted) are then in
+    ``target_time_scale`` (a converted start after the converted end gives NaN).
+    ``delegate_metadata_parser(list)``: applied to a delegated row's per-sample metadata (bytes,
+    ``""`` when empty) when it has any, for ``include_delegate_debug_data=True``.
     """
 
     def __init__(self, etdump_path=None, etrecord=None, source_time_scale="ns",
@@ -150,16 +195,17 @@ class Inspector:
         if (src == "cycles") != (dst == "cycles"):
             raise RuntimeError("Inspector: cycles must be both the source and the target time "
                                "scale")
-        if delegate_time_scale_converter is not None:
-            raise UsageError("Inspector: delegate_time_scale_converter is not supported: etprof "
-                             "keeps each delegate row in its own unit (cycles, us, ...)")
-        self._missing = []
-        if debug_buffer_path is not None:
-            self._missing.append("debug_data (the debug buffer is not read yet)")
-        if self._missing:
-            warnings.warn("etprof.Inspector: empty columns: " + "; ".join(self._missing),
-                          stacklevel=2)
+        if delegate_time_scale_converter is not None and not callable(
+                delegate_time_scale_converter):
+            raise UsageError("Inspector: delegate_time_scale_converter must be callable "
+                             "(event_name, time) -> time")
+        if delegate_metadata_parser is not None and not callable(delegate_metadata_parser):
+            raise UsageError("Inspector: delegate_metadata_parser must be callable (list) -> "
+                             "list or dict")
+        self._converter = delegate_time_scale_converter
         self._metadata_parser = delegate_metadata_parser
+        self._samples_cache = None
+        self._parsed = {}
         self._enable_module_hierarchy = enable_module_hierarchy
         self._target = "ticks" if dst == "cycles" else dst
         kw = {"method": method}
@@ -167,6 +213,8 @@ class Inspector:
             kw["ticks"] = True
         elif src != "ns":
             kw["tick_hz"] = _HZ[src]
+        if debug_buffer_path is not None:
+            kw["debug_buffer"] = debug_buffer_path
         self._p = _etprof.Profile(etdump_path if etdump_path is not None else etdump_data, pte,
                                   **kw)
         cols, meta = self._p.inspector_columns(
@@ -177,6 +225,15 @@ class Inspector:
             cols["unit"] = [u if u != "ns" else "ticks" for u in cols["unit"]]
         self._cols = cols
         self._meta = meta
+        self._debug = None
+        if debug_buffer_path is not None:
+            from . import _numpy  # noqa: PLC0415 (the package imports this module)
+
+            np = _numpy(True, "Inspector(debug_buffer_path=...)")
+            raw = self._p.inspector_details(debug_data=True)["debug_data"]
+            self._debug = [[_inflate(v, np) for v in row] for row in raw]
+        if self._converter is not None:
+            self._convert()
         self.event_blocks = self._blocks()
 
     # -- what it is -----------------------------------------------------------------------
@@ -193,6 +250,42 @@ class Inspector:
                 "<th>event block</th><th>runs</th><th>events</th></tr></thead><tbody>%s</tbody>"
                 "</table>" % (html.escape(str(self._p.etdump)), len(self._cols["event_name"]),
                               rows))
+
+    def _samples(self):
+        """Per row: the raw end ticks and the delegate debug metadata of every sample."""
+        if self._samples_cache is None:
+            self._samples_cache = self._p.inspector_details(samples=True)
+        return self._samples_cache
+
+    def _convert(self):
+        """Delegated rows' samples through delegate_time_scale_converter: value = conv(name,
+        end) - conv(name, start), in the target time scale; statistics by libetprof's."""
+        c = self._cols
+        ends = self._samples()["end_time"]
+        conv = self._converter
+        nan = float("nan")
+        for i in range(len(c["event_name"])):
+            if not c["is_delegated_op"][i] or c["raw"][i] is None:
+                continue
+            name = c["event_name"][i]
+            raw = []
+            for start, end in zip(c["start_time"][i], ends[i]):
+                a, b = conv(name, start), conv(name, end)
+                raw.append(float(b - a) if b >= a else nan)
+            c["raw"][i] = raw
+            c["unit"][i] = self._target
+            for k, v in _etprof.stats(raw).items():
+                c[k][i] = v
+
+    def _metadata(self, i):
+        """Row i's delegate_debug_metadatas: the parser's output for a delegated row with
+        metadata (computed once), else the raw list (None when all are empty)."""
+        raw = self._samples()["delegate_debug_metadata"][i]
+        if raw is None or self._metadata_parser is None or not self._cols["is_delegated_op"][i]:
+            return raw
+        if i not in self._parsed:
+            self._parsed[i] = self._metadata_parser(list(raw))
+        return self._parsed[i]
 
     @property
     def runs(self):
@@ -234,12 +327,14 @@ class Inspector:
             e.op_types = c["op_types"][i]
             e.stack_traces = c["stack_traces"][i]
             e.module_hierarchy = c["module_hierarchy"][i]
-            e.debug_data = []
+            e.debug_data = self._debug[i] if self._debug is not None else []
+            e._inspector = self
+            e._row = i
             cur.events.append(e)
         return blocks
 
     # -- the table ------------------------------------------------------------------------
-    def _columns(self, include_units):
+    def _columns(self, include_units, include_delegate_debug_data=False):
         c = self._cols
         n = len(c["event_name"])
         units = [u for u in c["unit"] if u is not None]
@@ -269,27 +364,45 @@ class Inspector:
         out["module_hierarchy"] = list(c["module_hierarchy"])
         out["is_delegated_op"] = list(c["is_delegated_op"])
         out["delegate_backend_name"] = list(c["delegate_backend_name"])
-        out["debug_data"] = [[] for _ in range(n)]
+        out["debug_data"] = (list(self._debug) if self._debug is not None else
+                             [[] for _ in range(n)])
         out["start_time"] = list(c["start_time"])
         out["unit"] = list(c["unit"])
+        if include_delegate_debug_data:
+            self._delegate_columns(out, n)
         return out
+
+    def _delegate_columns(self, out, n):
+        """The Inspector's delegate data columns, appended: one per key when the parser
+        returned dicts (None in other rows), else ``delegate_debug_metadata``; rows whose value
+        is not a dict keep it in ``delegate_debug_metadata``."""
+        vals = [self._metadata(i) for i in range(n)]
+        keys = []
+        for v in vals:
+            if isinstance(v, dict):
+                keys.extend(k for k in v if k not in keys)
+        if not keys or any(v is not None and not isinstance(v, dict) for v in vals):
+            out["delegate_debug_metadata"] = [None if isinstance(v, dict) else v for v in vals]
+        for k in keys:
+            out[k] = [v.get(k) if isinstance(v, dict) else None for v in vals]
 
     def to_dataframe(self, include_units=True, include_delegate_debug_data=False):
         """The table as a pandas DataFrame (a dict of column lists without pandas): the
         Inspector's columns (:data:`INSPECTOR_COLUMNS`), statistics suffixed with
         ``" (<target unit>)"`` when ``include_units``, extra statistic columns per other unit
-        when rows are not all time, and ``unit``. Rows: block order, then first appearance."""
-        if include_delegate_debug_data:
-            raise UsageError("Inspector.to_dataframe: include_delegate_debug_data is not "
-                             "supported yet (etprof events carry the metadata: etprof events)")
-        cols = self._columns(include_units)
+        when rows are not all time, and ``unit``. Rows: block order, then first appearance.
+        ``include_delegate_debug_data``: the delegate debug metadata appended, as a
+        ``delegate_debug_metadata`` column (per row the per-sample bytes, ``""`` when empty, or
+        None when all are empty; or the ``delegate_metadata_parser``'s list), or one column per
+        key when the parser returns a dict."""
+        cols = self._columns(include_units, include_delegate_debug_data)
         pd = _pandas()
         if pd is None:
             return cols
         return pd.DataFrame(cols, columns=list(cols))
 
-    def _shown(self, include_units):
-        cols = self._columns(include_units)
+    def _shown(self, include_units, include_delegate_debug_data=False):
+        cols = self._columns(include_units, include_delegate_debug_data)
         keep = [i for i, name in enumerate(cols["event_name"]) if "OPERATOR_CALL" not in name]
         return {k: [v[i] for i in keep] for k, v in cols.items() if k not in _HIDDEN}
 
@@ -297,14 +410,11 @@ class Inspector:
                            include_delegate_debug_data=False):
         """Prints the table as the Inspector does: without ``raw``, the delegate identifier,
         stack traces, module hierarchy and debug data, and without rows whose name contains
-        ``OPERATOR_CALL``."""
+        ``OPERATOR_CALL``; ``include_delegate_debug_data`` as in :meth:`to_dataframe`."""
         import sys  # noqa: PLC0415
 
-        if include_delegate_debug_data:
-            raise UsageError("Inspector.print_data_tabular: include_delegate_debug_data is not "
-                             "supported yet")
         f = file if file is not None else sys.stdout
-        cols = self._shown(include_units)
+        cols = self._shown(include_units, include_delegate_debug_data)
         pd = _pandas()
         if pd is not None:
             with pd.option_context("display.max_rows", None, "display.max_columns", None,
@@ -318,14 +428,12 @@ class Inspector:
 
     def save_data_to_tsv(self, file, include_units=True, include_delegate_debug_data=False):
         """Writes the printed table (see print_data_tabular) as TSV with the row index, as the
-        Inspector does. ``file`` is a path or a text file object. Needs pandas."""
-        if include_delegate_debug_data:
-            raise UsageError("Inspector.save_data_to_tsv: include_delegate_debug_data is not "
-                             "supported yet")
+        Inspector does. ``file`` is a path or a text file object. Needs pandas.
+        ``include_delegate_debug_data`` as in :meth:`to_dataframe`."""
         pd = _pandas()
         if pd is None:
             raise UsageError("Inspector.save_data_to_tsv needs pandas (Debian python3-pandas)")
-        cols = self._shown(include_units)
+        cols = self._shown(include_units, include_delegate_debug_data)
         pd.DataFrame(cols, columns=list(cols)).to_csv(file, sep="\t")
 
     def find_total_for_module(self, module_name):

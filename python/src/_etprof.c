@@ -1139,6 +1139,194 @@ fail:
     return NULL;
 }
 
+/* A logged tensor as ("npy", .npy bytes) or, logged without bytes (offset -1), ("empty", the
+ * header-only .npy): the bytes etp_tensor_write_npy writes (Python makes the numpy array). */
+static PyObject *npy_tuple(const etp_tensor_view *v) {
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    if (!f) return PyErr_NoMemory();
+    int rc = etp_tensor_write_npy(v, f);
+    if (fclose(f) && !rc) rc = ETP_E_IO;
+    if (rc) {
+        free(mem);
+        return PyErr_NoMemory(); /* a memory stream fails only when out of memory */
+    }
+    PyObject *b = PyBytes_FromStringAndSize(mem, (Py_ssize_t)len);
+    free(mem);
+    if (!b) return NULL;
+    return Py_BuildValue("(sN)", v->base ? "npy" : "empty", b);
+}
+
+/* One debug event's entry inflated as the Inspector's debug_data holds it: int, bool, float
+ * (Float and Double), a tensor as npy_tuple, a TensorList as a list of them; None for an event
+ * without an entry or with another value type. A tensor outside the buffer raises the library's
+ * located error. */
+static PyObject *insp_entry(const etp_debug_event *d, const etp_blob *buf, uint32_t block,
+                            uint32_t index) {
+    if (!d->has_debug_entry) Py_RETURN_NONE;
+    const etp_value *val = &d->debug_entry;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_tensor_view v;
+    char path[200];
+    int rc;
+    switch (val->val) {
+    case ETP_VAL_INT: if (val->has_int) return PyLong_FromLongLong(val->int_val); break;
+    case ETP_VAL_BOOL: if (val->has_bool) return PyBool_FromLong(val->bool_val); break;
+    case ETP_VAL_FLOAT: if (val->has_float) return PyFloat_FromDouble(val->float_val); break;
+    case ETP_VAL_DOUBLE: if (val->has_double) return PyFloat_FromDouble(val->double_val); break;
+    case ETP_VAL_TENSOR:
+        if (!val->has_tensor) break;
+        snprintf(path, sizeof path, "run_data[%u].events[%u].debug_event.debug_entry.tensor",
+                 block, index);
+        if ((rc = etp_tensor_view_init(&val->tensor, buf, path, &v, &err)))
+            return raise_etp(rc, &err);
+        return npy_tuple(&v);
+    case ETP_VAL_TENSOR_LIST: {
+        if (!val->has_tensor_list) break;
+        PyObject *l = PyList_New(val->tensor_list_len);
+        for (uint32_t t = 0; l && t < val->tensor_list_len; t++) {
+            etp_tensor tk;
+            etp_value_tensor_list_get(val, t, &tk);
+            snprintf(path, sizeof path,
+                     "run_data[%u].events[%u].debug_event.debug_entry.tensor_list.tensors[%u]",
+                     block, index, t);
+            PyObject *x = NULL;
+            if ((rc = etp_tensor_view_init(&tk, buf, path, &v, &err))) raise_etp(rc, &err);
+            else x = npy_tuple(&v);
+            if (!x) {
+                Py_CLEAR(l);
+                break;
+            }
+            PyList_SET_ITEM(l, t, x);
+        }
+        return l;
+    }
+    default: break;
+    }
+    Py_RETURN_NONE;
+}
+
+/* inspector_details(*, debug_data=False, samples=False) -> dict of column lists, one entry per
+ * row of inspector_columns (same order):
+ *   "debug_data" (debug_data=True, needs the debug buffer): per row, the first run's debug
+ *     entries of the event (etp_inspector_debug_events), inflated by insp_entry;
+ *   "end_time" (samples=True): per row, the raw end ticks per run (None without perf data);
+ *   "delegate_debug_metadata" (samples=True): per row, the per-run metadata (bytes, "" when
+ *     empty or absent), or None when every entry is empty or the row has no perf data. */
+static PyObject *Profile_inspector_details(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"debug_data", "samples", NULL};
+    int want_dbg = 0, want_samples = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$pp:inspector_details", kwlist, &want_dbg,
+                                     &want_samples))
+        return NULL;
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    if (want_dbg && !p->have_dbuf_blob)
+        return raise_usage("inspector_details(debug_data=True): %s",
+                           "open the dump with debug_buffer= (the debug buffer file)");
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_inspector_result *r = NULL;
+    int rc;
+    WITHOUT_GIL(p, rc = etp_inspector_compute(p->model, p->dump, &r, &err));
+    etp_model_trim(p->model); /* an idle Profile holds no block */
+    if (rc) return raise_etp(rc, &err);
+    PyObject *d = PyDict_New(), *dbg = NULL, *ends = NULL, *metas = NULL;
+    if (!d) goto fail;
+    if (want_dbg && (!(dbg = PyList_New(0)) || PyDict_SetItemString(d, "debug_data", dbg)))
+        goto fail;
+    if (want_samples &&
+        (!(ends = PyList_New(0)) || PyDict_SetItemString(d, "end_time", ends) ||
+         !(metas = PyList_New(0)) || PyDict_SetItemString(d, "delegate_debug_metadata", metas)))
+        goto fail;
+    for (uint32_t b = 0; b < r->n_blocks; b++) {
+        const etp_inspector_block *blk = &r->blocks[b];
+        etp_block_view bv;
+        if (want_dbg && (rc = etp_model_block(p->model, blk->first_run, &bv, &err))) {
+            raise_etp(rc, &err);
+            goto fail;
+        }
+        for (uint32_t i = 0; i < blk->n_events; i++) {
+            const etp_inspector_event *e = &blk->events[i];
+            if (want_dbg) {
+                uint32_t n;
+                const uint32_t *idx = etp_inspector_debug_events(r, b, i, &n);
+                PyObject *l = PyList_New(n);
+                for (uint32_t k = 0; l && k < n; k++) {
+                    PyObject *x = NULL;
+                    if (idx[k] < bv.n && bv.events[idx[k]].ev.type == ETP_EVENT_DEBUG)
+                        x = insp_entry(&bv.events[idx[k]].ev.debug, &p->dbuf_blob,
+                                       blk->first_run, idx[k]);
+                    else
+                        PyErr_SetString(InternalError, "inspector: a debug event index is "
+                                        "not a debug event of its first run");
+                    if (!x) {
+                        Py_CLEAR(l);
+                        break;
+                    }
+                    PyList_SET_ITEM(l, k, x);
+                }
+                int er = !l || PyList_Append(dbg, l);
+                Py_XDECREF(l);
+                if (er) goto fail;
+            }
+            if (want_samples) {
+                const etp_inspector_sample *sm = etp_inspector_samples(r, b, i);
+                PyObject *el = NULL, *ml = NULL;
+                if (!sm || !e->has_perf) {
+                    el = (Py_INCREF(Py_None), Py_None);
+                    ml = (Py_INCREF(Py_None), Py_None);
+                } else {
+                    bool any = false;
+                    for (uint32_t k = 0; k < e->n_samples; k++)
+                        any |= sm[k].delegate_debug_metadata.len > 0;
+                    el = PyList_New(e->n_samples);
+                    ml = any ? PyList_New(e->n_samples) : (Py_INCREF(Py_None), Py_None);
+                    for (uint32_t k = 0; el && ml && k < e->n_samples; k++) {
+                        PyObject *x = PyLong_FromUnsignedLongLong(sm[k].end_time);
+                        if (!x) {
+                            Py_CLEAR(el);
+                            break;
+                        }
+                        PyList_SET_ITEM(el, k, x);
+                        if (!any) continue;
+                        const etp_vec *mv = &sm[k].delegate_debug_metadata;
+                        PyObject *y = mv->len ? PyBytes_FromStringAndSize((const char *)mv->ptr,
+                                                                          (Py_ssize_t)mv->len)
+                                              : PyUnicode_FromString("");
+                        if (!y) {
+                            Py_CLEAR(ml);
+                            break;
+                        }
+                        PyList_SET_ITEM(ml, k, y);
+                    }
+                }
+                int er = !el || !ml || PyList_Append(ends, el) || PyList_Append(metas, ml);
+                Py_XDECREF(el);
+                Py_XDECREF(ml);
+                if (er) goto fail;
+            }
+        }
+    }
+    Py_XDECREF(dbg);
+    Py_XDECREF(ends);
+    Py_XDECREF(metas);
+    etp_inspector_free(r);
+    return d;
+fail:
+    Py_XDECREF(dbg);
+    Py_XDECREF(ends);
+    Py_XDECREF(metas);
+    Py_XDECREF(d);
+    etp_inspector_free(r);
+    return NULL;
+}
+
 /* The events of one block as columns, the columns of `etprof events --format csv` (src/cli
  * cmd_events.c; docs/cli.md): absent values None. */
 enum {
@@ -2513,6 +2701,11 @@ static PyMethodDef Profile_methods[] = {
      "event table (etprof.Inspector builds on it)"},
     {"trim", (PyCFunction)Profile_trim, METH_NOARGS,
      "trim(): free the per-block scratch of the last pass over the blocks"},
+    {"inspector_details", (PyCFunction)(void (*)(void))Profile_inspector_details,
+     METH_VARARGS | METH_KEYWORDS,
+     "inspector_details(*, debug_data=False, samples=False) -> dict of column lists: per row of "
+     "inspector_columns, the first run's debug entries (debug_data) and the per-run end ticks "
+     "and delegate debug metadata (samples)"},
     {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
      "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
      " -> dict of column lists (etprof.Profile.ops builds on it)"},
@@ -3088,7 +3281,40 @@ done:
     return res;
 }
 
+/* stats(values) -> dict p10, p50, p90, avg, min, max: etp_stats_compute (numpy's percentiles,
+ * linear) over the values that are not NaN, as inspector_columns computes its statistics; for
+ * values Python derived (the Inspector's delegate_time_scale_converter). */
+static PyObject *mod_stats(PyObject *Py_UNUSED(m), PyObject *arg) {
+    PyObject *seq = PySequence_Fast(arg, "stats: expected a sequence of numbers");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    size_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (x == -1.0 && PyErr_Occurred()) {
+            free(v);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (!isnan(x)) v[m++] = x;
+    }
+    Py_DECREF(seq);
+    etp_stats st;
+    etp_stats_compute(v, m, &st);
+    free(v);
+    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d}", "p10", st.p10, "p50", st.p50, "p90",
+                         st.p90, "avg", st.avg, "min", st.min, "max", st.max);
+}
+
 static PyMethodDef mod_methods[] = {
+    {"stats", mod_stats, METH_O,
+     "stats(values) -> dict p10, p50, p90, avg, min, max (libetprof's statistics, NaN left "
+     "out)"},
     {"compare", (PyCFunction)(void (*)(void))mod_compare, METH_VARARGS | METH_KEYWORDS,
      "compare(base, new, *, fail_below_snr=None) -> dict (etprof.compare)"},
     {"qnn", (PyCFunction)(void (*)(void))mod_qnn, METH_VARARGS | METH_KEYWORDS,

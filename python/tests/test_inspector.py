@@ -11,7 +11,6 @@ import csv
 import io
 import math
 import os
-import warnings
 
 import pytest
 
@@ -216,12 +215,12 @@ def test_inspector_arguments():
         etprof.Inspector(etdump_path=path, source_time_scale="cycles")
     with pytest.raises(etprof.UsageError):
         etprof.Inspector(etdump_path=path, target_time_scale="hours")
+    with pytest.raises(etprof.UsageError):  # not callable
+        etprof.Inspector(etdump_path=path, delegate_time_scale_converter=1.0)
     with pytest.raises(etprof.UsageError):
-        etprof.Inspector(etdump_path=path, delegate_time_scale_converter=lambda n, t: t)
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        etprof.Inspector(etdump_path=path, debug_buffer_path="x.bin")
-    assert any("debug_data" in str(x.message) for x in w)
+        etprof.Inspector(etdump_path=path, delegate_metadata_parser="json")
+    with pytest.raises(etprof.IOError):  # the debug buffer is opened now
+        etprof.Inspector(etdump_path=path, debug_buffer_path=os.path.join(str(ROOT), "nope.bin"))
     with pytest.raises(etprof.UsageError):
         etprof.Inspector(etdump_path=path).find_total_for_module("linear")
     # us ticks: values are ticks / 1e3 ms... i.e. 1000x the ns reading
