@@ -151,15 +151,21 @@ def test_tensor_entry_points_over_hostile_input():
 
 def test_etrecord_over_hostile_input(tmp_path):
     """open(etrecord=) + ops() over the ETRecord fuzz corpus, truncations of the corpus record
-    and inverted bytes in it: a Profile, InputError or IOError (never a crash); the corpus
-    records themselves open."""
+    and inverted bytes in it: a Profile, InputError or IOError (never a crash); the corpus's
+    hand-made seed records (named *.bin / *.etrecord; the inputs fuzzing added are named by
+    their hash) open."""
     dump = data("upstream/etdump.etdp")
     rdir = os.path.join(os.path.dirname(CORPUS), "etrecord")
     files = sorted(os.path.join(rdir, f) for f in os.listdir(rdir)) if os.path.isdir(rdir) else []
-    assert files, "ETRecord corpus missing at %s" % rdir
+    seeds = [f for f in files if f.endswith((".bin", ".etrecord"))]
+    assert seeds, "ETRecord corpus seeds missing at %s" % rdir
     for f in files:
-        with etprof.open(dump, etrecord=f) as p:
-            p.ops(all=True, as_dict=True)
+        try:
+            with etprof.open(dump, etrecord=f) as p:
+                p.ops(all=True, as_dict=True)
+        except (etprof.InputError, etprof.IOError) as e:
+            assert f not in seeds, "seed record %s rejected: %s" % (f, e)
+            assert e.file == f and e.reason
     raw = open(data("upstream/etrecord.bin"), "rb").read()
     variants = [raw[:n] for n in range(0, len(raw), 61)]
     variants += [raw[:i] + bytes([raw[i] ^ 0xFF]) + raw[i + 1:] for i in range(0, len(raw), 37)]
