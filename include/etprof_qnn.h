@@ -296,6 +296,9 @@ void etp_qnn_viewer_free(etp_qnn_viewer *v);
  * with etp_doc_render (include/etprof_result.h); free with etp_doc_free. NULL when out of
  * memory. */
 etp_doc *etp_qnn_viewer_doc(const etp_qnn_viewer *v, const char *path, etp_format fmt);
+/* Writes an optional value into a result node: the number, or JSON null when absent. */
+void etp_qnn_node_i64(etp_node *n, const char *key, etp_qnn_i64 v);
+void etp_qnn_node_f64(etp_node *n, const char *key, etp_qnn_f64 v);
 /* The event of `block` whose identifier is `identifier`, or NULL. */
 const etp_qnn_stat_event *etp_qnn_stat_find(const etp_qnn_stat_block *block,
                                             const char *identifier);

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void n_i64(etp_node *n, const char *k, etp_qnn_i64 v) {
+void etp_qnn_node_i64(etp_node *n, const char *k, etp_qnn_i64 v) {
     if (v.has) etp_node_int(n, k, v.v);
     else etp_node_null(n, k);
 }
 
-static void n_f64(etp_node *n, const char *k, etp_qnn_f64 v) {
+void etp_qnn_node_f64(etp_node *n, const char *k, etp_qnn_f64 v) {
     if (v.has) etp_node_float(n, k, v.v);
     else etp_node_null(n, k);
 }
@@ -66,8 +66,8 @@ static void fact_viewer_block(etp_node *n, const etp_qnn_stat_block *b) {
     etp_qnn_viewer_sums_get(b, &s);
     etp_node_uint(n, "index", b->index);
     etp_node_str(n, "title", b->title);
-    n_i64(n, "netrun_us", b->netrun_us);
-    n_i64(n, "timestamp", b->timestamp);
+    etp_qnn_node_i64(n, "netrun_us", b->netrun_us);
+    etp_qnn_node_i64(n, "timestamp", b->timestamp);
     etp_node *a = etp_node_arr(n, "events");
     for (uint32_t i = 0; i < b->n_events; i++) {
         const etp_qnn_stat_event *e = &b->events[i];
@@ -146,12 +146,12 @@ static void viewer_facts(const etp_qnn_viewer *v, etp_doc *doc) {
         etp_node *o = etp_node_obj(a, NULL);
         etp_node_str(o, "kind", etp_qnn_stat_kind_name(b->kind));
         etp_node_str(o, "title", b->title);
-        n_i64(o, "netrun_us", b->netrun_us);
+        etp_qnn_node_i64(o, "netrun_us", b->netrun_us);
         etp_node_str(o, "aggregate", b->aggregate);
         etp_node_str(o, "graph_name", b->graph_name);
-        n_i64(o, "graph_index", b->graph_index);
+        etp_qnn_node_i64(o, "graph_index", b->graph_index);
         etp_node_bool(o, "total_inference", b->total_inference);
-        n_f64(o, "netrun_ips_inf_per_sec", b->netrun_ips);
+        etp_qnn_node_f64(o, "netrun_ips_inf_per_sec", b->netrun_ips);
         etp_node *ev = etp_node_arr(o, "events");
         for (uint32_t k = 0; k < b->n_events; k++) {
             const etp_qnn_stat_event *e = &b->events[k];

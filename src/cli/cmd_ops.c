@@ -43,6 +43,25 @@ static const etp_col quality_cols[] = {
 };
 #define NQUAL (sizeof quality_cols / sizeof quality_cols[0])
 
+/* The cells of an ops row from its method to its share (the statistics in the display unit);
+ * returns the name of that unit, the next cell of every ops table. */
+static const char *row_cells(etp_table *t, const etp_disp *d, const etp_ops_row *row,
+                             const etp_ops_method *m) {
+    const char *un = NULL;
+    etp_table_str(t, m->name);
+    if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
+    else etp_table_null(t);
+    etp_table_str(t, row->name);
+    etp_table_uint(t, row->count);
+    const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
+                          &row->stats.avg, &row->stats.max, &row->stats.total};
+    for (size_t s = 0; s < sizeof st / sizeof st[0]; s++)
+        etp_table_float(t, etp_disp_conv(d, row->unit, *st[s], &un));
+    if (!un) etp_disp_conv(d, row->unit, 0, &un);
+    etp_table_float(t, row->share);
+    return un;
+}
+
 static void note_cb(void *ctx, const char *text) { etp_table_note(ctx, text); }
 
 /* `ops --by type`: the rows grouped by operator type (etp_optype_compute; docs/analyses.md
@@ -252,23 +271,11 @@ static int run_ops_multi(cli_args *a) {
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
             const etp_ops_method *m = etp_ops_method_get(r, row->method);
-            const char *un = NULL;
             flags |= row->flags;
             units |= 1u << row->unit;
             etp_table_row(t);
             etp_table_str(t, mf->label);
-            etp_table_str(t, m->name);
-            if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
-            else etp_table_null(t);
-            etp_table_str(t, row->name);
-            etp_table_uint(t, row->count);
-            const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
-                                  &row->stats.avg, &row->stats.max, &row->stats.total};
-            for (size_t sI = 0; sI < sizeof st / sizeof st[0]; sI++)
-                etp_table_float(t, etp_disp_conv(&d, row->unit, *st[sI], &un));
-            if (!un) etp_disp_conv(&d, row->unit, 0, &un);
-            etp_table_float(t, row->share);
-            etp_table_str(t, un);
+            etp_table_str(t, row_cells(t, &d, row, m));
             etp_table_str(t, row->placement);
             etp_table_str(t, etp_ops_row_kind_name(row));
             etp_table_str(t, row->op);
@@ -426,21 +433,10 @@ static int run_ops(cli_args *a) {
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(r, row->method);
-        const char *un = NULL;
         flags |= row->flags;
         units |= 1u << row->unit;
         etp_table_row(t);
-        etp_table_str(t, m->name);
-        if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
-        else etp_table_null(t);
-        etp_table_str(t, row->name);
-        etp_table_uint(t, row->count);
-        const double *st[] = {&row->stats.min, &row->stats.p10, &row->stats.p50, &row->stats.p90,
-                              &row->stats.avg, &row->stats.max, &row->stats.total};
-        for (size_t s = 0; s < sizeof st / sizeof st[0]; s++)
-            etp_table_float(t, etp_disp_conv(&d, row->unit, *st[s], &un));
-        if (!un) etp_disp_conv(&d, row->unit, 0, &un);
-        etp_table_float(t, row->share);
+        const char *un = row_cells(t, &d, row, m);
         if (plab && etp_backend_row_device_clock(r, idx[k])) { /* text views (issue 14.2) */
             char du[64];
             snprintf(du, sizeof du, "%s (device clock)", un);

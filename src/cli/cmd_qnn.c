@@ -47,16 +47,6 @@ typedef struct qctx {
 
 static bool text_view(etp_format f) { return f == ETP_FMT_TABLE || f == ETP_FMT_MD; }
 
-static void n_i64(etp_node *n, const char *k, etp_qnn_i64 v) {
-    if (v.has) etp_node_int(n, k, v.v);
-    else etp_node_null(n, k);
-}
-
-static void n_f64(etp_node *n, const char *k, etp_qnn_f64 v) {
-    if (v.has) etp_node_float(n, k, v.v);
-    else etp_node_null(n, k);
-}
-
 static const char *clock_meaning(const qctx *c) { return etp_qnn_clock_meaning(c->clock_source); }
 
 /* ETDump HTP node name of an ops row, for messages. */
@@ -161,23 +151,23 @@ static void fact_summary(const qctx *c, etp_node *n) {
     const etp_qnn_derived *d = c->b.der;
     const etp_qnn_summary *s = &d->summary;
     etp_node_str(n, "source", etp_qnn_source_name(s->source));
-    n_f64(n, "utilization_percent", s->utilization_percent);
-    n_f64(n, "idle_percent", s->idle_percent);
-    n_i64(n, "graph_execute_us", s->graph_execute_us);
-    n_i64(n, "time_us", s->time_us);
-    n_i64(n, "timeline_cycles", s->timeline_cycles);
+    etp_qnn_node_f64(n, "utilization_percent", s->utilization_percent);
+    etp_qnn_node_f64(n, "idle_percent", s->idle_percent);
+    etp_qnn_node_i64(n, "graph_execute_us", s->graph_execute_us);
+    etp_qnn_node_i64(n, "time_us", s->time_us);
+    etp_qnn_node_i64(n, "timeline_cycles", s->timeline_cycles);
     etp_node_float(n, "clock_ghz", c->clock_ghz);
     etp_node_str(n, "clock_source", c->clock_source);
-    n_i64(n, "peak_vtcm_bytes", s->peak_vtcm_bytes);
-    n_i64(n, "dram_read_bytes", s->dram_read_bytes);
-    n_i64(n, "dram_write_bytes", s->dram_write_bytes);
-    n_i64(n, "vtcm_read_bytes", s->vtcm_read_bytes);
-    n_i64(n, "vtcm_write_bytes", s->vtcm_write_bytes);
-    n_i64(n, "hmx_busy_cycles", s->hmx_busy_cycles);
-    n_f64(n, "hmx_busy_share", s->hmx_busy_share);
-    n_i64(n, "hvx_busy_cycles", s->hvx_busy_cycles);
+    etp_qnn_node_i64(n, "peak_vtcm_bytes", s->peak_vtcm_bytes);
+    etp_qnn_node_i64(n, "dram_read_bytes", s->dram_read_bytes);
+    etp_qnn_node_i64(n, "dram_write_bytes", s->dram_write_bytes);
+    etp_qnn_node_i64(n, "vtcm_read_bytes", s->vtcm_read_bytes);
+    etp_qnn_node_i64(n, "vtcm_write_bytes", s->vtcm_write_bytes);
+    etp_qnn_node_i64(n, "hmx_busy_cycles", s->hmx_busy_cycles);
+    etp_qnn_node_f64(n, "hmx_busy_share", s->hmx_busy_share);
+    etp_qnn_node_i64(n, "hvx_busy_cycles", s->hvx_busy_cycles);
     etp_node_uint(n, "hvx_threads", s->hvx_threads);
-    n_f64(n, "hvx_busy_share", s->hvx_busy_share);
+    etp_qnn_node_f64(n, "hvx_busy_share", s->hvx_busy_share);
     etp_node *th = etp_node_arr(n, "threads");
     for (uint32_t i = 0; i < s->n_threads; i++) {
         const etp_qnn_thread_busy *t = &s->threads[i];
@@ -185,7 +175,7 @@ static void fact_summary(const qctx *c, etp_node *n) {
         etp_node_int(o, "tid", t->tid);
         etp_node_str(o, "type", t->type);
         etp_node_int(o, "busy_cycles", t->busy_cycles);
-        n_f64(o, "share", t->share);
+        etp_qnn_node_f64(o, "share", t->share);
     }
     const etp_qnn_critical_path *cp = c->cp;
     if (!cp->present) {
@@ -206,9 +196,9 @@ static void fact_summary(const qctx *c, etp_node *n) {
             etp_node_float(o, "share", op->share_percent);
         }
     }
-    n_i64(n, "heap_before_bytes", s->heap_before_bytes);
-    n_i64(n, "heap_after_bytes", s->heap_after_bytes);
-    n_i64(n, "heap_delta_bytes", s->heap_delta_bytes);
+    etp_qnn_node_i64(n, "heap_before_bytes", s->heap_before_bytes);
+    etp_qnn_node_i64(n, "heap_after_bytes", s->heap_after_bytes);
+    etp_qnn_node_i64(n, "heap_delta_bytes", s->heap_delta_bytes);
     etp_qnn_unit_counts uc;
     etp_qnn_unit_counts_get(d, &uc);
     etp_fig_unit_counts_members(n, &uc);
@@ -294,8 +284,8 @@ static void fact_check(const qctx *c, etp_node *n) {
     for (uint32_t k = 0; k < c->n_mm; k++) {
         etp_node *o = etp_node_obj(a, NULL);
         etp_node_str(o, "qnn_op", c->mm[k].qnn_op);
-        n_i64(o, "optrace_cycles", c->mm[k].optrace_cycles);
-        n_i64(o, "qhas_cycles", c->mm[k].qhas_cycles);
+        etp_qnn_node_i64(o, "optrace_cycles", c->mm[k].optrace_cycles);
+        etp_qnn_node_i64(o, "qhas_cycles", c->mm[k].qhas_cycles);
     }
     etp_node_bool(ov, "agree", c->n_mm == 0);
 }
