@@ -194,6 +194,16 @@ const uint8_t *etp__be_meta(const etp_mevent *e, size_t *n) {
     return *n ? e->ev.profile.delegate_debug_metadata.ptr : NULL;
 }
 
+const char *etp__be_label_copy(char *buf, size_t cap, const char *s) {
+    if (cap) {
+        size_t n = strlen(s);
+        if (n >= cap) n = cap - 1;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+    }
+    return buf;
+}
+
 int etp__be_group_add(etp_backend_group **g, uint32_t *n, uint32_t *cap, const char *name,
                       double v) {
     for (uint32_t i = 0; i < *n; i++)

@@ -50,13 +50,7 @@ static int ethosu_account(etp_backend_figures *f, const etp_mevent *e) {
 static const char *ethosu_group(const char *name, char *buf, size_t cap) {
     const char *s = name ? name : "";
     if (s[0] == '+') s++;
-    size_t n = strlen(s);
-    if (cap) {
-        if (n >= cap) n = cap - 1;
-        memcpy(buf, s, n);
-        buf[n] = 0;
-    }
-    return buf;
+    return etp__be_label_copy(buf, cap, s);
 }
 
 const etp_backend_decoder etp__be_ethosu = {

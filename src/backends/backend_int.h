@@ -41,4 +41,7 @@ double etp__be_ns(const etp_mevent *e);
 /* Adds `ns` to the operator group `name` of list (*g, *n): ETP_OK or ETP_E_INTERNAL. */
 int etp__be_group_add(etp_backend_group **g, uint32_t *n, uint32_t *cap, const char *name,
                       double ns);
+/* Copies s into buf (cap bytes, cut to fit, NUL-terminated when cap > 0); returns buf: the end
+ * of every decoder's group() callback. */
+const char *etp__be_label_copy(char *buf, size_t cap, const char *s);
 #endif

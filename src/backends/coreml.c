@@ -71,13 +71,7 @@ static const char *group(const char *name, char *buf, size_t cap) {
     const char *s = name ? name : "";
     const char *c = strrchr(s, ':');
     if (c && c[1] && c > s && c[-1] != ':') s = c + 1;
-    size_t n = strlen(s);
-    if (cap) {
-        if (n >= cap) n = cap - 1;
-        memcpy(buf, s, n);
-        buf[n] = 0;
-    }
-    return buf;
+    return etp__be_label_copy(buf, cap, s);
 }
 
 const etp_backend_decoder etp__be_coreml = {
