@@ -50,16 +50,17 @@ static int read_tensor(fbv *v, uint32_t t, etp_bvalue *o) {
     }
     tv->scalar_type = st;
     tv->rank = sn;
-    uint64_t numel = 1;
+    uint64_t numel = 1, reach = 1; /* reach: the sizes' product with a zero counted as one */
     for (uint32_t d = 0; d < sn; d++) {
         int32_t s = fb_i32(buf + sv + 4 + 4 * d);
-        if (s < 0 || (s && numel > (UINT64_C(1) << 40) / (uint64_t)s)) {
+        if (s < 0 || (s && reach > (UINT64_C(1) << 40) / (uint64_t)s)) {
             fbv_push(v, "sizes");
             fbv_push_index(v, d);
             return fbv_fail(v, sv + 4 + 4 * d, "size %d is negative or too large", s);
         }
         tv->sizes[d] = s;
         numel *= (uint64_t)s;
+        if (s) reach *= (uint64_t)s; /* bounds the strides below, even when numel is 0 */
     }
     tv->numel = numel;
     /* strides from the dim order (outermost dimension first), row-major without one */

@@ -95,10 +95,10 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         return ETP_E_INPUT;
     }
     v->rank = t->sizes.len;
-    uint64_t numel = 1;
+    uint64_t numel = 1, reach = 1; /* reach: the sizes' product with a zero counted as one */
     for (uint32_t d = 0; d < v->rank; d++) {
         int64_t s = etp_vec_i64(t->sizes, d);
-        if (s < 0 || (s && numel > (UINT64_C(1) << 40) / (uint64_t)s)) {
+        if (s < 0 || (s && reach > (UINT64_C(1) << 40) / (uint64_t)s)) {
             snprintf(msg, sizeof msg, "size %lld of dimension %u is negative or too large",
                      (long long)s, d);
             etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
@@ -106,6 +106,7 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         }
         v->sizes[d] = s;
         numel *= (uint64_t)s;
+        if (s) reach *= (uint64_t)s; /* bounds the row-major strides, even when numel is 0 */
     }
     v->numel = numel;
     int64_t st = 1;
@@ -129,7 +130,18 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         return ETP_OK;
     }
     uint64_t last = 0; /* element offset of the last element */
-    for (uint32_t d = 0; d < v->rank; d++) last += (uint64_t)(v->sizes[d] - 1) * (uint64_t)v->strides[d];
+    for (uint32_t d = 0; d < v->rank; d++) {
+        uint64_t n = (uint64_t)(v->sizes[d] - 1), s = (uint64_t)v->strides[d];
+        /* each term below 2^56 keeps the sum of eight, times an element size, in 64 bits; no
+         * buffer is that large, so such a view is refused rather than wrapped */
+        if (s && n > (UINT64_C(1) << 56) / s) {
+            snprintf(msg, sizeof msg, "stride %llu of dimension %u reaches beyond any buffer",
+                     (unsigned long long)s, d);
+            etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
+            return ETP_E_INPUT;
+        }
+        last += n * s;
+    }
     v->span_bytes = (last + 1) * (uint64_t)es;
     if (!buf || !buf->data) {
         etp_error_set(err, ETP_E_INPUT, NULL, t->offset, path,

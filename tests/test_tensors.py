@@ -224,4 +224,39 @@ check(rc == 1 and len(err.strip().splitlines()) == 1 and short in err and
       "bytes past the end: one located line, exit 1: %r" % err)
 rc, _, err = tensors(dump, None)
 check(rc == 1 and "--debug-buffer" in err, "no debug buffer: says to give it: %r" % err)
+
+
+# hostile shapes: sizes whose product overflows once a zero is skipped (the row-major strides
+# multiply the non-zero sizes), and a view whose strides wrap 64 bits so that its reach would look
+# small: each is one located line, exit 1 (a fuzz finding, then the same arithmetic by hand);
+# like every tensor error it names the buffer, the tensor's offset there and the event's path
+def one_tensor_dump(name, tensor):
+    src = os.path.join(T, name + ".json")
+    json.dump({"version": 0, "run_data": [{"name": "Execute", "events": [{"debug_event": {
+        "instruction_id": 0, "chain_index": 0, "debug_entry": {"val": "Tensor",
+                                                               "tensor": tensor}}}]}]},
+              open(src, "w"))
+    subprocess.run(["flatc", "-b", "--size-prefixed", "-o", T, os.path.join(S, "etdump.fbs"),
+                    src], check=True)
+    return [os.path.join(T, f) for f in os.listdir(T)
+            if f.startswith(name + ".") and not f.endswith(".json")][0]
+
+
+z = one_tensor_dump("zero_huge", {"scalar_type": "FLOAT", "sizes": [0, 2 ** 40, 2 ** 40],
+                                  "offset": 0})
+rc, _, err = tensors(z, bpath)
+check(rc == 1 and len(err.strip().splitlines()) == 1 and bpath in err and
+      "negative or too large" in err and "debug_entry.tensor" in err,
+      "sizes [0, 2^40, 2^40]: refused on one located line: %r" % err)
+# 2^24 + 1 elements, each 2^40 elements apart: (2^24) * 2^40 = 2^64 wraps to 0 in 64 bits
+n = 2 ** 24 + 1
+big = os.path.join(T, "big.bin")
+with open(big, "wb") as f:  # sparse: the elements' storage (n x 4 bytes) fits
+    f.truncate(n * 4 + 64)
+w = one_tensor_dump("wrap", {"scalar_type": "FLOAT", "sizes": [n], "strides": [2 ** 40],
+                             "offset": 0})
+rc, _, err = tensors(w, big)
+check(rc == 1 and len(err.strip().splitlines()) == 1 and big in err and
+      "stride" in err and "debug_entry.tensor" in err,
+      "a stride whose reach wraps 64 bits: refused on one located line: %r" % err)
 sys.exit(1 if fails else 0)
