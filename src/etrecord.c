@@ -1,11 +1,12 @@
 /* etrecord.c - the ETRecord reader (include/etprof_etrecord.h, docs/formats.md "ETRecord").
  *
- * The container is read with libzip: the central directory first, then only the JSON entries
+ * The container is read with libzip (loaded on first use: src/zipload.h): the central directory first, then only the JSON entries
  * that are needed, one at a time, each into a buffer bounded by its claimed size (checked
  * against the limit before anything is read) and parsed with jansson. What is kept is copied
  * into the record's arena and the JSON document is freed before the next entry is read. */
 #include "etprof_etrecord.h"
 #include "etrecord_int.h"
+#include "zipload.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zip.h>
+
+#define ZF etp__zipfns /* libzip's calls, once etp__zip() has loaded it */
 
 /* ---- arena: everything the record returns lives here until close ---- */
 
@@ -166,16 +168,16 @@ static int read_entry(rd *c, zip_uint64_t idx, uint64_t size, char **out, size_t
                           "claims %llu bytes uncompressed, over the limit of %llu bytes for a "
                           "JSON entry (a zip bomb or not an ETRecord)",
                           (unsigned long long)size, (unsigned long long)c->o.max_json_bytes);
-    zip_file_t *f = zip_fopen_index(c->z, idx, 0);
+    zip_file_t *f = ZF.fopen_index(c->z, idx, 0);
     if (!f) {
-        zip_error_t *ze = zip_get_error(c->z);
-        int rc = fail_entry(c, NULL, "cannot read: %s", zip_error_strerror(ze));
-        zip_error_clear(c->z);
+        zip_error_t *ze = ZF.get_error(c->z);
+        int rc = fail_entry(c, NULL, "cannot read: %s", ZF.error_strerror(ze));
+        ZF.error_clear(c->z);
         return rc;
     }
     char *buf = malloc((size_t)size + 2);
     if (!buf) {
-        zip_fclose(f);
+        ZF.fclose(f);
         return OOM(c);
     }
     uint64_t got = 0;
@@ -183,17 +185,17 @@ static int read_entry(rd *c, zip_uint64_t idx, uint64_t size, char **out, size_t
         /* one byte more than claimed: data that inflates past its claim is rejected */
         zip_uint64_t want = size + 1 - got;
         if (want == 0) break;
-        zip_int64_t k = zip_fread(f, buf + got, want);
+        zip_int64_t k = ZF.fread(f, buf + got, want);
         if (k < 0) {
-            int rc = fail_entry(c, NULL, "cannot read: %s", zip_file_strerror(f));
-            zip_fclose(f);
+            int rc = fail_entry(c, NULL, "cannot read: %s", ZF.file_strerror(f));
+            ZF.fclose(f);
             free(buf);
             return rc;
         }
         if (k == 0) break;
         got += (uint64_t)k;
     }
-    zip_fclose(f);
+    ZF.fclose(f);
     if (got != size) {
         free(buf);
         return fail_entry(c, NULL,
@@ -710,7 +712,7 @@ void etp_etrecord_opts_init(etp_etrecord_opts *o) {
 
 static int zip_fail(rd *c, int code, const char *what, bool has_eocd) {
     zip_error_t ze;
-    zip_error_init_with_code(&ze, code);
+    ZF.error_init_with_code(&ze, code);
     if (code == ZIP_ER_NOZIP && has_eocd)
         /* libzip's consistency check (ZIP_CHECKCONS) says "not a zip archive" when an entry's
          * header or data does not fit between the start of the file and the central directory */
@@ -723,19 +725,19 @@ static int zip_fail(rd *c, int code, const char *what, bool has_eocd) {
                       "not an ETRecord: not a ZIP archive (no end of central directory record)");
     else if (code == ZIP_ER_OPEN || code == ZIP_ER_READ || code == ZIP_ER_SEEK)
         etp_error_set(c->err, code == ZIP_ER_OPEN ? ETP_E_IO : ETP_E_INPUT, c->file, -1, "",
-                      "%s: %s", what, zip_error_strerror(&ze));
+                      "%s: %s", what, ZF.error_strerror(&ze));
     else if (code == ZIP_ER_MEMORY)
         etp_error_set(c->err, ETP_E_INTERNAL, c->file, -1, "", "out of memory");
     else
         etp_error_set(c->err, ETP_E_INPUT, c->file, -1, "", "damaged ZIP archive: %s",
-                      zip_error_strerror(&ze));
-    zip_error_fini(&ze);
+                      ZF.error_strerror(&ze));
+    ZF.error_fini(&ze);
     return c->err ? c->err->code : ETP_E_INPUT;
 }
 
 static int read_all(rd *c) {
     etp_etrecord *r = c->r;
-    zip_int64_t ne = zip_get_num_entries(c->z, 0);
+    zip_int64_t ne = ZF.get_num_entries(c->z, 0);
     if (ne < 0) ne = 0;
     if ((uint64_t)ne > c->o.max_entries) {
         etp_error_set(c->err, ETP_E_INPUT, c->file, -1, "",
@@ -750,11 +752,11 @@ static int read_all(rd *c) {
     uint32_t nprog = 0;
     for (zip_int64_t i = 0; i < ne; i++) {
         zip_stat_t st;
-        zip_stat_init(&st);
-        if (zip_stat_index(c->z, (zip_uint64_t)i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME)) {
+        ZF.stat_init(&st);
+        if (ZF.stat_index(c->z, (zip_uint64_t)i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME)) {
             etp_error_set(c->err, ETP_E_INPUT, c->file, -1, "",
                           "damaged ZIP archive: central directory entry %lld cannot be read: %s",
-                          (long long)i, zip_strerror(c->z));
+                          (long long)i, ZF.strerror(c->z));
             return ETP_E_INPUT;
         }
         etp_etr_entry *e = &r->entries[r->n_entries++];
@@ -820,7 +822,7 @@ static int open_zip(etp_etrecord **out, zip_t *z, const char *name,
     etp_etrecord *r = calloc(1, sizeof *r);
     rd c = {.r = r, .z = z, .file = name, .entry = "", .err = err};
     if (!r) {
-        zip_discard(z);
+        ZF.discard(z);
         return OOM(&c);
     }
     etp_etrecord_opts_init(&c.o);
@@ -831,7 +833,7 @@ static int open_zip(etp_etrecord **out, zip_t *z, const char *name,
     }
     r->path = strdup(name);
     int rc = r->path ? read_all(&c) : OOM(&c);
-    zip_discard(z);
+    ZF.discard(z);
     if (rc) {
         etp_etrecord_close(r);
         return rc;
@@ -898,8 +900,9 @@ int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_o
                       "not an ETRecord: no ZIP signature PK at byte 0");
         return ETP_E_INPUT;
     }
+    if (!etp__zip(path, err)) return ETP_E_IO;
     int zerr = 0;
-    zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+    zip_t *z = ZF.open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
     if (!z) return zip_fail(&c, zerr, "cannot open", zerr == ZIP_ER_NOZIP && file_has_eocd(path));
     return open_zip(out, z, path, opts, err);
 }
@@ -908,21 +911,22 @@ int etp__etrecord_open_buffer(etp_etrecord **out, const void *data, size_t size,
                               const etp_etrecord_opts *opts, etp_error *err) {
     *out = NULL;
     rd c = {.file = name, .err = err};
+    if (!etp__zip(name, err)) return ETP_E_IO;
     zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(data, size, 0, &ze);
+    ZF.error_init(&ze);
+    zip_source_t *src = ZF.source_buffer_create(data, size, 0, &ze);
     if (!src) {
-        zip_error_fini(&ze);
+        ZF.error_fini(&ze);
         return OOM(&c);
     }
-    zip_t *z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+    zip_t *z = ZF.open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
     if (!z) {
-        int code = zip_error_code_zip(&ze);
-        zip_source_free(src);
-        zip_error_fini(&ze);
+        int code = ZF.error_code_zip(&ze);
+        ZF.source_free(src);
+        ZF.error_fini(&ze);
         return zip_fail(&c, code, "cannot open", has_eocd((const unsigned char *)data, size));
     }
-    zip_error_fini(&ze);
+    ZF.error_fini(&ze);
     return open_zip(out, z, name, opts, err);
 }
 

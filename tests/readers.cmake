@@ -45,7 +45,9 @@ endif()
 # Time per nn.Module (issue 13.1): etp_modules_compute on a flatc-built dump with records written
 # by the test (libzip), expected values by hand.
 add_executable(test_modules ${CMAKE_SOURCE_DIR}/tests/test_modules.c)
-target_link_libraries(test_modules PRIVATE etprof)
+# the test writes its ETRecords with libzip, linked here (the library opens it with dlopen)
+target_link_libraries(test_modules PRIVATE etprof ${ETPROF_LIBZIP_LIBRARY})
+target_include_directories(test_modules PRIVATE ${LIBZIP_INCLUDE_DIRS})
 target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})
 # The library's tree and explain documents (etp_tree_doc, etp_explain_doc): values by hand on a
