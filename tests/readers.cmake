@@ -50,6 +50,14 @@ target_link_libraries(test_modules PRIVATE etprof ${ETPROF_LIBZIP_LIBRARY})
 target_include_directories(test_modules PRIVATE ${LIBZIP_INCLUDE_DIRS})
 target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})
+# libzip absent at run time (src/zipload.c compiled into the test with a soname no system has):
+# the ETRecord reader's located error, not a crash.
+add_executable(test_zipload ${CMAKE_SOURCE_DIR}/tests/test_zipload.c)
+target_link_libraries(test_zipload PRIVATE etprof)
+target_include_directories(test_zipload PRIVATE ${LIBZIP_INCLUDE_DIRS} ${CMAKE_SOURCE_DIR}/src
+                                                ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME zipload_missing COMMAND test_zipload)
+set_tests_properties(zipload_missing PROPERTIES LABELS "readers")
 # The library's tree and explain documents (etp_tree_doc, etp_explain_doc): values by hand on a
 # flatc-built dump, the JSON parsed back with jansson, the usage errors.
 add_executable(test_tree_doc ${CMAKE_SOURCE_DIR}/tests/test_tree_doc.c)
