@@ -6,7 +6,8 @@
 #   scripts/check-sanitize.sh [ctest arguments...]
 #
 # Environment: SANITIZE_CC (default clang-14 when installed, else gcc), SANITIZE_BUILD_DIR
-# (default build-asan).
+# (default build-asan), SANITIZE_JOBS (tests run at once; default: the CPU count, as in the gcc
+# stage: every test has its own temporary files).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,4 +30,4 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detec
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "check-sanitize.sh: $cc, ASan+UBSan, $build"
 cd "$build"
-ctest --output-on-failure "$@"
+ctest --output-on-failure -j "${SANITIZE_JOBS:-$(nproc 2>/dev/null || echo 2)}" "$@"
