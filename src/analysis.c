@@ -1480,11 +1480,17 @@ static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *
     atomic_init(&w.stop, false);
     pthread_t th;
     bool started = false;
+    const etp_dump *d = etp_model_dump(m);
+    bool split = false;
     if ((w.r = result_new()) && !etp__model_clone(m, &w.m, &w.err)) {
         etp__model_set_event_charge(w.m, 32);
+        /* the worker verifies its own blocks while the background verifier does the first
+         * part's, rather than waiting for it to pass them (etdump_int.h) */
+        if ((split = etp__dump_split_begin(d, w.lo))) etp__model_set_split(w.m, w.lo);
         started = pthread_create(&th, NULL, ops_worker_main, &w) == 0;
     }
     if (!started) {
+        if (split) etp__dump_split_end(d);
         etp_ops_free(w.r);
         etp_model_close(w.m);
         return run_blocks(r, m, o, 0, nb, nb, NULL, err);
@@ -1492,6 +1498,11 @@ static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *
     int rc = run_blocks(r, m, o, 0, w.lo, nb, NULL, err);
     if (rc) atomic_store(&w.stop, true);
     pthread_join(th, NULL);
+    if (split) {
+        etp__dump_split_end(d);
+        /* every block verified as one pass would have it, or the one-thread pass below */
+        if (!rc && !w.rc && etp__dump_wait(d, nb, NULL)) w.rc = ETP_E_INPUT;
+    }
     if (!rc && !w.rc) {
         etp__model_absorb(m, w.m);
         etp_model_close(w.m);

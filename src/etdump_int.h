@@ -15,6 +15,20 @@ extern uint32_t etp__async_min;
  * for a dump opened otherwise. */
 int etp__dump_wait(const etp_dump *d, uint32_t blocks, etp_error *err);
 
+/* A split of the verification (analysis.c, two threads): blocks [from, count) are verified by
+ * the thread that reads them, just before it reads each, instead of by the background verifier,
+ * which verifies those before `from` and then waits at `from`. Begins only while the background
+ * verifier has not reached `from` (false: no split, read as before). After a true, that thread
+ * calls etp__dump_split_verify(b) for its blocks in order before reading each (ETP_OK, or
+ * failure: it stops) and etp__dump_split_end() exactly once when it is done, however it ended.
+ * When every block from `from` was verified, they count as verified by the background verifier
+ * (the counts added); otherwise it verifies them again in order, so errors, their order and
+ * the counts are what one pass gives. etp__dump_wait() does not see a split's blocks as
+ * verified before its end. */
+bool etp__dump_split_begin(const etp_dump *d, uint32_t from);
+int etp__dump_split_verify(const etp_dump *d, uint32_t block, etp_error *err);
+void etp__dump_split_end(const etp_dump *d);
+
 /* As etp_dump_event(), for a caller that decodes event after event into the same structures:
  * `ev` must hold zeros or what an earlier call (or etp_dump_event()) left there. Only the member
  * of the previous event's type is cleared; the result is the same as etp_dump_event()'s. Returns

@@ -63,6 +63,8 @@ struct etp_model {
     uint32_t hcap;
     uint64_t charged;   /* bytes of the process's memory budget this scratch holds */
     uint32_t event_charge; /* charged per event beyond the scratch (model_int.h) */
+    uint32_t split_from;   /* blocks from here are verified by this model's reader (a split,
+                              etp__model_set_split), UINT32_MAX: none */
     uint32_t hmask;     /* slots in use for the current block - 1 */
     uint32_t *hused;    /* hash: the slots filled for the current block (cleared for the next) */
     uint32_t nused;
@@ -161,6 +163,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     m->no_units = m->opts.kinds_only;
     m->forced_plan = -1;
     m->event_charge = ETP_MEM_PER_EVENT;
+    m->split_from = UINT32_MAX;
     if (prog) {
         m->icache = malloc(ICACHE * sizeof *m->icache);
         if (!m->icache) {
@@ -266,6 +269,7 @@ bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held) {
 void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
 
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
+void etp__model_set_split(etp_model *m, uint32_t from) { m->split_from = from; }
 
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err) {
@@ -1225,7 +1229,10 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
 
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);
-    int rc = etp__dump_wait(m->dump, block + 1, err); /* etp_dump_open_opts.background */
+    /* etp_dump_open_opts.background; a split's blocks are verified here, just before they are
+     * read (etdump_int.h) */
+    int rc = block >= m->split_from ? etp__dump_split_verify(m->dump, block, err)
+                                    : etp__dump_wait(m->dump, block + 1, err);
     if (rc) return rc;
     bv->block = block;
     bv->method_event = -1;

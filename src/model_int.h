@@ -27,6 +27,9 @@ void etp__model_release_scratch(etp_model *m);
  * keeps little per event beyond the rows it charges itself (etp_ops_compute) sets its own for
  * its pass and ETP_MEM_PER_EVENT after it. */
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes);
+/* This model reads blocks from `from` on and verifies them itself, just before it reads each:
+ * after etp__dump_split_begin(dump, from) returned true (etdump_int.h). */
+void etp__model_set_split(etp_model *m, uint32_t from);
 /* The budget in bytes (UINT64_MAX: no limit); reads ETPROF_MEMORY_BUDGET. */
 uint64_t etp__mem_budget(void);
 /* Charges `bytes` when the process's total stays within `budget`: true; else false, nothing

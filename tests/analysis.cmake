@@ -17,5 +17,5 @@ if(TARGET etprof-gen)
   add_test(NAME threads_identical
            COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_threads_identical.sh ${ETPROF_BIN}
                    $<TARGET_FILE:etprof-gen> ${ETPROF_TEST_DATA})
-  set_tests_properties(threads_identical PROPERTIES TIMEOUT 600)
+  set_tests_properties(threads_identical PROPERTIES TIMEOUT 900)
 endif()

@@ -3,7 +3,12 @@
 # byte-identical output to the one-thread pass. ETPROF_THREADS=2 forces two threads on every dump
 # of two blocks or more, ETPROF_THREADS=1 forbids them. Inputs: every ETDump of tests/data (with
 # its program where the manifest pairs one), and dumps from bench/etprof-gen of every style, with
-# a slow operator and with rows that appear only in the second half of the blocks.
+# a slow operator and with rows that appear only in the second half of the blocks. Two threads run
+# twice: as they come (small files are verified before the pass), and with the test hook
+# ETPROF_TEST_SPLIT_VERIFY=1, which verifies every file in the background and holds the verifier
+# until it is needed, so that the second half's thread verifies its own blocks (the split of
+# src/etdump.c, as on large files); with dumps corrupted in either half, the error must be the
+# one-thread one.
 # usage: test_threads_identical.sh ETPROF ETPROF_GEN DATA_DIR
 set -u
 E=$1 GEN=$2 D=$3
@@ -18,11 +23,19 @@ run_both() { # label, then the etprof arguments (output to stdout)
     local r1=$?
     ETPROF_THREADS=2 "$E" "$@" >"$T/two" 2>"$T/two.err"
     local r2=$?
+    ETPROF_TEST_SPLIT_VERIFY=1 ETPROF_THREADS=2 "$E" "$@" >"$T/split" 2>"$T/split.err"
+    local r3=$?
     cases=$((cases + 1))
     if [ $r1 -ne $r2 ] || ! cmp -s "$T/one" "$T/two" || ! cmp -s "$T/one.err" "$T/two.err"; then
         echo "DIFFERENT ($label): exit $r1 vs $r2: $*"
         diff "$T/one" "$T/two" | head -5
         diff "$T/one.err" "$T/two.err" | head -3
+        fail=1
+    fi
+    if [ $r1 -ne $r3 ] || ! cmp -s "$T/one" "$T/split" || ! cmp -s "$T/one.err" "$T/split.err"; then
+        echo "DIFFERENT ($label, verification split): exit $r1 vs $r3: $*"
+        diff "$T/one" "$T/split" | head -5
+        diff "$T/one.err" "$T/split.err" | head -3
         fail=1
     fi
 }
@@ -82,6 +95,27 @@ ETPROF_MEMORY_BUDGET=4 ETPROF_THREADS=2 "$E" ops "$T/b.etdp" --pte "$T/b.pte" -o
     { echo "budget 4 MiB: two threads failed where one pass fits"; fail=1; }
 ETPROF_MEMORY_BUDGET=2 ETPROF_THREADS=2 "$E" ops "$T/b.etdp" --pte "$T/b.pte" -o /dev/null 2>/dev/null &&
     { echo "budget 2 MiB: expected a refusal"; fail=1; }
+
+# a verification error in the first half, in the second, in both: the first in file order, as
+# one pass reports it (with the split, the second half's thread finds its own first)
+"$GEN" --style qnn-llm --blocks 8 --nodes 300 --seed 5 --pte "$T/c.pte" -o "$T/c.etdp" -q
+errs=0
+for where in 0.3 0.8 both; do
+    python3 - "$T/c.etdp" "$T/bad.etdp" "$where" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+for frac in ((0.3, 0.8) if sys.argv[3] == "both" else (float(sys.argv[3]),)):
+    off = int(len(d) * frac) // 4 * 4
+    for k in range(0, 64, 4):
+        struct.pack_into("<I", d, off + k, 0x7FFFFFF0)
+open(sys.argv[2], "wb").write(d)
+EOF
+    for cmd in ops summary; do
+        run_both "$cmd corrupted at $where" "$cmd" "$T/bad.etdp" --pte "$T/c.pte" --format json
+        grep -q 'run_data\[' "$T/one.err" && errs=$((errs + 1))
+    done
+done
+[ "$errs" -ge 6 ] || { echo "the corrupted dumps gave $errs located block errors of 6"; fail=1; }
 
 echo "$cases comparisons, $multi dumps of two blocks or more"
 [ "$multi" -ge 10 ] || { echo "too few multi-block dumps: the two-thread pass was hardly exercised"; fail=1; }
