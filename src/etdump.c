@@ -480,6 +480,13 @@ static void async_block_done(async_verify *av, uint32_t n) {
     pthread_mutex_unlock(&av->mu);
 }
 
+/* The held verifier (ETPROF_TEST_SPLIT_VERIFY) starts: someone needs a block (under mu). */
+static void release_held(async_verify *av) {
+    if (!av->held) return;
+    av->held = false;
+    pthread_cond_broadcast(&av->cv);
+}
+
 static void *async_main(void *arg) {
     async_verify *av = arg;
     pthread_mutex_lock(&av->mu);
@@ -544,10 +551,7 @@ int etp__dump_wait(const etp_dump *dc, uint32_t blocks, etp_error *err) {
     if (blocks > dc->info.block_count) blocks = dc->info.block_count;
     if (atomic_load_explicit(&av->verified, memory_order_acquire) >= blocks) return ETP_OK;
     pthread_mutex_lock(&av->mu);
-    if (av->held) { /* someone needs a block: the held verifier starts */
-        av->held = false;
-        pthread_cond_broadcast(&av->cv);
-    }
+    release_held(av);
     while (!av->done && atomic_load_explicit(&av->verified, memory_order_acquire) < blocks)
         pthread_cond_wait(&av->cv, &av->mu);
     int rc = ETP_OK;
@@ -567,6 +571,17 @@ int etp_dump_wait_verified(etp_dump *d, etp_error *err) {
 }
 
 /* ---- a split: the second part of the blocks verified by the thread that reads it ---- */
+
+/* Block i of the run_data vector at rd_vec, its path frame popped when it passes. */
+static int verify_nth(fbv *v, uint32_t rd_vec, uint32_t i, block *b, etp_dump_info *info,
+                      fast_ctx *fc) {
+    uint32_t e;
+    int rc;
+    fbv_push_index(v, i);
+    if ((rc = fbv_vec_elem(v, rd_vec, i, &e)) || (rc = verify_block(v, e, b, info, fc))) return rc;
+    fbv_pop(v);
+    return ETP_OK;
+}
 
 bool etp__dump_split_begin(const etp_dump *dc, uint32_t from) {
     async_verify *av = dc->av;
@@ -591,10 +606,7 @@ bool etp__dump_split_begin(const etp_dump *dc, uint32_t from) {
         atomic_store_explicit(&av->split_from, from, memory_order_release);
         on = true;
     }
-    if (av->held) {
-        av->held = false;
-        pthread_cond_broadcast(&av->cv);
-    }
+    release_held(av);
     pthread_mutex_unlock(&av->mu);
     return on;
 }
@@ -603,16 +615,11 @@ int etp__dump_split_verify(const etp_dump *dc, uint32_t blk, etp_error *err) {
     async_verify *av = dc->av;
     uint32_t from = atomic_load_explicit(&av->split_from, memory_order_relaxed);
     while (!av->split_bad && from + av->split_done <= blk) {
-        uint32_t i = from + av->split_done, e;
-        fbv *v = &av->sv;
-        fbv_push_index(v, i);
-        if (fbv_vec_elem(v, av->rd_vec, i, &e) ||
-            verify_block(v, e, &dc->blocks[i], &av->split_info, av->sfc)) {
+        uint32_t i = from + av->split_done;
+        if (verify_nth(&av->sv, av->rd_vec, i, &dc->blocks[i], &av->split_info, av->sfc))
             av->split_bad = true;
-            break;
-        }
-        fbv_pop(v);
-        av->split_done++;
+        else
+            av->split_done++;
     }
     if (!av->split_bad) return ETP_OK;
     /* not reported from here: after etp__dump_split_end() the verifier goes over these blocks
@@ -681,7 +688,6 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
 #endif
     int rc = ETP_OK;
     for (uint32_t i = 0; i < n_blocks; i++) {
-        uint32_t e;
         if (av && i == atomic_load_explicit(&av->split_from, memory_order_acquire) &&
             split_gate(d, v, av)) {
             async_block_done(av, n_blocks); /* the split's thread verified the rest */
@@ -691,13 +697,9 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
             rc = ETP_E_INTERNAL; /* nobody is waiting for this */
             break;
         }
-        fbv_push_index(v, i);
-        if ((rc = fbv_vec_elem(v, rd_vec, i, &e)) ||
-            (rc = verify_block(v, e, &d->blocks[i], &d->info, fc)))
-            break;
+        if ((rc = verify_nth(v, rd_vec, i, &d->blocks[i], &d->info, fc))) break;
         if (progress) progress(ctx, i + 1, n_blocks);
         if (av) async_block_done(av, i + 1);
-        fbv_pop(v);
     }
     free(fc);
     return rc;

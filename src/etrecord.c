@@ -1,8 +1,9 @@
 /* etrecord.c - the ETRecord reader (include/etprof_etrecord.h, docs/formats.md "ETRecord").
  *
- * The container is read with libzip (loaded on first use: src/zipload.h): the central directory first, then only the JSON entries
- * that are needed, one at a time, each into a buffer bounded by its claimed size (checked
- * against the limit before anything is read) and parsed with jansson. What is kept is copied
+ * The container is read with libzip (loaded on first use: src/zipload.h): the central
+ * directory first, then only the JSON entries that are needed, one at a time, each into a
+ * buffer bounded by its claimed size (checked against the limit before anything is read) and
+ * parsed with jansson. What is kept is copied
  * into the record's arena and the JSON document is freed before the next entry is read. */
 #include "etprof_etrecord.h"
 #include "etrecord_int.h"
