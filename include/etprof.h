@@ -570,6 +570,55 @@ void etp_model_trim(etp_model *m);
 /* Parses a QNN event name; returns its class and fills op id / op-name length. */
 etp_qnn_class etp_qnn_classify(const char *name, size_t len, int64_t *op_id, uint32_t *name_len);
 
+/* ---- Census: what a dump holds, block by block (etprof info) ----
+ * One pass of etp_model_block() over every block (on two threads for a large dump: the result
+ * is the one-thread one), counting the events by type and kind, the runs of each method and
+ * the delegate calls of each backend. Use a model opened with kinds_only when nothing else is
+ * wanted of it: the census reads no unit or value. */
+#define ETP_CENSUS_CAND_MAX 4
+
+typedef struct etp_census_block {
+    etp_block_info info;        /* info.name: a copy held by the census */
+    uint32_t by_type[4];        /* its events, indexed by their type: ETP_EVENT_* */
+    bool is_execute;            /* as etp_block_view.is_execute */
+    int plan;                   /* as etp_block_view: -1 when unknown */
+    const char *method;         /* the program's string, or NULL */
+    uint32_t candidates;        /* plans that fit its events (>1: ambiguous) */
+    etp_method_basis basis;     /* how the method was decided */
+    uint32_t n_candidate_names; /* an ambiguous block: the first ETP_CENSUS_CAND_MAX of the
+                                   fitting methods' names (program strings), 0 otherwise */
+    const char *candidate_names[ETP_CENSUS_CAND_MAX];
+} etp_census_block;
+
+/* A name and how often: a method and its runs (Execute blocks that resolved to it), or a backend
+ * id and its DELEGATE_CALL events. In order of first appearance. */
+typedef struct etp_census_count {
+    const char *name; /* the program's string */
+    uint64_t n;
+} etp_census_count;
+
+typedef struct etp_census etp_census;
+
+typedef struct etp_census_opts {
+    /* called after each block when set (done, total blocks) */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
+} etp_census_opts;
+
+/* Reads every block of m's dump (each verified before it is read, as etp_model_block() does).
+ * Errors as etp_model_block()'s. The census points into m's program (names): keep the program
+ * open while it is used; free it with etp_census_free(). opts may be NULL. A dump opened with
+ * etp_dump_open_opts.background still needs etp_dump_wait_verified() for its own counts. */
+int etp_census_compute(etp_model *m, const etp_census_opts *opts, etp_census **out,
+                       etp_error *err);
+void etp_census_free(etp_census *c);
+/* Block i (0 <= i < *n, the dump's block count). */
+const etp_census_block *etp_census_blocks(const etp_census *c, uint32_t *n);
+/* Events of each etp_kind over the whole dump (ETP_KIND_COUNT_ entries). */
+const uint64_t *etp_census_kinds(const etp_census *c);
+const etp_census_count *etp_census_methods(const etp_census *c, uint32_t *n);
+const etp_census_count *etp_census_backends(const etp_census *c, uint32_t *n);
+
 /* ---- Analyses ---- */
 /* ---------------------------------------------------------------------------------------------
  * Analyses: per-operator statistics over runs, the event hierarchy, placement (docs/analyses.md)

@@ -19,9 +19,9 @@
 #include "etdump_int.h"
 #include "model_int.h"
 #include "ops_int.h"
+#include "pair_int.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1188,12 +1188,9 @@ static int run_blocks(etp_ops_result *r, etp_model *m, const etp_ops_opts *o, ui
  * (a row's parent, an OPERATOR_CALL's operator, a method's Method::execute row) is the caller's
  * when it has one. A failure of either part is not reported from it: the whole pass is made
  * again on one thread, so that errors (the memory budget's included: both parts charge it at
- * once) are the one-thread ones. At most one pass per process runs on two threads at a time
- * (pairs_running): concurrent computations (Python threads) already use the CPUs.
- * ETPROF_THREADS=1 turns this off, ETPROF_THREADS=2 (or more) turns it on for any dump of two
- * blocks or more (the tests compare both); unset, it is on for a dump of 4 MiB or more with four
- * blocks or more on a machine with two CPUs or more. --skip-first counts runs across the split
- * and keeps one thread. */
+ * once) are the one-thread ones. When a pass takes two threads: pair_int.h (ETPROF_THREADS;
+ * the tests compare one and two); --skip-first counts runs across the split and keeps one
+ * thread. */
 
 typedef struct ops_worker {
     etp_ops_result *r;
@@ -1210,26 +1207,6 @@ static void *ops_worker_main(void *arg) {
     w->rc = run_blocks(w->r, w->m, w->o, w->lo, w->hi, w->nblocks, &w->stop, &w->err);
     etp__model_release_scratch(w->m);
     return NULL;
-}
-
-/* Two-thread passes running in this process: at most one at a time (a program that computes
- * several results at once, e.g. Python threads, already keeps the CPUs busy, and each pair
- * holds both halves' rows against the one memory budget). */
-static atomic_int pairs_running;
-
-static bool want_threads(const etp_model *m, const etp_ops_opts *o, uint32_t nblocks) {
-    if (o->skip_first) return false;
-    long want = 0;
-    const char *e = getenv("ETPROF_THREADS");
-    if (e && *e) {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (!*end && v >= 1) want = v;
-    }
-    if (want == 1 || nblocks < 2) return false;
-    if (want >= 2) return true;
-    return nblocks >= 4 && etp__dump_buffer_size(etp_model_dump(m)) >= ((size_t)4 << 20) &&
-           sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
 /* The chunks of w's arena and pool go to r (the strings and pooled arrays of w's rows stay
@@ -1456,62 +1433,38 @@ out:
     return rc;
 }
 
-static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, uint32_t nb,
-                         etp_error *err);
-
 /* The pass over the blocks, on two threads when that pays (see above): ETP_OK with r filled,
  * else the one-thread pass's error. */
 static int ops_pass(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, etp_error *err) {
     etp_ops_result *r = *rp;
     uint32_t nb = etp_dump_get_info(etp_model_dump(m))->block_count;
-    int idle = 0;
-    if (!want_threads(m, o, nb) || !atomic_compare_exchange_strong(&pairs_running, &idle, 1))
-        return run_blocks(r, m, o, 0, nb, nb, NULL, err);
-    int rc = ops_pass_pair(rp, m, o, nb, err);
-    atomic_store(&pairs_running, 0);
-    return rc;
-}
-
-/* ops_pass on two threads (this process's one pair: pairs_running is held). */
-static int ops_pass_pair(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, uint32_t nb,
-                         etp_error *err) {
-    etp_ops_result *r = *rp;
-    ops_worker w = {.o = o, .lo = nb / 2, .hi = nb, .nblocks = nb};
+    /* --skip-first counts runs across the split */
+    if (!etp__pair_wanted(m, nb, !o->skip_first)) return run_blocks(r, m, o, 0, nb, nb, NULL, err);
+    etp__pair p;
+    ops_worker w = {.o = o, .hi = nb, .nblocks = nb};
     atomic_init(&w.stop, false);
-    pthread_t th;
     bool started = false;
-    const etp_dump *d = etp_model_dump(m);
-    bool split = false;
-    if ((w.r = result_new()) && !etp__model_clone(m, &w.m, &w.err)) {
-        etp__model_set_event_charge(w.m, 32);
-        /* the worker verifies its own blocks while the background verifier does the first
-         * part's, rather than waiting for it to pass them (etdump_int.h) */
-        if ((split = etp__dump_split_begin(d, w.lo))) etp__model_set_split(w.m, w.lo);
-        started = pthread_create(&th, NULL, ops_worker_main, &w) == 0;
+    if ((w.r = result_new()) && etp__pair_open(&p, m, nb, 32)) {
+        w.m = p.wm;
+        w.lo = p.lo;
+        started = etp__pair_run(&p, ops_worker_main, &w);
     }
     if (!started) {
-        if (split) etp__dump_split_end(d);
         etp_ops_free(w.r);
-        etp_model_close(w.m);
+        etp__pair_release();
         return run_blocks(r, m, o, 0, nb, nb, NULL, err);
     }
     int rc = run_blocks(r, m, o, 0, w.lo, nb, NULL, err);
     if (rc) atomic_store(&w.stop, true);
-    pthread_join(th, NULL);
-    if (split) {
-        etp__dump_split_end(d);
-        /* every block verified as one pass would have it, or the one-thread pass below */
-        if (!rc && !w.rc && etp__dump_wait(d, nb, NULL)) w.rc = ETP_E_INPUT;
-    }
-    if (!rc && !w.rc) {
-        etp__model_absorb(m, w.m);
-        etp_model_close(w.m);
+    etp__pair_join(&p);
+    bool merge = etp__pair_finish(&p, m, !rc && !w.rc);
+    etp__pair_release();
+    if (merge) {
         rc = merge_result(r, w.r);
         if (o->progress) o->progress(o->progress_ctx, nb, nb);
         return rc;
     }
     etp_ops_free(w.r);
-    etp_model_close(w.m);
     /* A failure of either part: the one-thread pass decides (the first part may have failed
      * only because the worker held part of the memory budget at the same time). */
     if (err) memset(err, 0, sizeof *err);

@@ -567,6 +567,88 @@ static void test_synth(void) {
     close_fx(&fx);
 }
 
+/* etp_census_compute against tests/data/MANIFEST.md: 11 blocks, `Default` (Method::init and
+ * Program::load_method) then 10 `Execute` blocks of 1530 profile events, 15302 events in all;
+ * each run has one Method::execute and one DELEGATE_CALL (the QNN backend, named in the
+ * program), everything else the backend logged. On one thread and on two (ETPROF_THREADS). */
+static void test_census(void) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setenv("ETPROF_THREADS", threads == 1 ? "1" : "2", 1);
+        fixture fx;
+        if (!open_fx(&fx, "fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp",
+                     "upstream/stories260k_hybrid_llama_qnn.pte", NULL))
+            continue;
+        etp_census *c = NULL;
+        etp_error err = {0};
+        CHECK(etp_census_compute(fx.model, NULL, &c, &err) == ETP_OK);
+        if (c) {
+            uint32_t nb, nm, nk;
+            const etp_census_block *b = etp_census_blocks(c, &nb);
+            CHECK_EQ_U(nb, 11);
+            CHECK(b[0].info.name.ptr && strcmp(b[0].info.name.ptr, "Default") == 0);
+            CHECK_EQ_U(b[0].by_type[ETP_EVENT_PROFILE], 2);
+            CHECK(!b[0].is_execute);
+            for (uint32_t i = 1; i < nb; i++) {
+                CHECK(b[i].info.name.ptr && strcmp(b[i].info.name.ptr, "Execute") == 0);
+                CHECK_EQ_U(b[i].info.event_count, 1530);
+                CHECK_EQ_U(b[i].by_type[ETP_EVENT_PROFILE], 1530);
+                CHECK_EQ_U(b[i].by_type[ETP_EVENT_ALLOCATION] + b[i].by_type[ETP_EVENT_DEBUG], 0);
+                CHECK(b[i].is_execute);
+                /* both methods of the program fit the events (tests/test_method_ambiguity.py):
+                 * no method is taken */
+                CHECK(b[i].method == NULL);
+                CHECK_EQ_U(b[i].candidates, 2);
+                CHECK_EQ_U(b[i].n_candidate_names, 2);
+                if (b[i].n_candidate_names == 2)
+                    CHECK(strcmp(b[i].candidate_names[0], "kv_forward") == 0 &&
+                          strcmp(b[i].candidate_names[1], "prefill_forward") == 0);
+            }
+            const uint64_t *k = etp_census_kinds(c);
+            uint64_t total = 0;
+            for (int j = 0; j < ETP_KIND_COUNT_; j++) total += k[j];
+            CHECK_EQ_U(total, 15302);
+            CHECK_EQ_U(k[ETP_KIND_FRAMEWORK], 12);
+            CHECK_EQ_U(k[ETP_KIND_DELEGATE_CALL], 10);
+            CHECK_EQ_U(k[ETP_KIND_DELEGATE_INTERNAL], 15302 - 22);
+            etp_census_methods(c, &nm);
+            CHECK_EQ_U(nm, 0);
+            const etp_census_count *bk = etp_census_backends(c, &nk);
+            CHECK_EQ_U(nk, 1);
+            if (nk) {
+                CHECK(strcmp(bk[0].name, "QnnBackend") == 0);
+                CHECK_EQ_U(bk[0].n, 10);
+            }
+        }
+        etp_census_free(c);
+        c = NULL;
+        /* the method given (--method): every Execute block is a run of it */
+        etp_model_opts mo;
+        etp_model_opts_init(&mo);
+        mo.method = "kv_forward";
+        etp_model *m2 = NULL;
+        CHECK(etp_model_open(&m2, fx.dump, fx.prog, &mo, &err) == ETP_OK);
+        if (m2 && etp_census_compute(m2, NULL, &c, &err) == ETP_OK) {
+            uint32_t nb, nm;
+            const etp_census_block *b = etp_census_blocks(c, &nb);
+            for (uint32_t i = 1; i < nb; i++)
+                CHECK(b[i].method && strcmp(b[i].method, "kv_forward") == 0 &&
+                      b[i].basis == ETP_MB_OPTION);
+            const etp_census_count *m = etp_census_methods(c, &nm);
+            CHECK_EQ_U(nm, 1);
+            if (nm) {
+                CHECK(strcmp(m[0].name, "kv_forward") == 0);
+                CHECK_EQ_U(m[0].n, 10);
+            }
+        } else {
+            CHECK(!"census with --method");
+        }
+        etp_census_free(c);
+        etp_model_close(m2);
+        close_fx(&fx);
+    }
+    unsetenv("ETPROF_THREADS");
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) data_dir = argv[1];
     test_stats();
@@ -577,5 +659,6 @@ int main(int argc, char **argv) {
     test_qnn("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp", 1);
     test_ethosu();
     test_synth();
+    test_census();
     return check_done();
 }

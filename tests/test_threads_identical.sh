@@ -1,5 +1,5 @@
 #!/bin/bash
-# The two-thread pass of the analyses (src/analysis.c, "Two threads"; docs/performance.md) gives
+# The two-thread pass of the analyses (src/pair_int.h; docs/analyses.md "Two threads") gives
 # byte-identical output to the one-thread pass. ETPROF_THREADS=2 forces two threads on every dump
 # of two blocks or more, ETPROF_THREADS=1 forbids them. Inputs: every ETDump of tests/data (with
 # its program where the manifest pairs one), and dumps from bench/etprof-gen of every style, with
@@ -48,10 +48,11 @@ check_dump() { # dump, then extra options (--pte P ...)
     # one block: the pass cannot be split (the same code runs either way), nothing to compare
     [ "${nb:-0}" -ge 2 ] || return 0
     multi=$((multi + 1))
-    for cmd in ops summary tree explain runs; do
+    for cmd in ops summary tree explain runs info; do
         run_both "$cmd" "$cmd" "$f" "$@" --format json
     done
     run_both "ops text" ops "$f" "$@"
+    run_both "info text" info "$f" "$@"
     run_both "ops csv" ops "$f" "$@" --format csv
     run_both "ops --skip-first" ops "$f" "$@" --skip-first 1 --format json
     run_both "diff self" diff "$f" "$f" "$@" --format json
@@ -87,7 +88,7 @@ check_dump "$T/m.etdp" --pte "$T/m.pte" --method forward 2>/dev/null
 # not fit in (2 MiB) must fail with the same located line
 "$GEN" --style qnn-llm --blocks 6 --nodes 2000 --seed 3 --pte "$T/b.pte" -o "$T/b.etdp" -q
 for budget in 4 2; do
-    for cmd in ops summary; do
+    for cmd in ops summary info; do
         ETPROF_MEMORY_BUDGET=$budget run_both "$cmd budget $budget" "$cmd" "$T/b.etdp" --pte "$T/b.pte" --format json
     done
 done
@@ -110,12 +111,12 @@ for frac in ((0.3, 0.8) if sys.argv[3] == "both" else (float(sys.argv[3]),)):
         struct.pack_into("<I", d, off + k, 0x7FFFFFF0)
 open(sys.argv[2], "wb").write(d)
 EOF
-    for cmd in ops summary; do
+    for cmd in ops summary info; do
         run_both "$cmd corrupted at $where" "$cmd" "$T/bad.etdp" --pte "$T/c.pte" --format json
         grep -q 'run_data\[' "$T/one.err" && errs=$((errs + 1))
     done
 done
-[ "$errs" -ge 6 ] || { echo "the corrupted dumps gave $errs located block errors of 6"; fail=1; }
+[ "$errs" -ge 9 ] || { echo "the corrupted dumps gave $errs located block errors of 9"; fail=1; }
 
 echo "$cases comparisons, $multi dumps of two blocks or more"
 [ "$multi" -ge 10 ] || { echo "too few multi-block dumps: the two-thread pass was hardly exercised"; fail=1; }

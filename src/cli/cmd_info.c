@@ -4,65 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct block_sum {
-    etp_block_info bi; /* bi.name: a copy (see keep_name) */
-    uint32_t by_type[4];
-    int plan;
-    const char *method;
-    uint32_t candidates;
-    etp_method_basis basis;     /* how its method was decided */
-    uint32_t ncand;             /* an ambiguous block: the fitting methods (program strings) */
-    const char *cand[4];
-    bool owns_name;
-} block_sum;
-
-/* The block's name, kept in memory: the pass over a large file gives the file's pages back as it
- * goes, and mapping one page again per block for the output would cost more than the copy. A
- * block named like the one before it (usually "Execute") shares its copy. */
-static bool keep_name(block_sum *bs, uint32_t b) {
-    etp_str *n = &bs[b].bi.name;
-    if (!n->ptr) return true;
-    if (b > 0 && bs[b - 1].bi.name.ptr && bs[b - 1].bi.name.len == n->len &&
-        memcmp(bs[b - 1].bi.name.ptr, n->ptr, n->len) == 0) {
-        n->ptr = bs[b - 1].bi.name.ptr;
-        return true;
-    }
-    char *c = malloc((size_t)n->len + 1);
-    if (!c) return false;
-    memcpy(c, n->ptr, (size_t)n->len + 1);
-    n->ptr = c;
-    bs[b].owns_name = true;
-    return true;
-}
-
-static void free_block_sums(block_sum *bs, uint32_t n) {
-    if (!bs) return;
-    for (uint32_t b = 0; b < n; b++)
-        if (bs[b].owns_name) free((char *)bs[b].bi.name.ptr);
-    free(bs);
-}
-
-#define MAX_NAMES 64
-
-typedef struct name_count {
-    const char *name;
-    uint64_t n;
-} name_count;
-
-static void bump(name_count *t, uint32_t *nt, const char *name) {
-    if (!name) return;
-    for (uint32_t i = 0; i < *nt; i++)
-        if (strcmp(t[i].name, name) == 0) {
-            t[i].n++;
-            return;
-        }
-    if (*nt < MAX_NAMES) t[(*nt)++] = (name_count){name, 1};
-}
-
-static bool same_block(const block_sum *a, const block_sum *b) {
-    return a->bi.name.ptr && b->bi.name.ptr && strcmp(a->bi.name.ptr, b->bi.name.ptr) == 0 &&
+static bool same_block(const etp_census_block *a, const etp_census_block *b) {
+    return a->info.name.ptr && b->info.name.ptr && strcmp(a->info.name.ptr, b->info.name.ptr) == 0 &&
            memcmp(a->by_type, b->by_type, sizeof a->by_type) == 0 && a->plan == b->plan &&
-           a->bi.allocator_count == b->bi.allocator_count;
+           a->info.allocator_count == b->info.allocator_count;
 }
 
 /* Closes the text and adds it to `sec` as prose wrapped to the terminal under the values (column
@@ -86,9 +31,10 @@ static void put_safe(FILE *f, const char *name) {
  * program, methods, backends and a mismatch that was ignored. Each line is wrapped under its
  * value (out_wrap is line by line, so the lines may go in several blocks). */
 static bool dump_header(etp_section *sec, cli_args *a, const char *path, const etp_dump_info *di,
-                        const cli_inputs *in, const uint64_t *kinds, const name_count *methods,
-                        uint32_t nmethods, const name_count *backends, uint32_t nbackends,
-                        uint32_t nm, const char *first) {
+                        const cli_inputs *in, const uint64_t *kinds,
+                        const etp_census_count *methods, uint32_t nmethods,
+                        const etp_census_count *backends, uint32_t nbackends, uint32_t nm,
+                        const char *first) {
     cli_text b;
     if (!cli_text_open(&b)) return false;
     FILE *f = b.f;
@@ -134,62 +80,36 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
     return true;
 }
 
+static void census_progress(void *ctx, uint64_t done, uint64_t total) {
+    cli_progress(ctx, "info", done, total);
+}
+
 static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     cli_inputs in;
     /* the blocks are verified by a second thread while this one classifies them */
     int rc = cli_open_inputs_blob_kinds(a, blob, &in);
     if (rc) return rc;
     const etp_dump_info *di = etp_dump_get_info(in.dump);
-    block_sum *bs = calloc(di->block_count ? di->block_count : 1, sizeof *bs);
-    if (!bs) {
-        cli_errorf("out of memory");
-        cli_close_inputs(&in);
-        return EXIT_INTERNAL;
-    }
-    uint64_t kinds[ETP_KIND_COUNT_] = {0};
-    name_count methods[MAX_NAMES], backends[MAX_NAMES];
-    uint32_t nmethods = 0, nbackends = 0;
     etp_error err = {0};
-    for (uint32_t b = 0; b < di->block_count; b++) {
-        etp_block_view v;
-        if ((rc = etp_model_block(in.model, b, &v, &err))) {
-            cli_error(&err);
-            free_block_sums(bs, b);
-            cli_close_inputs(&in);
-            return cli_exit_for(rc);
-        }
-        bs[b].bi = v.info;
-        if (!keep_name(bs, b)) {
-            cli_errorf("out of memory");
-            free_block_sums(bs, b);
-            cli_close_inputs(&in);
-            return EXIT_INTERNAL;
-        }
-        bs[b].plan = v.plan;
-        bs[b].method = v.method;
-        bs[b].candidates = v.candidates;
-        bs[b].basis = v.method_basis;
-        bs[b].ncand = v.n_candidate_names < 4 ? v.n_candidate_names : 4;
-        for (uint32_t k = 0; k < bs[b].ncand; k++) bs[b].cand[k] = v.candidate_names[k];
-        if (v.is_execute && v.method) bump(methods, &nmethods, v.method);
-        for (uint32_t i = 0; i < v.n; i++) {
-            const etp_mevent *e = &v.events[i];
-            bs[b].by_type[e->ev.type & 3]++;
-            kinds[e->kind]++;
-            if (e->kind == ETP_KIND_DELEGATE_CALL && e->backend) bump(backends, &nbackends, e->backend);
-        }
-        cli_progress(a, "info", b + 1, di->block_count);
-    }
+    etp_census *cen = NULL;
+    etp_census_opts co = {census_progress, a};
+    rc = etp_census_compute(in.model, &co, &cen, &err);
     cli_progress_end(a);
-    if ((rc = etp_dump_wait_verified(in.dump, &err))) { /* the counts are complete from here */
+    /* the counts are complete from here */
+    if (rc || (rc = etp_dump_wait_verified(in.dump, &err))) {
         cli_error(&err);
-        free_block_sums(bs, di->block_count);
+        etp_census_free(cen);
         cli_close_inputs(&in);
         return cli_exit_for(rc);
     }
+    uint32_t nblocks, nmethods, nbackends;
+    const etp_census_block *bs = etp_census_blocks(cen, &nblocks);
+    const uint64_t *kinds = etp_census_kinds(cen);
+    const etp_census_count *methods = etp_census_methods(cen, &nmethods);
+    const etp_census_count *backends = etp_census_backends(cen, &nbackends);
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
-        free_block_sums(bs, di->block_count);
+        etp_census_free(cen);
         cli_close_inputs(&in);
         return rc;
     }
@@ -233,20 +153,21 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         for (uint32_t b = 0; b < di->block_count; b++) {
             etp_node *bo = etp_node_obj(bl, NULL);
             etp_node_uint(bo, "index", b);
-            etp_node_str(bo, "name", bs[b].bi.name.ptr);
-            etp_node_int(bo, "bundled_input_index", bs[b].bi.bundled_input_index);
-            etp_node_uint(bo, "events", bs[b].bi.event_count);
+            etp_node_str(bo, "name", bs[b].info.name.ptr);
+            etp_node_int(bo, "bundled_input_index", bs[b].info.bundled_input_index);
+            etp_node_uint(bo, "events", bs[b].info.event_count);
             etp_node_uint(bo, "profile", bs[b].by_type[ETP_EVENT_PROFILE]);
             etp_node_uint(bo, "allocation", bs[b].by_type[ETP_EVENT_ALLOCATION]);
             etp_node_uint(bo, "debug", bs[b].by_type[ETP_EVENT_DEBUG]);
             etp_node *al = etp_node_arr(bo, "allocators");
-            for (uint32_t k = 0; k < bs[b].bi.allocator_count; k++)
+            for (uint32_t k = 0; k < bs[b].info.allocator_count; k++)
                 etp_node_str(al, NULL, etp_dump_allocator_name(in.dump, b, k).ptr);
             etp_node_str(bo, "method", bs[b].method);
             etp_node_uint(bo, "method_candidates", bs[b].candidates);
             etp_node_str(bo, "method_basis", etp_method_basis_name(bs[b].basis));
             etp_node *cn = etp_node_arr(bo, "method_candidate_names");
-            for (uint32_t k = 0; k < bs[b].ncand; k++) etp_node_str(cn, NULL, bs[b].cand[k]);
+            for (uint32_t k = 0; k < bs[b].n_candidate_names; k++)
+                etp_node_str(cn, NULL, bs[b].candidate_names[k]);
         }
     } else {
         etp_section *sec = etp_doc_section(doc, "info");
@@ -284,20 +205,20 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             if (bs[b].candidates > 1) {
                 size_t k = strlen(meth);
                 k += (size_t)snprintf(meth + k, sizeof meth - k, "(ambiguous:");
-                for (uint32_t q = 0; q < bs[b].ncand && k < sizeof meth; q++)
+                for (uint32_t q = 0; q < bs[b].n_candidate_names && k < sizeof meth; q++)
                     k += (size_t)snprintf(meth + k, sizeof meth - k, "%s%.40s", q ? ", " : " ",
-                                          bs[b].cand[q]);
+                                          bs[b].candidate_names[q]);
                 if (k < sizeof meth) snprintf(meth + k, sizeof meth - k, ")");
             }
             etp_table_row(t);
             etp_table_str(t, range);
-            etp_table_str(t, bs[b].bi.name.ptr);
+            etp_table_str(t, bs[b].info.name.ptr);
             etp_table_uint(t, e - b);
-            etp_table_uint(t, bs[b].bi.event_count);
+            etp_table_uint(t, bs[b].info.event_count);
             etp_table_uint(t, bs[b].by_type[ETP_EVENT_PROFILE]);
             etp_table_uint(t, bs[b].by_type[ETP_EVENT_ALLOCATION]);
             etp_table_uint(t, bs[b].by_type[ETP_EVENT_DEBUG]);
-            etp_table_uint(t, bs[b].bi.allocator_count);
+            etp_table_uint(t, bs[b].info.allocator_count);
             etp_table_str(t, meth[0] ? meth : NULL);
             b = e;
         }
@@ -309,7 +230,7 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         rc = EXIT_INTERNAL;
     }
     etp_doc_free(doc);
-    free_block_sums(bs, di->block_count);
+    etp_census_free(cen);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
