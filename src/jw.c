@@ -708,16 +708,24 @@ void jw_raw_end(jw *w, char *end) {
     w->done = true;
 }
 
+/* Decimal digits of v (1 for 0). */
+static inline unsigned dec_digits(uint64_t v) {
+    unsigned n = 1;
+    for (; v >= 10000; v /= 10000) n += 4;
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* The digits are written in place, from their end: no staging buffer to copy from. */
 char *jw_put_uint(char *d, uint64_t v) {
-    char buf[24], *end = buf + sizeof buf, *p = utoa_end(end, v);
-    return jw_put(d, p, (size_t)(end - p));
+    char *end = d + dec_digits(v);
+    utoa_end(end, v);
+    return end;
 }
 
 char *jw_put_int(char *d, int64_t v) {
-    char buf[24], *end = buf + sizeof buf;
-    char *p = utoa_end(end, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
-    if (v < 0) *--p = '-';
-    return jw_put(d, p, (size_t)(end - p));
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (v < 0) *d++ = '-';
+    return jw_put_uint(d, u);
 }
 
 char *jw_put_double(char *d, double v) {

@@ -1317,6 +1317,36 @@ static void test_jw_raw(void) {
             mem_close(&m);
         }
     }
+    /* integers written in place (their digits counted first): every power-of-ten boundary and
+     * the extremes, against printf */
+    {
+        uint64_t p10 = 1;
+        for (int k = 0; k <= 20; k++) {
+            uint64_t cand[6] = {p10 - 1, p10, p10 + 1, p10 * 2, UINT64_MAX, (uint64_t)INT64_MAX};
+            for (int c = 0; c < 6; c++) {
+                char want[32];
+                int64_t sv = (int64_t)cand[c];
+                snprintf(want, sizeof want, "%" PRIu64, cand[c]);
+                char *e = jw_put_uint(got, cand[c]);
+                CHECK_MSG((size_t)(e - got) == strlen(want) && memcmp(got, want, strlen(want)) == 0,
+                          "jw_put_uint(%s)", want);
+                snprintf(want, sizeof want, "%" PRId64, sv);
+                e = jw_put_int(got, sv);
+                CHECK_MSG((size_t)(e - got) == strlen(want) && memcmp(got, want, strlen(want)) == 0,
+                          "jw_put_int(%s)", want);
+                if (sv == INT64_MIN) continue; /* below, alone: it has no negation */
+                snprintf(want, sizeof want, "%" PRId64, -sv);
+                e = jw_put_int(got, -sv);
+                CHECK_MSG((size_t)(e - got) == strlen(want) && memcmp(got, want, strlen(want)) == 0,
+                          "jw_put_int(%s)", want);
+            }
+            if (k < 19) p10 *= 10;
+        }
+        char want[32];
+        snprintf(want, sizeof want, "%" PRId64, INT64_MIN);
+        char *e = jw_put_int(got, INT64_MIN);
+        CHECK((size_t)(e - got) == strlen(want) && memcmp(got, want, strlen(want)) == 0);
+    }
     /* a raw line next to the checked one, through a buffered JSON Lines writer */
     mem a, b;
     mem_open(&a);
