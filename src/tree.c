@@ -69,6 +69,20 @@ static const char *role_of(const etp_ops_row *row, const etp_ops_row *parent) {
     return "time";
 }
 
+typedef struct node_key {
+    double v;
+    uint32_t pos, row;
+} node_key;
+
+/* Larger values first, NaN after every number, then the original position. */
+static int cmp_node_key(const void *x, const void *y) {
+    const node_key *a = x, *b = y;
+    bool na = isnan(a->v), nb = isnan(b->v);
+    if (na != nb) return na ? 1 : -1;
+    if (!na && a->v != b->v) return a->v > b->v ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 /* Children of `i` in display order: time children first, then facts; HTP nodes by the statistic,
  * largest first. Returns the count; fills c->scratch from `at`. */
 static size_t ordered_children(tree_ctx *c, size_t i, uint32_t *out) {
@@ -80,10 +94,22 @@ static size_t ordered_children(tree_ctx *c, size_t i, uint32_t *out) {
             int p = row->htp_node ? 2 : is_time(row->unit) ? 0 : 1;
             if (p == pass) out[m++] = kids[k];
         }
-    /* sort the HTP nodes (a suffix) by the statistic, largest first (insertion sort is enough
-     * for the typical hundreds; stable) */
+    /* sort the HTP nodes (a suffix) by the statistic, largest first, NaN last, equal ones in
+     * their order (a stable sort): each node's value read once */
     size_t first = m;
     while (first > 0 && etp_ops_row_get(c->r, out[first - 1])->htp_node) first--;
+    size_t nh = m - first;
+    node_key *keys = nh > 1 ? malloc(nh * sizeof *keys) : NULL;
+    if (keys) {
+        for (size_t k = 0; k < nh; k++)
+            keys[k] = (node_key){stat_of(c, &etp_ops_row_get(c->r, out[first + k])->stats),
+                                 (uint32_t)k, out[first + k]};
+        qsort(keys, nh, sizeof *keys, cmp_node_key);
+        for (size_t k = 0; k < nh; k++) out[first + k] = keys[k].row;
+        free(keys);
+        return m;
+    }
+    /* out of memory: the same order by insertion */
     for (size_t x = first + 1; x < m; x++) {
         uint32_t v = out[x];
         double vx = stat_of(c, &etp_ops_row_get(c->r, v)->stats);
