@@ -70,6 +70,13 @@ struct etp_model {
     uint32_t nused;
     char *arena;
     size_t arena_cap, arena_len;
+    /* The last block decoded, as the template of the next (a replica: docs/analyses.md "Repeated
+     * runs"): valid when tmpl_ok; each event's label source (LS_*) and QNN-backend bit in
+     * tmpl_src, and what the block's view decided. */
+    bool tmpl_ok, tmpl_named, replica_off;
+    uint32_t tmpl_n;
+    uint8_t *tmpl_src;
+    etp_block_view tmpl_bv;
     struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
     struct {
         uint64_t sig;
@@ -164,6 +171,8 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     m->forced_plan = -1;
     m->event_charge = ETP_MEM_PER_EVENT;
     m->split_from = UINT32_MAX;
+    const char *nr = getenv("ETPROF_TEST_NO_REPLICA");
+    m->replica_off = nr && *nr && strcmp(nr, "0") != 0;
     if (prog) {
         m->icache = malloc(ICACHE * sizeof *m->icache);
         if (!m->icache) {
@@ -335,7 +344,9 @@ static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
         }
         int32_t *nx = realloc(m->next, (size_t)cap * sizeof *nx);
         if (nx) m->next = nx;
-        if (!ev || !nx) goto oom;
+        uint8_t *ts = realloc(m->tmpl_src, cap);
+        if (ts) m->tmpl_src = ts;
+        if (!ev || !nx || !ts) goto oom;
         m->cap = cap;
     }
     if (hc > m->hcap) {
@@ -1146,7 +1157,9 @@ static void refine_candidates(etp_model *m, etp_block_view *bv) {
     }
 }
 
-static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
+/* `classified`: e's QNN class fields already hold what etp_qnn_classify() gives for its label (a
+ * replica: its template's). */
+static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend, bool classified) {
     e->unit = ETP_UNIT_NONE;
     e->value = NAN;
     if (e->ev.type == ETP_EVENT_ALLOCATION) {
@@ -1174,7 +1187,7 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
         /* the label is this string (escaped when it holds a NUL): classify what is shown */
         const char *n = e->label;
         size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
-        e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
+        if (!classified) e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
         if (e->qnn != ETP_QNN_NONE || qnn_backend || s == 0) {
             e->flags |= ETP_MF_NOT_WALL;
             if (ends_with(n, len, " (us)")) {
@@ -1227,6 +1240,117 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend) {
     }
 }
 
+/* ---- Repeated runs: a block that repeats the one before it (docs/analyses.md "Repeated runs")
+ * The runs of a method log the same events in the same order, only their times differ. When
+ * every event of a block equals the previous block's in everything but its times (type, names,
+ * delegate ids, chain and instruction, metadata: compared byte for byte) and the blocks agree on
+ * being named "Execute", everything the model derives from those (kinds, pairing, labels'
+ * sources, the method and its program check, instructions, QNN classes) is the previous
+ * block's, and only what depends on the times (unit, value, time flags) is decided again. A
+ * block is a template only when nothing about it depends on more than its events: no debug
+ * events, no escaped label, no program mismatch. */
+enum {
+    LS_NONE = 0, /* no label */
+    LS_NAME,     /* the event's name */
+    LS_ID_STR,   /* its delegate debug id string */
+    LS_INT,      /* its delegate debug id number, printed (int_label) */
+    LS_MASK = 7,
+    LS_EV_NAME = 8,      /* ev_name is the event's name */
+    LS_QNN_BACKEND = 16, /* decide_unit's qnn_backend */
+};
+
+static bool same_bytes(etp_str a, etp_str b) {
+    return (a.ptr == NULL) == (b.ptr == NULL) && a.len == b.len &&
+           (!a.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* Equal in everything but the times (a profile event's start and end, an allocation's size). */
+static bool same_but_times(const etp_event *a, const etp_event *b) {
+    if (a->type != b->type) return false;
+    switch (a->type) {
+    case ETP_EVENT_NONE: return true;
+    case ETP_EVENT_ALLOCATION: return a->allocation.allocator_id == b->allocation.allocator_id;
+    case ETP_EVENT_PROFILE: {
+        const etp_profile_event *x = &a->profile, *y = &b->profile;
+        etp_str mx = {(const char *)x->delegate_debug_metadata.ptr, x->delegate_debug_metadata.len};
+        etp_str my = {(const char *)y->delegate_debug_metadata.ptr, y->delegate_debug_metadata.len};
+        return x->chain_index == y->chain_index && x->instruction_id == y->instruction_id &&
+               x->delegate_debug_id_int == y->delegate_debug_id_int && same_bytes(x->name, y->name) &&
+               same_bytes(x->delegate_debug_id_str, y->delegate_debug_id_str) && same_bytes(mx, my);
+    }
+    default: return false; /* debug events are never in a template */
+    }
+}
+
+/* The label source of a decoded event (pass 1), or -1 when it cannot be repeated. */
+static int label_source(const etp_model *m, const etp_mevent *e) {
+    if (e->flags & ETP_MF_ESCAPED) return -1;
+    if (e->ev.type != ETP_EVENT_PROFILE) return e->ev.type == ETP_EVENT_DEBUG ? -1 : LS_NONE;
+    const etp_profile_event *p = &e->ev.profile;
+    int src;
+    if (!e->label) src = LS_NONE;
+    else if (e->label == p->name.ptr) src = LS_NAME;
+    else if (e->label == p->delegate_debug_id_str.ptr) src = LS_ID_STR;
+    else if (e->label >= m->arena && e->label < m->arena + m->arena_len) src = LS_INT;
+    else return -1; /* a placeholder */
+    if (e->ev_name) {
+        if (e->ev_name != p->name.ptr) return -1;
+        src |= LS_EV_NAME;
+    }
+    return src;
+}
+
+/* Block `block` (bv->info read) as a replica of the template: pass 1 decodes each event into its
+ * slot, keeping the template's derived fields, until one differs (false: the caller starts
+ * over). lo, hi: the event tables' positions. */
+static bool replica_pass(etp_model *m, uint32_t block, etp_block_view *bv, uint32_t *lo,
+                         uint32_t *hi) {
+    uint32_t n = bv->info.event_count;
+    if (n != m->tmpl_n || is_name(bv->info.name, "Execute") != m->tmpl_named) return false;
+    etp_mevent *ev = m->ev;
+    for (uint32_t i = 0; i < n; i++) {
+        etp_mevent *e = &ev[i];
+        etp_event x = e->ev;
+        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &x);
+        if (!same_but_times(&e->ev, &x)) return false;
+        if (t < *lo) *lo = t;
+        if (t > *hi) *hi = t;
+        e->ev = x;
+        const etp_profile_event *p = &e->ev.profile;
+        uint8_t src = m->tmpl_src[i];
+        switch (src & LS_MASK) {
+        case LS_NAME: e->label = p->name.ptr; break;
+        case LS_ID_STR: e->label = p->delegate_debug_id_str.ptr; break;
+        case LS_INT: e->label = int_label(m, p->delegate_debug_id_int); break;
+        default: e->label = NULL; break;
+        }
+        e->ev_name = src & LS_EV_NAME ? p->name.ptr : NULL;
+    }
+    return true;
+}
+
+/* The rest of a replica: the template's view, and each event's unit and value from its times. */
+static void replica_finish(etp_model *m, etp_block_view *bv) {
+    const etp_block_view *t = &m->tmpl_bv;
+    bv->plan = t->plan;
+    bv->method = t->method;
+    bv->candidates = t->candidates;
+    bv->is_execute = t->is_execute;
+    bv->run_by_events = t->run_by_events;
+    bv->method_event = t->method_event;
+    bv->n_candidate_names = t->n_candidate_names;
+    bv->candidate_names = t->candidate_names;
+    bv->method_basis = t->method_basis;
+    bv->n = m->tmpl_n;
+    bv->events = m->ev;
+    if (m->no_units) return; /* the template's units, values and flags are the pass-1 ones */
+    for (uint32_t i = 0; i < bv->n; i++) {
+        etp_mevent *e = &m->ev[i];
+        e->flags = 0;
+        decide_unit(m, e, (m->tmpl_src[i] & LS_QNN_BACKEND) != 0, true);
+    }
+}
+
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);
     /* etp_dump_open_opts.background; a split's blocks are verified here, just before they are
@@ -1240,13 +1364,29 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     uint32_t n = bv->info.event_count;
     rc = reserve(m, block, n, err);
     if (rc) return rc;
-    /* The previous block is done with: give its pages of the mapped file back (a pass over the
-     * blocks in order then holds little more than the block it is on). */
-    if (m->have_blk) release_block(m->dump, &m->rs, m->blk_lo, m->blk_hi);
+    /* The previous block is done with once this one is decoded (a replica compares its events
+     * with the previous block's): its pages of the mapped file are then given back (a pass over
+     * the blocks in order holds little more than the block it is on). */
+    bool had_blk = m->have_blk;
+    uint32_t prev_lo = m->blk_lo, prev_hi = m->blk_hi;
     m->have_blk = false;
     esc_free(m); /* the previous block's escaped labels */
     etp_mevent *ev = m->ev;
     uint32_t lo = UINT32_MAX, hi = 0;
+    if (m->tmpl_ok && n && replica_pass(m, block, bv, &lo, &hi)) {
+        if (had_blk) release_block(m->dump, &m->rs, prev_lo, prev_hi);
+        m->blk_lo = lo;
+        m->blk_hi = hi;
+        m->have_blk = true;
+        replica_finish(m, bv);
+        return ETP_OK;
+    }
+    /* not a replica: decoded in full, and the template of the next block if it can be one */
+    m->tmpl_ok = false;
+    m->arena_len = 0;
+    lo = UINT32_MAX;
+    hi = 0;
+    bool tmpl = !m->replica_off && n > 0;
     /* Pass 1: decode and give each event its base kind. Every field of an event is assigned
      * here (the slots are reused from block to block). */
     for (uint32_t i = 0; i < n; i++) {
@@ -1301,7 +1441,13 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         }
         default: break;
         }
+        if (tmpl) {
+            int src = label_source(m, e);
+            if (src < 0) tmpl = false;
+            else m->tmpl_src[i] = (uint8_t)src;
+        }
     }
+    if (had_blk) release_block(m->dump, &m->rs, prev_lo, prev_hi);
     if (n) {
         m->blk_lo = lo;
         m->blk_hi = hi;
@@ -1353,6 +1499,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     resolve_plan(m, bv);
     rc = check_program(m, bv, err);
     if (rc) return rc;
+    if (bv->program_mismatch) tmpl = false; /* counted per block: never repeated */
     if (bv->plan < 0 && m->ncand > 1) refine_candidates(m, bv);
     if (bv->plan >= 0) {
         etp_plan_info pi;
@@ -1410,7 +1557,14 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             e->value = NAN;
             continue;
         }
-        decide_unit(m, e, qnn_backend);
+        if (qnn_backend) m->tmpl_src[i] |= LS_QNN_BACKEND;
+        decide_unit(m, e, qnn_backend, false);
+    }
+    if (tmpl) {
+        m->tmpl_ok = true;
+        m->tmpl_n = n;
+        m->tmpl_named = is_name(bv->info.name, "Execute");
+        m->tmpl_bv = *bv;
     }
     return ETP_OK;
 }
@@ -1424,6 +1578,9 @@ void etp__model_release_scratch(etp_model *m) {
     m->charged = 0;
     free(m->ev);
     free(m->next);
+    free(m->tmpl_src);
+    m->tmpl_src = NULL;
+    m->tmpl_ok = false;
     free(m->hkeys);
     free(m->hhead);
     free(m->hused);

@@ -8,7 +8,9 @@
 # ETPROF_TEST_SPLIT_VERIFY=1, which verifies every file in the background and holds the verifier
 # until it is needed, so that the second half's thread verifies its own blocks (the split of
 # src/etdump.c, as on large files); with dumps corrupted in either half, the error must be the
-# one-thread one.
+# one-thread one. Every case also runs with the test hook ETPROF_TEST_NO_REPLICA=1, which decodes
+# every block in full instead of repeating the previous block's derived fields when only the
+# times differ (src/model.c, "Repeated runs"): the output must be the same.
 # usage: test_threads_identical.sh ETPROF ETPROF_GEN DATA_DIR
 set -u
 E=$1 GEN=$2 D=$3
@@ -25,7 +27,15 @@ run_both() { # label, then the etprof arguments (output to stdout)
     local r2=$?
     ETPROF_TEST_SPLIT_VERIFY=1 ETPROF_THREADS=2 "$E" "$@" >"$T/split" 2>"$T/split.err"
     local r3=$?
+    ETPROF_TEST_NO_REPLICA=1 ETPROF_THREADS=1 "$E" "$@" >"$T/full" 2>"$T/full.err"
+    local r4=$?
     cases=$((cases + 1))
+    if [ $r1 -ne $r4 ] || ! cmp -s "$T/one" "$T/full" || ! cmp -s "$T/one.err" "$T/full.err"; then
+        echo "DIFFERENT ($label, every block decoded in full): exit $r4 vs $r1: $*"
+        diff "$T/full" "$T/one" | head -5
+        diff "$T/full.err" "$T/one.err" | head -3
+        fail=1
+    fi
     if [ $r1 -ne $r2 ] || ! cmp -s "$T/one" "$T/two" || ! cmp -s "$T/one.err" "$T/two.err"; then
         echo "DIFFERENT ($label): exit $r1 vs $r2: $*"
         diff "$T/one" "$T/two" | head -5
