@@ -97,6 +97,9 @@ struct etp_ops_result {
     etp_ops_qnn *qnn;
     size_t nqnn;
     uint32_t blocks_read, runs_kept;
+    /* row_of holds the rows of block rows_block's events, a run of method rows_method
+     * (UINT32_MAX: none) */
+    uint32_t rows_block, rows_method;
     /* per-block scratch */
     int32_t *row_of, *tp, *grp;
     uint32_t scratch_cap;
@@ -681,8 +684,9 @@ static int note_sample_run(row_acc *a, uint32_t ord) {
     return ETP_OK;
 }
 
+/* `repeat_of`: the block v repeats (etp__model_repeat_of), or UINT32_MAX. */
 static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v,
-                     uint32_t room) {
+                     uint32_t room, uint32_t repeat_of) {
     bool keep = o->block ? (v->info.name.ptr && strcmp(v->info.name.ptr, o->block) == 0)
                          : v->is_execute;
     if (note_block(r, v, keep, o->block != NULL)) return ETP_E_INTERNAL;
@@ -715,16 +719,25 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
     }
     const etp_mevent *ev = v->events;
     uint32_t cap0 = first_cap(v->n, m->runs == 1);
+    /* a repeat of the run whose rows row_of holds: every event has its row there already */
+    bool same_rows = repeat_of != UINT32_MAX && repeat_of == r->rows_block &&
+                     (uint32_t)mi == r->rows_method;
+    r->rows_block = UINT32_MAX;
     for (uint32_t i = 0; i < v->n; i++) {
         const etp_mevent *e = &ev[i];
-        r->row_of[i] = -1;
-        if (!is_row_event(e)) continue;
-        int32_t ri = row_find_hinted(r, m, (uint32_t)mi, i, e);
-        if (ri < 0) {
-            r->over_index = i;
-            return ETP_E_INTERNAL;
+        int32_t ri;
+        if (same_rows) {
+            if ((ri = r->row_of[i]) < 0) continue;
+        } else {
+            r->row_of[i] = -1;
+            if (!is_row_event(e)) continue;
+            ri = row_find_hinted(r, m, (uint32_t)mi, i, e);
+            if (ri < 0) {
+                r->over_index = i;
+                return ETP_E_INTERNAL;
+            }
+            r->row_of[i] = ri;
         }
-        r->row_of[i] = ri;
         row_acc *a = &r->acc[ri];
         if (!a->first_seen) a->first_seen = ((uint64_t)run << 32) | i;
         a->pub.count++;
@@ -767,6 +780,8 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         pa->childsum[pa->pub.runs - 1] += x;
         pa->childsum_any = true;
     }
+    r->rows_block = v->block;
+    r->rows_method = (uint32_t)mi;
     return ETP_OK;
 }
 
@@ -1149,7 +1164,10 @@ static etp_ops_result *result_new(void) {
         free(r);
         return NULL;
     }
-    if (r) r->mem_budget = etp__mem_budget();
+    if (r) {
+        r->mem_budget = etp__mem_budget();
+        r->rows_block = r->rows_method = UINT32_MAX;
+    }
     return r;
 }
 
@@ -1163,7 +1181,7 @@ static int run_blocks(etp_ops_result *r, etp_model *m, const etp_ops_opts *o, ui
         etp_block_view v;
         rc = etp_model_block(m, b, &v, err);
         if (rc) break;
-        if (add_block(r, o, &v, nblocks - b)) {
+        if (add_block(r, o, &v, nblocks - b, etp__model_repeat_of(m))) {
             if (r->over_budget) {
                 rc = ETP_E_INPUT;
                 etp__model_budget_error(m, b, r->over_index, r->nacc + 1, r->mem_budget,

@@ -75,6 +75,8 @@ struct etp_model {
      * tmpl_src, and what the block's view decided. */
     bool tmpl_ok, tmpl_named, replica_off;
     uint32_t tmpl_n;
+    uint32_t last_block; /* the block of the last call that succeeded, UINT32_MAX: none */
+    uint32_t repeat_of;  /* the last call was a replica of block repeat_of, else UINT32_MAX */
     uint8_t *tmpl_src;
     etp_block_view tmpl_bv;
     struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
@@ -171,6 +173,7 @@ int etp_model_open(etp_model **out, const etp_dump *dump, const etp_program *pro
     m->forced_plan = -1;
     m->event_charge = ETP_MEM_PER_EVENT;
     m->split_from = UINT32_MAX;
+    m->last_block = m->repeat_of = UINT32_MAX;
     const char *nr = getenv("ETPROF_TEST_NO_REPLICA");
     m->replica_off = nr && *nr && strcmp(nr, "0") != 0;
     if (prog) {
@@ -1351,8 +1354,12 @@ static void replica_finish(etp_model *m, etp_block_view *bv) {
     }
 }
 
+uint32_t etp__model_repeat_of(const etp_model *m) { return m->repeat_of; }
+
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);
+    uint32_t prev_block = m->last_block;
+    m->last_block = m->repeat_of = UINT32_MAX;
     /* etp_dump_open_opts.background; a split's blocks are verified here, just before they are
      * read (etdump_int.h) */
     int rc = block >= m->split_from ? etp__dump_split_verify(m->dump, block, err)
@@ -1379,6 +1386,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         m->blk_hi = hi;
         m->have_blk = true;
         replica_finish(m, bv);
+        m->repeat_of = prev_block;
+        m->last_block = block;
         return ETP_OK;
     }
     /* not a replica: decoded in full, and the template of the next block if it can be one */
@@ -1566,6 +1575,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         m->tmpl_named = is_name(bv->info.name, "Execute");
         m->tmpl_bv = *bv;
     }
+    m->last_block = block;
     return ETP_OK;
 }
 
@@ -1581,6 +1591,7 @@ void etp__model_release_scratch(etp_model *m) {
     free(m->tmpl_src);
     m->tmpl_src = NULL;
     m->tmpl_ok = false;
+    m->last_block = m->repeat_of = UINT32_MAX;
     free(m->hkeys);
     free(m->hhead);
     free(m->hused);

@@ -41,6 +41,11 @@ void etp__mem_give(uint64_t bytes);
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err);
 
+/* When the last etp_model_block() call read its block as a replica (src/model.c, "Repeated
+ * runs") of the block of the call before it: that block, whose events then had the same kinds,
+ * labels, instructions and parents, in the same order. UINT32_MAX otherwise. */
+uint32_t etp__model_repeat_of(const etp_model *m);
+
 /* A second model of the same dump, program and options (its own scratch and caches), for a
  * worker that decodes other blocks on another thread. */
 int etp__model_clone(const etp_model *m, etp_model **out, etp_error *err);
