@@ -171,13 +171,13 @@ static int census_pass(etp_census *c, etp_model *m, const etp_census_opts *o, et
     census_part wpart = {0};
     census_run w = {.c = c, .part = &wpart, .hi = nb};
     atomic_init(&w.stop, false);
-    if (!etp__pair_open(&p, m, nb, 0)) {
-        etp__pair_release();
-        return one_pass(c, m, o, err);
+    bool started = false;
+    if (etp__pair_open(&p, m, nb, 0)) {
+        w.m = p.wm;
+        w.lo = p.lo;
+        started = etp__pair_run(&p, census_worker_main, &w);
     }
-    w.m = p.wm;
-    w.lo = p.lo;
-    if (!etp__pair_run(&p, census_worker_main, &w)) {
+    if (!started) {
         etp__pair_release();
         return one_pass(c, m, o, err);
     }

@@ -15,7 +15,7 @@ extern uint32_t etp__async_min;
  * for a dump opened otherwise. */
 int etp__dump_wait(const etp_dump *d, uint32_t blocks, etp_error *err);
 
-/* A split of the verification (analysis.c, two threads): blocks [from, count) are verified by
+/* A split of the verification (pair_int.h, two threads): blocks [from, count) are verified by
  * the thread that reads them, just before it reads each, instead of by the background verifier,
  * which verifies those before `from` and then waits at `from`. Begins only while the background
  * verifier has not reached `from` (false: no split, read as before). After a true, that thread
