@@ -32,6 +32,10 @@ typedef struct block {
     uint32_t table;
     uint32_t events_vec, n_events;
     uint32_t alloc_vec, n_alloc;
+    /* A repeat (verified as one, "Repeated blocks" below): its events are laid out as those of
+     * block `rep_of` (UINT32_MAX: not a repeat), rep_delta bytes further on. */
+    uint32_t rep_of;
+    int64_t rep_delta;
 } block;
 
 typedef struct async_verify async_verify;
@@ -251,9 +255,47 @@ typedef struct vt_cache {
     vt_entry e[VTC_SIZE];
 } vt_cache;
 
+/* The last block verified in full, and the layout of a block that later blocks repeat
+ * ("Repeated blocks" below). */
+typedef struct full_block {
+    bool ok;          /* every event took the fast path */
+    uint32_t block, vec, n;
+    uint64_t tables;  /* tables its events count (fbv.tables) */
+    uint64_t profile, alloc, none;
+} full_block;
+
+typedef struct layout {
+    full_block src;   /* the block it was taken from (its counts are a repeat's) */
+    uint32_t lo, hi;  /* its bytes [lo, hi) (hi == 0: none) */
+    uint8_t *mask;    /* hi - lo bytes: 0xff compared, 0 a time field or a vtable offset */
+    uint32_t *so;     /* its tables' vtable offsets: position - lo, << 1 | 1 when the vtable
+                         lies outside [lo, hi) (a repeat's table then uses the same one) */
+    uint32_t n_so;
+    size_t mask_cap, so_cap;
+} layout;
+
 typedef struct fast_ctx {
     vt_cache event, profile, alloc;
+    full_block last;
+    layout lay;
 } fast_ctx;
+
+static void fast_ctx_free(fast_ctx *fc) {
+    if (!fc) return;
+    free(fc->lay.mask);
+    free(fc->lay.so);
+    free(fc);
+}
+
+/* Emptied for a new pass (its buffers kept). */
+static void fast_ctx_reset(fast_ctx *fc) {
+    layout keep = fc->lay;
+    memset(fc, 0, sizeof *fc);
+    fc->lay.mask = keep.mask;
+    fc->lay.so = keep.so;
+    fc->lay.mask_cap = keep.mask_cap;
+    fc->lay.so_cap = keep.so_cap;
+}
 
 /* Field sizes per table type; 0 for a uoffset (4 bytes). */
 static const uint8_t event_sizes[3] = {0, 0, 0};
@@ -334,7 +376,205 @@ static bool fast_event(fbv *v, fast_ctx *fc, uint32_t t, etp_dump_info *info) {
     return true;
 }
 
-static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_ctx *fc) {
+/* ---- Repeated blocks ----
+ * The runs of a method log the same events, and a writer lays each run out as it laid out the
+ * one before (flatcc: the same tables, strings and vectors, in the same order), so a block's
+ * bytes equal an earlier block's, some distance away, in everything but its events' times and
+ * its tables' vtable offsets (a vtable that both blocks share lies at a different distance from
+ * each of them). When a block verified in full (every event on the fast path) is followed by a
+ * block whose events vector holds the same bytes, the first block's layout is taken: the extent
+ * [lo, hi) of its events' objects (the events vector, tables, strings, vectors; no two may
+ * share a byte), the places of its time fields and vtable offsets, and where each vtable is. A
+ * later block whose events vector lies `delta` bytes from the layout's is then a repeat of it
+ * when [lo + delta, hi + delta) lies in the buffer and equals [lo, hi) in every byte but those
+ * places, and each of its vtable offsets leads to the same vtable (one outside the extent) or
+ * to the copy of it (one inside). Every check of the verifier then holds on the repeat, as it
+ * held on the same bytes at the same relative places: it is verified, its counts are the
+ * layout's block's, and a reader may take its events as that block's moved by delta, with their
+ * own times (etp__dump_same_layout). Anything else is verified as usual. */
+
+#define LAYOUT_MAX ((uint32_t)16 << 20) /* larger extents are not kept */
+
+/* The objects of a verified event at `t` (the fast path took it: no debug event). */
+typedef struct ev_objs {
+    uint32_t n, nt, ntm;
+    uint32_t a[5], b[5]; /* object byte ranges [a, b) */
+    uint32_t tab[2];     /* its tables */
+    uint32_t tm[2];      /* its time fields (8 bytes each) */
+} ev_objs;
+
+static uint32_t table_size(const uint8_t *buf, uint32_t t) {
+    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)fb_i32(buf + t));
+    return fb_u16(buf + vt + 2);
+}
+
+static void obj_add(ev_objs *o, uint32_t a, uint32_t b) {
+    o->a[o->n] = a;
+    o->b[o->n++] = b;
+}
+
+static void event_objects(const uint8_t *buf, uint32_t t, ev_objs *o) {
+    o->n = o->nt = o->ntm = 0;
+    uint32_t p = fb_ref(buf, t, 0), al = fb_ref(buf, t, 1);
+    obj_add(o, t, t + table_size(buf, t));
+    if (p) {
+        obj_add(o, p, p + table_size(buf, p));
+        o->tab[o->nt++] = p;
+        uint32_t s;
+        if ((s = fb_ref(buf, p, 0))) obj_add(o, s, s + 4 + fb_u32(buf + s) + 1);
+        if ((s = fb_ref(buf, p, 4))) obj_add(o, s, s + 4 + fb_u32(buf + s) + 1);
+        if ((s = fb_ref(buf, p, 5))) obj_add(o, s, s + 4 + fb_u32(buf + s));
+        uint32_t f;
+        if ((f = fb_field(buf, p, 6))) o->tm[o->ntm++] = p + f;
+        if ((f = fb_field(buf, p, 7))) o->tm[o->ntm++] = p + f;
+    } else if (al) {
+        obj_add(o, al, al + table_size(buf, al));
+        o->tab[o->nt++] = al;
+    }
+    o->tab[o->nt++] = t;
+}
+
+enum { LAY_FREE = 0, LAY_OBJ = 1, LAY_MASKED = 2, LAY_VTABLE = 3 };
+
+/* Marks [a, b) (inside the extent) as `what`: false when a byte of it is taken. */
+static bool lay_mark(uint8_t *m, uint32_t a, uint32_t b, uint8_t what) {
+    for (uint32_t k = a; k < b; k++) {
+        if (m[k] != LAY_FREE) return false;
+        m[k] = what;
+    }
+    return true;
+}
+
+/* The layout of fc->last (verified, every event on the fast path); false when it cannot be
+ * one (an extent too large, objects sharing bytes, no memory). */
+static bool take_layout(const fbv *v, fast_ctx *fc) {
+    const uint8_t *buf = v->buf;
+    layout *L = &fc->lay;
+    const full_block *f = &fc->last;
+    L->hi = 0;
+    uint32_t lo = f->vec, hi = f->vec + 4 + 4 * f->n;
+    size_t ntab = 0;
+    ev_objs o;
+    for (uint32_t i = 0; i < f->n; i++) {
+        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
+        for (uint32_t k = 0; k < o.n; k++) {
+            if (o.a[k] < lo) lo = o.a[k];
+            if (o.b[k] > hi) hi = o.b[k];
+        }
+        ntab += o.nt;
+    }
+    if (hi - lo > LAYOUT_MAX) return false;
+    size_t len = hi - lo;
+    if (len > L->mask_cap) {
+        uint8_t *m = realloc(L->mask, len);
+        if (!m) return false;
+        L->mask = m;
+        L->mask_cap = len;
+    }
+    if (ntab > L->so_cap) {
+        uint32_t *so = realloc(L->so, ntab * sizeof *so);
+        if (!so) return false;
+        L->so = so;
+        L->so_cap = ntab;
+    }
+    uint8_t *m = L->mask;
+    memset(m, LAY_FREE, len);
+    if (!lay_mark(m, f->vec - lo, f->vec + 4 + 4 * f->n - lo, LAY_OBJ)) return false;
+    for (uint32_t i = 0; i < f->n; i++) {
+        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
+        for (uint32_t k = 0; k < o.n; k++)
+            if (!lay_mark(m, o.a[k] - lo, o.b[k] - lo, LAY_OBJ)) return false;
+    }
+    /* the masked places: inside their own tables, so no other object's bytes */
+    L->n_so = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
+        for (uint32_t k = 0; k < o.ntm; k++) memset(m + (o.tm[k] - lo), LAY_MASKED, 8);
+        for (uint32_t k = 0; k < o.nt; k++) {
+            uint32_t t = o.tab[k];
+            memset(m + (t - lo), LAY_MASKED, 4);
+            int64_t vt = (int64_t)t - fb_i32(buf + t);
+            int64_t vend = vt + fb_u16(buf + vt);
+            bool inside = vt >= lo && vend <= hi;
+            L->so[L->n_so++] = (t - lo) << 1 | (inside ? 0u : 1u);
+            if (inside) {
+                /* compared as bytes of the extent; a vtable shared by several tables is marked
+                 * once */
+                for (int64_t k2 = vt; k2 < vend; k2++) {
+                    uint8_t *c = m + (k2 - lo);
+                    if (*c == LAY_FREE) *c = LAY_VTABLE;
+                    else if (*c != LAY_VTABLE) return false;
+                }
+            }
+        }
+    }
+    for (size_t k = 0; k < len; k++) m[k] = m[k] == LAY_MASKED ? 0 : 0xff;
+    L->src = *f;
+    L->lo = lo;
+    L->hi = hi;
+    return true;
+}
+
+/* a and b equal in every byte where mask is 0xff (mask bytes are 0 or 0xff). */
+static bool masked_equal(const uint8_t *a, const uint8_t *b, const uint8_t *mask, size_t n) {
+    size_t k = 0;
+    while (k + 8 <= n) {
+        size_t end = n - k >= 4096 ? k + 4096 : n - (n - k) % 8;
+        uint64_t acc = 0;
+        for (; k < end; k += 8) {
+            uint64_t x, y, z;
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            memcpy(&z, mask + k, 8);
+            acc |= (x ^ y) & z;
+        }
+        if (acc) return false;
+    }
+    unsigned acc = 0;
+    for (; k < n; k++) acc |= (unsigned)(a[k] ^ b[k]) & mask[k];
+    return acc == 0;
+}
+
+/* Block b (block bi, its events vector verified) as a repeat of fc's layout. */
+static bool repeat_of_layout(fbv *v, const layout *L, uint32_t bi, block *b,
+                             etp_dump_info *info) {
+    if (!L->hi || L->src.n != b->n_events || L->src.block == bi) return false;
+    int64_t delta = (int64_t)b->events_vec - (int64_t)L->src.vec;
+    if ((int64_t)L->lo + delta < 0 || (int64_t)L->hi + delta > (int64_t)v->size) return false;
+    if (v->tables + L->src.tables > v->size) return false; /* the verifier reports it */
+    const uint8_t *x = v->buf + L->lo, *y = x + delta;
+    if (!masked_equal(x, y, L->mask, L->hi - L->lo)) return false;
+    for (uint32_t k = 0; k < L->n_so; k++) {
+        uint32_t pos = L->so[k] >> 1;
+        int64_t want = (int64_t)fb_i32(x + pos) + (L->so[k] & 1 ? delta : 0);
+        if ((int64_t)fb_i32(y + pos) != want) return false;
+    }
+    v->tables += L->src.tables;
+    info->profile_count += L->src.profile;
+    info->allocation_count += L->src.alloc;
+    info->none_count += L->src.none;
+    b->rep_of = L->src.block;
+    b->rep_delta = delta;
+    return true;
+}
+
+/* Block b verified as a repeat (true), or to be verified in full. */
+static bool verify_repeat(fbv *v, fast_ctx *fc, uint32_t bi, block *b, etp_dump_info *info) {
+    if (!b->n_events) return false;
+    if (repeat_of_layout(v, &fc->lay, bi, b, info)) return true;
+    const full_block *f = &fc->last;
+    if (!f->ok || f->n != b->n_events || (fc->lay.hi && fc->lay.src.block == f->block) ||
+        memcmp(v->buf + f->vec, v->buf + b->events_vec, 4 + 4 * (size_t)f->n) != 0)
+        return false;
+    if (!take_layout(v, fc)) {
+        fc->last.ok = false;
+        return false;
+    }
+    return repeat_of_layout(v, &fc->lay, bi, b, info);
+}
+
+static int verify_block(fbv *v, uint32_t t, uint32_t bi, block *b, etp_dump_info *info,
+                        fast_ctx *fc) {
     TRY(fbv_table(v, t));
     b->table = t;
     fbv_push(v, "name");
@@ -358,6 +598,15 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     fbv_pop(v);
     fbv_push(v, "events");
     TRY(fbv_vector(v, t, 3, 4, &b->events_vec, &b->n_events));
+    b->rep_of = UINT32_MAX;
+    if (etp__verify_fast && verify_repeat(v, fc, bi, b, info)) {
+        fbv_pop(v);
+        info->event_count += b->n_events;
+        return ETP_OK;
+    }
+    full_block f = {.ok = b->n_events > 0, .block = bi, .vec = b->events_vec, .n = b->n_events,
+                    .tables = v->tables, .profile = info->profile_count,
+                    .alloc = info->allocation_count, .none = info->none_count};
     for (uint32_t i = 0; i < b->n_events; i++) {
         uint32_t e = b->events_vec + 4 + 4 * i;
         uint64_t target = (uint64_t)e + fb_u32(v->buf + e);
@@ -372,6 +621,7 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
 #endif
         if (etp__verify_fast && target + 4 <= v->size && fast_event(v, fc, (uint32_t)target, info))
             continue;
+        f.ok = false;
         fbv_push_index(v, i);
         TRY(fbv_vec_elem(v, b->events_vec, i, &e));
         TRY(verify_event(v, e, info));
@@ -379,6 +629,11 @@ static int verify_block(fbv *v, uint32_t t, block *b, etp_dump_info *info, fast_
     }
     fbv_pop(v);
     info->event_count += b->n_events;
+    f.tables = v->tables - f.tables;
+    f.profile = info->profile_count - f.profile;
+    f.alloc = info->allocation_count - f.alloc;
+    f.none = info->none_count - f.none;
+    fc->last = f;
     return ETP_OK;
 }
 
@@ -540,7 +795,7 @@ static void async_end(etp_dump *d) {
     pthread_join(av->th, NULL);
     pthread_cond_destroy(&av->cv);
     pthread_mutex_destroy(&av->mu);
-    free(av->sfc);
+    fast_ctx_free(av->sfc);
     free(av);
     d->av = NULL;
 }
@@ -578,7 +833,7 @@ static int verify_nth(fbv *v, uint32_t rd_vec, uint32_t i, block *b, etp_dump_in
     uint32_t e;
     int rc;
     fbv_push_index(v, i);
-    if ((rc = fbv_vec_elem(v, rd_vec, i, &e)) || (rc = verify_block(v, e, b, info, fc))) return rc;
+    if ((rc = fbv_vec_elem(v, rd_vec, i, &e)) || (rc = verify_block(v, e, i, b, info, fc))) return rc;
     fbv_pop(v);
     return ETP_OK;
 }
@@ -596,7 +851,7 @@ bool etp__dump_split_begin(const etp_dump *dc, uint32_t from) {
     if (av->split == SPLIT_NONE && !av->done &&
         atomic_load_explicit(&av->split_from, memory_order_relaxed) == UINT32_MAX &&
         atomic_load_explicit(&av->verified, memory_order_acquire) < from) {
-        memset(fc, 0, sizeof *fc);
+        fast_ctx_reset(fc);
         av->sv = av->v0;
         av->sv.err = &av->serr;
         av->split_done = 0;
@@ -701,7 +956,7 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
         if (progress) progress(ctx, i + 1, n_blocks);
         if (av) async_block_done(av, i + 1);
     }
-    free(fc);
+    fast_ctx_free(fc);
     return rc;
 }
 
@@ -839,6 +1094,7 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
     d->info.block_count = n_blocks;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
+    for (uint32_t i = 0; i < n_blocks; i++) d->blocks[i].rep_of = UINT32_MAX;
     /* Test hook (docs/cli.md "Test hooks"): every dump of two blocks or more is verified in the
      * background, its verifier held until a block is first needed or a split begins, so that a
      * two-thread pass always splits the verification (etdump_int.h), whatever the file size. */
@@ -880,6 +1136,21 @@ void etp_dump_close(etp_dump *d) {
 const etp_dump_info *etp_dump_get_info(const etp_dump *d) { return &d->info; }
 
 uint64_t etp__dump_buffer_size(const etp_dump *d) { return d->size; }
+
+const uint8_t *etp__dump_bytes(const etp_dump *d) { return d->buf; }
+
+bool etp__dump_same_layout(const etp_dump *d, uint32_t a, uint32_t b, int64_t *delta) {
+    if (a >= d->info.block_count || b >= d->info.block_count) return false;
+    const block *x = &d->blocks[a], *y = &d->blocks[b];
+    if (y->rep_of == UINT32_MAX) return false;
+    if (y->rep_of == a) {
+        *delta = y->rep_delta;
+        return true;
+    }
+    if (x->rep_of != y->rep_of) return false;
+    *delta = y->rep_delta - x->rep_delta;
+    return true;
+}
 
 int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi) {
     if (bi >= d->info.block_count || !d->blocks[bi].events_vec) return -1;
@@ -1018,7 +1289,8 @@ static inline etp_str str_at(const uint8_t *buf, uint32_t t, uint16_t o) {
     return s;
 }
 
-uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev) {
+uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_event *ev,
+                               uint32_t tpos[2]) {
     const uint8_t *buf = d->buf;
     const block *b = &d->blocks[bi];
     uint32_t t = fb_vec_table(buf, b->events_vec, i);
@@ -1058,6 +1330,9 @@ uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_e
         y.start_time = o[6] ? fb_u64(buf + p + o[6]) : 0;
         y.end_time = o[7] ? fb_u64(buf + p + o[7]) : 0;
         *x = y;
+        tpos[0] = o[6] ? p + o[6] : 0;
+        tpos[1] = o[7] ? p + o[7] : 0;
+        return t;
     } else if (type == ETP_EVENT_ALLOCATION) {
         uint32_t p = t + eo[1] + fb_u32(buf + t + eo[1]);
         ev->allocation.allocator_id = fb_get_i32(buf, p, 0, 0);
@@ -1065,6 +1340,7 @@ uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t bi, uint32_t i, etp_e
     } else if (type == ETP_EVENT_DEBUG) {
         etp_dump_event(d, bi, i, ev); /* rare: the full decoder */
     }
+    tpos[0] = tpos[1] = 0;
     return t;
 }
 

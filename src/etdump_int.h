@@ -32,8 +32,10 @@ void etp__dump_split_end(const etp_dump *d);
 /* As etp_dump_event(), for a caller that decodes event after event into the same structures:
  * `ev` must hold zeros or what an earlier call (or etp_dump_event()) left there. Only the member
  * of the previous event's type is cleared; the result is the same as etp_dump_event()'s. Returns
- * the position of the event's Event table in the FlatBuffer. */
-uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t block, uint32_t index, etp_event *ev);
+ * the position of the event's Event table in the FlatBuffer; tpos gets the positions of a
+ * profile event's start and end time fields (0 when absent or not a profile event). */
+uint32_t etp__dump_event_reuse(const etp_dump *d, uint32_t block, uint32_t index, etp_event *ev,
+                               uint32_t tpos[2]);
 
 /* Files smaller than this keep their pages: a second pass over them (etprof trace makes two)
  * then costs no page faults, and their resident set is small anyway. */
@@ -54,6 +56,14 @@ typedef struct etp__released {
  * early.) Keeps the resident set of a pass over a multi-GB file within the file size, whatever
  * the pass allocates. No-op for other blobs, and for files below ETP_RELEASE_MIN. */
 void etp__dump_release(const etp_dump *d, etp__released *r, uint32_t lo, uint32_t hi);
+
+/* Repeated blocks (etdump.c "Repeated blocks"): true when the verifier found the events of
+ * block b laid out byte for byte as those of block a (both verified), `delta` bytes further on,
+ * apart from their times: every event of b is then a's, with every position moved by delta,
+ * and its own start and end times (read where a's are, moved by delta). */
+bool etp__dump_same_layout(const etp_dump *d, uint32_t a, uint32_t b, int64_t *delta);
+/* The FlatBuffer (position 0 of every position above). */
+const uint8_t *etp__dump_bytes(const etp_dump *d);
 
 /* The FlatBuffer's size in bytes (the file without the size prefix and trailing bytes), and
  * the file offset of block `bi`'s events vector (-1 when it has none). */

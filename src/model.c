@@ -9,6 +9,7 @@
 #include "etprof.h"
 #include "etdump_int.h"
 #include "model_int.h"
+#include "fb.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -78,6 +79,7 @@ struct etp_model {
     uint32_t last_block; /* the block of the last call that succeeded, UINT32_MAX: none */
     uint32_t repeat_of;  /* the last call was a replica of block repeat_of, else UINT32_MAX */
     uint8_t *tmpl_src;
+    uint32_t *tpos; /* each event's start and end time fields (positions, 0: absent) */
     etp_block_view tmpl_bv;
     struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
     struct {
@@ -249,9 +251,10 @@ uint32_t etp_model_mismatch(const etp_model *m, const char **first) {
 }
 
 /* Bytes of per-block scratch a block of n events takes: the events, their pending-list links,
- * their int labels (arena) and the (chain, instruction) hash of at most 4n slots. */
+ * the places of their times, their int labels (arena) and the (chain, instruction) hash of at
+ * most 4n slots. */
 static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
-    return (uint64_t)n * (sizeof(etp_mevent) + sizeof(int32_t) + 12) +
+    return (uint64_t)n * (sizeof(etp_mevent) + sizeof(int32_t) + 2 * sizeof(uint32_t) + 12) +
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
@@ -349,7 +352,9 @@ static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
         if (nx) m->next = nx;
         uint8_t *ts = realloc(m->tmpl_src, cap);
         if (ts) m->tmpl_src = ts;
-        if (!ev || !nx || !ts) goto oom;
+        uint32_t *tp = realloc(m->tpos, (size_t)cap * 2 * sizeof *tp);
+        if (tp) m->tpos = tp;
+        if (!ev || !nx || !ts || !tp) goto oom;
         m->cap = cap;
     }
     if (hc > m->hcap) {
@@ -1303,6 +1308,18 @@ static int label_source(const etp_model *m, const etp_mevent *e) {
     return src;
 }
 
+/* A repeated event's label and name, from where the template's came (its label source). */
+static inline void repeat_labels(etp_model *m, etp_mevent *e, uint8_t src) {
+    const etp_profile_event *p = &e->ev.profile;
+    switch (src & LS_MASK) {
+    case LS_NAME: e->label = p->name.ptr; break;
+    case LS_ID_STR: e->label = p->delegate_debug_id_str.ptr; break;
+    case LS_INT: e->label = int_label(m, p->delegate_debug_id_int); break;
+    default: e->label = NULL; break;
+    }
+    e->ev_name = src & LS_EV_NAME ? p->name.ptr : NULL;
+}
+
 /* Block `block` (bv->info read) as a replica of the template: pass 1 decodes each event into its
  * slot, keeping the template's derived fields, until one differs (false: the caller starts
  * over). lo, hi: the event tables' positions. */
@@ -1314,22 +1331,38 @@ static bool replica_pass(etp_model *m, uint32_t block, etp_block_view *bv, uint3
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
         etp_event x = e->ev;
-        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &x);
+        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &x, &m->tpos[2 * i]);
         if (!same_but_times(&e->ev, &x)) return false;
         if (t < *lo) *lo = t;
         if (t > *hi) *hi = t;
         e->ev = x;
-        const etp_profile_event *p = &e->ev.profile;
-        uint8_t src = m->tmpl_src[i];
-        switch (src & LS_MASK) {
-        case LS_NAME: e->label = p->name.ptr; break;
-        case LS_ID_STR: e->label = p->delegate_debug_id_str.ptr; break;
-        case LS_INT: e->label = int_label(m, p->delegate_debug_id_int); break;
-        default: e->label = NULL; break;
-        }
-        e->ev_name = src & LS_EV_NAME ? p->name.ptr : NULL;
+        repeat_labels(m, e, m->tmpl_src[i]);
     }
     return true;
+}
+
+/* Block `block` laid out as the previous block, `delta` bytes on (etp__dump_same_layout):
+ * each event is the previous block's with its positions moved by delta, and its own times. */
+static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
+    const uint8_t *buf = etp__dump_bytes(m->dump);
+    for (uint32_t i = 0; i < n; i++) {
+        etp_mevent *e = &m->ev[i];
+        if (e->ev.type != ETP_EVENT_PROFILE) continue; /* allocations: the same bytes */
+        etp_profile_event *p = &e->ev.profile;
+        if (p->name.ptr) p->name.ptr += delta;
+        if (p->delegate_debug_id_str.ptr) p->delegate_debug_id_str.ptr += delta;
+        if (p->delegate_debug_metadata.ptr) p->delegate_debug_metadata.ptr += delta;
+        uint32_t *tp = &m->tpos[2 * i];
+        if (tp[0]) {
+            tp[0] = (uint32_t)(tp[0] + delta);
+            p->start_time = fb_u64(buf + tp[0]);
+        }
+        if (tp[1]) {
+            tp[1] = (uint32_t)(tp[1] + delta);
+            p->end_time = fb_u64(buf + tp[1]);
+        }
+        repeat_labels(m, e, m->tmpl_src[i]);
+    }
 }
 
 /* The rest of a replica: the template's view, and each event's unit and value from its times. */
@@ -1380,7 +1413,16 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     esc_free(m); /* the previous block's escaped labels */
     etp_mevent *ev = m->ev;
     uint32_t lo = UINT32_MAX, hi = 0;
-    if (m->tmpl_ok && n && replica_pass(m, block, bv, &lo, &hi)) {
+    int64_t delta;
+    bool laid_out = m->tmpl_ok && n && had_blk && n == m->tmpl_n &&
+                    is_name(bv->info.name, "Execute") == m->tmpl_named &&
+                    etp__dump_same_layout(m->dump, prev_block, block, &delta);
+    if (laid_out) {
+        layout_pass(m, n, delta);
+        lo = (uint32_t)(prev_lo + delta);
+        hi = (uint32_t)(prev_hi + delta);
+    }
+    if (laid_out || (m->tmpl_ok && n && replica_pass(m, block, bv, &lo, &hi))) {
         if (had_blk) release_block(m->dump, &m->rs, prev_lo, prev_hi);
         m->blk_lo = lo;
         m->blk_hi = hi;
@@ -1400,7 +1442,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
      * here (the slots are reused from block to block). */
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &ev[i];
-        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &e->ev);
+        uint32_t t = etp__dump_event_reuse(m->dump, block, i, &e->ev, &m->tpos[2 * i]);
         if (t < lo) lo = t;
         if (t > hi) hi = t;
         e->index = i;
@@ -1590,6 +1632,8 @@ void etp__model_release_scratch(etp_model *m) {
     free(m->next);
     free(m->tmpl_src);
     m->tmpl_src = NULL;
+    free(m->tpos);
+    m->tpos = NULL;
     m->tmpl_ok = false;
     m->last_block = m->repeat_of = UINT32_MAX;
     free(m->hkeys);

@@ -427,14 +427,13 @@ static bool same_event(const etp_event *a, const etp_event *b) {
            v->tensor_list_pos_ == w->tensor_list_pos_;
 }
 
-static int model_decode_one(const char *path) {
-    etp_blob b;
+/* The events of every block of d, read by a model forwards and then backwards, against
+ * etp_dump_event(): the number that differ (-1: the model failed); *checked counts them. */
+static int model_decode_events(etp_dump *d, int *checked_out) {
     etp_error err = {0};
-    etp_dump *d = NULL;
     etp_model *m = NULL;
-    if (etp_blob_open(&b, path, &err)) return 0;
     int checked = 0, bad = 0;
-    if (etp_dump_open(&d, &b, &err) == 0 && etp_model_open(&m, d, NULL, NULL, &err) == 0) {
+    if (etp_model_open(&m, d, NULL, NULL, &err) == 0) {
         uint32_t nb = etp_dump_get_info(d)->block_count;
         for (uint32_t k = 0; k < 2 * nb; k++) {
             uint32_t bi = k < nb ? k : 2 * nb - 1 - k;
@@ -450,9 +449,24 @@ static int model_decode_one(const char *path) {
                 checked++;
             }
         }
+    } else {
+        bad = -1;
     }
-    CHECK_MSG(bad == 0, "%s: %d events decoded differently by the model", path, bad);
     etp_model_close(m);
+    if (checked_out) *checked_out = checked;
+    return bad;
+}
+
+static int model_decode_dump(etp_dump *d) { return model_decode_events(d, NULL); }
+
+static int model_decode_one(const char *path) {
+    etp_blob b;
+    etp_error err = {0};
+    etp_dump *d = NULL;
+    if (etp_blob_open(&b, path, &err)) return 0;
+    int checked = 0, bad = 0;
+    if (etp_dump_open(&d, &b, &err) == 0) bad = model_decode_events(d, &checked);
+    CHECK_MSG(bad == 0, "%s: %d events decoded differently by the model", path, bad);
     etp_dump_close(d);
     etp_blob_close(&b);
     return checked;
@@ -556,6 +570,9 @@ static void check_fast_verifier(void) {
                 same = a->event_count == c->event_count && a->profile_count == c->profile_count &&
                        a->allocation_count == c->allocation_count &&
                        a->debug_count == c->debug_count && a->none_count == c->none_count;
+                /* and the model reads every event of it as the full decoder does (a mutant
+                 * whose blocks still repeat one another is read as repeats) */
+                if (same) same = model_decode_dump(d1) == 0;
             }
             if (!same) {
                 differ++;
@@ -572,6 +589,163 @@ static void check_fast_verifier(void) {
     }
     CHECK_EQ_I(differ, 0);
     CHECK_MSG(rejected > cases / 10 && rejected < cases, "%d of %d mutants rejected", rejected, cases);
+}
+
+/* ---- repeated blocks (etdump.c "Repeated blocks") ----
+ * Which blocks the verifier takes as repeats of an earlier block's layout, against a second
+ * decoder: tests/tools/count_translated.py finds the blocks whose every object (events vector,
+ * tables, strings, vectors) lies at one distance from the previous block's and holds the same
+ * content apart from the times (its counts are the numbers below). Every repeat found must
+ * decode, through the public decoder, as the previous block moved by its distance; then bytes
+ * of one repeat are changed: a name (no longer a repeat, read as written) and a time (still
+ * one, read with the new time). */
+static bool moved(const void *a, const void *b, int64_t delta) {
+    if (!a || !b) return a == b;
+    return (const uint8_t *)b - (const uint8_t *)a == delta;
+}
+
+/* Block b decodes as block a moved by delta, apart from the times. */
+static bool decodes_moved(etp_dump *d, uint32_t a, uint32_t b, int64_t delta) {
+    etp_block_info x, y;
+    etp_dump_block(d, a, &x);
+    etp_dump_block(d, b, &y);
+    if (x.event_count != y.event_count) return false;
+    for (uint32_t i = 0; i < x.event_count; i++) {
+        etp_event e, f;
+        etp_dump_event(d, a, i, &e);
+        etp_dump_event(d, b, i, &f);
+        if (e.type != f.type) return false;
+        if (e.type == ETP_EVENT_ALLOCATION &&
+            (e.allocation.allocator_id != f.allocation.allocator_id ||
+             e.allocation.allocation_size != f.allocation.allocation_size))
+            return false;
+        if (e.type != ETP_EVENT_PROFILE) continue;
+        const etp_profile_event *p = &e.profile, *q = &f.profile;
+        if (p->chain_index != q->chain_index || p->instruction_id != q->instruction_id ||
+            p->delegate_debug_id_int != q->delegate_debug_id_int || p->name.len != q->name.len ||
+            p->delegate_debug_id_str.len != q->delegate_debug_id_str.len ||
+            p->delegate_debug_metadata.len != q->delegate_debug_metadata.len ||
+            !moved(p->name.ptr, q->name.ptr, delta) ||
+            !moved(p->delegate_debug_id_str.ptr, q->delegate_debug_id_str.ptr, delta) ||
+            !moved(p->delegate_debug_metadata.ptr, q->delegate_debug_metadata.ptr, delta) ||
+            (p->name.ptr && memcmp(p->name.ptr, q->name.ptr, p->name.len) != 0) ||
+            (p->delegate_debug_id_str.ptr &&
+             memcmp(p->delegate_debug_id_str.ptr, q->delegate_debug_id_str.ptr,
+                    p->delegate_debug_id_str.len) != 0))
+            return false;
+    }
+    return true;
+}
+
+/* Blocks found as repeats of the block before them; -1 when one does not decode as such. */
+static int repeats_found(etp_dump *d, uint32_t *last) {
+    uint32_t nb = etp_dump_get_info(d)->block_count;
+    int n = 0;
+    for (uint32_t b = 1; b < nb; b++) {
+        int64_t delta;
+        if (!etp__dump_same_layout(d, b - 1, b, &delta)) continue;
+        if (!decodes_moved(d, b - 1, b, delta)) return -1;
+        n++;
+        if (last) *last = b;
+    }
+    return n;
+}
+
+static void check_repeated_blocks(void) {
+    static const struct {
+        const char *file;
+        int translated; /* tests/tools/count_translated.py */
+    } cases[] = {
+        {"fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", 8},
+        {"real/add_pte_100x.etdp", 98},
+        {"real/module_linear_10x.etdp", 8},
+        {"real/bundled_program_10x.etdp", 8},
+        {"synthetic/synth_qnn_llm_20x2000.etdp", 9},
+        {"synthetic/synth_qnn_mixed_small_3x.etdp", 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", data_dir, cases[c].file);
+        etp_blob b;
+        etp_error err = {0};
+        etp_dump *d = NULL;
+        CHECK_MSG(etp_blob_open(&b, p, &err) == 0, "%s", p);
+        CHECK_MSG(etp_dump_open(&d, &b, &err) == 0, "%s", p);
+        if (!d) continue;
+        int n = repeats_found(d, NULL);
+        CHECK_MSG(n == cases[c].translated, "%s: %d repeats, %d expected", p, n,
+                  cases[c].translated);
+        etp_dump_close(d);
+        /* without the fast path, no repeat is taken */
+        etp__verify_fast = false;
+        CHECK(etp_dump_open(&d, &b, &err) == 0);
+        etp__verify_fast = true;
+        if (d) CHECK_EQ_I(repeats_found(d, NULL), 0);
+        etp_dump_close(d);
+        etp_blob_close(&b);
+    }
+
+    /* changed bytes in block 6 of the 10x dump (blocks 3 to 10 repeat) */
+    char p[1024];
+    snprintf(p, sizeof p, "%s/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", data_dir);
+    FILE *f = fopen(p, "rb");
+    CHECK_MSG(f != NULL, "%s", p);
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n);
+    CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    for (int what = 0; what < 2; what++) {
+        etp_blob b;
+        etp_blob_borrow(&b, buf, (size_t)n, "changed");
+        etp_error err = {0};
+        etp_dump *d = NULL;
+        CHECK(etp_dump_open(&d, &b, &err) == 0);
+        if (!d) break;
+        /* the first profile event of block 6 from the 100th on with a name or id string */
+        etp_event e;
+        etp_str s = {NULL, 0};
+        uint32_t tpos[2] = {0, 0}, k = 100;
+        for (; k < 1530 && !(s.len && tpos[1]); k++) {
+            etp_dump_event(d, 6, k, &e);
+            if (e.type != ETP_EVENT_PROFILE) continue;
+            s = e.profile.delegate_debug_id_str.len ? e.profile.delegate_debug_id_str : e.profile.name;
+            etp__dump_event_reuse(d, 6, k, &(etp_event){0}, tpos);
+        }
+        k--;
+        CHECK(s.len > 0 && tpos[1] > 0); /* its end time (a start time of 0 may be left out) */
+        if (!s.len || !tpos[1]) break;
+        uint64_t end = e.profile.end_time;
+        size_t at = what == 0 ? (size_t)((const uint8_t *)s.ptr - buf)
+                              : (size_t)(etp__dump_bytes(d) - buf) + tpos[1];
+        etp_dump_close(d);
+        uint8_t was = buf[at];
+        buf[at] ^= 1; /* a name byte stays a printable non-NUL */
+        CHECK(etp_dump_open(&d, &b, &err) == 0);
+        if (!d) break;
+        int64_t delta;
+        uint32_t last = 0;
+        if (what == 0) {
+            /* block 6 is verified in full; 7 repeats the layout of block 2, not block 6 */
+            CHECK(!etp__dump_same_layout(d, 5, 6, &delta));
+            CHECK(!etp__dump_same_layout(d, 6, 7, &delta));
+            CHECK(etp__dump_same_layout(d, 7, 8, &delta));
+            CHECK_EQ_I(repeats_found(d, &last), 6);
+        } else {
+            CHECK(etp__dump_same_layout(d, 5, 6, &delta));
+            CHECK_EQ_I(repeats_found(d, &last), 8);
+            etp_dump_event(d, 6, k, &e);
+            CHECK(e.profile.end_time != end);
+        }
+        CHECK_EQ_U(last, 10);
+        /* the model reads the changed block (and every other) as the decoder does */
+        CHECK_EQ_I(model_decode_dump(d), 0);
+        etp_dump_close(d);
+        buf[at] = was;
+    }
+    free(buf);
 }
 
 static void check_model_decode(void) {
@@ -661,6 +835,7 @@ int main(int argc, char **argv) {
     check_programs();
     check_model_decode();
     check_fast_verifier();
+    check_repeated_blocks();
     check_open_api();
     return check_done();
 }
