@@ -727,6 +727,13 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         const etp_mevent *e = &ev[i];
         int32_t ri;
         if (same_rows) {
+#if defined(__GNUC__)
+            /* the sample an event ahead adds to: a row's samples lie apart from the others' */
+            if (i + 16 < v->n && r->row_of[i + 16] >= 0) {
+                const row_acc *pa = &r->acc[r->row_of[i + 16]];
+                if (pa->samples) __builtin_prefetch(pa->samples + pa->pub.runs, 1);
+            }
+#endif
             if ((ri = r->row_of[i]) < 0) continue;
         } else {
             r->row_of[i] = -1;
