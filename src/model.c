@@ -72,13 +72,14 @@ struct etp_model {
     char *arena;
     size_t arena_cap, arena_len;
     /* The last block decoded, as the template of the next (a replica: docs/analyses.md "Repeated
-     * runs"): valid when tmpl_ok; each event's label source (LS_*) and QNN-backend bit in
-     * tmpl_src, and what the block's view decided. */
+     * runs"): valid when tmpl_ok; each event's label source (LS_*) in tmpl_src, and what the
+     * block's view decided. */
     bool tmpl_ok, tmpl_named, replica_off;
     uint32_t tmpl_n;
     uint32_t last_block; /* the block of the last call that succeeded, UINT32_MAX: none */
     uint32_t repeat_of;  /* the last call was a replica of block repeat_of, else UINT32_MAX */
     uint8_t *tmpl_src;
+    uint8_t *urule; /* each event's unit rule (unit_rule) */
     uint32_t *tpos; /* each event's start and end time fields (positions, 0: absent) */
     etp_block_view tmpl_bv;
     struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
@@ -251,10 +252,10 @@ uint32_t etp_model_mismatch(const etp_model *m, const char **first) {
 }
 
 /* Bytes of per-block scratch a block of n events takes: the events, their pending-list links,
- * the places of their times, their int labels (arena) and the (chain, instruction) hash of at
- * most 4n slots. */
+ * the places of their times, their label sources and unit rules, their int labels (arena) and
+ * the (chain, instruction) hash of at most 4n slots. */
 static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
-    return (uint64_t)n * (sizeof(etp_mevent) + sizeof(int32_t) + 2 * sizeof(uint32_t) + 12) +
+    return (uint64_t)n * (sizeof(etp_mevent) + sizeof(int32_t) + 2 * sizeof(uint32_t) + 2 + 12) +
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
@@ -352,9 +353,11 @@ static int reserve(etp_model *m, uint32_t block, uint32_t n, etp_error *err) {
         if (nx) m->next = nx;
         uint8_t *ts = realloc(m->tmpl_src, cap);
         if (ts) m->tmpl_src = ts;
+        uint8_t *ur = realloc(m->urule, cap);
+        if (ur) m->urule = ur;
         uint32_t *tp = realloc(m->tpos, (size_t)cap * 2 * sizeof *tp);
         if (tp) m->tpos = tp;
-        if (!ev || !nx || !ts || !tp) goto oom;
+        if (!ev || !nx || !ts || !ur || !tp) goto oom;
         m->cap = cap;
     }
     if (hc > m->hcap) {
@@ -1165,9 +1168,53 @@ static void refine_candidates(etp_model *m, etp_block_view *bv) {
     }
 }
 
+/* How an event's unit is decided, from what does not depend on its times: its label and
+ * identity (decide_unit() then reads the times). A replica keeps its template's rule. */
+enum {
+    UR_HOST = 0,     /* host time (PAL ticks) */
+    UR_LABEL = 1,    /* a delegate's own value, labelled by a string: its suffix, below */
+    UR_DELEGATE = 2, /* a delegate's own value without a string label */
+    UR_WHO = 3,
+    US_NONE = 0 << 2, /* the label's unit suffix */
+    US_US = 1 << 2,
+    US_US_QTIMER = 2 << 2, /* " (us)" counted in 19.2 MHz QTimer ticks */
+    US_CYCLES = 3 << 2,
+    US_COUNT = 4 << 2,
+    US_BYTES = 5 << 2,
+    US_MASK = 7 << 2,
+    UR_QNN_CLASS = 32,   /* the label has a QNN class */
+    UR_QNN_BACKEND = 64, /* the event is inside a QNN delegate's instruction */
+};
+
 /* `classified`: e's QNN class fields already hold what etp_qnn_classify() gives for its label (a
- * replica: its template's). */
-static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend, bool classified) {
+ * replica: its template's); otherwise they are set here. */
+static uint8_t unit_rule(etp_mevent *e, bool qnn_backend, bool classified) {
+    if (e->ev.type != ETP_EVENT_PROFILE) return UR_HOST;
+    const etp_profile_event *p = &e->ev.profile;
+    /* logged by a delegate with its own value/unit (a named one too: named_delegate()) */
+    bool delegate_value = !p->name.ptr || e->ev_name;
+    bool str_label = p->delegate_debug_id_str.ptr && (!p->name.ptr || p->delegate_debug_id_int == -1);
+    if (!delegate_value) return UR_HOST;
+    if (!str_label) return UR_DELEGATE;
+    /* the label is this string (escaped when it holds a NUL): classify what is shown */
+    const char *n = e->label;
+    size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
+    if (!classified) e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
+    uint8_t r = UR_LABEL | (e->qnn != ETP_QNN_NONE ? UR_QNN_CLASS : 0) |
+                (qnn_backend ? UR_QNN_BACKEND : 0);
+    if (ends_with(n, len, " (us)")) {
+        bool qtimer = is_name(p->delegate_debug_id_str, "Time for initial VTCM acquire (us)") ||
+                      is_name(p->delegate_debug_id_str, "Time for HVX + HMX power on and acquire (us)");
+        return r | (qtimer ? US_US_QTIMER : US_US);
+    }
+    if (ends_with(n, len, " (cycles)")) return r | US_CYCLES;
+    if (ends_with(n, len, " (count)")) return r | US_COUNT;
+    if (ends_with(n, len, " (bytes)")) return r | US_BYTES;
+    return r | US_NONE;
+}
+
+/* e's unit, value and time flags, by its rule (unit_rule) and its times. */
+static void decide_unit(etp_model *m, etp_mevent *e, uint8_t rule) {
     e->unit = ETP_UNIT_NONE;
     e->value = NAN;
     if (e->ev.type == ETP_EVENT_ALLOCATION) {
@@ -1188,50 +1235,31 @@ static void decide_unit(etp_model *m, etp_mevent *e, bool qnn_backend, bool clas
         raw = NAN;
     }
     if (s == 11223344 && t == 11223344) e->flags |= ETP_MF_MINIMAL_PAL;
-    /* logged by a delegate with its own value/unit (a named one too: named_delegate()) */
-    bool delegate_value = !p->name.ptr || e->ev_name;
-    bool str_label = p->delegate_debug_id_str.ptr && (!p->name.ptr || p->delegate_debug_id_int == -1);
-    if (delegate_value && str_label) {
-        /* the label is this string (escaped when it holds a NUL): classify what is shown */
-        const char *n = e->label;
-        size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
-        if (!classified) e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
-        if (e->qnn != ETP_QNN_NONE || qnn_backend || s == 0) {
+    if ((rule & UR_WHO) == UR_LABEL) {
+        if ((rule & (UR_QNN_CLASS | UR_QNN_BACKEND)) || s == 0) {
             e->flags |= ETP_MF_NOT_WALL;
-            if (ends_with(n, len, " (us)")) {
-                e->unit = ETP_UNIT_US;
-                e->value = raw;
-                if (is_name(p->delegate_debug_id_str, "Time for initial VTCM acquire (us)") ||
-                    is_name(p->delegate_debug_id_str,
-                            "Time for HVX + HMX power on and acquire (us)")) {
-                    e->value = raw / 19.2;
-                    e->flags |= ETP_MF_QTIMER;
-                }
-                return;
-            }
-            if (ends_with(n, len, " (cycles)")) {
+            e->value = raw;
+            switch (rule & US_MASK) {
+            case US_US_QTIMER:
+                e->value = raw / 19.2;
+                e->flags |= ETP_MF_QTIMER;
+                /* fall through */
+            case US_US: e->unit = ETP_UNIT_US; return;
+            case US_CYCLES:
                 e->unit = ETP_UNIT_CYCLES;
-                e->value = raw;
                 if (e->qnn >= ETP_QNN_NODE || e->qnn == ETP_QNN_TOP) e->flags |= ETP_MF_AGGREGATE;
                 return;
-            }
-            if (ends_with(n, len, " (count)")) {
-                e->unit = ETP_UNIT_COUNT;
-                e->value = raw;
-                return;
-            }
-            if (ends_with(n, len, " (bytes)")) {
-                e->unit = ETP_UNIT_BYTES;
-                e->value = raw;
-                return;
-            }
-            if (qnn_backend || s == 0) {
-                e->unit = ETP_UNIT_RAW;
-                e->value = raw;
-                return;
+            case US_COUNT: e->unit = ETP_UNIT_COUNT; return;
+            case US_BYTES: e->unit = ETP_UNIT_BYTES; return;
+            default:
+                if ((rule & UR_QNN_BACKEND) || s == 0) {
+                    e->unit = ETP_UNIT_RAW;
+                    return;
+                }
+                e->value = NAN;
             }
         }
-    } else if (delegate_value && s == 0) {
+    } else if ((rule & UR_WHO) == UR_DELEGATE && s == 0) {
         e->flags |= ETP_MF_NOT_WALL;
         e->unit = ETP_UNIT_RAW;
         e->value = raw;
@@ -1264,7 +1292,6 @@ enum {
     LS_INT,      /* its delegate debug id number, printed (int_label) */
     LS_MASK = 7,
     LS_EV_NAME = 8,      /* ev_name is the event's name */
-    LS_QNN_BACKEND = 16, /* decide_unit's qnn_backend */
 };
 
 static bool same_bytes(etp_str a, etp_str b) {
@@ -1383,7 +1410,7 @@ static void replica_finish(etp_model *m, etp_block_view *bv) {
     for (uint32_t i = 0; i < bv->n; i++) {
         etp_mevent *e = &m->ev[i];
         e->flags = 0;
-        decide_unit(m, e, (m->tmpl_src[i] & LS_QNN_BACKEND) != 0, true);
+        decide_unit(m, e, m->urule[i]);
     }
 }
 
@@ -1608,8 +1635,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             e->value = NAN;
             continue;
         }
-        if (qnn_backend) m->tmpl_src[i] |= LS_QNN_BACKEND;
-        decide_unit(m, e, qnn_backend, false);
+        m->urule[i] = unit_rule(e, qnn_backend, false);
+        decide_unit(m, e, m->urule[i]);
     }
     if (tmpl) {
         m->tmpl_ok = true;
@@ -1632,6 +1659,8 @@ void etp__model_release_scratch(etp_model *m) {
     free(m->next);
     free(m->tmpl_src);
     m->tmpl_src = NULL;
+    free(m->urule);
+    m->urule = NULL;
     free(m->tpos);
     m->tpos = NULL;
     m->tmpl_ok = false;
