@@ -266,6 +266,31 @@ static inline void fz_check_mevent(const fz_input *din, const fz_input *pin, con
     fz_sink_ ^= (uint32_t)etp_unit_to_ns(e->unit, isnan(e->value) ? 0.0 : 1.0);
 }
 
+/* The model's copy of event i of block b is what the decoder gives (a repeated block's events
+ * are the previous block's moved by their distance, docs/verifier.md "Repeated blocks"). */
+static inline void fz_check_decoded(const etp_dump *d, uint32_t b, uint32_t i, const etp_event *m) {
+    etp_event x;
+    etp_dump_event(d, b, i, &x);
+    FZ_ASSERT(m->type == x.type, "block %u event %u: the model has type %d, the decoder %d", b, i,
+              (int)m->type, (int)x.type);
+    if (x.type == ETP_EVENT_PROFILE) {
+        const etp_profile_event *p = &m->profile, *q = &x.profile;
+        FZ_ASSERT(p->name.ptr == q->name.ptr && p->name.len == q->name.len &&
+                      p->delegate_debug_id_str.ptr == q->delegate_debug_id_str.ptr &&
+                      p->delegate_debug_id_str.len == q->delegate_debug_id_str.len &&
+                      p->delegate_debug_metadata.ptr == q->delegate_debug_metadata.ptr &&
+                      p->delegate_debug_metadata.len == q->delegate_debug_metadata.len &&
+                      p->chain_index == q->chain_index && p->instruction_id == q->instruction_id &&
+                      p->delegate_debug_id_int == q->delegate_debug_id_int &&
+                      p->start_time == q->start_time && p->end_time == q->end_time,
+                  "block %u event %u: the model's profile event differs from the decoder's", b, i);
+    } else if (x.type == ETP_EVENT_ALLOCATION) {
+        FZ_ASSERT(m->allocation.allocator_id == x.allocation.allocator_id &&
+                      m->allocation.allocation_size == x.allocation.allocation_size,
+                  "block %u event %u: the model's allocation differs from the decoder's", b, i);
+    }
+}
+
 /* Parses the document with jansson; aborts when it is not JSON. */
 static inline void fz_check_json(const char *doc, size_t len, const char *what) {
     json_error_t jerr;
@@ -342,6 +367,7 @@ static inline void fz_model(const fz_input *din, const etp_dump *d, const fz_inp
         for (uint32_t i = 0; i < v.n; i++) {
             const etp_mevent *e = &v.events[i];
             fz_check_mevent(din, pin, &v, i);
+            fz_check_decoded(d, b, i, &e->ev);
             if (write == FZ_WRITE_NONE) continue;
             if (write == FZ_WRITE_LINKED &&
                 ((!e->op_name && !e->backend && !(i == 0 && v.method)) || linked++ >= FZ_LINKED_MAX))

@@ -384,8 +384,9 @@ static bool fast_event(fbv *v, fast_ctx *fc, uint32_t t, etp_dump_info *info) {
  * each of them). When a block verified in full (every event on the fast path) is followed by a
  * block whose events vector holds the same bytes, the first block's layout is taken: the extent
  * [lo, hi) of its events' objects (the events vector, tables, strings, vectors; no two may
- * share a byte), the places of its time fields and vtable offsets, and where each vtable is. A
- * later block whose events vector lies `delta` bytes from the layout's is then a repeat of it
+ * share a byte), the places of its time fields and vtable offsets (no other field the readers
+ * read may lie over one: a vtable can place fields anywhere in a table), and where each vtable
+ * is. A later block whose events vector lies `delta` bytes from the layout's is then a repeat of it
  * when [lo + delta, hi + delta) lies in the buffer and equals [lo, hi) in every byte but those
  * places, and each of its vtable offsets leads to the same vtable (one outside the extent) or
  * to the copy of it (one inside). Every check of the verifier then holds on the repeat, as it
@@ -395,12 +396,15 @@ static bool fast_event(fbv *v, fast_ctx *fc, uint32_t t, etp_dump_info *info) {
 
 #define LAYOUT_MAX ((uint32_t)16 << 20) /* larger extents are not kept */
 
-/* The objects of a verified event at `t` (the fast path took it: no debug event). */
+/* The objects of a verified event at `t` (the fast path took it: no debug event), and the
+ * fields the readers read from its tables. */
 typedef struct ev_objs {
-    uint32_t n, nt, ntm;
+    uint32_t n, nt, ntm, nf;
     uint32_t a[5], b[5]; /* object byte ranges [a, b) */
     uint32_t tab[2];     /* its tables */
     uint32_t tm[2];      /* its time fields (8 bytes each) */
+    uint32_t f[10];      /* its other fields that are read (their first byte) */
+    uint8_t fw[10];      /* and their widths */
 } ev_objs;
 
 static uint32_t table_size(const uint8_t *buf, uint32_t t) {
@@ -413,11 +417,22 @@ static void obj_add(ev_objs *o, uint32_t a, uint32_t b) {
     o->b[o->n++] = b;
 }
 
+/* Field `id` (`w` bytes) of the table at t, when present, as one that is read. */
+static void field_add(ev_objs *o, const uint8_t *buf, uint32_t t, unsigned id, uint8_t w) {
+    uint32_t f = fb_field(buf, t, id);
+    if (!f) return;
+    o->f[o->nf] = t + f;
+    o->fw[o->nf++] = w;
+}
+
 static void event_objects(const uint8_t *buf, uint32_t t, ev_objs *o) {
-    o->n = o->nt = o->ntm = 0;
+    o->n = o->nt = o->ntm = o->nf = 0;
     uint32_t p = fb_ref(buf, t, 0), al = fb_ref(buf, t, 1);
     obj_add(o, t, t + table_size(buf, t));
+    field_add(o, buf, t, 0, 4);
+    field_add(o, buf, t, 1, 4);
     if (p) {
+        for (unsigned id = 0; id < 6; id++) field_add(o, buf, p, id, 4);
         obj_add(o, p, p + table_size(buf, p));
         o->tab[o->nt++] = p;
         uint32_t s;
@@ -430,6 +445,8 @@ static void event_objects(const uint8_t *buf, uint32_t t, ev_objs *o) {
     } else if (al) {
         obj_add(o, al, al + table_size(buf, al));
         o->tab[o->nt++] = al;
+        field_add(o, buf, al, 0, 4);
+        field_add(o, buf, al, 1, 8);
     }
     o->tab[o->nt++] = t;
 }
@@ -507,6 +524,14 @@ static bool take_layout(const fbv *v, fast_ctx *fc) {
                 }
             }
         }
+    }
+    /* no field but a time is read from a masked place (a vtable may place a field over a time
+     * or over the table's vtable offset) */
+    for (uint32_t i = 0; i < f->n; i++) {
+        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
+        for (uint32_t k = 0; k < o.nf; k++)
+            for (uint32_t b = 0; b < o.fw[k]; b++)
+                if (m[o.f[k] + b - lo] == LAY_MASKED) return false;
     }
     for (size_t k = 0; k < len; k++) m[k] = m[k] == LAY_MASKED ? 0 : 0xff;
     L->src = *f;
