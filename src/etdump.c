@@ -278,6 +278,7 @@ typedef struct fast_ctx {
     vt_cache event, profile, alloc;
     full_block last;
     layout lay;
+    uint64_t lay_work; /* bytes the layouts have gone over (bounded: lay_afford) */
 } fast_ctx;
 
 static void fast_ctx_free(fast_ctx *fc) {
@@ -396,6 +397,18 @@ static bool fast_event(fbv *v, fast_ctx *fc, uint32_t t, etp_dump_info *info) {
 
 #define LAYOUT_MAX ((uint32_t)16 << 20) /* larger extents are not kept */
 
+/* The bytes the layouts go over (taking one, comparing a block with one) are bounded by twice
+ * the buffer (a real dump's repeats do not overlap: they go over it once); past that, blocks are
+ * verified object by object, whose cost the verifier bounds. Without the bound, blocks sharing
+ * one events vector, or repeats one byte apart in a periodic buffer, would each go over the
+ * whole extent. Charges `bytes` and returns true when they fit. */
+static bool lay_afford(const fbv *v, fast_ctx *fc, uint64_t bytes) {
+    uint64_t cap = 2 * (uint64_t)v->size + ((uint64_t)1 << 20);
+    if (fc->lay_work > cap || bytes > cap - fc->lay_work) return false;
+    fc->lay_work += bytes;
+    return true;
+}
+
 /* The objects of a verified event at `t` (the fast path took it: no debug event), and the
  * fields the readers read from its tables. */
 typedef struct ev_objs {
@@ -480,7 +493,7 @@ static bool take_layout(const fbv *v, fast_ctx *fc) {
         }
         ntab += o.nt;
     }
-    if (hi - lo > LAYOUT_MAX) return false;
+    if (hi - lo > LAYOUT_MAX || !lay_afford(v, fc, hi - lo)) return false;
     size_t len = hi - lo;
     if (len > L->mask_cap) {
         uint8_t *m = realloc(L->mask, len);
@@ -515,8 +528,9 @@ static bool take_layout(const fbv *v, fast_ctx *fc) {
             bool inside = vt >= lo && vend <= hi;
             L->so[L->n_so++] = (t - lo) << 1 | (inside ? 0u : 1u);
             if (inside) {
-                /* compared as bytes of the extent; a vtable shared by several tables is marked
-                 * once */
+                /* compared as bytes of the extent (a vtable shared by several tables is marked
+                 * again each time: charged) */
+                if (!lay_afford(v, fc, (uint64_t)(vend - vt))) return false;
                 for (int64_t k2 = vt; k2 < vend; k2++) {
                     uint8_t *c = m + (k2 - lo);
                     if (*c == LAY_FREE) *c = LAY_VTABLE;
@@ -561,12 +575,13 @@ static bool masked_equal(const uint8_t *a, const uint8_t *b, const uint8_t *mask
 }
 
 /* Block b (block bi, its events vector verified) as a repeat of fc's layout. */
-static bool repeat_of_layout(fbv *v, const layout *L, uint32_t bi, block *b,
-                             etp_dump_info *info) {
+static bool repeat_of_layout(fbv *v, fast_ctx *fc, uint32_t bi, block *b, etp_dump_info *info) {
+    const layout *L = &fc->lay;
     if (!L->hi || L->src.n != b->n_events || L->src.block == bi) return false;
     int64_t delta = (int64_t)b->events_vec - (int64_t)L->src.vec;
     if ((int64_t)L->lo + delta < 0 || (int64_t)L->hi + delta > (int64_t)v->size) return false;
     if (v->tables + L->src.tables > v->size) return false; /* the verifier reports it */
+    if (!lay_afford(v, fc, L->hi - L->lo)) return false;
     const uint8_t *x = v->buf + L->lo, *y = x + delta;
     if (!masked_equal(x, y, L->mask, L->hi - L->lo)) return false;
     for (uint32_t k = 0; k < L->n_so; k++) {
@@ -586,7 +601,7 @@ static bool repeat_of_layout(fbv *v, const layout *L, uint32_t bi, block *b,
 /* Block b verified as a repeat (true), or to be verified in full. */
 static bool verify_repeat(fbv *v, fast_ctx *fc, uint32_t bi, block *b, etp_dump_info *info) {
     if (!b->n_events) return false;
-    if (repeat_of_layout(v, &fc->lay, bi, b, info)) return true;
+    if (repeat_of_layout(v, fc, bi, b, info)) return true;
     const full_block *f = &fc->last;
     if (!f->ok || f->n != b->n_events || (fc->lay.hi && fc->lay.src.block == f->block) ||
         memcmp(v->buf + f->vec, v->buf + b->events_vec, 4 + 4 * (size_t)f->n) != 0)
@@ -595,7 +610,7 @@ static bool verify_repeat(fbv *v, fast_ctx *fc, uint32_t bi, block *b, etp_dump_
         fc->last.ok = false;
         return false;
     }
-    return repeat_of_layout(v, &fc->lay, bi, b, info);
+    return repeat_of_layout(v, fc, bi, b, info);
 }
 
 static int verify_block(fbv *v, uint32_t t, uint32_t bi, block *b, etp_dump_info *info,

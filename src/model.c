@@ -1186,9 +1186,9 @@ enum {
     UR_QNN_BACKEND = 64, /* the event is inside a QNN delegate's instruction */
 };
 
-/* `classified`: e's QNN class fields already hold what etp_qnn_classify() gives for its label (a
- * replica: its template's); otherwise they are set here. */
-static uint8_t unit_rule(etp_mevent *e, bool qnn_backend, bool classified) {
+/* e's rule; sets its QNN class fields from its label (etp_qnn_classify). A replica keeps both
+ * (its template's). */
+static uint8_t unit_rule(etp_mevent *e, bool qnn_backend) {
     if (e->ev.type != ETP_EVENT_PROFILE) return UR_HOST;
     const etp_profile_event *p = &e->ev.profile;
     /* logged by a delegate with its own value/unit (a named one too: named_delegate()) */
@@ -1199,7 +1199,7 @@ static uint8_t unit_rule(etp_mevent *e, bool qnn_backend, bool classified) {
     /* the label is this string (escaped when it holds a NUL): classify what is shown */
     const char *n = e->label;
     size_t len = e->flags & ETP_MF_ESCAPED ? strlen(n) : p->delegate_debug_id_str.len;
-    if (!classified) e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
+    e->qnn = etp_qnn_classify(n, len, &e->qnn_op_id, &e->qnn_name_len);
     uint8_t r = UR_LABEL | (e->qnn != ETP_QNN_NONE ? UR_QNN_CLASS : 0) |
                 (qnn_backend ? UR_QNN_BACKEND : 0);
     if (ends_with(n, len, " (us)")) {
@@ -1635,7 +1635,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
             e->value = NAN;
             continue;
         }
-        m->urule[i] = unit_rule(e, qnn_backend, false);
+        m->urule[i] = unit_rule(e, qnn_backend);
         decide_unit(m, e, m->urule[i]);
     }
     if (tmpl) {
