@@ -83,6 +83,13 @@ struct etp_model {
     uint32_t *tpos; /* each event's start and end time fields (positions, 0: absent) */
     etp_block_view tmpl_bv;
     struct esc_str *esc; /* escaped copies of this block's labels that hold a NUL (esc_label) */
+    /* Long labels, by position (long_label): the same string is read once however many events
+     * (of any block) share it; escaped copies of those in esc_keep. */
+    struct long_memo {
+        const char *ptr, *label;
+    } *lmemo;
+    uint32_t lmemo_cap, lmemo_n;
+    struct esc_str *esc_keep;
     struct {
         uint64_t sig;
         int plan;
@@ -516,26 +523,29 @@ etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32
  * NUL inside is given as an escaped copy: NUL as `\0` and, in such labels only, a backslash as
  * `\\`; the event gets ETP_MF_ESCAPED so that rows keyed by label stay apart from a label whose
  * own bytes read the same. Every length taken of a label afterwards is strlen() of that copy:
- * lengths measured in the file are never applied to it. The copies live until the next block. */
+ * lengths measured in the file are never applied to it. The copies live until the next block
+ * (those of long labels, long_label, until the model's scratch is freed). */
 struct esc_str {
     struct esc_str *next;
     char s[];
 };
 
-static void esc_free(etp_model *m) {
-    for (struct esc_str *e = m->esc, *n; e; e = n) {
+static void esc_list_free(struct esc_str **list) {
+    for (struct esc_str *e = *list, *n; e; e = n) {
         n = e->next;
         free(e);
     }
-    m->esc = NULL;
+    *list = NULL;
 }
 
-static const char *esc_label(etp_model *m, etp_str s, uint32_t *flags) {
-    if (!s.ptr || !memchr(s.ptr, 0, s.len)) return s.ptr;
+static void esc_free(etp_model *m) { esc_list_free(&m->esc); }
+
+/* The escaped copy of s (which holds a NUL), kept in `list`; NULL when out of memory. */
+static const char *esc_copy(etp_str s, struct esc_str **list) {
     size_t extra = 0;
     for (uint32_t i = 0; i < s.len; i++) extra += s.ptr[i] == 0 || s.ptr[i] == '\\';
     struct esc_str *e = malloc(sizeof *e + (size_t)s.len + extra + 1);
-    if (!e) return "?"; /* out of memory: a placeholder rather than the cut name */
+    if (!e) return NULL;
     char *o = e->s;
     for (uint32_t i = 0; i < s.len; i++) {
         char c = s.ptr[i];
@@ -547,10 +557,67 @@ static const char *esc_label(etp_model *m, etp_str s, uint32_t *flags) {
         }
     }
     *o = 0;
-    e->next = m->esc;
-    m->esc = e;
-    *flags |= ETP_MF_ESCAPED;
+    e->next = *list;
+    *list = e;
     return e->s;
+}
+
+/* Labels at least this long are looked up by position before they are read (long_label). */
+#define LONG_LABEL 4096
+
+/* A long label: events that share one string (tables referenced many times, which the verifier
+ * allows up to its bound) would otherwise each read it for a NUL, and each escape it, however
+ * long it is. Looked up by its position in an open-addressing table that persists across
+ * blocks; its escaped copy, if any, lives as long as the table (until the scratch is freed). */
+static const char *long_label(etp_model *m, etp_str s, uint32_t *flags) {
+    if (m->lmemo_n * 2 >= m->lmemo_cap) {
+        uint32_t cap = m->lmemo_cap ? m->lmemo_cap * 2 : 64;
+        struct long_memo *t = cap > m->lmemo_cap ? calloc(cap, sizeof *t) : NULL;
+        if (t) {
+            for (uint32_t k = 0; k < m->lmemo_cap; k++) {
+                if (!m->lmemo[k].ptr) continue;
+                uint32_t h = (uint32_t)(((uintptr_t)m->lmemo[k].ptr * 0x9E3779B97F4A7C15u) >> 32);
+                while (t[h & (cap - 1)].ptr) h++;
+                t[h & (cap - 1)] = m->lmemo[k];
+            }
+            free(m->lmemo);
+            m->lmemo = t;
+            m->lmemo_cap = cap;
+        }
+    }
+    struct long_memo *slot = NULL;
+    if (m->lmemo_n * 2 < m->lmemo_cap) {
+        uint32_t h = (uint32_t)(((uintptr_t)s.ptr * 0x9E3779B97F4A7C15u) >> 32);
+        for (;; h++) {
+            slot = &m->lmemo[h & (m->lmemo_cap - 1)];
+            if (!slot->ptr) break;
+            if (slot->ptr == s.ptr) {
+                if (slot->label != s.ptr) *flags |= ETP_MF_ESCAPED;
+                return slot->label;
+            }
+        }
+    }
+    const char *l = s.ptr;
+    if (memchr(s.ptr, 0, s.len)) {
+        if (!(l = esc_copy(s, slot ? &m->esc_keep : &m->esc))) return "?";
+        *flags |= ETP_MF_ESCAPED;
+    }
+    if (slot) {
+        slot->ptr = s.ptr;
+        slot->label = l;
+        m->lmemo_n++;
+    }
+    return l;
+}
+
+static const char *esc_label(etp_model *m, etp_str s, uint32_t *flags) {
+    if (!s.ptr) return NULL;
+    if (s.len >= LONG_LABEL) return long_label(m, s, flags);
+    if (!memchr(s.ptr, 0, s.len)) return s.ptr;
+    const char *l = esc_copy(s, &m->esc);
+    if (!l) return "?"; /* out of memory: a placeholder rather than the cut name */
+    *flags |= ETP_MF_ESCAPED;
+    return l;
 }
 
 static const char *int_label(etp_model *m, int32_t id) {
@@ -1294,9 +1361,11 @@ enum {
     LS_EV_NAME = 8,      /* ev_name is the event's name */
 };
 
+/* Equal bytes; the same string (blocks that share it) without reading it: otherwise blocks
+ * sharing one long name would each compare it in full. */
 static bool same_bytes(etp_str a, etp_str b) {
     return (a.ptr == NULL) == (b.ptr == NULL) && a.len == b.len &&
-           (!a.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
+           (a.ptr == b.ptr || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
 /* Equal in everything but the times (a profile event's start and end, an allocation's size). */
@@ -1670,6 +1739,10 @@ void etp__model_release_scratch(etp_model *m) {
     free(m->hused);
     free(m->arena);
     esc_free(m);
+    esc_list_free(&m->esc_keep);
+    free(m->lmemo);
+    m->lmemo = NULL;
+    m->lmemo_cap = m->lmemo_n = 0;
     m->ev = NULL;
     m->next = NULL;
     m->hkeys = NULL;

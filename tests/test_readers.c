@@ -748,12 +748,12 @@ static void check_repeated_blocks(void) {
     free(buf);
 }
 
-/* A crafted dump whose `k` run_data entries all refer to one RunData table of one event, whose
- * name is `len` bytes: every block is the same bytes (a repeat at distance 0), so without a
- * bound each of the k blocks would be compared over the whole name. Written here with a minimal
- * forward FlatBuffer writer (size prefix, identifier ED00). */
-static uint8_t *shared_block_dump(uint32_t k, uint32_t len, size_t *size) {
-    size_t cap = 256 + 4 * (size_t)k + len;
+/* A crafted dump of `k` run_data entries that all refer to one RunData table, whose `ne` events
+ * all refer to one Event table, whose name is `len` bytes ('a', and a NUL in the middle when
+ * `nul`): tables shared as the verifier allows. Written here with a minimal forward FlatBuffer
+ * writer (size prefix, identifier ED00). */
+static uint8_t *shared_block_dump(uint32_t k, uint32_t ne, uint32_t len, bool nul, size_t *size) {
+    size_t cap = 256 + 4 * (size_t)k + 4 * (size_t)ne + len;
     uint8_t *b = calloc(1, cap);
     size_t n = 12; /* size prefix, root uoffset, "ED00" */
     memcpy(b + 8, "ED00", 4);
@@ -775,7 +775,9 @@ static uint8_t *shared_block_dump(uint32_t k, uint32_t len, size_t *size) {
     size_t rd = n;
     W32(P(rd) - P(vt_rd)), W32(0);
     size_t evvec = n;
-    W32(1), W32(0);
+    W32(ne);
+    size_t evslots = n;
+    n += 4 * (size_t)ne;
     size_t vt_ev = n;
     W16(6), W16(8), W16(4), W16(0);               /* Event vtable: profile_event at 4 */
     size_t ev = n;
@@ -787,12 +789,13 @@ static uint8_t *shared_block_dump(uint32_t k, uint32_t len, size_t *size) {
     size_t name = n;
     W32(len);
     memset(b + n, 'a', len);
+    if (nul) b[n + len / 2] = 0;
     n += len + 1;
     n = (n + 3) & ~(size_t)3;
     REF(root + 4, rdvec);
     for (uint32_t i = 0; i < k; i++) REF(slots + 4 * (size_t)i, rd);
     REF(rd + 4, evvec);
-    REF(evvec + 4, ev);
+    for (uint32_t i = 0; i < ne; i++) REF(evslots + 4 * (size_t)i, ev);
     REF(ev + 4, pe);
     REF(pe + 4, name);
     memcpy(b, &(uint32_t){(uint32_t)(n - 4)}, 4);
@@ -809,7 +812,7 @@ static uint8_t *shared_block_dump(uint32_t k, uint32_t len, size_t *size) {
 static void check_repeat_bound(void) {
     size_t size;
     uint32_t k = 2000, len = 64 << 10;
-    uint8_t *buf = shared_block_dump(k, len, &size);
+    uint8_t *buf = shared_block_dump(k, 1, len, false, &size);
     etp_blob b;
     etp_blob_borrow(&b, buf, size, "shared");
     etp_error err = {0};
@@ -828,6 +831,30 @@ static void check_repeat_bound(void) {
                   (unsigned long long)bound);
         CHECK_EQ_I(model_decode_dump(d), 0);
     }
+    etp_dump_close(d);
+    free(buf);
+    /* One block of 5,000 events sharing one Event table whose 64 KiB name holds a NUL: the model
+     * reads the name once and makes one escaped copy (every event's label is that copy), not
+     * 5,000 copies of 64 KiB. */
+    buf = shared_block_dump(1, 5000, len, true, &size);
+    etp_blob_borrow(&b, buf, size, "shared");
+    d = NULL;
+    etp_model *m = NULL;
+    CHECK(etp_dump_open(&d, &b, &err) == 0);
+    if (d && etp_model_open(&m, d, NULL, NULL, &err) == 0) {
+        etp_block_view v;
+        CHECK(etp_model_block(m, 0, &v, &err) == 0);
+        CHECK_EQ_U(v.n, 5000);
+        const char *first = v.n ? v.events[0].label : NULL;
+        int same = 0;
+        for (uint32_t i = 0; i < v.n; i++)
+            same += v.events[i].label == first && (v.events[i].flags & ETP_MF_ESCAPED);
+        CHECK_EQ_I(same, 5000);
+        /* the copy: 'a' x len/2, then \0, then the rest */
+        CHECK(first && strlen(first) == (size_t)len + 1 && first[len / 2] == '\\' &&
+              first[len / 2 + 1] == '0');
+    }
+    etp_model_close(m);
     etp_dump_close(d);
     free(buf);
 }
