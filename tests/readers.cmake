@@ -2,6 +2,21 @@ add_executable(test_readers ${CMAKE_SOURCE_DIR}/tests/test_readers.c)
 target_link_libraries(test_readers PRIVATE etprof)
 target_include_directories(test_readers PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME readers_vs_manifest COMMAND test_readers ${ETPROF_TEST_DATA})
+# The repeated blocks test_readers expects (check_repeated_blocks), from a second decoder.
+if(ETPROF_PYTHON3)
+  foreach(case "fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp:8" "real/add_pte_100x.etdp:98"
+               "real/module_linear_10x.etdp:8" "real/bundled_program_10x.etdp:8"
+               "synthetic/synth_qnn_llm_20x2000.etdp:9" "synthetic/synth_qnn_mixed_small_3x.etdp:0")
+    string(REPLACE ":" ";" parts "${case}")
+    list(GET parts 0 file)
+    list(GET parts 1 count)
+    get_filename_component(name "${file}" NAME_WE)
+    add_test(NAME repeats_second_decoder_${name}
+             COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/tools/count_translated.py
+                     ${ETPROF_TEST_DATA}/${file} ${count})
+    set_tests_properties(repeats_second_decoder_${name} PROPERTIES LABELS "readers")
+  endforeach()
+endif()
 
 # etprof tensors: corpus debug buffers vs the MANIFEST, every dtype and strides with flatc-built
 # dumps, located errors (docs/cli.md "tensors")

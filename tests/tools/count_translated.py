@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""count_translated.py DUMP.etdp - a second decoder for tests/test_readers.c's
+"""count_translated.py DUMP.etdp [EXPECTED] - a second decoder for tests/test_readers.c's
 check_repeated_blocks: prints the blocks whose every object (events vector, Event and
 ProfileEvent/AllocationEvent tables, name and delegate id strings, metadata vector) lies at one
 common distance from the corresponding object of the block before, with the same string, vector
 and integer contents (the times may differ). Written with the struct module only; it shares no
-code with etprof."""
+code with etprof. With EXPECTED, exits 1 unless it finds that many (tests/readers.cmake runs it
+on the dumps whose counts test_readers.c asserts)."""
 import struct
 import sys
 
@@ -65,7 +66,11 @@ def main(path):
                 found.append(bi)
         prev = (pos, content)
     print('%d blocks, %d translated: %s' % (len(blocks), len(found), found))
+    return len(found)
 
 
 if __name__ == '__main__':
-    main(sys.argv[1])
+    n = main(sys.argv[1])
+    if len(sys.argv) > 2 and n != int(sys.argv[2]):
+        print('count_translated.py: %d translated blocks, %s expected' % (n, sys.argv[2]))
+        sys.exit(1)
