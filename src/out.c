@@ -223,12 +223,28 @@ static void csv_field(out_table *t, const char *s, size_t n, bool prefix) {
     if (quote) append(t, &t->arena, "\"", 1);
 }
 
+/* Table and md cells longer than this many bytes are kept cut (at a character's start), with
+ * how many bytes were left out: a table keeps every row until the last (to align its columns),
+ * and a long string that many rows share (a name every event of a crafted dump refers to) would
+ * otherwise be kept once per row. csv, tsv and json keep every byte. docs/output-formats.md. */
+#define CELL_MAX 4096
+
 /* Stores one table/md cell (s NULL: absent) in the arena. */
 static void keep_cell(out_table *t, const char *s, size_t n) {
     size_t at = t->arena.len, len = ABSENT;
     append(t, &t->arena, &len, sizeof len);
     if (!s || t->oom) return;
-    sanitize(t, s, n, t->fmt == OUT_MD ? SAN_MD : SAN_PLAIN);
+    size_t keep = n;
+    if (n > CELL_MAX) {
+        keep = CELL_MAX; /* back to the start of a UTF-8 character (at most 3 bytes back) */
+        for (int k = 0; k < 3 && ((unsigned char)s[keep] & 0xC0) == 0x80; k++) keep--;
+    }
+    sanitize(t, s, keep, t->fmt == OUT_MD ? SAN_MD : SAN_PLAIN);
+    if (keep < n) {
+        char cut[64];
+        int k = snprintf(cut, sizeof cut, " [... %zu more bytes]", n - keep);
+        append(t, &t->arena, cut, (size_t)k);
+    }
     len = t->arena.len - at - sizeof len;
     if (!t->oom) memcpy(t->arena.p + at, &len, sizeof len);
 }

@@ -719,6 +719,47 @@ static void test_out_strings(void) {
             "{\"s\":\"\\ufffd\\ufffd\\ufffd\\ufffd\"}\n");
     /* unicode width is counted in code points */
     cell_is(OUT_TABLE, "\xe2\x82\xac\xe2\x82\xac", 6, "S\n--\n\xe2\x82\xac\xe2\x82\xac\n");
+    /* a table or md cell over 4,096 bytes is kept cut at a character's start, with the bytes
+     * left out counted; csv keeps every byte. 4,095 'a', then a 3-byte euro sign over the
+     * limit, then 'b's: the cut falls before the euro sign. */
+    {
+        size_t n = 10000;
+        char *in = malloc(n);
+        memset(in, 'a', 4095);
+        memcpy(in + 4095, "\xe2\x82\xac", 3);
+        memset(in + 4098, 'b', n - 4098);
+        const char *mark = " [... 5905 more bytes]"; /* 10000 - 4095 */
+        size_t w = 4095 + strlen(mark);
+        char *want = malloc(3 * w + 16), *o = want;
+        *o++ = 'S'; /* no padding after a left-aligned last column */
+        *o++ = '\n';
+        memset(o, '-', w), o += w;
+        *o++ = '\n';
+        memset(o, 'a', 4095), o += 4095;
+        o += sprintf(o, "%s\n", mark);
+        cell_is(OUT_TABLE, in, n, want);
+        char *csv = malloc(n + 8);
+        memcpy(csv, "s\n", 2);
+        memcpy(csv + 2, in, n);
+        memcpy(csv + 2 + n, "\n", 2);
+        cell_is(OUT_CSV, in, n, csv);
+        /* exactly 4,096 bytes: kept whole */
+        memset(in, 'c', 4096);
+        memcpy(csv + 2, in, 4096);
+        memcpy(csv + 2 + 4096, "\n", 2);
+        cell_is(OUT_CSV, in, 4096, csv);
+        o = want;
+        *o++ = 'S';
+        *o++ = '\n';
+        memset(o, '-', 4096), o += 4096;
+        *o++ = '\n';
+        memset(o, 'c', 4096), o += 4096;
+        strcpy(o, "\n");
+        cell_is(OUT_TABLE, in, 4096, want);
+        free(csv);
+        free(want);
+        free(in);
+    }
     /* absent string */
     cell_is(OUT_TABLE, NULL, 0, "S\n-\n-\n");
     cell_is(OUT_CSV, NULL, 0, "s\n\n");
