@@ -510,15 +510,15 @@ static bool take_layout(const fbv *v, fast_ctx *fc) {
     uint8_t *m = L->mask;
     memset(m, LAY_FREE, len);
     if (!lay_mark(m, f->vec - lo, f->vec + 4 + 4 * f->n - lo, LAY_OBJ)) return false;
+    /* Event after event: its objects (a byte another object, a vtable or a masked place took
+     * ends the layout, whichever comes first), then its masked places (inside its own tables,
+     * marked just before), its vtables, and the fields read from its tables (none may lie over
+     * a masked place: a vtable may place a field over a time or a vtable offset). */
+    L->n_so = 0;
     for (uint32_t i = 0; i < f->n; i++) {
         event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
         for (uint32_t k = 0; k < o.n; k++)
             if (!lay_mark(m, o.a[k] - lo, o.b[k] - lo, LAY_OBJ)) return false;
-    }
-    /* the masked places: inside their own tables, so no other object's bytes */
-    L->n_so = 0;
-    for (uint32_t i = 0; i < f->n; i++) {
-        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
         for (uint32_t k = 0; k < o.ntm; k++) memset(m + (o.tm[k] - lo), LAY_MASKED, 8);
         for (uint32_t k = 0; k < o.nt; k++) {
             uint32_t t = o.tab[k];
@@ -538,11 +538,6 @@ static bool take_layout(const fbv *v, fast_ctx *fc) {
                 }
             }
         }
-    }
-    /* no field but a time is read from a masked place (a vtable may place a field over a time
-     * or over the table's vtable offset) */
-    for (uint32_t i = 0; i < f->n; i++) {
-        event_objects(buf, fb_vec_table(buf, f->vec, i), &o);
         for (uint32_t k = 0; k < o.nf; k++)
             for (uint32_t b = 0; b < o.fw[k]; b++)
                 if (m[o.f[k] + b - lo] == LAY_MASKED) return false;

@@ -491,6 +491,22 @@ static int model_decode_dir(const char *dir) {
     return n;
 }
 
+/* The bytes of file `path` (malloc'd; NULL when it cannot be read), their count in *n. */
+static uint8_t *load_file(const char *path, long *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = *n > 0 ? malloc((size_t)*n) : NULL;
+    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
 /* ---- the verifier's fast path: the same verdict and the same error as the full verifier ----
  * Valid files mutated at random (bytes set to random values, to 0 or 0xff, small offsets moved),
  * opened with and without the fast path. */
@@ -503,15 +519,11 @@ static void check_fast_verifier(void) {
     for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
         char p[1024];
         snprintf(p, sizeof p, "%s/%s", data_dir, files[fi]);
-        FILE *f = fopen(p, "rb");
-        CHECK_MSG(f != NULL, "%s", p);
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        uint8_t *orig = malloc((size_t)n), *buf = malloc((size_t)n);
-        CHECK(fread(orig, 1, (size_t)n, f) == (size_t)n);
-        fclose(f);
+        long n = 0;
+        uint8_t *orig = load_file(p, &n);
+        CHECK_MSG(orig != NULL, "%s", p);
+        if (!orig) continue;
+        uint8_t *buf = malloc((size_t)n);
         for (int k = 0; k < 600; k++) {
             memcpy(buf, orig, (size_t)n);
             int edits = 1 + k % 3;
@@ -688,15 +700,10 @@ static void check_repeated_blocks(void) {
     /* changed bytes in block 6 of the 10x dump (blocks 3 to 10 repeat) */
     char p[1024];
     snprintf(p, sizeof p, "%s/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp", data_dir);
-    FILE *f = fopen(p, "rb");
-    CHECK_MSG(f != NULL, "%s", p);
-    if (!f) return;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n);
-    CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    long n = 0;
+    uint8_t *buf = load_file(p, &n);
+    CHECK_MSG(buf != NULL, "%s", p);
+    if (!buf) return;
     for (int what = 0; what < 2; what++) {
         etp_blob b;
         etp_blob_borrow(&b, buf, (size_t)n, "changed");
