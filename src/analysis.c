@@ -821,13 +821,22 @@ static int cmp_cpu_op(const void *x, const void *y) {
     return strcmp(a->op, b->op);
 }
 
-static int finish_stats(etp_ops_result *r) {
-    size_t maxruns = 1;
-    for (size_t i = 0; i < r->nacc; i++)
-        if (r->acc[i].pub.runs > maxruns) maxruns = r->acc[i].pub.runs;
-    double *tmp = malloc(maxruns * sizeof *tmp);
-    if (!tmp) return ETP_E_INTERNAL;
-    for (size_t i = 0; i < r->nacc; i++) {
+/* The statistics of rows [lo, hi); `tmp` holds the longest sample. */
+typedef struct stats_part {
+    etp_ops_result *r;
+    size_t lo, hi, maxruns;
+    int rc;
+} stats_part;
+
+static void *stats_rows(void *arg) {
+    stats_part *sp = arg;
+    etp_ops_result *r = sp->r;
+    double *tmp = malloc(sp->maxruns * sizeof *tmp);
+    if (!tmp) {
+        sp->rc = ETP_E_INTERNAL;
+        return NULL;
+    }
+    for (size_t i = sp->lo; i < sp->hi; i++) {
         row_acc *a = &r->acc[i];
         uint32_t n = a->pub.runs;
         if (n) memcpy(tmp, a->samples, n * sizeof *tmp);
@@ -842,7 +851,40 @@ static int finish_stats(etp_ops_result *r) {
         a->pub.samples = a->samples;
     }
     free(tmp);
-    return ETP_OK;
+    sp->rc = ETP_OK;
+    return NULL;
+}
+
+/* Every row's statistics. Rows are independent: with many samples, a second thread takes the
+ * rows after the one where half the samples are reached (the same values either way). */
+static int finish_stats(etp_ops_result *r) {
+    size_t maxruns = 1;
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->nacc; i++) {
+        uint32_t n = r->acc[i].pub.runs;
+        if (n > maxruns) maxruns = n;
+        total += r->acc[i].childsum_any ? 2 * (uint64_t)n : n;
+    }
+    stats_part one = {r, 0, r->nacc, maxruns, ETP_OK};
+    if (r->nacc < 2 || !etp__pair_work_wanted(total)) {
+        stats_rows(&one);
+        return one.rc;
+    }
+    uint64_t half = 0;
+    size_t cut = 0;
+    while (cut < r->nacc && half < total / 2) {
+        uint32_t n = r->acc[cut].pub.runs;
+        half += r->acc[cut++].childsum_any ? 2 * (uint64_t)n : n;
+    }
+    stats_part two = {r, cut, r->nacc, maxruns, ETP_OK};
+    one.hi = cut;
+    pthread_t th;
+    bool started = etp__thread_start(&th, stats_rows, &two) == 0;
+    stats_rows(&one);
+    if (started) pthread_join(th, NULL);
+    else stats_rows(&two);
+    etp__pair_release();
+    return one.rc ? one.rc : two.rc;
 }
 
 static int finish_tree(etp_ops_result *r) {
@@ -1520,7 +1562,8 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
      * rows are built (docs/verifier.md, "Memory") */
     etp__model_release_scratch(m);
     etp__model_set_event_charge(m, ETP_MEM_PER_EVENT);
-    if (!rc && (finish_stats(r) || finish_tree(r))) rc = ETP_E_INTERNAL;
+    if (!rc && finish_stats(r)) rc = ETP_E_INTERNAL;
+    if (!rc && finish_tree(r)) rc = ETP_E_INTERNAL;
     size_t nrows = r->nacc;
     if (!rc) {
         finish_shares(r, nrows);

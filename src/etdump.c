@@ -16,6 +16,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "etprof.h"
 #include "etdump_int.h"
+#include "pair_int.h"
 #include "b64log.h"
 #include "fb.h"
 #include "sniff.h"
@@ -814,7 +815,7 @@ static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec, bool held) {
         return false;
     }
     d->av = av;
-    if (pthread_create(&av->th, NULL, async_main, av) != 0) {
+    if (etp__thread_start(&av->th, async_main, av) != 0) {
         pthread_cond_destroy(&av->cv);
         pthread_mutex_destroy(&av->mu);
         free(av);
@@ -971,11 +972,9 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
         etp_error_set(v->err, ETP_E_INTERNAL, v->file, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
-#ifdef MADV_POPULATE_READ
-    /* Verification reads the whole file: map its pages in one call rather than one page fault
-     * per few pages (Linux 5.14+; elsewhere this fails and the faults happen as before). */
-    if (d->map_base) madvise(d->map_base, d->map_size, MADV_POPULATE_READ);
-#endif
+    /* The pages of the file are mapped as the blocks are read (the kernel maps several per
+     * fault). Mapping them all at once first (MADV_POPULATE_READ) took 2.3 ms of the 50 MB
+     * benchmark's wall time before the first block could be read, and saved no CPU time. */
     int rc = ETP_OK;
     for (uint32_t i = 0; i < n_blocks; i++) {
         if (av && i == atomic_load_explicit(&av->split_from, memory_order_acquire) &&

@@ -47,6 +47,16 @@ typedef struct etp__pair {
 bool etp__pair_wanted(const etp_model *m, uint32_t nblocks, bool allowed);
 void etp__pair_release(void);
 
+/* The same decision for work that is not a pass over blocks (etp_ops_compute's statistics):
+ * `items` is its size (samples), two threads from PAIR_WORK_MIN on, or always/never as
+ * ETPROF_THREADS says. A true holds the pair: etp__pair_release() once the work is done. */
+#define PAIR_WORK_MIN 200000
+
+/* pthread_create(th, NULL, fn, arg), the thread started on another of the caller's CPUs when it
+ * has one (pair.c): every helper thread of the library starts so. */
+int etp__thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+bool etp__pair_work_wanted(uint64_t items);
+
 /* The worker's half: a clone of m (charging `event_charge` bytes per event of its block, 0: as
  * m) reading blocks [nb / 2, nb), and the split of the verification when the dump allows it.
  * false when that could not be had (nothing is held then: read on one thread). */
