@@ -760,6 +760,14 @@ struct async_verify {
     bool split_bad;              /* one failed: it verifies no more */
     etp_dump_info split_info;    /* its counts */
     bool held;                   /* under mu: the test hook ETPROF_TEST_SPLIT_VERIFY (below) */
+    /* A handover (etp__dump_take_first): during a split, the thread that reads the blocks
+     * before it verifies them itself too, with this thread's state, while this one waits. */
+    atomic_bool take_req;        /* asked for; cleared (under mu) by this thread */
+    bool taken;                  /* under mu: held by the reader; this thread waits */
+    fbv *take_v;                 /* this thread's state and fast path, lent */
+    struct fast_ctx *take_fc;
+    uint32_t take_pos;           /* the next block to verify (the holder's until given back) */
+    int take_rc;                 /* the holder's failure: this thread ends with it */
 };
 
 enum { SPLIT_NONE, SPLIT_ON, SPLIT_OK, SPLIT_FAILED };
@@ -929,6 +937,75 @@ void etp__dump_split_end(const etp_dump *dc) {
     pthread_mutex_unlock(&av->mu);
 }
 
+/* The verifier at block i, asked to hand over (etp__dump_take_first): lends its state and waits
+ * until it is given back; returns the next block to verify, *rc the holder's failure. */
+static uint32_t lend(async_verify *av, fbv *v, struct fast_ctx *fc, uint32_t i, int *rc) {
+    pthread_mutex_lock(&av->mu);
+    if (atomic_load_explicit(&av->take_req, memory_order_relaxed)) {
+        atomic_store_explicit(&av->take_req, false, memory_order_relaxed);
+        av->take_v = v;
+        av->take_fc = fc;
+        av->take_pos = i;
+        av->take_rc = ETP_OK;
+        av->taken = true;
+        pthread_cond_broadcast(&av->cv);
+        while (av->taken) pthread_cond_wait(&av->cv, &av->mu);
+        i = av->take_pos;
+        *rc = av->take_rc;
+    }
+    pthread_mutex_unlock(&av->mu);
+    return i;
+}
+
+bool etp__dump_take_first(const etp_dump *dc) {
+    async_verify *av = dc->av;
+    if (!av) return false;
+    pthread_mutex_lock(&av->mu);
+    bool taken = false;
+    if (av->split == SPLIT_ON && !av->done && !av->taken) {
+        atomic_store_explicit(&av->take_req, true, memory_order_release);
+        release_held(av);
+        /* until it lends (at its next block), or has passed the last block before the split
+         * (it publishes each under mu, and checks for a request before the next) */
+        uint32_t from = atomic_load_explicit(&av->split_from, memory_order_relaxed);
+        while (atomic_load_explicit(&av->take_req, memory_order_relaxed) && !av->done &&
+               atomic_load_explicit(&av->verified, memory_order_acquire) < from)
+            pthread_cond_wait(&av->cv, &av->mu);
+        atomic_store_explicit(&av->take_req, false, memory_order_relaxed);
+        taken = av->taken;
+    }
+    pthread_mutex_unlock(&av->mu);
+    return taken;
+}
+
+int etp__dump_taken_verify(const etp_dump *dc, uint32_t blocks, etp_error *err) {
+    async_verify *av = dc->av;
+    uint32_t from = atomic_load_explicit(&av->split_from, memory_order_relaxed);
+    if (blocks > from) blocks = from;
+    while (!av->take_rc && av->take_pos < blocks) {
+        uint32_t i = av->take_pos;
+        int rc = verify_nth(av->take_v, av->rd_vec, i, &dc->blocks[i], &((etp_dump *)dc)->info,
+                            av->take_fc);
+        if (rc) {
+            av->take_rc = rc;
+            break;
+        }
+        av->take_pos = i + 1;
+        async_block_done(av, i + 1);
+    }
+    if (!av->take_rc) return ETP_OK;
+    if (err) *err = av->err; /* the verifier's own error, as it would have reported it */
+    return av->take_rc;
+}
+
+void etp__dump_give_back(const etp_dump *dc) {
+    async_verify *av = dc->av;
+    pthread_mutex_lock(&av->mu);
+    av->taken = false;
+    pthread_cond_broadcast(&av->cv);
+    pthread_mutex_unlock(&av->mu);
+}
+
 int etp_dump_open(etp_dump **out, const etp_blob *blob, etp_error *err) {
     return open_impl(out, blob, NULL, NULL, false, err);
 }
@@ -947,6 +1024,10 @@ int etp_dump_open_with(etp_dump **out, const etp_blob *blob, const etp_dump_open
 static bool split_gate(etp_dump *d, fbv *v, async_verify *av) {
     bool over = false;
     pthread_mutex_lock(&av->mu);
+    if (atomic_load_explicit(&av->take_req, memory_order_relaxed)) {
+        atomic_store_explicit(&av->take_req, false, memory_order_relaxed); /* nothing to take */
+        pthread_cond_broadcast(&av->cv);
+    }
     while (av->split == SPLIT_ON && !atomic_load_explicit(&av->stop, memory_order_relaxed))
         pthread_cond_wait(&av->cv, &av->mu);
     if (av->split == SPLIT_OK && v->tables + (av->sv.tables - av->v0.tables) <= v->size) {
@@ -977,6 +1058,11 @@ static int verify_blocks(etp_dump *d, fbv *v, uint32_t rd_vec,
      * benchmark's wall time before the first block could be read, and saved no CPU time. */
     int rc = ETP_OK;
     for (uint32_t i = 0; i < n_blocks; i++) {
+        if (av && atomic_load_explicit(&av->take_req, memory_order_acquire) &&
+            i < atomic_load_explicit(&av->split_from, memory_order_acquire)) {
+            i = lend(av, v, fc, i, &rc);
+            if (rc || i >= n_blocks) break;
+        }
         if (av && i == atomic_load_explicit(&av->split_from, memory_order_acquire) &&
             split_gate(d, v, av)) {
             async_block_done(av, n_blocks); /* the split's thread verified the rest */

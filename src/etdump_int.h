@@ -29,6 +29,19 @@ bool etp__dump_split_begin(const etp_dump *d, uint32_t from);
 int etp__dump_split_verify(const etp_dump *d, uint32_t block, etp_error *err);
 void etp__dump_split_end(const etp_dump *d);
 
+/* During a split, the blocks before it are verified by the thread that reads them too, just
+ * before it reads each (while they are in its cache), rather than by the background verifier
+ * on another CPU: etp__dump_take_first() asks the verifier to stop at its next block and lend
+ * its state; true when it did (false: it had already reached the split, or there is none).
+ * The taker then calls etp__dump_taken_verify(n) before reading blocks below n (ETP_OK, or
+ * the verifier's error for the first block that fails: it verifies no more), and
+ * etp__dump_give_back() exactly once, however it ended: the verifier goes on from the first
+ * block not verified (at the split, as before), or ends with that error. Only the taker calls
+ * etp__dump_taken_verify; every other waiter sees the blocks verified as they pass. */
+bool etp__dump_take_first(const etp_dump *d);
+int etp__dump_taken_verify(const etp_dump *d, uint32_t blocks, etp_error *err);
+void etp__dump_give_back(const etp_dump *d);
+
 /* As etp_dump_event(), for a caller that decodes event after event into the same structures:
  * `ev` must hold zeros or what an earlier call (or etp_dump_event()) left there. Only the member
  * of the previous event's type is cleared; the result is the same as etp_dump_event()'s. Returns

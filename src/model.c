@@ -66,6 +66,8 @@ struct etp_model {
     uint32_t event_charge; /* charged per event beyond the scratch (model_int.h) */
     uint32_t split_from;   /* blocks from here are verified by this model's reader (a split,
                               etp__model_set_split), UINT32_MAX: none */
+    bool taken;            /* blocks before the split are verified by this model's reader
+                              (etp__model_set_taken) */
     uint32_t hmask;     /* slots in use for the current block - 1 */
     uint32_t *hused;    /* hash: the slots filled for the current block (cleared for the next) */
     uint32_t nused;
@@ -293,6 +295,7 @@ void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
 
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
 void etp__model_set_split(etp_model *m, uint32_t from) { m->split_from = from; }
+void etp__model_set_taken(etp_model *m, bool taken) { m->taken = taken; }
 
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err) {
@@ -1492,7 +1495,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     /* etp_dump_open_opts.background; a split's blocks are verified here, just before they are
      * read (etdump_int.h) */
     int rc = block >= m->split_from ? etp__dump_split_verify(m->dump, block, err)
-                                    : etp__dump_wait(m->dump, block + 1, err);
+             : m->taken ? etp__dump_taken_verify(m->dump, block + 1, err)
+                        : etp__dump_wait(m->dump, block + 1, err);
     if (rc) return rc;
     bv->block = block;
     bv->method_event = -1;

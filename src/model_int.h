@@ -30,6 +30,8 @@ void etp__model_set_event_charge(etp_model *m, uint32_t bytes);
 /* This model reads blocks from `from` on and verifies them itself, just before it reads each:
  * after etp__dump_split_begin(dump, from) returned true (etdump_int.h). */
 void etp__model_set_split(etp_model *m, uint32_t from);
+/* This model verifies the blocks it reads before a split itself (etp__dump_take_first). */
+void etp__model_set_taken(etp_model *m, bool taken);
 /* The budget in bytes (UINT64_MAX: no limit); reads ETPROF_MEMORY_BUDGET. */
 uint64_t etp__mem_budget(void);
 /* Charges `bytes` when the process's total stays within `budget`: true; else false, nothing

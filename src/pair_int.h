@@ -34,6 +34,8 @@ typedef struct etp__pair {
     etp_model *wm;   /* the worker's model: a clone of the caller's */
     uint32_t lo, nb; /* the worker reads blocks [lo, nb); the caller [0, lo) */
     bool split;      /* the worker verifies its own blocks (etp__dump_split_begin) */
+    bool taken;      /* the caller verifies the first part's (etp__dump_take_first) */
+    etp_model *m;    /* the caller's model */
     pthread_t th;
 } etp__pair;
 
