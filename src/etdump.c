@@ -760,6 +760,8 @@ struct async_verify {
     bool split_bad;              /* one failed: it verifies no more */
     etp_dump_info split_info;    /* its counts */
     bool held;                   /* under mu: the test hook ETPROF_TEST_SPLIT_VERIFY (below) */
+    int hook;                    /* that hook: 1 held until a handover asks (lent at block 0),
+                                    2 at the split before a handover can ask (none) */
     /* A handover (etp__dump_take_first): during a split, the thread that reads the blocks
      * before it verifies them itself too, with this thread's state, while this one waits. */
     atomic_bool take_req;        /* asked for; cleared (under mu) by this thread */
@@ -801,10 +803,12 @@ static void *async_main(void *arg) {
     return NULL;
 }
 
-static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec, bool held) {
+static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec, int hook) {
+    bool held = hook != 0;
     async_verify *av = calloc(1, sizeof *av);
     if (!av) return false;
     av->held = held;
+    av->hook = hook;
     av->v = *v;
     av->v.err = &av->err;
     av->v0 = av->v;
@@ -905,7 +909,12 @@ bool etp__dump_split_begin(const etp_dump *dc, uint32_t from) {
         atomic_store_explicit(&av->split_from, from, memory_order_release);
         on = true;
     }
-    release_held(av);
+    /* the test hook's two orders of a split and a handover (docs/cli.md "Test hooks"): the
+     * verifier still held when the handover asks (1), or already at the split (2) */
+    if (!on || av->hook != 1) release_held(av);
+    while (on && av->hook == 2 && !av->done &&
+           atomic_load_explicit(&av->verified, memory_order_acquire) < from)
+        pthread_cond_wait(&av->cv, &av->mu);
     pthread_mutex_unlock(&av->mu);
     return on;
 }
@@ -1219,7 +1228,7 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
      * background, its verifier held until a block is first needed or a split begins, so that a
      * two-thread pass always splits the verification (etdump_int.h), whatever the file size. */
     const char *hook = async ? getenv("ETPROF_TEST_SPLIT_VERIFY") : NULL;
-    bool held = hook && strcmp(hook, "1") == 0;
+    int held = hook && strcmp(hook, "1") == 0 ? 1 : hook && strcmp(hook, "2") == 0 ? 2 : 0;
     if (async && n_blocks >= 2 && (d->size >= etp__async_min || held) &&
         start_async(d, &v, rd_vec, held)) {
         *out = d;

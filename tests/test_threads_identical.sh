@@ -7,8 +7,10 @@
 # twice: as they come (small files are verified before the pass), and with the test hook
 # ETPROF_TEST_SPLIT_VERIFY=1, which verifies every file in the background and holds the verifier
 # until it is needed, so that the second half's thread verifies its own blocks (the split of
-# src/etdump.c, as on large files); with dumps corrupted in either half, the error must be the
-# one-thread one. Every case also runs with the test hook ETPROF_TEST_NO_REPLICA=1, which decodes
+# src/etdump.c, as on large files) and the first half's thread takes over the verifier at block
+# 0 (the handover); with ETPROF_TEST_SPLIT_VERIFY=2 the verifier reaches the split before the
+# handover can ask (none: three threads, as before it existed); with dumps corrupted in either
+# half, the error must be the one-thread one. Every case also runs with the test hook ETPROF_TEST_NO_REPLICA=1, which decodes
 # every block in full instead of repeating the previous block's derived fields when only the
 # times differ (src/model.c, "Repeated runs"): the output must be the same.
 # usage: test_threads_identical.sh ETPROF ETPROF_GEN DATA_DIR
@@ -18,17 +20,27 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0 cases=0 multi=0
 
+# a deadlock between the threads fails the case (exit 124) instead of hanging the suite
+TMO=${ETPROF_TEST_TIMEOUT:-120}
 run_both() { # label, then the etprof arguments (output to stdout)
     local label=$1
     shift
-    ETPROF_THREADS=1 "$E" "$@" >"$T/one" 2>"$T/one.err"
+    ETPROF_THREADS=1 timeout "$TMO" "$E" "$@" >"$T/one" 2>"$T/one.err"
     local r1=$?
-    ETPROF_THREADS=2 "$E" "$@" >"$T/two" 2>"$T/two.err"
+    ETPROF_THREADS=2 timeout "$TMO" "$E" "$@" >"$T/two" 2>"$T/two.err"
     local r2=$?
-    ETPROF_TEST_SPLIT_VERIFY=1 ETPROF_THREADS=2 "$E" "$@" >"$T/split" 2>"$T/split.err"
+    ETPROF_TEST_SPLIT_VERIFY=1 ETPROF_THREADS=2 timeout "$TMO" "$E" "$@" >"$T/split" 2>"$T/split.err"
     local r3=$?
-    ETPROF_TEST_NO_REPLICA=1 ETPROF_THREADS=1 "$E" "$@" >"$T/full" 2>"$T/full.err"
+    ETPROF_TEST_NO_REPLICA=1 ETPROF_THREADS=1 timeout "$TMO" "$E" "$@" >"$T/full" 2>"$T/full.err"
     local r4=$?
+    ETPROF_TEST_SPLIT_VERIFY=2 ETPROF_THREADS=2 timeout "$TMO" "$E" "$@" >"$T/late" 2>"$T/late.err"
+    local r5=$?
+    for r in $r1 $r2 $r3 $r4 $r5; do
+        if [ "$r" -eq 124 ]; then
+            echo "TIMEOUT ($label): a run took more than ${TMO}s: $*"
+            fail=1
+        fi
+    done
     cases=$((cases + 1))
     if [ $r1 -ne $r4 ] || ! cmp -s "$T/one" "$T/full" || ! cmp -s "$T/one.err" "$T/full.err"; then
         echo "DIFFERENT ($label, every block decoded in full): exit $r4 vs $r1: $*"
@@ -46,6 +58,12 @@ run_both() { # label, then the etprof arguments (output to stdout)
         echo "DIFFERENT ($label, verification split): exit $r1 vs $r3: $*"
         diff "$T/one" "$T/split" | head -5
         diff "$T/one.err" "$T/split.err" | head -3
+        fail=1
+    fi
+    if [ $r1 -ne $r5 ] || ! cmp -s "$T/one" "$T/late" || ! cmp -s "$T/one.err" "$T/late.err"; then
+        echo "DIFFERENT ($label, verification split, no handover): exit $r1 vs $r5: $*"
+        diff "$T/one" "$T/late" | head -5
+        diff "$T/one.err" "$T/late.err" | head -3
         fail=1
     fi
 }
