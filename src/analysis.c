@@ -103,6 +103,12 @@ struct etp_ops_result {
     /* per-block scratch */
     int32_t *row_of, *tp, *grp;
     uint32_t scratch_cap;
+    /* Kept from the last block decoded in full for its repeats (add_block, "Repeats"): the
+     * events whose tree parent depends on their times (host scopes), and the events with a
+     * parent row of their unit (child sums, nesting), bit 31 set for those of the first kind;
+     * both in event order. */
+    uint32_t *dyn, *kids;
+    uint32_t ndyn, nkids;
     int32_t (*groups)[ETP_QT_COUNT_];
     uint32_t groups_cap;
     etp_ops_block_group *bgroups;
@@ -428,7 +434,11 @@ static int scratch(etp_ops_result *r, uint32_t n) {
     if (b) r->tp = b;
     int32_t *c = realloc(r->grp, cap * sizeof *c);
     if (c) r->grp = c;
-    if (!a || !b || !c) return ETP_E_INTERNAL;
+    uint32_t *d = realloc(r->dyn, cap * sizeof *d);
+    if (d) r->dyn = d;
+    uint32_t *k = realloc(r->kids, cap * sizeof *k);
+    if (k) r->kids = k;
+    if (!a || !b || !c || !d || !k) return ETP_E_INTERNAL;
     r->scratch_cap = cap;
     return ETP_OK;
 }
@@ -445,10 +455,39 @@ static bool contains(const etp_mevent *a, const etp_mevent *b) {
     return x->start_time <= y->start_time && y->end_time <= x->end_time;
 }
 
-/* Tree parent of every event of the block (see the file comment). */
-static int tree_parents(etp_ops_result *r, const etp_block_view *v) {
+/* Event i's tree parent when it is a host scope: the smallest later scope of the same wrapper
+ * that contains it; else its model parent. */
+static void host_parent(etp_ops_result *r, const etp_mevent *ev, uint32_t i) {
+    const etp_mevent *e = &ev[i];
+    r->tp[i] = e->parent;
+    if (!host_scope(e)) return;
+    uint32_t end = (uint32_t)e->parent;
+    if (end > i + CONTAIN_SCAN_MAX) end = i + CONTAIN_SCAN_MAX;
+    int32_t best = -1;
+    uint64_t best_len = 0;
+    for (uint32_t j = i + 1; j < end; j++) {
+        const etp_mevent *c = &ev[j];
+        if (c->parent != e->parent || !host_scope(c) || !contains(c, e)) continue;
+        uint64_t len = c->ev.profile.end_time - c->ev.profile.start_time;
+        if (best < 0 || len < best_len) {
+            best = (int32_t)j;
+            best_len = len;
+        }
+    }
+    if (best >= 0) r->tp[i] = best;
+}
+
+/* Tree parent of every event of the block (see the file comment). `repeat`: the block repeats
+ * the one before (same_rows in add_block), whose parents r->tp holds: only those that depend on
+ * the times (r->dyn) are found again. */
+static int tree_parents(etp_ops_result *r, const etp_block_view *v, bool repeat) {
     const etp_mevent *ev = v->events;
     uint32_t n = v->n, ngroups = 0;
+    if (repeat) {
+        for (uint32_t k = 0; k < r->ndyn; k++) host_parent(r, ev, r->dyn[k]);
+        return ETP_OK;
+    }
+    r->ndyn = 0;
     for (uint32_t i = 0; i < n; i++) {
         r->tp[i] = ev[i].parent;
         r->grp[i] = -1;
@@ -490,22 +529,10 @@ static int tree_parents(etp_ops_result *r, const etp_block_view *v) {
             if (up >= 0) r->tp[i] = g[up];
             continue;
         }
-        if (host_scope(e) && e->parent > (int32_t)i) {
-            /* the smallest later scope of the same wrapper that contains this one */
-            uint32_t end = (uint32_t)e->parent;
-            if (end > i + CONTAIN_SCAN_MAX) end = i + CONTAIN_SCAN_MAX;
-            int32_t best = -1;
-            uint64_t best_len = 0;
-            for (uint32_t j = i + 1; j < end; j++) {
-                const etp_mevent *c = &ev[j];
-                if (c->parent != e->parent || !host_scope(c) || !contains(c, e)) continue;
-                uint64_t len = c->ev.profile.end_time - c->ev.profile.start_time;
-                if (best < 0 || len < best_len) {
-                    best = (int32_t)j;
-                    best_len = len;
-                }
-            }
-            if (best >= 0) r->tp[i] = best;
+        /* a host scope by its kind and parent (the rest depends on its times) */
+        if (e->kind == ETP_KIND_DELEGATE_INTERNAL && e->parent > (int32_t)i) {
+            r->dyn[r->ndyn++] = i;
+            host_parent(r, ev, i);
         }
     }
     return ETP_OK;
@@ -684,6 +711,57 @@ static int note_sample_run(row_acc *a, uint32_t ord) {
     return ETP_OK;
 }
 
+/* Event i's parent row (r->tp, r->row_of) when both have rows: what a pass decides on its first
+ * sight (the row's parent, an OPERATOR_CALL's operator from its kernel) is decided; false when
+ * there is no such pair. */
+#define KID_DYN 0x80000000u  /* r->kids: a host scope, parent found again */
+#define KID_TIME 0x40000000u /* r->kids: rows of a time unit (their nesting is checked); event
+                              * indices stay below 2^30 (a block of a 2 GiB FlatBuffer) */
+static bool child_first(etp_ops_result *r, uint32_t i, uint32_t n) {
+    int32_t ri = r->row_of[i], p = r->tp[i];
+    if (ri < 0 || p < 0 || (uint32_t)p >= n || r->row_of[p] < 0) return false;
+    int32_t pi = r->row_of[p];
+    row_acc *a = &r->acc[ri], *pa = &r->acc[pi];
+    if (a->parent == -2 && pi != ri) a->parent = pi;
+    if (pa->pub.kind == ETP_KIND_OPERATOR_CALL && !pa->pub.op && a->pub.kind == ETP_KIND_KERNEL &&
+        a->pub.op) {
+        pa->pub.op = a->pub.op;
+        pa->op_from_child = true;
+    }
+    return true;
+}
+
+/* Event i's value added to its parent row's child sum for this run (after child_first).
+ * `same_unit`: the two rows are known to have one unit, 1 a time, 0 another (a repeat), -1 not
+ * known. */
+static int child_value(etp_ops_result *r, const etp_mevent *ev, uint32_t i, uint32_t run,
+                       int same_unit) {
+    uint32_t p = (uint32_t)r->tp[i];
+    row_acc *pa = &r->acc[r->row_of[p]];
+    double x = row_value(&ev[i]);
+    if (isnan(x) || pa->last_run != run) return ETP_OK;
+    if (same_unit < 0) {
+        row_acc *a = &r->acc[r->row_of[i]];
+        if (a->pub.unit != pa->pub.unit) return ETP_OK;
+        check_nesting(a, &ev[i], &ev[p], x);
+    } else if (same_unit) {
+        check_nesting(&r->acc[r->row_of[i]], &ev[i], &ev[p], x);
+    }
+    if (!pa->childsum) {
+        double *c = pool_alloc(r, pa->cap);
+        if (c) {
+            memset(c, 0, pa->cap * sizeof *c);
+            pa->cs_pooled = true;
+        } else if (!(c = calloc(pa->cap, sizeof *c))) {
+            return ETP_E_INTERNAL;
+        }
+        pa->childsum = c;
+    }
+    pa->childsum[pa->pub.runs - 1] += x;
+    pa->childsum_any = true;
+    return ETP_OK;
+}
+
 /* `repeat_of`: the block v repeats (etp__model_repeat_of), or UINT32_MAX. */
 static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_view *v,
                      uint32_t room, uint32_t repeat_of) {
@@ -709,7 +787,12 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
     }
     m->run_block[m->runs - 1] = v->block;
     uint32_t run = ++r->runs_kept;
-    if (scratch(r, v->n) || tree_parents(r, v)) return ETP_E_INTERNAL;
+    /* a repeat of the run whose rows row_of holds: every event has its row there already, and
+     * its tree parent in tp unless that depends on its times */
+    bool same_rows = repeat_of != UINT32_MAX && repeat_of == r->rows_block &&
+                     (uint32_t)mi == r->rows_method;
+    r->rows_block = UINT32_MAX;
+    if (scratch(r, v->n) || tree_parents(r, v, same_rows)) return ETP_E_INTERNAL;
     if (v->n > m->hint_cap) {
         int32_t *h = realloc(m->hint, v->n * sizeof *h);
         if (!h) return ETP_E_INTERNAL;
@@ -719,10 +802,6 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
     }
     const etp_mevent *ev = v->events;
     uint32_t cap0 = first_cap(v->n, m->runs == 1);
-    /* a repeat of the run whose rows row_of holds: every event has its row there already */
-    bool same_rows = repeat_of != UINT32_MAX && repeat_of == r->rows_block &&
-                     (uint32_t)mi == r->rows_method;
-    r->rows_block = UINT32_MAX;
     for (uint32_t i = 0; i < v->n; i++) {
         const etp_mevent *e = &ev[i];
         int32_t ri;
@@ -760,32 +839,32 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         }
         a->samples[a->pub.runs - 1] += x;
     }
-    for (uint32_t i = 0; i < v->n; i++) {
-        int32_t ri = r->row_of[i], p = r->tp[i];
-        if (ri < 0 || p < 0 || (uint32_t)p >= v->n || r->row_of[p] < 0) continue;
-        int32_t pi = r->row_of[p];
-        row_acc *a = &r->acc[ri], *pa = &r->acc[pi];
-        if (a->parent == -2 && pi != ri) a->parent = pi;
-        if (pa->pub.kind == ETP_KIND_OPERATOR_CALL && !pa->pub.op && a->pub.kind == ETP_KIND_KERNEL &&
-            a->pub.op) {
-            pa->pub.op = a->pub.op;
-            pa->op_from_child = true;
-        }
-        double x = row_value(&ev[i]);
-        if (isnan(x) || a->pub.unit != pa->pub.unit || pa->last_run != run) continue;
-        check_nesting(a, &ev[i], &ev[p], x);
-        if (!pa->childsum) {
-            double *c = pool_alloc(r, pa->cap);
-            if (c) {
-                memset(c, 0, pa->cap * sizeof *c);
-                pa->cs_pooled = true;
-            } else if (!(c = calloc(pa->cap, sizeof *c))) {
+    /* Child values, in event order. A repeat goes over the events kept from the last block read
+     * in full: those with a parent row of their unit, whose pairs of rows (and what was decided
+     * on their first sight) are the same, and the host scopes, whose parents may not be. */
+    if (same_rows) {
+        for (uint32_t k = 0; k < r->nkids; k++) {
+            uint32_t i = r->kids[k] & ~(KID_DYN | KID_TIME);
+            if (r->kids[k] & KID_DYN) {
+                if (child_first(r, i, v->n) && child_value(r, ev, i, run, -1))
+                    return ETP_E_INTERNAL;
+            } else if (child_value(r, ev, i, run, (r->kids[k] & KID_TIME) != 0)) {
                 return ETP_E_INTERNAL;
             }
-            pa->childsum = c;
         }
-        pa->childsum[pa->pub.runs - 1] += x;
-        pa->childsum_any = true;
+    } else {
+        r->nkids = 0;
+        uint32_t d = 0;
+        for (uint32_t i = 0; i < v->n; i++) {
+            bool dyn = d < r->ndyn && r->dyn[d] == i;
+            d += dyn;
+            if (dyn) r->kids[r->nkids++] = i | KID_DYN; /* its parent may change */
+            if (!child_first(r, i, v->n)) continue;
+            etp_unit u = r->acc[r->row_of[i]].pub.unit;
+            if (!dyn && u == r->acc[r->row_of[r->tp[i]]].pub.unit)
+                r->kids[r->nkids++] = i | (is_time_unit(u) ? KID_TIME : 0);
+            if (child_value(r, ev, i, run, -1)) return ETP_E_INTERNAL;
+        }
     }
     r->rows_block = v->block;
     r->rows_method = (uint32_t)mi;
@@ -1203,6 +1282,8 @@ void etp_ops_free(etp_ops_result *r) {
     free(r->row_of);
     free(r->tp);
     free(r->grp);
+    free(r->dyn);
+    free(r->kids);
     free(r->groups);
     free(r);
 }
@@ -1554,8 +1635,8 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
-    /* per event, the pass keeps only its scratch (row_of, tp, grp, the method's hint: 16
-     * bytes); the rows are charged by row_find */
+    /* per event, the pass keeps only its scratch (row_of, tp, grp, dyn, kids, the method's
+     * hint: 24 bytes); the rows are charged by row_find */
     etp__model_set_event_charge(m, 32);
     int rc = ops_pass(&r, m, &o, err);
     /* the rows hold copies of what they need: the largest block's events can go before the
@@ -1578,8 +1659,11 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     free(r->row_of);
     free(r->tp);
     free(r->grp);
+    free(r->dyn);
+    free(r->kids);
     free(r->groups);
     r->row_of = r->tp = r->grp = NULL;
+    r->dyn = r->kids = NULL;
     r->groups = NULL;
     const char *first = NULL;
     r->mismatch_blocks = etp_model_mismatch(m, &first);

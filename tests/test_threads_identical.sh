@@ -93,6 +93,9 @@ done < <(find "$D" -name '*.etdp' | sort)
 # the real dumps with their programs (pairs as in tests/data/MANIFEST.md)
 check_dump "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte"
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/add.pte"
+# host scopes whose nesting changes from run to run: a repeated run finds their tree parents
+# again from its times (src/analysis.c, tree_parents); tests/threads/README.md
+check_dump "$(dirname "$0")/threads/host_scopes.etdp"
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
 
 # generated: every style, several block counts, a slow op, rows only in later blocks (--slow
