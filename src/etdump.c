@@ -765,7 +765,9 @@ struct async_verify {
     /* A handover (etp__dump_take_first): during a split, the thread that reads the blocks
      * before it verifies them itself too, with this thread's state, while this one waits. */
     atomic_bool take_req;        /* asked for; cleared (under mu) by this thread */
-    bool taken;                  /* under mu: held by the reader; this thread waits */
+    bool taken;                  /* under mu: held by the reader; this thread waits on lend_cv
+                                    (not on cv, which every verified block wakes) */
+    pthread_cond_t lend_cv;
     fbv *take_v;                 /* this thread's state and fast path, lent */
     struct fast_ctx *take_fc;
     uint32_t take_pos;           /* the next block to verify (the holder's until given back) */
@@ -826,8 +828,15 @@ static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec, int hook) {
         free(av);
         return false;
     }
+    if (pthread_cond_init(&av->lend_cv, NULL) != 0) {
+        pthread_cond_destroy(&av->cv);
+        pthread_mutex_destroy(&av->mu);
+        free(av);
+        return false;
+    }
     d->av = av;
     if (etp__thread_start(&av->th, async_main, av) != 0) {
+        pthread_cond_destroy(&av->lend_cv);
         pthread_cond_destroy(&av->cv);
         pthread_mutex_destroy(&av->mu);
         free(av);
@@ -841,6 +850,7 @@ static bool start_async(etp_dump *d, const fbv *v, uint32_t rd_vec, int hook) {
 static void async_end(etp_dump *d) {
     async_verify *av = d->av;
     pthread_join(av->th, NULL);
+    pthread_cond_destroy(&av->lend_cv);
     pthread_cond_destroy(&av->cv);
     pthread_mutex_destroy(&av->mu);
     fast_ctx_free(av->sfc);
@@ -958,7 +968,7 @@ static uint32_t lend(async_verify *av, fbv *v, struct fast_ctx *fc, uint32_t i, 
         av->take_rc = ETP_OK;
         av->taken = true;
         pthread_cond_broadcast(&av->cv);
-        while (av->taken) pthread_cond_wait(&av->cv, &av->mu);
+        while (av->taken) pthread_cond_wait(&av->lend_cv, &av->mu);
         i = av->take_pos;
         *rc = av->take_rc;
     }
@@ -1011,7 +1021,7 @@ void etp__dump_give_back(const etp_dump *dc) {
     async_verify *av = dc->av;
     pthread_mutex_lock(&av->mu);
     av->taken = false;
-    pthread_cond_broadcast(&av->cv);
+    pthread_cond_broadcast(&av->lend_cv);
     pthread_mutex_unlock(&av->mu);
 }
 
