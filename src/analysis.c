@@ -105,8 +105,8 @@ struct etp_ops_result {
     uint32_t scratch_cap;
     /* Kept from the last block decoded in full for its repeats (add_block, "Repeats"): the
      * events whose tree parent depends on their times (host scopes), and the events with a
-     * parent row of their unit (child sums, nesting), bit 31 set for those of the first kind;
-     * both in event order. */
+     * parent row of their unit (child sums, nesting) with the host scopes among them (KID_DYN,
+     * KID_TIME: add_block); both in event order. */
     uint32_t *dyn, *kids;
     uint32_t ndyn, nkids;
     int32_t (*groups)[ETP_QT_COUNT_];
@@ -900,7 +900,7 @@ static int cmp_cpu_op(const void *x, const void *y) {
     return strcmp(a->op, b->op);
 }
 
-/* The statistics of rows [lo, hi); `tmp` holds the longest sample. */
+/* The statistics of rows [lo, hi), on a scratch copy as long as the longest sample (maxruns). */
 typedef struct stats_part {
     etp_ops_result *r;
     size_t lo, hi, maxruns;
