@@ -99,6 +99,8 @@ bool etp__pair_open(etp__pair *p, etp_model *m, uint32_t nb, uint32_t event_char
     p->lo = nb / 2;
     p->nb = nb;
     p->split = false;
+    p->taken = false;
+    p->m = m;
     etp_error err = {0};
     if (etp__model_clone(m, &p->wm, &err)) return false;
     if (event_charge) etp__model_set_event_charge(p->wm, event_charge);
@@ -107,7 +109,6 @@ bool etp__pair_open(etp__pair *p, etp_model *m, uint32_t nb, uint32_t event_char
     if ((p->split = etp__dump_split_begin(etp_model_dump(m), p->lo))) etp__model_set_split(p->wm, p->lo);
     /* and this thread verifies the first part's blocks itself, from where the verifier is:
      * two threads, each verifying and reading its half, rather than three on two CPUs */
-    p->m = m;
     p->taken = p->split && etp__dump_take_first(etp_model_dump(m));
     if (p->taken) etp__model_set_taken(m, true);
     return true;
