@@ -103,12 +103,11 @@ struct etp_ops_result {
     /* per-block scratch */
     int32_t *row_of, *tp, *grp;
     uint32_t scratch_cap;
-    /* Kept from the last block decoded in full for its repeats (add_block, "Repeats"): the
-     * events whose tree parent depends on their times (host scopes), and the events with a
-     * parent row of their unit (child sums, nesting) with the host scopes among them (KID_DYN,
-     * KID_TIME: add_block); both in event order. */
-    uint32_t *dyn, *kids;
-    uint32_t ndyn, nkids;
+    /* Kept from the last block decoded in full for its repeats (add_block): in event order, the
+     * events whose tree parent depends on their times (host scopes, KID_DYN) and those with a
+     * parent row of their unit (child sums, nesting; KID_TIME when a time) */
+    uint32_t *kids;
+    uint32_t nkids;
     int32_t (*groups)[ETP_QT_COUNT_];
     uint32_t groups_cap;
     etp_ops_block_group *bgroups;
@@ -434,11 +433,9 @@ static int scratch(etp_ops_result *r, uint32_t n) {
     if (b) r->tp = b;
     int32_t *c = realloc(r->grp, cap * sizeof *c);
     if (c) r->grp = c;
-    uint32_t *d = realloc(r->dyn, cap * sizeof *d);
-    if (d) r->dyn = d;
     uint32_t *k = realloc(r->kids, cap * sizeof *k);
     if (k) r->kids = k;
-    if (!a || !b || !c || !d || !k) return ETP_E_INTERNAL;
+    if (!a || !b || !c || !k) return ETP_E_INTERNAL;
     r->scratch_cap = cap;
     return ETP_OK;
 }
@@ -453,6 +450,18 @@ static bool host_scope(const etp_mevent *e) {
 static bool contains(const etp_mevent *a, const etp_mevent *b) {
     const etp_profile_event *x = &a->ev.profile, *y = &b->ev.profile;
     return x->start_time <= y->start_time && y->end_time <= x->end_time;
+}
+
+#define KID_DYN 0x80000000u  /* r->kids: a host scope, parent found again */
+#define KID_TIME 0x40000000u /* r->kids: rows of a time unit (their nesting is checked); event
+                              * indices stay below 2^30 (a block of a 2 GiB FlatBuffer) */
+
+/* Can event i be a host scope (may_host), whose tree parent then depends on its times? By what
+ * the times do not change: its kind, its model parent (a later wrapper), not a grouped QNN
+ * event. */
+static bool may_host(const etp_mevent *e, uint32_t i) {
+    return !(e->qnn != ETP_QNN_NONE && e->parent >= 0) && e->kind == ETP_KIND_DELEGATE_INTERNAL &&
+           e->parent > (int32_t)i;
 }
 
 /* Event i's tree parent when it is a host scope: the smallest later scope of the same wrapper
@@ -479,15 +488,15 @@ static void host_parent(etp_ops_result *r, const etp_mevent *ev, uint32_t i) {
 
 /* Tree parent of every event of the block (see the file comment). `repeat`: the block repeats
  * the one before (same_rows in add_block), whose parents r->tp holds: only those that depend on
- * the times (r->dyn) are found again. */
+ * the times (KID_DYN in r->kids) are found again. */
 static int tree_parents(etp_ops_result *r, const etp_block_view *v, bool repeat) {
     const etp_mevent *ev = v->events;
     uint32_t n = v->n, ngroups = 0;
     if (repeat) {
-        for (uint32_t k = 0; k < r->ndyn; k++) host_parent(r, ev, r->dyn[k]);
+        for (uint32_t k = 0; k < r->nkids; k++)
+            if ((r->kids[k] & KID_DYN)) host_parent(r, ev, r->kids[k] & ~(KID_DYN | KID_TIME));
         return ETP_OK;
     }
-    r->ndyn = 0;
     for (uint32_t i = 0; i < n; i++) {
         r->tp[i] = ev[i].parent;
         r->grp[i] = -1;
@@ -529,11 +538,7 @@ static int tree_parents(etp_ops_result *r, const etp_block_view *v, bool repeat)
             if (up >= 0) r->tp[i] = g[up];
             continue;
         }
-        /* a host scope by its kind and parent (the rest depends on its times) */
-        if (e->kind == ETP_KIND_DELEGATE_INTERNAL && e->parent > (int32_t)i) {
-            r->dyn[r->ndyn++] = i;
-            host_parent(r, ev, i);
-        }
+        if (may_host(e, i)) host_parent(r, ev, i);
     }
     return ETP_OK;
 }
@@ -714,9 +719,6 @@ static int note_sample_run(row_acc *a, uint32_t ord) {
 /* Event i's parent row (r->tp, r->row_of) when both have rows: what a pass decides on its first
  * sight (the row's parent, an OPERATOR_CALL's operator from its kernel) is decided; false when
  * there is no such pair. */
-#define KID_DYN 0x80000000u  /* r->kids: a host scope, parent found again */
-#define KID_TIME 0x40000000u /* r->kids: rows of a time unit (their nesting is checked); event
-                              * indices stay below 2^30 (a block of a 2 GiB FlatBuffer) */
 static bool child_first(etp_ops_result *r, uint32_t i, uint32_t n) {
     int32_t ri = r->row_of[i], p = r->tp[i];
     if (ri < 0 || p < 0 || (uint32_t)p >= n || r->row_of[p] < 0) return false;
@@ -854,10 +856,8 @@ static int add_block(etp_ops_result *r, const etp_ops_opts *o, const etp_block_v
         }
     } else {
         r->nkids = 0;
-        uint32_t d = 0;
         for (uint32_t i = 0; i < v->n; i++) {
-            bool dyn = d < r->ndyn && r->dyn[d] == i;
-            d += dyn;
+            bool dyn = may_host(&ev[i], i);
             if (dyn) r->kids[r->nkids++] = i | KID_DYN; /* its parent may change */
             if (!child_first(r, i, v->n)) continue;
             etp_unit u = r->acc[r->row_of[i]].pub.unit;
@@ -1282,7 +1282,6 @@ void etp_ops_free(etp_ops_result *r) {
     free(r->row_of);
     free(r->tp);
     free(r->grp);
-    free(r->dyn);
     free(r->kids);
     free(r->groups);
     free(r);
@@ -1635,8 +1634,8 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
-    /* per event, the pass keeps only its scratch (row_of, tp, grp, dyn, kids, the method's
-     * hint: 24 bytes); the rows are charged by row_find */
+    /* per event, the pass keeps only its scratch (row_of, tp, grp, kids, the method's hint: 20
+     * bytes); the rows are charged by row_find */
     etp__model_set_event_charge(m, 32);
     int rc = ops_pass(&r, m, &o, err);
     /* the rows hold copies of what they need: the largest block's events can go before the
@@ -1659,11 +1658,10 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     free(r->row_of);
     free(r->tp);
     free(r->grp);
-    free(r->dyn);
     free(r->kids);
     free(r->groups);
     r->row_of = r->tp = r->grp = NULL;
-    r->dyn = r->kids = NULL;
+    r->kids = NULL;
     r->groups = NULL;
     const char *first = NULL;
     r->mismatch_blocks = etp_model_mismatch(m, &first);
