@@ -135,12 +135,39 @@ char *out_text_dup(const char *s) {
     return c;
 }
 
+/* "%.*f" of v with 0..9 places, written from an integer: the text printf gives, which rounds
+ * v's exact binary value to the nearest multiple of 10^-places. r = nearbyint(v * 10^places) is
+ * that multiple unless v * 10^places lies within half a unit of r's neighbour's midpoint; fma
+ * gives v * 10^places - r with one rounding (relative error 2^-53), so a residual below
+ * 0.5 - 2^-40 proves r right. Anything else (near a half, too large, more places) returns false
+ * and printf writes it. Needs cap >= 32. */
+static bool fixed_places(char *b, size_t cap, double v, int places) {
+    static const double p10d[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    static const uint64_t p10u[] = {1,       10,       100,       1000,       10000,
+                                    100000,  1000000,  10000000,  100000000,  1000000000};
+    if (places < 0 || places > 9 || cap < 32) return false;
+    double s = v * p10d[places];
+    if (!(fabs(s) < 4503599627370496.0)) return false; /* 2^52; NaN too */
+    double r = nearbyint(s);
+    if (!(fabs(fma(v, p10d[places], -r)) < 0.5 - 0x1p-40)) return false;
+    uint64_t n = (uint64_t)fabs(r), ip = n / p10u[places], fp = n % p10u[places];
+    char tmp[32], *end = tmp + sizeof tmp, *p = end;
+    for (int i = 0; i < places; i++, fp /= 10) *--p = (char)('0' + fp % 10);
+    if (places) *--p = '.';
+    do *--p = (char)('0' + ip % 10);
+    while (ip /= 10);
+    if (signbit(v)) *--p = '-'; /* as printf: "-0.000" for -0.0001 (the caller drops it) */
+    memcpy(b, p, (size_t)(end - p));
+    b[end - p] = '\0';
+    return true;
+}
+
 /* Text of a float cell in the text formats (out.h). */
 const char *out_fmt_float(char *b, size_t cap, double v, int precision) {
     if (isinf(v)) return v < 0 ? "-inf" : "inf";
     if (precision < 0) {
         jw_dtoa(b, v);
-    } else {
+    } else if (!fixed_places(b, cap, v, precision)) {
         snprintf(b, cap, "%.*f", precision > 30 ? 30 : precision, v);
         jw_c_number(b);
     }
@@ -149,7 +176,9 @@ const char *out_fmt_float(char *b, size_t cap, double v, int precision) {
 }
 
 static void put_n(FILE *f, char c, size_t n) {
-    while (n--) fputc(c, f);
+    char run[64];
+    memset(run, c, n < sizeof run ? n : sizeof run);
+    for (size_t k; n; n -= k) fwrite(run, 1, k = n < sizeof run ? n : sizeof run, f);
 }
 
 /* --------------------------------------------------------------------------------------------
@@ -566,21 +595,58 @@ static void shrink_to(out_table *t, size_t max) {
     shrink_strings(t, max, total, MIN_SHRINK_WIDTH);
 }
 
+/* The table's lines are put together here and written in blocks: one fwrite per 16 KB instead
+ * of three stdio calls per cell. */
+typedef struct {
+    FILE *f;
+    size_t len;
+    char b[16384];
+} line_out;
+
+static void lo_flush(line_out *o) {
+    if (o->len) fwrite(o->b, 1, o->len, o->f);
+    o->len = 0;
+}
+
+static void lo_put(line_out *o, const char *s, size_t n) {
+    if (n > sizeof o->b - o->len) {
+        lo_flush(o);
+        if (n > sizeof o->b) {
+            fwrite(s, 1, n, o->f);
+            return;
+        }
+    }
+    memcpy(o->b + o->len, s, n);
+    o->len += n;
+}
+
+static void lo_puts(line_out *o, const char *s) { lo_put(o, s, strlen(s)); }
+
+static void lo_fill(line_out *o, char c, size_t n) {
+    while (n) {
+        if (o->len == sizeof o->b) lo_flush(o);
+        size_t k = sizeof o->b - o->len < n ? sizeof o->b - o->len : n;
+        memset(o->b + o->len, c, k);
+        o->len += k;
+        n -= k;
+    }
+}
+
 /* Writes one cell padded to `width` (cut with a '~' when longer). */
-static void put_padded(FILE *f, const char *s, size_t n, size_t width, bool right, bool last) {
+static void put_padded(line_out *o, const char *s, size_t n, size_t width, bool right, bool last) {
     size_t w = text_width(s, n);
     if (w > width) {
         size_t keep = width - 1, i = 0;
         for (size_t cp = 0; i < n; i++) {
             if (((unsigned char)s[i] & 0xC0) != 0x80 && cp++ == keep) break;
         }
-        fwrite(s, 1, i, f);
-        fputc('~', f);
+        lo_put(o, s, i);
+        lo_put(o, "~", 1);
         return;
     }
-    if (right) put_n(f, ' ', width - w);
-    fwrite(s, 1, n, f);
-    if (!right && !last) put_n(f, ' ', width - w);
+    if (right) lo_fill(o, ' ', width - w);
+    lo_put(o, s, n);
+    if (!right && !last) lo_fill(o, ' ', width - w);
 }
 
 static void render(out_table *t) {
@@ -604,30 +670,34 @@ static void render(out_table *t) {
     pos = 0;
     k = 0;
     bool first = true;
+    line_out lo, *o = &lo;
+    lo.f = t->f;
+    lo.len = 0;
     while (next_cell(t, &pos, &s, &n)) {
         size_t c = k++ % t->ncols;
         bool last = c == last_shown, right = is_numeric(t->cols[c].type);
         if (!t->hidden[c]) {
-            fputs(md ? (!first ? " | " : "| ") : (!first ? "  " : ""), t->f);
-            put_padded(t->f, s ? s : "-", s ? n : 1, t->widths[c], right, last && !md);
+            lo_puts(o, md ? (!first ? " | " : "| ") : (!first ? "  " : ""));
+            put_padded(o, s ? s : "-", s ? n : 1, t->widths[c], right, last && !md);
             first = false;
         }
         if (c + 1 != t->ncols) continue;
-        fputs(md ? " |\n" : "\n", t->f);
+        lo_puts(o, md ? " |\n" : "\n");
         first = true;
         if (k != t->ncols) continue;
         /* after the header: the rule */
         for (size_t r = 0; r < t->ncols; r++) {
             if (t->hidden[r]) continue;
             bool rr = is_numeric(t->cols[r].type);
-            fputs(md ? (!first ? " | " : "| ") : (!first ? "  " : ""), t->f);
-            put_n(t->f, '-', t->widths[r] - (md && rr));
-            if (md && rr) fputc(':', t->f);
+            lo_puts(o, md ? (!first ? " | " : "| ") : (!first ? "  " : ""));
+            lo_fill(o, '-', t->widths[r] - (md && rr));
+            if (md && rr) lo_put(o, ":", 1);
             first = false;
         }
-        fputs(md ? " |\n" : "\n", t->f);
+        lo_puts(o, md ? " |\n" : "\n");
         first = true;
     }
+    lo_flush(o);
 }
 
 /* Writes `prefix` then s[0..n) and a newline, wrapped at spaces to `max` columns (0: not

@@ -816,6 +816,53 @@ static void test_out_numbers(void) {
     mem_close(&m);
 }
 
+/* Fixed-place cells (the tables' "%.3f" columns): out_fmt_float writes them from an integer;
+ * the text must be printf's, byte for byte, for every place count it takes: random magnitudes,
+ * exact ties (k / 2^n, where printf rounds half to even), one ulp either side of a half, the
+ * fast path's limits (2^52 / 10^places) and signs, -0.0 included. */
+static void test_out_fixed_places(void) {
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    int bad = 0, n = 0;
+    for (int i = 0; i < 400000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int places = (int)(x % 11); /* 10: printf's own path */
+        double v;
+        switch ((x >> 4) % 8) {
+        case 0: v = pow(10, -12.0 + 30.0 * (double)((x >> 11) % 1000003) / 1000003); break;
+        case 1: v = ldexp((double)((x >> 10) % (UINT64_C(1) << 20)), -(int)((x >> 40) % 24)); break;
+        case 2: v = ((double)((x >> 12) % 20000000) + 0.5) / pow(10, places); break;
+        case 3: v = nextafter(((double)((x >> 12) % 20000000) + 0.5) / pow(10, places),
+                              (x >> 50) & 1 ? INFINITY : -INFINITY); break;
+        case 4: v = 4503599627370496.0 / pow(10, places) * (0.999 + (double)((x >> 20) % 3) / 1000); break;
+        case 5: v = (double)((x >> 8) % 100000000) / 1000.0; break; /* times in us from ns */
+        case 6: { /* percentiles: a + (b - a) * t */
+            double a = (double)((x >> 8) % 3000000), b = a + (double)((x >> 30) % 5000);
+            v = a + (b - a) * ((double)((x >> 45) % 1000) / 1000.0);
+            break;
+        }
+        default: v = (double)((x >> 8) % 1000) * 1e-7; break;
+        }
+        if ((x >> 62) & 1) v = -v;
+        char got[400], ref[400];
+        const char *g = out_fmt_float(got, sizeof got, v, places);
+        snprintf(ref, sizeof ref, "%.*f", places, v);
+        const char *r = ref;
+        if (ref[0] == '-' && strspn(ref + 1, "0.") == strlen(ref + 1)) r = ref + 1;
+        n++;
+        if (strcmp(g, r) != 0 && bad++ < 5)
+            fprintf(stderr, "%d places of %.17g: %s, printf %s\n", places, v, g, r);
+    }
+    CHECK(n == 400000);
+    CHECK_EQ_I(bad, 0);
+    char b[400];
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, 0.0625, 3), "0.062"); /* a tie: to even */
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, 0.1875, 3), "0.188");
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, 2.5, 0), "2");
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, -0.0, 3), "0.000");
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, -1.0005, 2), "-1.00");
+    CHECK_EQ_S(out_fmt_float(b, sizeof b, 1419408.8, 3), "1419408.800");
+}
+
 static void test_out_width(void) {
     static const out_col cols[] = {
         {"id", "ID", OUT_INT, 0}, {"name", "Name", OUT_STR, 0}, {"path", "Path", OUT_STR, 0}};
@@ -1464,6 +1511,7 @@ int main(void) {
     test_out_empty();
     test_out_strings();
     test_out_numbers();
+    test_out_fixed_places();
     test_out_width();
     test_out_fit();
     test_out_notes();
