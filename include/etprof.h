@@ -687,6 +687,9 @@ typedef struct etp_ops_row {
     etp_stats stats;      /* over the per-run sums */
     etp_stats excl;       /* per run: the sum minus its children of the same unit (exclusive) */
     bool has_children_same_unit; /* excl differs from stats only when true */
+    bool parent_varies;   /* the row's events are enclosed by different rows from run to run (or
+                             occurrence to occurrence): `parent` is the first one seen, while
+                             excl and the parents' child sums follow each run's own nesting */
     double share;         /* percent: of the method's Method::execute total (time rows); of the
                              Accelerator (execute) time (cycles) total (HTP nodes); else NaN */
     int32_t parent;       /* the enclosing row in the hierarchy, -1 for a root */

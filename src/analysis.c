@@ -725,6 +725,7 @@ static bool child_first(etp_ops_result *r, uint32_t i, uint32_t n) {
     int32_t pi = r->row_of[p];
     row_acc *a = &r->acc[ri], *pa = &r->acc[pi];
     if (a->parent == -2 && pi != ri) a->parent = pi;
+    else if (pi != ri && a->parent >= 0 && a->parent != pi) a->pub.parent_varies = true;
     if (pa->pub.kind == ETP_KIND_OPERATOR_CALL && !pa->pub.op && a->pub.kind == ETP_KIND_KERNEL &&
         a->pub.op) {
         pa->pub.op = a->pub.op;
@@ -1530,6 +1531,7 @@ static int merge_result(etp_ops_result *r, etp_ops_result *w) {
                 p->nest_over_max_ratio = q->nest_over_max_ratio;
             p->nest_over_count += q->nest_over_count;
             p->nest_over_backend = p->nest_over_backend || q->nest_over_backend;
+            p->parent_varies = p->parent_varies || q->parent_varies;
             if (!p->op && q->op && b->op_from_child) {
                 p->op = q->op;
                 a->op_from_child = true;
@@ -1544,6 +1546,7 @@ static int merge_result(etp_ops_result *r, etp_ops_result *w) {
         int32_t np = wp >= 0 ? rowmap[wp] : wp;
         if (fresh[j]) a->parent = np;
         else if (a->parent == -2 && np >= 0) a->parent = np;
+        else if (np >= 0 && a->parent >= 0 && a->parent != np) a->pub.parent_varies = true;
     }
     for (size_t i = 0; i < w->nmethods; i++) {
         method_acc *x = &w->methods[i], *y = &r->methods[mmap_[i]];

@@ -421,6 +421,29 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                      : "times from clocks or units that do not match");
         emit(ctx, b);
     }
+    size_t nvar = 0, shown = 0;
+    for (size_t i = 0; i < nr; i++) nvar += etp_ops_row_get(r, i)->parent_varies;
+    if (nvar) {
+        int w = snprintf(b, sizeof b,
+                         "the nesting varies between runs: %zu row(s) are enclosed by different "
+                         "events in different runs or occurrences; the tree shows each under the "
+                         "first it was seen in, while exclusive times follow each run's own "
+                         "nesting, so the children shown under a node need not add up to its "
+                         "inclusive minus exclusive time (data_quality.parent_varies):",
+                         nvar);
+        for (size_t i = 0; i < nr && w > 0 && (size_t)w < sizeof b - 240 && shown < 5; i++) {
+            const etp_ops_row *row = etp_ops_row_get(r, i);
+            if (!row->parent_varies) continue;
+            const etp_ops_row *pr =
+                row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
+            w += snprintf(b + w, sizeof b - (size_t)w, "%s %.60s (instruction %d) shown under %.60s",
+                          shown ? "," : "", row->name, row->instr, pr ? pr->name : "the top level");
+            shown++;
+        }
+        if (shown < nvar && w > 0 && (size_t)w < sizeof b - 8)
+            snprintf(b + w, sizeof b - (size_t)w, ", ...");
+        emit(ctx, b);
+    }
     if (named) {
         snprintf(b, sizeof b,
                  "%llu row(s) are events with both a name and a delegate debug id (not written "
@@ -487,6 +510,18 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
         etp_node_uint(o, "count", row->count);
         etp_node_float(o, "max_ratio", row->nest_over_max_ratio);
         etp_node_str(o, "suspect", row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
+    }
+    etp_node *pv = etp_node_arr(q, "parent_varies");
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!row->parent_varies) continue;
+        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
+        etp_node *o = etp_node_obj(pv, NULL);
+        etp_node_str(o, "name", row->name);
+        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+        else etp_node_null(o, "instruction_id");
+        etp_node_str(o, "shown_under", pr ? pr->name : NULL);
+        etp_node_uint(o, "count", row->count);
     }
     etp_node_uint(q, "bad_time_events", bad);
     etp_node_uint(q, "wrapped_events", wrapped);

@@ -145,8 +145,11 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
     if (row->flags & ETP_MF_QTIMER) nv->meaning = "19.2 MHz ticks converted";
     if (etp_qnn_top_of(row->name) == ETP_QT_EXCL_WAIT)
         nv->meaning = "NPU compute wall time";
+    if (row->parent_varies && !nv->meaning)
+        nv->meaning = "enclosed by other events in some runs (no %parent)";
     nv->share_parent = nv->share_method = NAN;
-    if (parent && parent->unit == row->unit) {
+    /* a parent that is not this row's in every run: no share of it */
+    if (parent && parent->unit == row->unit && !row->parent_varies) {
         double pv = stat_of(c, &parent->stats);
         if (pv > 0) nv->share_parent = incl / pv * 100.0;
     }

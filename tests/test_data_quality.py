@@ -13,6 +13,8 @@ writer makes it). Every expected value is read off odd_blocks.json by hand:
 
   - synthetic/synth_qnn_mixed_small_3x.etdp: QNN (execute) time (us) longer than its
     DELEGATE_CALL in every run (ratios from flatc's decoding): flagged as impossible nesting.
+  - tests/threads/host_scopes.etdp: `inner` inside `outer` in some runs only (read off flatc's
+    decoding): flagged as a row whose parent varies, in every view.
 
 usage: test_data_quality.py ETPROF DATA_DIR SCHEMA_DIR
 """
@@ -155,5 +157,45 @@ check('report: the note is shown', 'impossible nesting: QNN (execute) time (us)'
       in run('report', QNN))
 check('odd_blocks: nothing nests impossibly',
       json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['impossible_nesting'] == [])
+
+# Nesting that varies between runs: tests/threads/host_scopes.etdp (built by flatc from
+# host_scopes.json). Which scope encloses which in each run is read off flatc's decoding.
+HOST = os.path.join(os.path.dirname(os.path.abspath(DATA)), 'threads', 'host_scopes.etdp')
+with tempfile.TemporaryDirectory() as tmp:
+    subprocess.run([flatc, '--json', '--strict-json', '--defaults-json', '--size-prefixed',
+                    '--raw-binary', '-o', tmp, SCHEMA + '/etdump.fbs', '--', HOST], check=True)
+    doc = json.load(open(os.path.join(tmp, 'host_scopes.json')))
+inside = []  # per run: is inner within outer?
+for b in doc['run_data']:
+    pe = {e['profile_event']['name']: e['profile_event'] for e in b['events']}
+    i, o = pe['inner'], pe['outer']
+    inside.append(int(o['start_time']) <= int(i['start_time'])
+                  and int(i['end_time']) <= int(o['end_time']))
+check('flatc: inner is inside outer in some runs only (%s)' % inside,
+      any(inside) and not all(inside))
+first = 'outer' if inside[0] else 'DELEGATE_CALL'
+for view in ('summary', 'tree', 'explain'):
+    j = json.loads(run(view, HOST, '-f', 'json'))
+    pv = j['data_quality']['parent_varies']
+    check(view + ': inner (only) flagged, shown under its first run\'s parent (%s)' % first,
+          [(x['name'], x['shown_under'], x['count']) for x in pv] == [('inner', first, len(inside))])
+    check(view + ': a note names it',
+          any(n.startswith('the nesting varies between runs: 1 row(s)') and
+              'inner (instruction 0) shown under ' + first in n for n in j['notes']))
+check('ops: the note', any(n.startswith('the nesting varies between runs')
+                           for n in json.loads(run('ops', HOST, '-f', 'json'))['notes']))
+check('report: the note', 'the nesting varies between runs' in run('report', HOST))
+tree = {}
+def walk(n):
+    tree[n['name']] = n
+    for c in n.get('children', []):
+        walk(c)
+for m in json.loads(run('tree', HOST, '-f', 'json'))['methods']:
+    for n in m['roots']:
+        walk(n)
+check('tree: no share of a parent that is not inner\'s in every run',
+      tree['inner']['share_of_parent'] is None and tree['outer']['share_of_parent'] is not None)
+check('odd_blocks: no nesting varies',
+      json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['parent_varies'] == [])
 
 sys.exit(1 if fails else 0)

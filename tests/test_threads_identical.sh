@@ -96,6 +96,7 @@ check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/add.pte"
 # host scopes whose nesting changes from run to run: a repeated run finds their tree parents
 # again from its times (src/analysis.c, tree_parents); tests/threads/README.md
 check_dump "$(dirname "$0")/threads/host_scopes.etdp"
+check_dump "$(dirname "$0")/threads/host_scopes_halves.etdp"
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
 
 # generated: every style, several block counts, a slow op, rows only in later blocks (--slow
