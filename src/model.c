@@ -1283,8 +1283,12 @@ static uint8_t unit_rule(etp_mevent *e, bool qnn_backend) {
     return r | US_NONE;
 }
 
-/* e's unit, value and time flags, by its rule (unit_rule) and its times. */
-static void decide_unit(etp_model *m, etp_mevent *e, uint8_t rule) {
+/* e's unit, value and time flags, by its rule (unit_rule) and its times. Inlined into the
+ * per-event loops of repeated blocks (a call per event costs more than it saves). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void decide_unit(etp_model *m, etp_mevent *e, uint8_t rule) {
     e->unit = ETP_UNIT_NONE;
     e->value = NAN;
     if (e->ev.type == ETP_EVENT_ALLOCATION) {
@@ -1446,7 +1450,13 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
     const uint8_t *buf = etp__dump_bytes(m->dump);
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &m->ev[i];
-        if (e->ev.type != ETP_EVENT_PROFILE) continue; /* allocations: the same bytes */
+        if (e->ev.type != ETP_EVENT_PROFILE) { /* allocations: the same bytes */
+            if (!m->no_units) {
+                e->flags = 0;
+                decide_unit(m, e, m->urule[i]);
+            }
+            continue;
+        }
         etp_profile_event *p = &e->ev.profile;
         if (p->name.ptr) p->name.ptr += delta;
         if (p->delegate_debug_id_str.ptr) p->delegate_debug_id_str.ptr += delta;
@@ -1461,11 +1471,16 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
             p->end_time = fb_u64(buf + tp[1]);
         }
         repeat_labels(m, e, m->tmpl_src[i]);
+        if (!m->no_units) { /* replica_finish's work, while the event is in cache */
+            e->flags = 0;
+            decide_unit(m, e, m->urule[i]);
+        }
     }
 }
 
-/* The rest of a replica: the template's view, and each event's unit and value from its times. */
-static void replica_finish(etp_model *m, etp_block_view *bv) {
+/* The rest of a replica: the template's view, and each event's unit and value from its times
+ * (`units`: not done yet; layout_pass does it as it goes). */
+static void replica_finish(etp_model *m, etp_block_view *bv, bool units) {
     const etp_block_view *t = &m->tmpl_bv;
     bv->plan = t->plan;
     bv->method = t->method;
@@ -1478,7 +1493,7 @@ static void replica_finish(etp_model *m, etp_block_view *bv) {
     bv->method_basis = t->method_basis;
     bv->n = m->tmpl_n;
     bv->events = m->ev;
-    if (m->no_units) return; /* the template's units, values and flags are the pass-1 ones */
+    if (m->no_units || !units) return; /* no_units: the template's are the pass-1 ones */
     for (uint32_t i = 0; i < bv->n; i++) {
         etp_mevent *e = &m->ev[i];
         e->flags = 0;
@@ -1527,7 +1542,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         m->blk_lo = lo;
         m->blk_hi = hi;
         m->have_blk = true;
-        replica_finish(m, bv);
+        replica_finish(m, bv, !laid_out);
         m->repeat_of = prev_block;
         m->last_block = block;
         return ETP_OK;
