@@ -737,8 +737,11 @@ static bool child_first(etp_ops_result *r, uint32_t i, uint32_t n) {
 /* Event i's value added to its parent row's child sum for this run (after child_first).
  * `same_unit`: the two rows are known to have one unit, 1 a time, 0 another (a repeat), -1 not
  * known. */
-static int child_value(etp_ops_result *r, const etp_mevent *ev, uint32_t i, uint32_t run,
-                       int same_unit) {
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* once per event with a parent row: no call */
+#endif
+static inline int child_value(etp_ops_result *r, const etp_mevent *ev, uint32_t i, uint32_t run,
+                              int same_unit) {
     uint32_t p = (uint32_t)r->tp[i];
     row_acc *pa = &r->acc[r->row_of[p]];
     double x = row_value(&ev[i]);

@@ -109,9 +109,6 @@ static inline void counts_to_starts(uint32_t c[256]) {
 
 static bool radix_sort_u32(double *v, size_t n) {
     uint32_t stack[RADIX_STACK], *a = stack;
-    for (size_t i = 0; i < n; i++)
-        if (!(v[i] >= 0 && v[i] <= 4294967295.0 && v[i] == (double)(uint32_t)v[i]) || signbit(v[i]))
-            return false;
     if (n > RADIX_STACK / 2) {
         if (n > SIZE_MAX / 8 || !(a = malloc(2 * n * sizeof *a))) return false;
     }
@@ -119,6 +116,12 @@ static bool radix_sort_u32(double *v, size_t n) {
     uint32_t cnt[4][256];
     memset(cnt, 0, sizeof cnt);
     for (size_t i = 0; i < n; i++) {
+        /* a sample that is no whole number in [0, 2^32) (or -0.0): v untouched, false */
+        if (!(v[i] >= 0 && v[i] <= 4294967295.0 && v[i] == (double)(uint32_t)v[i]) ||
+            signbit(v[i])) {
+            if (a != stack) free(a);
+            return false;
+        }
         uint32_t x = (uint32_t)v[i];
         k[i] = x;
         cnt[0][x & 255]++;

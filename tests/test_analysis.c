@@ -146,7 +146,7 @@ static void test_stats_sort_paths(void) {
     static const size_t sizes[] = {2, 15, 16, 17, 63, 64, 65, 100, 511, 512, 513, 1000, 5000};
     uint64_t x = 0x9e3779b97f4a7c15u;
     int mismatches = 0, cases = 0;
-    for (int kind = 0; kind < 6; kind++) {
+    for (int kind = 0; kind < 7; kind++) {
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             size_t n = sizes[si];
             double *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref);
@@ -159,7 +159,8 @@ static void test_stats_sort_paths(void) {
                 case 2: d = (double)(x >> 20) + 4294967296.0; break;     /* whole, >= 2^32 */
                 case 3: d = ((double)(x % 2000000) - 1000000) / 3.0; break; /* signed fractions */
                 case 4: d = (double)(x % 4294967296u); break;            /* the full 32-bit range */
-                default: d = i == n / 2 ? 0.5 : (double)(x % 1000); break; /* one non-integer */
+                case 5: d = i == n / 2 ? 0.5 : (double)(x % 1000); break; /* one non-integer */
+                default: d = i == n - 1 ? 2.5 : (double)(x % 1000); break; /* ... the last */
                 }
                 v[i] = ref[i] = d;
             }
@@ -181,7 +182,7 @@ static void test_stats_sort_paths(void) {
             free(ref);
         }
     }
-    CHECK(cases == 6 * 13);
+    CHECK(cases == 7 * 13);
     CHECK_EQ_I(mismatches, 0);
 }
 
