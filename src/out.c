@@ -90,7 +90,11 @@ enum { SAN_PLAIN, SAN_MD, SAN_CSV_QUOTED, SAN_CSV };
 static char *sanitize_to(char *o, const char *str, size_t n, int mode) {
     const unsigned char *s = (const unsigned char *)str;
     bool csv = mode == SAN_CSV || mode == SAN_CSV_QUOTED;
+    /* printable ASCII other than the mode's special character is copied as it is (0: none) */
+    unsigned char special = mode == SAN_MD ? '|' : mode == SAN_CSV_QUOTED ? '"' : 0;
     for (size_t i = 0; i < n;) {
+        while (i < n && (unsigned char)(s[i] - 0x20) < 0x5F && s[i] != special) *o++ = (char)s[i++];
+        if (i == n) break;
         unsigned char c = s[i];
         if (c >= 0x80) {
             size_t len = jw_utf8_len(s + i, n - i);
