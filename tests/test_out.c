@@ -934,6 +934,33 @@ static void test_out_width(void) {
 
 /* Columns left out to fit (groups, the narrower ones brought back) and prose wrapping; the
  * expected texts are worked out by hand from the rules in out.h. */
+/* Display widths of UTF-8 cells longer than 8 bytes (counted 8 bytes at a time): ten 3-byte
+ * characters are 10 columns, three 4-byte ones and "abc" 6, so the next column lines up. */
+static void test_out_width_utf8(void) {
+    static const out_col cols[] = {{"s", "S", OUT_STR, 0}, {"n", "N", OUT_INT, 0}};
+    mem m;
+    mem_open(&m);
+    out_table *t = out_table_new(OUT_TABLE, m.f, cols, 2);
+    const char *cells[] = {"\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                           "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac",
+                           "\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80" "abc", "abcdefghijk"};
+    for (int i = 0; i < 3; i++) {
+        out_row_begin(t);
+        out_cell_str(t, cells[i]);
+        out_cell_int(t, i);
+        out_row_end(t);
+    }
+    CHECK_EQ_I(out_table_finish(t), 0);
+    out_table_free(t);
+    CHECK_EQ_S(mem_str(&m), "S            N\n"
+                            "-----------  -\n"
+                            "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                            "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac   0\n"
+                            "\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xf0\x9f\x98\x80" "abc       1\n"
+                            "abcdefghijk  2\n");
+    mem_close(&m);
+}
+
 static void test_out_fit(void) {
     static const out_col cols[] = {{"name", "name", OUT_STR, 0},
                                    {"wide", "wide header", OUT_UINT, 0},
@@ -1513,6 +1540,7 @@ int main(void) {
     test_out_numbers();
     test_out_fixed_places();
     test_out_width();
+    test_out_width_utf8();
     test_out_fit();
     test_out_notes();
     test_out_in_json();
