@@ -146,11 +146,12 @@ char *out_text_dup(const char *s) {
 }
 
 /* "%.*f" of v with 0..9 places, written from an integer: the text printf gives, which rounds
- * v's exact binary value to the nearest multiple of 10^-places. r = nearbyint(v * 10^places) is
- * that multiple unless v * 10^places lies within half a unit of r's neighbour's midpoint; fma
- * gives v * 10^places - r with one rounding (relative error 2^-53), so a residual below
- * 0.5 - 2^-40 proves r right. Anything else (near a half, too large, more places) returns false
- * and printf writes it. Needs cap >= 32. */
+ * v's exact binary value to the nearest multiple of 10^-places. r = nearbyint(v * 10^places)
+ * (the product rounded to a double first) is that multiple when v's exact product lies within
+ * 0.5 of r. fma(v, 10^places, -r) is that difference rounded once (relative error 2^-53), so a
+ * magnitude below 0.5 - 2^-40 proves it. Anything else (a tie or close to one, a product of
+ * 2^52 or more, more than 9 places, NaN) returns false and printf writes it. Needs cap >= 32
+ * (at most 16 digits, a point, 9 places, a sign). */
 static bool fixed_places(char *b, size_t cap, double v, int places) {
     static const double p10d[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
     static const uint64_t p10u[] = {1,       10,       100,       1000,       10000,

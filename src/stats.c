@@ -107,8 +107,13 @@ static inline void counts_to_starts(uint32_t c[256]) {
     }
 }
 
+static inline bool whole_u32(double d) {
+    return d >= 0 && d <= 4294967295.0 && d == (double)(uint32_t)d && !signbit(d);
+}
+
 static bool radix_sort_u32(double *v, size_t n) {
     uint32_t stack[RADIX_STACK], *a = stack;
+    if (!n || !whole_u32(v[0])) return false; /* (no allocation for the usual other case) */
     if (n > RADIX_STACK / 2) {
         if (n > SIZE_MAX / 8 || !(a = malloc(2 * n * sizeof *a))) return false;
     }
@@ -117,8 +122,7 @@ static bool radix_sort_u32(double *v, size_t n) {
     memset(cnt, 0, sizeof cnt);
     for (size_t i = 0; i < n; i++) {
         /* a sample that is no whole number in [0, 2^32) (or -0.0): v untouched, false */
-        if (!(v[i] >= 0 && v[i] <= 4294967295.0 && v[i] == (double)(uint32_t)v[i]) ||
-            signbit(v[i])) {
+        if (!whole_u32(v[i])) {
             if (a != stack) free(a);
             return false;
         }
