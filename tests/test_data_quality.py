@@ -13,7 +13,7 @@ writer makes it). Every expected value is read off odd_blocks.json by hand:
 
   - synthetic/synth_qnn_mixed_small_3x.etdp: QNN (execute) time (us) longer than its
     DELEGATE_CALL in every run (ratios from flatc's decoding): flagged as impossible nesting.
-  - tests/threads/host_scopes.etdp: `inner` inside `outer` in some runs only (read off flatc's
+  - flatc-built/host_scopes.etdp: `inner` inside `outer` in some runs only (read off flatc's
     decoding): flagged as a row whose parent varies, in every view.
 
 usage: test_data_quality.py ETPROF DATA_DIR SCHEMA_DIR
@@ -158,9 +158,9 @@ check('report: the note is shown', 'impossible nesting: QNN (execute) time (us)'
 check('odd_blocks: nothing nests impossibly',
       json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['impossible_nesting'] == [])
 
-# Nesting that varies between runs: tests/threads/host_scopes.etdp (built by flatc from
+# Nesting that varies between runs: flatc-built/host_scopes.etdp (built by flatc from
 # host_scopes.json). Which scope encloses which in each run is read off flatc's decoding.
-HOST = os.path.join(os.path.dirname(os.path.abspath(DATA)), 'threads', 'host_scopes.etdp')
+HOST = DATA + '/flatc-built/host_scopes.etdp'
 with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([flatc, '--json', '--strict-json', '--defaults-json', '--size-prefixed',
                     '--raw-binary', '-o', tmp, SCHEMA + '/etdump.fbs', '--', HOST], check=True)

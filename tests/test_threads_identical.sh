@@ -94,9 +94,8 @@ done < <(find "$D" -name '*.etdp' | sort)
 check_dump "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte"
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/add.pte"
 # host scopes whose nesting changes from run to run: a repeated run finds their tree parents
-# again from its times (src/analysis.c, tree_parents); tests/threads/README.md
-check_dump "$(dirname "$0")/threads/host_scopes.etdp"
-check_dump "$(dirname "$0")/threads/host_scopes_halves.etdp"
+# again from its times (src/analysis.c, tree_parents): flatc-built/host_scopes*.etdp, checked
+# with the rest of tests/data above (tests/data/README.md)
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
 
 # generated: every style, several block counts, a slow op, rows only in later blocks (--slow
