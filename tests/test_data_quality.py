@@ -195,6 +195,16 @@ for m in json.loads(run('tree', HOST, '-f', 'json'))['methods']:
         walk(n)
 check('tree: no share of a parent that is not inner\'s in every run',
       tree['inner']['share_of_parent'] is None and tree['outer']['share_of_parent'] is not None)
+# host_scopes_halves.etdp: the same runs, inner inside outer in the first two only (by hand
+# from host_scopes_halves.json), so each half of a two-thread pass sees one nesting
+HALVES = DATA + '/flatc-built/host_scopes_halves.etdp'
+for threads in ('1', '2'):
+    p = subprocess.run([ETPROF, 'summary', HALVES, '-f', 'json'], capture_output=True, text=True,
+                       env=dict(os.environ, ETPROF_THREADS=threads))
+    check('host_scopes_halves, %s thread(s): inner flagged, shown under outer' % threads,
+          p.returncode == 0 and [(x['name'], x['shown_under']) for x in
+                                 json.loads(p.stdout)['data_quality']['parent_varies']]
+          == [('inner', 'outer')])
 check('odd_blocks: no nesting varies',
       json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['parent_varies'] == [])
 
