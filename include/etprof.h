@@ -661,10 +661,11 @@ typedef struct etp_ops_opts {
 
 void etp_ops_opts_init(etp_ops_opts *o);
 
-/* One row per (method, chain, instruction, kind, identity) over the runs of its method. A run is
- * one block (one Method::execute). An identity seen several times in one run (loops) is summed
- * into that run's sample; `count` is the number of occurrences. Statistics are over the per-run
- * sums of the runs in which the row occurred (`runs` of them). */
+/* One row per (method, chain, instruction, kind, identity, unit) over the runs of its method (an
+ * event logged with different units in different runs is a row per unit, flagged unit_varies).
+ * A run is one block (one Method::execute). An identity seen several times in one run (loops) is
+ * summed into that run's sample; `count` is the number of occurrences. Statistics are over the
+ * per-run sums of the runs in which the row occurred (`runs` of them). */
 typedef struct etp_ops_row {
     uint32_t method;      /* index for etp_ops_method_get() */
     int32_t chain, instr; /* framework rows (Method::execute...): chain -1 and instr as the
@@ -690,6 +691,10 @@ typedef struct etp_ops_row {
     bool parent_varies;   /* the row's events are enclosed by different rows from run to run (or
                              occurrence to occurrence): `parent` is the first one seen, while
                              excl and the parents' child sums follow each run's own nesting */
+    bool unit_varies;     /* another row has this row's identity (method, instruction, kind,
+                             name) in another unit: the events were logged with different units
+                             in different runs (a start time of 0 decides some); each unit is
+                             its own row, never mixed */
     double share;         /* percent: of the method's Method::execute total (time rows); of the
                              Accelerator (execute) time (cycles) total (HTP nodes); else NaN */
     int32_t parent;       /* the enclosing row in the hierarchy, -1 for a root */

@@ -51,6 +51,11 @@ int etp_disp_init(etp_disp *d, const char *time_unit, double htp_ghz, double tic
  * ns -> time_unit; cycles with a clock -> est_unit; anything else unchanged with its own name. */
 double etp_disp_conv(const etp_disp *d, etp_unit u, double v, const char **uname);
 
+/* The model flags of a row as etp_disp_unit_notes() reads them: its flags, ETP_MF_NOT_WALL only
+ * on a time row (a duration QNN reported in us, shown as time; a raw or cycles value is no such
+ * row). */
+uint32_t etp_disp_row_flags(const etp_ops_row *row);
+
 /* The notes that explain the units of rows with these model flags (ETP_MF_*) and units (bit
  * 1 << etp_unit): tick conversion, QNN durations, QTimer labels, cycles as work, estimates, raw
  * values, wrapped counters, the minimal PAL. Each note goes to emit(ctx, text). */

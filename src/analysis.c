@@ -3,9 +3,9 @@
  * says what every number means.
  *
  * One pass over the blocks with etp_model_block(). Every profile event of a kept block goes to a
- * row keyed by (method, chain, instruction, kind, identity); a row keeps one double per run (the
- * sum of its occurrences in that run) and, for the exclusive time, the sum of its children of
- * the same unit in that run. Nothing else is kept per event.
+ * row keyed by (method, chain, instruction, kind, identity, unit); a row keeps one double per
+ * run (the sum of its occurrences in that run) and, for the exclusive time, the sum of its
+ * children of the same unit in that run. Nothing else is kept per event.
  *
  * The hierarchy refines the model's pairing (wrapper <- events of its instruction):
  *  - QNN top-level events nest by their documented meaning: QNN (execute) > RPC (execute) >
@@ -291,6 +291,14 @@ static const char *kernel_op(etp_ops_result *r, const etp_mevent *e) {
     return arena_strn(r, l, strlen(l));
 }
 
+/* The unit of the row of an event: its own, us as ns. Part of the row's identity: an event
+ * logged with another unit in another run (a start time of 0 decides some) has another row. */
+static etp_unit row_unit(const etp_mevent *e) {
+    return e->unit == ETP_UNIT_US ? ETP_UNIT_NS : e->unit;
+}
+
+static uint64_t unit_hash(etp_unit u) { return (uint64_t)u * 0xC2B2AE3D27D4EB4Full; }
+
 static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_mevent *e,
                      const char *name) {
     etp_ops_row *p = &a->pub;
@@ -302,7 +310,7 @@ static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_m
     p->qnn = e->qnn;
     p->qnn_op_id = e->qnn_op_id;
     p->htp_node = e->qnn == ETP_QNN_NODE || e->qnn == ETP_QNN_NODE_IO || e->qnn == ETP_QNN_NODE_SYS;
-    p->unit = e->unit == ETP_UNIT_US ? ETP_UNIT_NS : e->unit;
+    p->unit = row_unit(e);
     p->parent = -1;
     p->share = NAN;
     p->nest_over_max_ratio = NAN;
@@ -342,15 +350,16 @@ static bool same_ev_name(const row_acc *a, const etp_mevent *e) {
 static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e) {
     const char *label = e->label ? e->label : "";
     bool esc = (e->flags & ETP_MF_ESCAPED) != 0;
+    etp_unit unit = row_unit(e);
     uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc ^
-                 (e->ev_name ? hash_key(0, 0, 0, 0, e->ev_name) : 0);
+                 (e->ev_name ? hash_key(0, 0, 0, 0, e->ev_name) : 0) ^ unit_hash(unit);
     if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
     size_t slot = (size_t)h & (r->hcap - 1);
     for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
         row_acc *a = &r->acc[r->htab[slot] - 1];
         if (a->hash == h && a->pub.method == method && a->pub.chain == e->chain &&
             a->pub.instr == e->instr && a->pub.kind == e->kind && a->escaped == esc &&
-            strcmp(a->pub.name, label) == 0 && same_ev_name(a, e))
+            a->pub.unit == unit && strcmp(a->pub.name, label) == 0 && same_ev_name(a, e))
             return (int32_t)(r->htab[slot] - 1);
     }
     if (r->nacc >= r->rows_charged) {
@@ -391,8 +400,8 @@ static int32_t row_find_hinted(etp_ops_result *r, method_acc *m, uint32_t method
     if (i < m->hint_cap && m->hint[i] >= 0) {
         const row_acc *a = &r->acc[m->hint[i]];
         if (a->pub.kind == e->kind && a->pub.chain == e->chain && a->pub.instr == e->instr &&
-            a->escaped == ((e->flags & ETP_MF_ESCAPED) != 0) && same_ev_name(a, e) &&
-            strcmp(a->pub.name, e->label ? e->label : "") == 0)
+            a->escaped == ((e->flags & ETP_MF_ESCAPED) != 0) && a->pub.unit == row_unit(e) &&
+            same_ev_name(a, e) && strcmp(a->pub.name, e->label ? e->label : "") == 0)
             return m->hint[i];
     }
     int32_t ri = row_find(r, method, e);
@@ -1057,6 +1066,36 @@ out:
     return rc;
 }
 
+/* etp_ops_row.unit_varies: rows equal in everything but the unit, found side by side in an
+ * order of the rows that leaves the unit out. */
+static int cmp_identity(const void *x, const void *y) {
+    const row_acc *a = *(const row_acc *const *)x, *b = *(const row_acc *const *)y;
+    if (a->pub.method != b->pub.method) return a->pub.method < b->pub.method ? -1 : 1;
+    if (a->pub.chain != b->pub.chain) return a->pub.chain < b->pub.chain ? -1 : 1;
+    if (a->pub.instr != b->pub.instr) return a->pub.instr < b->pub.instr ? -1 : 1;
+    if (a->pub.kind != b->pub.kind) return a->pub.kind < b->pub.kind ? -1 : 1;
+    if (a->escaped != b->escaped) return a->escaped ? 1 : -1;
+    int c = strcmp(a->pub.name, b->pub.name);
+    if (c) return c;
+    const char *p = a->pub.event_name ? a->pub.event_name : "",
+               *q = b->pub.event_name ? b->pub.event_name : "";
+    if ((c = strcmp(p, q))) return c;
+    return (a->pub.event_name != NULL) - (b->pub.event_name != NULL);
+}
+
+static int finish_units(etp_ops_result *r, size_t nrows) {
+    if (nrows < 2) return ETP_OK;
+    row_acc **v = malloc(nrows * sizeof *v);
+    if (!v) return ETP_E_INTERNAL;
+    for (size_t i = 0; i < nrows; i++) v[i] = &r->acc[i];
+    qsort(v, nrows, sizeof *v, cmp_identity);
+    for (size_t i = 0; i + 1 < nrows; i++)
+        if (cmp_identity(&v[i], &v[i + 1]) == 0)
+            v[i]->pub.unit_varies = v[i + 1]->pub.unit_varies = true;
+    free(v);
+    return ETP_OK;
+}
+
 static void finish_shares(etp_ops_result *r, size_t nrows) {
     for (size_t k = 0; k < nrows; k++) {
         etp_ops_row *row = &ROW(r, k);
@@ -1475,7 +1514,8 @@ static int merge_result(etp_ops_result *r, etp_ops_result *w) {
         const char *label = b->pub.name;
         uint64_t h = hash_key(mi, b->pub.chain, b->pub.instr, b->pub.kind, label) ^
                      (uint64_t)b->escaped ^
-                     (b->pub.event_name ? hash_key(0, 0, 0, 0, b->pub.event_name) : 0);
+                     (b->pub.event_name ? hash_key(0, 0, 0, 0, b->pub.event_name) : 0) ^
+                     unit_hash(b->pub.unit);
         if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap * 2)) goto out;
         size_t slot = (size_t)h & (r->hcap - 1);
         int32_t ri = -1;
@@ -1484,8 +1524,8 @@ static int merge_result(etp_ops_result *r, etp_ops_result *w) {
             const char *x = a->pub.event_name, *y = b->pub.event_name;
             if (a->hash == h && a->pub.method == mi && a->pub.chain == b->pub.chain &&
                 a->pub.instr == b->pub.instr && a->pub.kind == b->pub.kind &&
-                a->escaped == b->escaped && strcmp(a->pub.name, label) == 0 &&
-                (x == y || (x && y && strcmp(x, y) == 0))) {
+                a->escaped == b->escaped && a->pub.unit == b->pub.unit &&
+                strcmp(a->pub.name, label) == 0 && (x == y || (x && y && strcmp(x, y) == 0))) {
                 ri = (int32_t)(r->htab[slot] - 1);
                 break;
             }
@@ -1653,7 +1693,8 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     size_t nrows = r->nacc;
     if (!rc) {
         finish_shares(r, nrows);
-        if (finish_methods(r, nrows) || finish_qnn(r, nrows)) rc = ETP_E_INTERNAL;
+        if (finish_units(r, nrows) || finish_methods(r, nrows) || finish_qnn(r, nrows))
+            rc = ETP_E_INTERNAL;
     }
     if (rc) {
         if (rc == ETP_E_INTERNAL && err && !err->code)

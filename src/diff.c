@@ -2,6 +2,7 @@
  * p50 and total, a Mann-Whitney U test per row with Benjamini-Hochberg q-values over the
  * operators, operators added and removed, placement changes (docs/diff.md). */
 #include "etprof.h"
+#include "etprof_figures.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -616,6 +617,7 @@ typedef struct mkey {
     int32_t chain, instr;
     int kind;
     const char *label;
+    int unit; /* one event logged in two units is two rows (etp_ops_row.unit_varies) */
 } mkey;
 
 static int cmp_mkey_instr(const void *x, const void *y) {
@@ -623,7 +625,9 @@ static int cmp_mkey_instr(const void *x, const void *y) {
     if (a->chain != b->chain) return a->chain < b->chain ? -1 : 1;
     if (a->instr != b->instr) return a->instr < b->instr ? -1 : 1;
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return strcmp(a->label, b->label);
+    int c = strcmp(a->label, b->label);
+    if (c) return c;
+    return (a->unit > b->unit) - (a->unit < b->unit);
 }
 
 static int cmp_mkey_name(const void *x, const void *y) {
@@ -631,6 +635,7 @@ static int cmp_mkey_name(const void *x, const void *y) {
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
     int c = strcmp(a->label, b->label);
     if (c) return c;
+    if (a->unit != b->unit) return a->unit < b->unit ? -1 : 1;
     return (a->row > b->row) - (a->row < b->row);
 }
 
@@ -652,7 +657,7 @@ static void fill_keys(const etp_ops_result *r, const uint32_t *v, size_t n, bool
     for (size_t i = 0; i < n; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, v[i]);
         k[i] = (mkey){v[i], row->chain, row->instr, (int)row->kind,
-                      by_name ? name_label(row) : (row->name ? row->name : "")};
+                      by_name ? name_label(row) : (row->name ? row->name : ""), (int)row->unit};
     }
     qsort(k, n, sizeof *k, by_name ? cmp_mkey_name : cmp_mkey_instr);
 }
@@ -686,6 +691,7 @@ static int match_rows(const ctx *c, const uint32_t *bv, size_t bn, const uint32_
         if (by_name) {
             d = kb[i].kind != kn[j].kind ? (kb[i].kind < kn[j].kind ? -1 : 1)
                                          : strcmp(kb[i].label, kn[j].label);
+            if (!d && kb[i].unit != kn[j].unit) d = kb[i].unit < kn[j].unit ? -1 : 1;
         } else {
             d = cmp_mkey_instr(&kb[i], &kn[j]);
         }
@@ -1344,8 +1350,10 @@ void etp_diff_list(const etp_diff_result *d, bool all, size_t top, etp_diff_list
                 continue;
             }
             out->listed[st]++;
-            if (op->base) out->flags |= op->base->flags, out->units |= 1u << op->base->unit;
-            if (op->new_) out->flags |= op->new_->flags, out->units |= 1u << op->new_->unit;
+            if (op->base)
+                out->flags |= etp_disp_row_flags(op->base), out->units |= 1u << op->base->unit;
+            if (op->new_)
+                out->flags |= etp_disp_row_flags(op->new_), out->units |= 1u << op->new_->unit;
         }
         out->shown[st] = st == ETP_DS_MATCHED && top && out->listed[st] > top ? top : out->listed[st];
     }

@@ -2,6 +2,7 @@
  * Nothing is measured or recomputed here: every number is a field of the ops result or a ratio
  * of two of them; the prose lives in the renderer (src/cli/cmd_explain.c). */
 #include "etprof_explain.h"
+#include "etprof_figures.h"
 #include "qnn_report.h"
 
 #include <math.h>
@@ -321,7 +322,7 @@ static void q_units(xb *b, const etp_ops_result *r, double tick_ns) {
     for (size_t i = 0; i < nrows; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         per_unit[row->unit]++;
-        flags |= row->flags;
+        flags |= etp_disp_row_flags(row);
     }
     for (int u = 1; u < ETP_UNIT_COUNT_; u++) nu += per_unit[u] != 0;
     record_begin(b, "rows_per_unit", nu); /* members: unit name -> rows */

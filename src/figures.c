@@ -117,6 +117,10 @@ double etp_disp_conv(const etp_disp *d, etp_unit u, double v, const char **uname
     return v;
 }
 
+uint32_t etp_disp_row_flags(const etp_ops_row *row) {
+    return row->unit == ETP_UNIT_NS ? row->flags : row->flags & ~(uint32_t)ETP_MF_NOT_WALL;
+}
+
 /* Notes explaining the units of rows with these flags and units (bit 1 << etp_unit). Each note
  * goes to emit(). */
 void etp_disp_unit_notes(const etp_disp *d, uint32_t flags, uint32_t units,
@@ -319,6 +323,56 @@ void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
     etp_doc_free(doc);
 }
 
+/* A row's unit in the data-quality notes: "time" for host time (shown in the time unit the
+ * view uses), else its name ("ticks", "cycles", "count", "bytes", "raw"). */
+static const char *unit_word(etp_unit u) { return u == ETP_UNIT_NS ? "time" : etp_unit_name(u); }
+
+/* The rows a data-quality note lists: each writes "SEP NAME (instruction N) ..." into b (the
+ * length, as snprintf returns it) or returns -1 when the note is not about it. */
+typedef int (*note_item)(char *b, size_t cap, const etp_ops_result *r, const etp_ops_row *row,
+                         const char *sep);
+
+static int bad_time_item(char *b, size_t cap, const etp_ops_result *r, const etp_ops_row *row,
+                         const char *sep) {
+    (void)r;
+    if (!row->bad_time_count) return -1;
+    return snprintf(b, cap, "%s %.60s (instruction %d) %llu", sep, row->name, row->instr,
+                    (unsigned long long)row->bad_time_count);
+}
+
+static int parent_varies_item(char *b, size_t cap, const etp_ops_result *r,
+                              const etp_ops_row *row, const char *sep) {
+    if (!row->parent_varies) return -1;
+    const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
+    return snprintf(b, cap, "%s %.60s (instruction %d) shown under %.60s", sep, row->name,
+                    row->instr, pr ? pr->name : "the top level");
+}
+
+static int unit_varies_item(char *b, size_t cap, const etp_ops_result *r, const etp_ops_row *row,
+                            const char *sep) {
+    (void)r;
+    if (!row->unit_varies) return -1;
+    return snprintf(b, cap, "%s %.60s (instruction %d) as %s", sep, row->name, row->instr,
+                    unit_word(row->unit));
+}
+
+/* Ends the note in b (w bytes written) with the rows item() lists, at most `max` of them and
+ * while `room` bytes are left, then ", ..." when fewer than the n rows it is about were listed;
+ * emits it. */
+static void note_rows(char *b, size_t cap, int w, size_t n, size_t max, size_t room,
+                      const etp_ops_result *r, note_item item,
+                      void (*emit)(void *ctx, const char *text), void *ctx) {
+    size_t shown = 0, nr = etp_ops_row_count(r);
+    for (size_t i = 0; i < nr && w > 0 && (size_t)w < cap - room && shown < max; i++) {
+        int k = item(b + w, cap - (size_t)w, r, etp_ops_row_get(r, i), shown ? "," : "");
+        if (k < 0) continue;
+        w += k;
+        shown++;
+    }
+    if (shown < n && w > 0 && (size_t)w < cap - 8) snprintf(b + w, cap - (size_t)w, ", ...");
+    emit(ctx, b);
+}
+
 void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const char *text),
                        void *ctx) {
     char b[700];
@@ -377,12 +431,14 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
         emit(ctx, b);
     }
     uint64_t bad = 0, named = 0;
-    size_t nbad = 0, nr = etp_ops_row_count(r);
+    size_t nbad = 0, nvar = 0, nunit = 0, nr = etp_ops_row_count(r);
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         bad += row->bad_time_count;
         nbad += row->bad_time_count != 0;
         named += row->event_name != NULL;
+        nvar += row->parent_varies;
+        nunit += row->unit_varies;
     }
     if (bad) {
         int w = snprintf(b, sizeof b,
@@ -390,18 +446,7 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                          "counter wrap: no duration, left out of the statistics and sums "
                          "(bad_time_count per row):",
                          (unsigned long long)bad, nbad);
-        size_t shown = 0;
-        for (size_t i = 0; i < nr && w > 0 && (size_t)w < sizeof b - 120 && shown < 5; i++) {
-            const etp_ops_row *row = etp_ops_row_get(r, i);
-            if (!row->bad_time_count) continue;
-            w += snprintf(b + w, sizeof b - (size_t)w, "%s %.60s (instruction %d) %llu",
-                          shown ? "," : "", row->name, row->instr,
-                          (unsigned long long)row->bad_time_count);
-            shown++;
-        }
-        if (shown < nbad && w > 0 && (size_t)w < sizeof b - 8)
-            snprintf(b + w, sizeof b - (size_t)w, ", ...");
-        emit(ctx, b);
+        note_rows(b, sizeof b, w, nbad, 5, 120, r, bad_time_item, emit, ctx);
     }
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
@@ -421,8 +466,6 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                      : "times from clocks or units that do not match");
         emit(ctx, b);
     }
-    size_t nvar = 0, shown = 0;
-    for (size_t i = 0; i < nr; i++) nvar += etp_ops_row_get(r, i)->parent_varies;
     if (nvar) {
         int w = snprintf(b, sizeof b,
                          "the nesting varies between runs: %zu row(s) are enclosed by different "
@@ -431,18 +474,17 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                          "nesting, so the children shown under a node need not add up to its "
                          "inclusive minus exclusive time (data_quality.parent_varies):",
                          nvar);
-        for (size_t i = 0; i < nr && w > 0 && (size_t)w < sizeof b - 240 && shown < 5; i++) {
-            const etp_ops_row *row = etp_ops_row_get(r, i);
-            if (!row->parent_varies) continue;
-            const etp_ops_row *pr =
-                row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-            w += snprintf(b + w, sizeof b - (size_t)w, "%s %.60s (instruction %d) shown under %.60s",
-                          shown ? "," : "", row->name, row->instr, pr ? pr->name : "the top level");
-            shown++;
-        }
-        if (shown < nvar && w > 0 && (size_t)w < sizeof b - 8)
-            snprintf(b + w, sizeof b - (size_t)w, ", ...");
-        emit(ctx, b);
+        note_rows(b, sizeof b, w, nvar, 5, 240, r, parent_varies_item, emit, ctx);
+    }
+    if (nunit) {
+        int w = snprintf(b, sizeof b,
+                         "units differ between runs: %zu row(s) are one event logged with "
+                         "different units in different runs (a start time of 0 makes a delegate "
+                         "value read in its label's unit, or raw; otherwise the times give a host "
+                         "duration); each unit is its own row, never mixed "
+                         "(data_quality.unit_varies):",
+                         nunit);
+        note_rows(b, sizeof b, w, nunit, 6, 120, r, unit_varies_item, emit, ctx);
     }
     if (named) {
         snprintf(b, sizeof b,
@@ -452,6 +494,15 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                  (unsigned long long)named);
         emit(ctx, b);
     }
+}
+
+/* An entry of a data_quality list about one row: {name, instruction_id, ...}. */
+static etp_node *row_entry(etp_node *arr, const etp_ops_row *row) {
+    etp_node *o = etp_node_obj(arr, NULL);
+    etp_node_str(o, "name", row->name);
+    if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
+    else etp_node_null(o, "instruction_id");
+    return o;
 }
 
 void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
@@ -488,10 +539,7 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
         wrapped += row->wrapped_count;
         named += row->event_name != NULL;
         if (!row->bad_time_count) continue;
-        etp_node *o = etp_node_obj(bt, NULL);
-        etp_node_str(o, "name", row->name);
-        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
-        else etp_node_null(o, "instruction_id");
+        etp_node *o = row_entry(bt, row);
         etp_node_str(o, "kind", etp_ops_row_kind_name(row));
         etp_node_uint(o, "count", row->count);
         etp_node_uint(o, "bad_time_count", row->bad_time_count);
@@ -501,10 +549,7 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         if (!row->nest_over_count) continue;
         const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-        etp_node *o = etp_node_obj(im, NULL);
-        etp_node_str(o, "name", row->name);
-        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
-        else etp_node_null(o, "instruction_id");
+        etp_node *o = row_entry(im, row);
         etp_node_str(o, "parent", pr ? pr->name : NULL);
         etp_node_uint(o, "events", row->nest_over_count);
         etp_node_uint(o, "count", row->count);
@@ -516,11 +561,17 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         if (!row->parent_varies) continue;
         const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-        etp_node *o = etp_node_obj(pv, NULL);
-        etp_node_str(o, "name", row->name);
-        if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
-        else etp_node_null(o, "instruction_id");
+        etp_node *o = row_entry(pv, row);
         etp_node_str(o, "shown_under", pr ? pr->name : NULL);
+        etp_node_uint(o, "count", row->count);
+    }
+    etp_node *uv = etp_node_arr(q, "unit_varies");
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!row->unit_varies) continue;
+        etp_node *o = row_entry(uv, row);
+        etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+        etp_node_str(o, "unit", unit_word(row->unit));
         etp_node_uint(o, "count", row->count);
     }
     etp_node_uint(q, "bad_time_events", bad);

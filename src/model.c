@@ -80,6 +80,7 @@ struct etp_model {
     uint32_t tmpl_n;
     uint32_t last_block; /* the block of the last call that succeeded, UINT32_MAX: none */
     uint32_t repeat_of;  /* the last call was a replica of block repeat_of, else UINT32_MAX */
+    bool unit_change;    /* a replica event's unit differs from the block before's */
     uint8_t *tmpl_src;
     uint8_t *urule; /* each event's unit rule (unit_rule) */
     uint32_t *tpos; /* each event's start and end time fields (positions, 0: absent) */
@@ -1457,6 +1458,7 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
             }
             continue;
         }
+        etp_unit was = e->unit; /* the block before's */
         etp_profile_event *p = &e->ev.profile;
         if (p->name.ptr) p->name.ptr += delta;
         if (p->delegate_debug_id_str.ptr) p->delegate_debug_id_str.ptr += delta;
@@ -1474,6 +1476,7 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
         if (!m->no_units) { /* replica_finish's work, while the event is in cache */
             e->flags = 0;
             decide_unit(m, e, m->urule[i]);
+            m->unit_change |= e->unit != was;
         }
     }
 }
@@ -1496,8 +1499,10 @@ static void replica_finish(etp_model *m, etp_block_view *bv, bool units) {
     if (m->no_units || !units) return; /* no_units: the template's are the pass-1 ones */
     for (uint32_t i = 0; i < bv->n; i++) {
         etp_mevent *e = &m->ev[i];
+        etp_unit was = e->unit; /* the block before's (replica_pass keeps it) */
         e->flags = 0;
         decide_unit(m, e, m->urule[i]);
+        m->unit_change |= e->unit != was;
     }
 }
 
@@ -1507,6 +1512,7 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     memset(bv, 0, sizeof *bv);
     uint32_t prev_block = m->last_block;
     m->last_block = m->repeat_of = UINT32_MAX;
+    m->unit_change = false;
     /* etp_dump_open_opts.background; a split's blocks are verified here, just before they are
      * read (etdump_int.h) */
     int rc = block >= m->split_from ? etp__dump_split_verify(m->dump, block, err)
@@ -1543,7 +1549,8 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
         m->blk_hi = hi;
         m->have_blk = true;
         replica_finish(m, bv, !laid_out);
-        m->repeat_of = prev_block;
+        /* a unit that changed (a time decides it: a start of 0) changes the event's row */
+        m->repeat_of = m->unit_change ? UINT32_MAX : prev_block;
         m->last_block = block;
         return ETP_OK;
     }

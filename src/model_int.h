@@ -45,7 +45,9 @@ void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index,
 
 /* When the last etp_model_block() call read its block as a replica (src/model.c, "Repeated
  * runs") of the block of the call before it: that block, whose events then had the same kinds,
- * labels, instructions and parents, in the same order. UINT32_MAX otherwise. */
+ * labels, instructions, parents and units, in the same order. UINT32_MAX otherwise (a replica
+ * one of whose events has another unit than in the block before included: a start time of 0
+ * decides some units). */
 uint32_t etp__model_repeat_of(const etp_model *m);
 
 /* A second model of the same dump, program and options (its own scratch and caches), for a

@@ -911,7 +911,7 @@ static void ic_node(icx *c, size_t i, double x, double w, uint32_t depth) {
     ic_rect(c, row, x, depth * c->rowh, w, row_color(R, row, tmp), label);
     c->drawn++;
     c->kinds |= 1u << row->kind;
-    R->flags |= row->flags;
+    R->flags |= etp_disp_row_flags(row);
     R->units |= 1u << row->unit;
     if (depth > c->maxdepth) c->maxdepth = depth;
     size_t n;
@@ -1147,7 +1147,7 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
             etp_table_str(t, ok ? j.frame : NULL);
             etp_etrecord_join_free(&j);
         }
-        R->flags |= row->flags;
+        R->flags |= etp_disp_row_flags(row);
     }
     tab_end(R, t, &(etp_html_opts){.id = id, .table_class = "sortable",
                                    .wrap_class = shown > 30 ? "tw scroll" : "tw", .col_class = cls,
@@ -1678,7 +1678,7 @@ static void write_qnn(rep *R, uint32_t *idx) {
         for (int tt = 0; tt < ETP_QT_COUNT_; tt++) {
             const etp_ops_row *row = row_at(R, q->top[tt]);
             if (!row) continue;
-            R->flags |= row->flags;
+            R->flags |= etp_disp_row_flags(row);
             etp_table_row(t);
             etp_table_str(t, row->name);
             tab_v(R, t, row->unit, row->stats.p50);

@@ -165,7 +165,7 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
     }
     nv->incl = etp_disp_conv(c->d, row->unit, incl, &nv->unit);
     nv->excl = etp_disp_conv(c->d, row->unit, excl, &nv->unit);
-    c->flags |= row->flags;
+    c->flags |= etp_disp_row_flags(row);
     c->units |= 1u << row->unit;
 }
 

@@ -347,6 +347,8 @@ def main(argv):
                     check(any(n.startswith("the nesting varies between runs") for n in
                               summary["notes"]), dl + "the summary says the nesting varies")
                     continue  # the tree's children need not add up (docs/analyses.md)
+                if any(k["runs"] != t["runs"] for k in kids):
+                    continue  # a child's statistics are over its own runs, the sum's over all
                 if len(kids) == 1 or st != "p50":
                     same(dl + "backend time = its timed children " + st,
                          [("summary", sd[ins]["backend_time"][st]),

@@ -15,6 +15,8 @@ writer makes it). Every expected value is read off odd_blocks.json by hand:
     DELEGATE_CALL in every run (ratios from flatc's decoding): flagged as impossible nesting.
   - flatc-built/host_scopes.etdp: `inner` inside `outer` in some runs only (read off flatc's
     decoding): flagged as a row whose parent varies, in every view.
+  - flatc-built/units_vary.etdp: one delegate event logged raw (start 0) in two runs and with
+    host times in one: a row per unit, flagged in every view.
 
 usage: test_data_quality.py ETPROF DATA_DIR SCHEMA_DIR
 """
@@ -205,6 +207,40 @@ for threads in ('1', '2'):
           p.returncode == 0 and [(x['name'], x['shown_under']) for x in
                                  json.loads(p.stdout)['data_quality']['parent_varies']]
           == [('inner', 'outer')])
+# One event logged with different units: flatc-built/units_vary.etdp (from units_vary.json, by
+# hand): delegate event id 7 inside the DELEGATE_CALL of instruction 0, start 0 / end 500 in run
+# 1 and 0 / 700 in run 3 (a value without a unit: raw), host times 2010..2020 in run 2 (10 ns).
+UV = DATA + '/flatc-built/units_vary.etdp'
+rows = [r for r in json.loads(run('ops', UV, '-f', 'json', '--all'))['rows'] if r['name'] == '7']
+by = {r['unit']: r for r in rows}
+check('units_vary: one row per unit (raw, us)', sorted(by) == ['raw', 'us'])
+check('units_vary: raw row = runs 1 and 3 only (count 2, min 500, max 700, total 1200)',
+      'raw' in by and (by['raw']['count'], by['raw']['min'], by['raw']['max'], by['raw']['total'])
+      == (2, 500, 700, 1200))
+check('units_vary: time row = run 2 only (count 1, 10 ns = 0.01 us)',
+      'us' in by and by['us']['count'] == 1 and abs(by['us']['total'] - 0.01) < 1e-12)
+for view in ('summary', 'tree', 'explain'):
+    j = json.loads(run(view, UV, '-f', 'json'))
+    check(view + ': data_quality.unit_varies lists both rows',
+          sorted((x['name'], x['instruction_id'], x['unit'], x['count'])
+                 for x in j['data_quality']['unit_varies']) == [('7', 0, 'raw', 2), ('7', 0, 'time', 1)])
+    check(view + ': a note says units differ between runs',
+          any(n.startswith('units differ between runs: 2 row(s)') for n in j['notes']))
+check('ops (text): the note is shown', 'units differ between runs' in run('ops', UV))
+check('report: the note is shown', 'units differ between runs' in run('report', UV))
+d = json.loads(run('diff', UV, UV, '-f', 'json'))
+check('diff of the dump with itself: the two rows of 7 pair by unit, none added or removed',
+      sorted(o['unit'] for o in d['ops'] if o['name'] == '7') == ['raw', 'us']
+      and d['added'] == [] and d['removed'] == [])
+# The QNN "(us)" note is about time rows QNN reported (start 0, a " (us)" label): a raw delegate
+# value is none (units_vary has no QNN event), a QNN dump has them
+check('units_vary: no QNN "(us)" note in ops or tree, nor in explain\'s units answer',
+      'QNN "(us)"' not in run('ops', UV) and 'QNN "(us)"' not in run('tree', UV)
+      and not any('QNN values carry their unit' in f['answer']
+                  for f in json.loads(run('explain', UV, '-f', 'json'))['findings']))
+check('synth_qnn_mixed_small_3x: the QNN "(us)" note is there', 'QNN "(us)"' in run('ops', QNN))
+check('odd_blocks: no unit varies',
+      json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['unit_varies'] == [])
 check('odd_blocks: no nesting varies',
       json.loads(run('summary', DUMP, '-f', 'json'))['data_quality']['parent_varies'] == [])
 

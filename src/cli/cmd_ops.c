@@ -271,7 +271,7 @@ static int run_ops_multi(cli_args *a) {
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
             const etp_ops_method *m = etp_ops_method_get(r, row->method);
-            flags |= row->flags;
+            flags |= etp_disp_row_flags(row);
             units |= 1u << row->unit;
             etp_table_row(t);
             etp_table_str(t, mf->label);
@@ -433,7 +433,7 @@ static int run_ops(cli_args *a) {
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
         const etp_ops_method *m = etp_ops_method_get(r, row->method);
-        flags |= row->flags;
+        flags |= etp_disp_row_flags(row);
         units |= 1u << row->unit;
         etp_table_row(t);
         const char *un = row_cells(t, &d, row, m);

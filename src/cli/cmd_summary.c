@@ -587,7 +587,7 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
             uint32_t flags = 0, units = 0;
             for (size_t k = 0; k < n; k++) {
                 const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
-                flags |= row->flags;
+                flags |= etp_disp_row_flags(row);
                 units |= 1u << row->unit;
                 etp_table_row(t);
                 etp_table_str(t, row->name);
