@@ -297,7 +297,12 @@ static etp_unit row_unit(const etp_mevent *e) {
     return e->unit == ETP_UNIT_US ? ETP_UNIT_NS : e->unit;
 }
 
-static uint64_t unit_hash(etp_unit u) { return (uint64_t)u * 0xC2B2AE3D27D4EB4Full; }
+/* The hash of a row's identity; row_find() and merge_result() must agree on it. */
+static uint64_t row_hash(uint32_t method, int32_t chain, int32_t instr, etp_kind kind,
+                         const char *label, bool esc, const char *ev_name, etp_unit unit) {
+    return hash_key(method, chain, instr, kind, label) ^ (uint64_t)esc ^
+           (ev_name ? hash_key(0, 0, 0, 0, ev_name) : 0) ^ (uint64_t)unit * 0xC2B2AE3D27D4EB4Full;
+}
 
 static void row_init(etp_ops_result *r, row_acc *a, uint32_t method, const etp_mevent *e,
                      const char *name) {
@@ -351,8 +356,7 @@ static int32_t row_find(etp_ops_result *r, uint32_t method, const etp_mevent *e)
     const char *label = e->label ? e->label : "";
     bool esc = (e->flags & ETP_MF_ESCAPED) != 0;
     etp_unit unit = row_unit(e);
-    uint64_t h = hash_key(method, e->chain, e->instr, e->kind, label) ^ (uint64_t)esc ^
-                 (e->ev_name ? hash_key(0, 0, 0, 0, e->ev_name) : 0) ^ unit_hash(unit);
+    uint64_t h = row_hash(method, e->chain, e->instr, e->kind, label, esc, e->ev_name, unit);
     if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap ? r->hcap * 2 : 1024)) return -1;
     size_t slot = (size_t)h & (r->hcap - 1);
     for (; r->htab[slot]; slot = (slot + 1) & (r->hcap - 1)) {
@@ -1512,10 +1516,8 @@ static int merge_result(etp_ops_result *r, etp_ops_result *w) {
         row_acc *b = &w->acc[j];
         uint32_t mi = mmap_[b->pub.method];
         const char *label = b->pub.name;
-        uint64_t h = hash_key(mi, b->pub.chain, b->pub.instr, b->pub.kind, label) ^
-                     (uint64_t)b->escaped ^
-                     (b->pub.event_name ? hash_key(0, 0, 0, 0, b->pub.event_name) : 0) ^
-                     unit_hash(b->pub.unit);
+        uint64_t h = row_hash(mi, b->pub.chain, b->pub.instr, b->pub.kind, label, b->escaped,
+                              b->pub.event_name, b->pub.unit);
         if (r->nacc + 1 > r->hcap / 2 && !rehash(r, r->hcap * 2)) goto out;
         size_t slot = (size_t)h & (r->hcap - 1);
         int32_t ri = -1;

@@ -327,6 +327,11 @@ void ana_json_method_candidates(struct jw *w, const etp_ops_method *m) {
  * view uses), else its name ("ticks", "cycles", "count", "bytes", "raw"). */
 static const char *unit_word(etp_unit u) { return u == ETP_UNIT_NS ? "time" : etp_unit_name(u); }
 
+/* The name of row's parent in the hierarchy, `none` for a root. */
+static const char *parent_name(const etp_ops_result *r, const etp_ops_row *row, const char *none) {
+    return row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent)->name : none;
+}
+
 /* The rows a data-quality note lists: each writes "SEP NAME (instruction N) ..." into b (the
  * length, as snprintf returns it) or returns -1 when the note is not about it. */
 typedef int (*note_item)(char *b, size_t cap, const etp_ops_result *r, const etp_ops_row *row,
@@ -343,9 +348,8 @@ static int bad_time_item(char *b, size_t cap, const etp_ops_result *r, const etp
 static int parent_varies_item(char *b, size_t cap, const etp_ops_result *r,
                               const etp_ops_row *row, const char *sep) {
     if (!row->parent_varies) return -1;
-    const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
     return snprintf(b, cap, "%s %.60s (instruction %d) shown under %.60s", sep, row->name,
-                    row->instr, pr ? pr->name : "the top level");
+                    row->instr, parent_name(r, row, "the top level"));
 }
 
 static int unit_varies_item(char *b, size_t cap, const etp_ops_result *r, const etp_ops_row *row,
@@ -451,13 +455,12 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         if (!row->nest_over_count) continue;
-        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
         snprintf(b, sizeof b,
                  "impossible nesting: %.100s (instruction %d) is up to %.1fx (%.0f%%) the %.100s "
                  "that encloses it, in %llu of %llu occurrence(s): %s; its share and the "
                  "enclosing exclusive time are not meaningful",
                  row->name, row->instr, row->nest_over_max_ratio,
-                 100.0 * row->nest_over_max_ratio, pr ? pr->name : "event",
+                 100.0 * row->nest_over_max_ratio, parent_name(r, row, "event"),
                  (unsigned long long)row->nest_over_count, (unsigned long long)row->count,
                  row->nest_over_backend
                      ? "a backend-reported duration longer than its host-timed container: a "
@@ -532,47 +535,39 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
     }
     uint64_t bad = 0, wrapped = 0, named = 0;
     size_t nr = etp_ops_row_count(r);
-    etp_node *bt = etp_node_arr(q, "bad_time_rows");
+    etp_node *bt = etp_node_arr(q, "bad_time_rows"), *im = etp_node_arr(q, "impossible_nesting");
+    etp_node *pv = etp_node_arr(q, "parent_varies"), *uv = etp_node_arr(q, "unit_varies");
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         bad += row->bad_time_count;
         wrapped += row->wrapped_count;
         named += row->event_name != NULL;
-        if (!row->bad_time_count) continue;
-        etp_node *o = row_entry(bt, row);
-        etp_node_str(o, "kind", etp_ops_row_kind_name(row));
-        etp_node_uint(o, "count", row->count);
-        etp_node_uint(o, "bad_time_count", row->bad_time_count);
-    }
-    etp_node *im = etp_node_arr(q, "impossible_nesting");
-    for (size_t i = 0; i < nr; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        if (!row->nest_over_count) continue;
-        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-        etp_node *o = row_entry(im, row);
-        etp_node_str(o, "parent", pr ? pr->name : NULL);
-        etp_node_uint(o, "events", row->nest_over_count);
-        etp_node_uint(o, "count", row->count);
-        etp_node_float(o, "max_ratio", row->nest_over_max_ratio);
-        etp_node_str(o, "suspect", row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
-    }
-    etp_node *pv = etp_node_arr(q, "parent_varies");
-    for (size_t i = 0; i < nr; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        if (!row->parent_varies) continue;
-        const etp_ops_row *pr = row->parent >= 0 ? etp_ops_row_get(r, (size_t)row->parent) : NULL;
-        etp_node *o = row_entry(pv, row);
-        etp_node_str(o, "shown_under", pr ? pr->name : NULL);
-        etp_node_uint(o, "count", row->count);
-    }
-    etp_node *uv = etp_node_arr(q, "unit_varies");
-    for (size_t i = 0; i < nr; i++) {
-        const etp_ops_row *row = etp_ops_row_get(r, i);
-        if (!row->unit_varies) continue;
-        etp_node *o = row_entry(uv, row);
-        etp_node_str(o, "kind", etp_ops_row_kind_name(row));
-        etp_node_str(o, "unit", unit_word(row->unit));
-        etp_node_uint(o, "count", row->count);
+        if (row->bad_time_count) {
+            etp_node *o = row_entry(bt, row);
+            etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+            etp_node_uint(o, "count", row->count);
+            etp_node_uint(o, "bad_time_count", row->bad_time_count);
+        }
+        if (row->nest_over_count) {
+            etp_node *o = row_entry(im, row);
+            etp_node_str(o, "parent", parent_name(r, row, NULL));
+            etp_node_uint(o, "events", row->nest_over_count);
+            etp_node_uint(o, "count", row->count);
+            etp_node_float(o, "max_ratio", row->nest_over_max_ratio);
+            etp_node_str(o, "suspect",
+                         row->nest_over_backend ? "tick_rate_unit_or_clock" : "clock_or_unit");
+        }
+        if (row->parent_varies) {
+            etp_node *o = row_entry(pv, row);
+            etp_node_str(o, "shown_under", parent_name(r, row, NULL));
+            etp_node_uint(o, "count", row->count);
+        }
+        if (row->unit_varies) {
+            etp_node *o = row_entry(uv, row);
+            etp_node_str(o, "kind", etp_ops_row_kind_name(row));
+            etp_node_str(o, "unit", unit_word(row->unit));
+            etp_node_uint(o, "count", row->count);
+        }
     }
     etp_node_uint(q, "bad_time_events", bad);
     etp_node_uint(q, "wrapped_events", wrapped);

@@ -1445,6 +1445,15 @@ static bool replica_pass(etp_model *m, uint32_t block, etp_block_view *bv, uint3
     return true;
 }
 
+/* Event i of a replica: its unit, value and time flags decided again from its own times (the
+ * template's rule); unit_change when the unit is not the block before's (still in the slot). */
+static inline void replica_unit(etp_model *m, etp_mevent *e, uint32_t i) {
+    etp_unit was = e->unit;
+    e->flags = 0;
+    decide_unit(m, e, m->urule[i]);
+    m->unit_change |= e->unit != was;
+}
+
 /* Block `block` laid out as the previous block, `delta` bytes on (etp__dump_same_layout):
  * each event is the previous block's with its positions moved by delta, and its own times. */
 static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
@@ -1452,13 +1461,9 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
     for (uint32_t i = 0; i < n; i++) {
         etp_mevent *e = &m->ev[i];
         if (e->ev.type != ETP_EVENT_PROFILE) { /* allocations: the same bytes */
-            if (!m->no_units) {
-                e->flags = 0;
-                decide_unit(m, e, m->urule[i]);
-            }
+            if (!m->no_units) replica_unit(m, e, i);
             continue;
         }
-        etp_unit was = e->unit; /* the block before's */
         etp_profile_event *p = &e->ev.profile;
         if (p->name.ptr) p->name.ptr += delta;
         if (p->delegate_debug_id_str.ptr) p->delegate_debug_id_str.ptr += delta;
@@ -1473,11 +1478,7 @@ static void layout_pass(etp_model *m, uint32_t n, int64_t delta) {
             p->end_time = fb_u64(buf + tp[1]);
         }
         repeat_labels(m, e, m->tmpl_src[i]);
-        if (!m->no_units) { /* replica_finish's work, while the event is in cache */
-            e->flags = 0;
-            decide_unit(m, e, m->urule[i]);
-            m->unit_change |= e->unit != was;
-        }
+        if (!m->no_units) replica_unit(m, e, i); /* replica_finish's work, while in cache */
     }
 }
 
@@ -1497,13 +1498,7 @@ static void replica_finish(etp_model *m, etp_block_view *bv, bool units) {
     bv->n = m->tmpl_n;
     bv->events = m->ev;
     if (m->no_units || !units) return; /* no_units: the template's are the pass-1 ones */
-    for (uint32_t i = 0; i < bv->n; i++) {
-        etp_mevent *e = &m->ev[i];
-        etp_unit was = e->unit; /* the block before's (replica_pass keeps it) */
-        e->flags = 0;
-        decide_unit(m, e, m->urule[i]);
-        m->unit_change |= e->unit != was;
-    }
+    for (uint32_t i = 0; i < bv->n; i++) replica_unit(m, &m->ev[i], i);
 }
 
 uint32_t etp__model_repeat_of(const etp_model *m) { return m->repeat_of; }
