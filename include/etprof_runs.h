@@ -114,7 +114,8 @@ typedef struct etp_runs_method {
     /* runs per second of the summed Method::execute (ns methods only; NaN for ticks): one run
      * produces one token in a decode-style method, so there it is tokens per second */
     double runs_per_second;
-    bool decode_style;      /* the method's name holds "decode", "kv" or "token" (any case) */
+    bool decode_style;      /* the method's name holds "decode", "kv" or "token" (any case)
+                               and neither "prefill" nor "prompt" */
     double tokens_per_second; /* = runs_per_second when decode_style, else NaN */
 } etp_runs_method;
 

@@ -68,18 +68,23 @@ int etp_theil_sen(const double *x, const double *y, size_t n, double *slope, dou
     return ETP_OK;
 }
 
-static bool decode_name(const char *name) {
-    if (!name) return false;
-    static const char *const keys[] = {"decode", "kv", "token"};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        size_t kl = strlen(keys[k]);
-        for (const char *c = name; *c; c++) {
-            size_t j = 0;
-            while (j < kl && c[j] && tolower((unsigned char)c[j]) == keys[k][j]) j++;
-            if (j == kl) return true;
-        }
+/* Whether `name` holds `key` (lower case), in any case. */
+static bool name_holds(const char *name, const char *key) {
+    size_t kl = strlen(key);
+    for (const char *c = name; *c; c++) {
+        size_t j = 0;
+        while (j < kl && c[j] && tolower((unsigned char)c[j]) == key[j]) j++;
+        if (j == kl) return true;
     }
     return false;
+}
+
+/* A decode-style method (one token per run) by its name: "decode", "kv" or "token", unless it
+ * also says it takes a whole prompt ("prefill", "prompt": a KV-cache prefill method holds "kv"
+ * too, and its run is many tokens). */
+static bool decode_name(const char *name) {
+    if (!name || name_holds(name, "prefill") || name_holds(name, "prompt")) return false;
+    return name_holds(name, "decode") || name_holds(name, "kv") || name_holds(name, "token");
 }
 
 #define TREND_MAX 2000

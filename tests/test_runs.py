@@ -97,6 +97,33 @@ if r:
               for row in r["runs"]), "ambiguous runs: method null + candidates")
 
 
+# decode-style by name, on programs built here with flatc: one method of the given name whose
+# instruction 0 is a QnnBackend DelegateCall (the dump's), chosen with --method. A KV-cache
+# prefill method holds "kv" too, but its run is a whole prompt: no tokens/s.
+def one_method_pte(name):
+    prog = {"version": 0, "execution_plan": [{
+        "name": name, "values": [], "inputs": [], "outputs": [], "operators": [],
+        "chains": [{"inputs": [], "outputs": [], "instructions": [
+            {"instr_args_type": "DelegateCall", "instr_args": {"delegate_index": 0, "args": []}}]}],
+        "delegates": [{"id": "QnnBackend", "processed": {"location": "INLINE", "index": 0}}]}],
+        "backend_delegate_data": [{"data": [0]}]}
+    src = os.path.join(T, name + ".json")
+    json.dump(prog, open(src, "w"))
+    subprocess.run(["flatc", "-b", "-o", T, os.path.join(S, "program.fbs"), src], check=True,
+                   capture_output=True)
+    return next(os.path.join(T, name + x) for x in (".pte", ".bin") if os.path.exists(os.path.join(T, name + x)))
+
+
+for name, decode in (("decode_kv", True), ("Token_Gen", True), ("kv_prefill", False),
+                     ("Prefill_KV_Forward", False), ("kv_prompt", False), ("forward", False)):
+    r = runs_json(KV10, "--pte", one_method_pte(name), "--method", name)
+    if r:
+        m = r["methods"][0]
+        check(m["decode_style"] is decode, f"{name}: decode_style {m['decode_style']}, want {decode}")
+        check(close(m["tokens_per_second"], m["runs_per_second"]) if decode else m["tokens_per_second"] is None,
+              f"{name}: tokens/s {m['tokens_per_second']} (runs/s {m['runs_per_second']})")
+
+
 # ---- 2. crafted dumps: a known slow run, a known drift ------------------------------------------
 def build(name, durations):
     blocks = [{"name": "Default", "events": [{"profile_event": {
