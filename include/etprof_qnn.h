@@ -384,7 +384,8 @@ typedef struct etp_qnn_summary {
     etp_qnn_source clock_source;    /* RUNTRACE, QHAS (timeline / graph_execute_us) or NONE */
     etp_qnn_i64 peak_vtcm_bytes;
     etp_qnn_i64 dram_read_bytes, dram_write_bytes, vtcm_read_bytes, vtcm_write_bytes; /* QHAS */
-    etp_qnn_i64 hmx_busy_cycles;    /* sum over HMX threads */
+    etp_qnn_i64 hmx_busy_cycles;    /* sum over HMX threads: the thread's busy cycles, which hold
+                                     * the DMA and sync ops it runs as well as HMX compute */
     etp_qnn_f64 hmx_busy_share;     /* hmx_busy / timeline, % */
     etp_qnn_i64 hvx_busy_cycles;    /* sum over HVX threads */
     uint32_t hvx_threads;
@@ -397,6 +398,12 @@ typedef struct etp_qnn_summary {
     int64_t dominant_dp_cycles;     /* sum of dp_cycles of those steps */
     int64_t dominant_idle_cycles;   /* sum of the skipped idle steps' dp_cycles */
     etp_qnn_i64 heap_before_bytes, heap_after_bytes, heap_delta_bytes;
+    /* HMX compute: the cycles of the HTP ops that use HMX (QHAS htp_op_instances flags, or
+     * optrace Flags uses_hmx), summed over the rows (their hmx_cycles); what the HMX unit did,
+     * where hmx_busy_cycles is its thread's whole busy time. Unknown without rows, or when a
+     * row has no HTP op (a QHAS node without instances: its flags are not known). */
+    etp_qnn_i64 hmx_op_cycles;
+    etp_qnn_f64 hmx_op_share;       /* hmx_op_cycles / timeline, % */
 } etp_qnn_summary;
 
 typedef struct etp_qnn_derived {

@@ -446,10 +446,19 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
               (unsigned)count_of(fi, "ops_using_dma"), (unsigned)count_of(fi, "ops_dma_only"),
               (unsigned)count_of(fi, "ops_using_none"));
     const etp_fact *hmx = FACT("hmx_busy_cycles"), *hvx = FACT("hvx_busy_cycles");
+    const etp_fact *hop = FACT("hmx_op_cycles");
     if (!hmx->unknown)
         sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
-                           "timeline). ",
-                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")));
+                           "timeline)%s",
+                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")),
+                  hop->unknown ? ". " : "");
+    if (!hop->unknown)
+        sb_printf(&c->ans, "%s HTP ops using HMX took %lld cycles (%.2f%% of the timeline)%s. ",
+                  hmx->unknown ? "The" : ", of which the", ival(hop),
+                  FACT("hmx_op_share")->value,
+                  hmx->unknown ? ""
+                               : ": the rest is the DMA and sync work that thread also runs, "
+                                 "not HMX compute");
     if (!hvx->unknown)
         sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "
                            "of the timeline). ",

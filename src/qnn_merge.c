@@ -395,6 +395,20 @@ static int dominant_from_trace(etp_qnn_summary *s, const etp_qnn_trace *t) {
     return ETP_OK;
 }
 
+/* HMX compute (etp_qnn_summary.hmx_op_cycles): the rows' HMX-flagged cycles, known when every
+ * row's flags are (each has an HTP op), over the summary's timeline. */
+static void hmx_compute(etp_qnn_derived *d) {
+    etp_qnn_summary *s = &d->summary;
+    if (!d->n_rows) return;
+    int64_t c = 0;
+    for (uint32_t i = 0; i < d->n_rows; i++) {
+        if (!d->rows[i].htp_ops) return;
+        c = sat_add(c, d->rows[i].hmx_cycles);
+    }
+    s->hmx_op_cycles = (etp_qnn_i64){c, true};
+    if (s->timeline_cycles.has) s->hmx_op_share = pct(c, s->timeline_cycles.v);
+}
+
 int etp_qnn_derive(const etp_qnn_sources *src, etp_qnn_derived **out, etp_error *err) {
     *out = NULL;
     etp_qnn_derived *d = calloc(1, sizeof *d);
@@ -422,6 +436,7 @@ int etp_qnn_derive(const etp_qnn_sources *src, etp_qnn_derived **out, etp_error 
     if (q && q->n_cores) rc = summary_from_qhas(s, q);
     else if (t) rc = summary_from_trace(s, t);
     if (rc) goto fail;
+    hmx_compute(d);
     if (q && q->n_paths) rc = dominant_from_qhas(s, &q->paths[0]);
     else if (t) rc = dominant_from_trace(s, t);
     if (rc) goto fail;

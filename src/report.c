@@ -1999,9 +1999,15 @@ static void write_deep(rep *R) {
     card_bytes(R, "VTCM write", s->vtcm_write_bytes, NULL);
     if (s->hmx_busy_cycles.has) {
         char u[80];
-        snprintf(u, sizeof u, "cycles (%s%% of the timeline)",
+        snprintf(u, sizeof u, "cycles of the HMX thread, DMA and sync included (%s%% of the timeline)",
                  s->hmx_busy_share.has ? pct(R, s->hmx_busy_share.v) : DASH);
-        card(R, "HMX busy", num(R, (double)s->hmx_busy_cycles.v, 0), u, NULL);
+        card(R, "HMX thread busy", num(R, (double)s->hmx_busy_cycles.v, 0), u, "qnn-hmx-busy");
+    }
+    if (s->hmx_op_cycles.has) {
+        char u[96];
+        snprintf(u, sizeof u, "cycles of HTP ops using HMX (%s%% of the timeline)",
+                 s->hmx_op_share.has ? pct(R, s->hmx_op_share.v) : DASH);
+        card(R, "HMX compute", num(R, (double)s->hmx_op_cycles.v, 0), u, "qnn-hmx-compute");
     }
     if (s->hvx_busy_cycles.has) {
         char u[96];

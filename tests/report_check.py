@@ -599,6 +599,12 @@ def case_qnn_shared(a):
            if e.get("name") == "Graph Execute" and "summary_htp_frequency_ghz" in e.get("args", {})]
     check(ghz and "%.3f" % ghz[0] in d.text.get("qnn-clock", ""), "HTP clock from runtrace")
     inst = json.load(open(q))["data"]["htp_op_instances"]["data"]
+    # the HMX thread's busy cycles and, apart, HMX compute (the instances flagged hmx)
+    busy = sum(r["cycles_used"] for r in ov["htp_resources"]["data"] if r["type"] == "HMX")
+    hmx = sum(i["cycles"] for i in inst if i.get("hmx") is True)
+    check(str(busy) in d.text.get("qnn-hmx-busy", ""), "HMX thread busy %d" % busy)
+    check(str(hmx) in d.text.get("qnn-hmx-compute", "") and hmx < busy,
+          "HMX compute %d: %r" % (hmx, d.text.get("qnn-hmx-compute")))
     want = {}
     for i in inst:
         w = want.setdefault(i["qnn_op"], [False, False, False])

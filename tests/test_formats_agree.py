@@ -402,6 +402,7 @@ SUM_ITEMS = {"NPU utilization": ("utilization_percent", 3), "NPU idle": ("idle_p
              "timeline": ("timeline_cycles", 0), "HTP clock": ("clock_ghz", 3),
              "peak VTCM": ("peak_vtcm_bytes", 0), "DRAM read": ("dram_read_bytes", 0),
              "VTCM write": ("vtcm_write_bytes", 0), "HMX busy": ("hmx_busy_cycles", 0),
+             "HMX compute": ("hmx_op_cycles", 0), "HMX compute share": ("hmx_op_share", 3),
              "HVX busy share": ("hvx_busy_share", 3), "DSP heap delta": ("heap_delta_bytes", 0),
              "QNN ops": ("qnn_ops", 0), "QNN ops using HMX": ("ops_using_hmx", 0),
              "QNN ops using HVX": ("ops_using_hvx", 0), "QNN ops using DMA": ("ops_using_dma", 0)}

@@ -852,6 +852,8 @@ static void test_derive_fixtures(void) {
         CHECK_EQ_I(s->vtcm_write_bytes.v, 8192);
         CHECK_EQ_I(s->hmx_busy_cycles.v, 650);
         CHECK_NEAR(s->hmx_busy_share.v, 65.0, 1e-12);
+        /* HMX compute unknown: the row Orphan is a node without HTP op instances (no flags) */
+        CHECK(!s->hmx_op_cycles.has && !s->hmx_op_share.has);
         CHECK_EQ_I(s->hvx_busy_cycles.v, 350);
         CHECK_EQ_U(s->hvx_threads, 2);
         CHECK_NEAR(s->hvx_busy_share.v, 17.5, 1e-12);
@@ -909,6 +911,10 @@ static void test_derive_fixtures(void) {
         CHECK(!s->graph_execute_us.has && !s->dram_read_bytes.has);
         CHECK_EQ_I(s->peak_vtcm_bytes.v, 4096);
         CHECK_EQ_I(s->hmx_busy_cycles.v, 500);
+        /* HMX compute: the one op flagged uses_hmx (q::Conv, 400 cycles); the HMX thread's
+         * other 100 busy cycles are Input's DMA op */
+        CHECK(s->hmx_op_cycles.has && s->hmx_op_cycles.v == 400);
+        CHECK_NEAR(s->hmx_op_share.v, 400.0 * 100 / 550, 1e-12);
         CHECK_EQ_I(s->hvx_busy_cycles.v, 150);
         CHECK_EQ_U(s->hvx_threads, 1);
         CHECK_EQ_I(s->clock_source, ETP_QNN_SRC_NONE);
@@ -1483,6 +1489,12 @@ static void real_set(const char *corpus, const char *set) {
         CHECK_EQ_I(s->hmx_busy_cycles.v, 62633);
         CHECK_EQ_I(s->timeline_cycles.v, 104608);
         CHECK_NEAR(s->hmx_busy_share.v, 59.87, 0.005);
+        /* HMX compute: the X events of pid 0 whose Flags hold uses_hmx, 16531 cycles (summed
+         * from the optrace with Python's json module); the thread's other 46102 busy cycles
+         * are dma / dma_set / dma_wait / sync ops (qnn-profiling.md: "HMX busy" must come from
+         * the flags, not from the tid) */
+        CHECK(s->hmx_op_cycles.has && s->hmx_op_cycles.v == 16531);
+        CHECK_NEAR(s->hmx_op_share.v, 16531.0 * 100 / 104608, 1e-9);
         CHECK_EQ_I(s->peak_vtcm_bytes.v, 1126400);
         CHECK_EQ_I(s->dram_read_bytes.v, 1064960);
         CHECK_EQ_I(s->dram_write_bytes.v, 524288);
@@ -1506,6 +1518,7 @@ static void real_set(const char *corpus, const char *set) {
         CHECK_EQ_I(s->timeline_cycles.v, 186647);
         CHECK_EQ_I(s->peak_vtcm_bytes.v, 919552);
         CHECK_EQ_I(s->hmx_busy_cycles.v, 169635);
+        CHECK(s->hmx_op_cycles.has && s->hmx_op_cycles.v == 145106); /* uses_hmx, as above */
         /* the custom HMX op package: one HTP op per node, HMX only */
         const etp_qnn_op_row *b0 = etp_qnn_derived_row(d, "bbb_indep0");
         CHECK(b0 && b0->op_id == 19 && b0->htp_ops == 1 && b0->hmx && !b0->hvx && !b0->dma);

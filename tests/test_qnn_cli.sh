@@ -36,7 +36,7 @@ jqt() {
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 OP_KEYS='["cycles","dma","dominant_path_cycles","dram_read_bytes","dram_write_bytes","etdump_cycles","hmx","htp_ops","hvx","op_id","qnn_op","qnn_op_type","share","vtcm_read_bytes","vtcm_write_bytes"]'
-SUMMARY_KEYS='["clock_ghz","clock_source","dominant_path","dram_read_bytes","dram_write_bytes","graph_execute_us","heap_after_bytes","heap_before_bytes","heap_delta_bytes","hmx_busy_cycles","hmx_busy_share","hvx_busy_cycles","hvx_busy_share","idle_percent","peak_vtcm_bytes","threads","time_us","timeline_cycles","utilization_percent","vtcm_read_bytes","vtcm_write_bytes"]'
+SUMMARY_KEYS='["clock_ghz","clock_source","dominant_path","dram_read_bytes","dram_write_bytes","graph_execute_us","heap_after_bytes","heap_before_bytes","heap_delta_bytes","hmx_busy_cycles","hmx_busy_share","hmx_op_cycles","hmx_op_share","hvx_busy_cycles","hvx_busy_share","idle_percent","peak_vtcm_bytes","threads","time_us","timeline_cycles","utilization_percent","vtcm_read_bytes","vtcm_write_bytes"]'
 
 # Per-op facts computed by jq straight from a QHAS file: {qnn_op: {hmx, hvx, dma, cycles, htp_ops,
 # dram_read_bytes, ...}} with the unit flags OR-ed over the op's htp_op_instances.
@@ -68,6 +68,7 @@ check_summary_vs_qhas() {
     check "jqt '$out' '.summary.timeline_cycles == \$q[0]$o.timeline_cycles' --slurpfile q '$q'" "$what: timeline cycles"
     check "jqt '$out' '.summary.graph_execute_us == \$q[0]$o.graph_execute_us and .summary.time_us == \$q[0]$o.time_us' --slurpfile q '$q'" "$what: times"
     check "jqt '$out' '.summary.hmx_busy_cycles == ([\$q[0]$o.htp_resources.data[] | select(.type == \"HMX\") | .cycles_used] | add) and .summary.hvx_busy_cycles == ([\$q[0]$o.htp_resources.data[] | select(.type == \"HVX\") | .cycles_used] | add)' --slurpfile q '$q'" "$what: HMX/HVX busy cycles"
+    check "jqt '$out' '.summary.hmx_op_cycles == ([\$q[0].data.htp_op_instances.data[] | select(.hmx == true) | .cycles] | add) and .summary.hmx_op_share == .summary.hmx_op_cycles * 100 / .summary.timeline_cycles' --slurpfile q '$q'" "$what: HMX compute = cycles of the htp_op_instances with hmx true"
     check "jqt '$out' '[.summary.threads[] | {tid, busy_cycles}] == ([\$q[0]$o.htp_resources.data[] | {tid, busy_cycles: .cycles_used}] | sort_by(.tid))' --slurpfile q '$q'" "$what: per-thread busy cycles"
     check "jqt '$out' '.summary | keys as \$k | \$want - \$k == []' --argjson want '$SUMMARY_KEYS'" "$what: summary keys"
     check "jqt '$out' '[.ops[] | keys == \$k] | all' --argjson k '$OP_KEYS'" "$what: exact op keys"

@@ -165,6 +165,8 @@ static void fact_summary(const qctx *c, etp_node *n) {
     etp_qnn_node_i64(n, "vtcm_write_bytes", s->vtcm_write_bytes);
     etp_qnn_node_i64(n, "hmx_busy_cycles", s->hmx_busy_cycles);
     etp_qnn_node_f64(n, "hmx_busy_share", s->hmx_busy_share);
+    etp_qnn_node_i64(n, "hmx_op_cycles", s->hmx_op_cycles);
+    etp_qnn_node_f64(n, "hmx_op_share", s->hmx_op_share);
     etp_qnn_node_i64(n, "hvx_busy_cycles", s->hvx_busy_cycles);
     etp_node_uint(n, "hvx_threads", s->hvx_threads);
     etp_qnn_node_f64(n, "hvx_busy_share", s->hvx_busy_share);
@@ -411,8 +413,12 @@ static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     s_i64(t, "DRAM write", s->dram_write_bytes, "bytes", NULL);
     s_i64(t, "VTCM read", s->vtcm_read_bytes, "bytes", NULL);
     s_i64(t, "VTCM write", s->vtcm_write_bytes, "bytes", NULL);
-    s_i64(t, "HMX busy", s->hmx_busy_cycles, "cycles", "HMX thread(s)");
+    s_i64(t, "HMX busy", s->hmx_busy_cycles, "cycles",
+          "the HMX thread(s): HMX compute plus the DMA and sync ops that thread runs");
     s_f64(t, "HMX busy share", s->hmx_busy_share, "%", "HMX busy / timeline");
+    s_i64(t, "HMX compute", s->hmx_op_cycles, "cycles",
+          "HTP ops using HMX (flag uses_hmx): the HMX unit's own work");
+    s_f64(t, "HMX compute share", s->hmx_op_share, "%", "HMX compute / timeline");
     snprintf(nb, sizeof nb, "%u HVX thread(s)", s->hvx_threads);
     s_i64(t, "HVX busy", s->hvx_busy_cycles, "cycles", nb);
     s_f64(t, "HVX busy share", s->hvx_busy_share, "%",
