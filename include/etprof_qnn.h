@@ -78,6 +78,11 @@ double etp_qnn_clock(double given_ghz, const etp_qnn_bundle *b, const char **sou
 /* What a clock source means, one phrase (static string); for NULL: how to get one. */
 const char *etp_qnn_clock_meaning(const char *source);
 
+/* The one sentence every view shows when the summary and the rows cover different scopes: a
+ * QHAS of several HTP cores (`htp_cores` = etp_qnn_summary.htp_cores). Written into buf
+ * (NUL-terminated, truncated to n); returns false (buf empty) for 0 or 1 core. */
+bool etp_qnn_scope_note(uint32_t htp_cores, char *buf, size_t n);
+
 /* ---------------------------------------------------------------------------------------------
  * HMX / HVX / DMA use: the one definition of the op counts (qnn, explain, report)
  * ------------------------------------------------------------------------------------------- */
@@ -403,7 +408,11 @@ typedef struct etp_qnn_summary {
      * where hmx_busy_cycles is its thread's whole busy time. Unknown without rows, or when a
      * row has no HTP op (a QHAS node without instances: its flags are not known). */
     etp_qnn_i64 hmx_op_cycles;
-    etp_qnn_f64 hmx_op_share;       /* hmx_op_cycles / timeline, % */
+    etp_qnn_f64 hmx_op_share;       /* hmx_op_cycles / timeline, %; unknown with several cores */
+    /* HTP cores the QHAS describes (entries of htp_overall_summary; 0 without a QHAS). With
+     * more than one, the summary's figures are the first core's while the rows hold every
+     * core's HTP ops (etp_qnn_scope_note says so). */
+    uint32_t htp_cores;
 } etp_qnn_summary;
 
 typedef struct etp_qnn_derived {

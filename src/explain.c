@@ -430,6 +430,7 @@ static void q_hmx_hvx(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
     set_pct(f64f(b, "hmx_busy_share", &s->hmx_busy_share));
     set_unit(i64f(b, "hmx_op_cycles", &s->hmx_op_cycles), ETP_UNIT_CYCLES);
     set_pct(f64f(b, "hmx_op_share", &s->hmx_op_share));
+    cnt(b, "htp_cores", s->htp_cores);
     set_unit(i64f(b, "hvx_busy_cycles", &s->hvx_busy_cycles), ETP_UNIT_CYCLES);
     set_pct(f64f(b, "hvx_busy_share", &s->hvx_busy_share));
     cnt(b, "hvx_threads", s->hvx_threads);

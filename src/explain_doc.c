@@ -459,6 +459,9 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
                   hmx->unknown ? ""
                                : ": the rest is the DMA and sync work that thread also runs, "
                                  "not HMX compute");
+    char scope[400];
+    if (etp_qnn_scope_note((uint32_t)count_of(fi, "htp_cores"), scope, sizeof scope))
+        sb_printf(&c->ans, "Note: %s. ", scope);
     if (!hvx->unknown)
         sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "
                            "of the timeline). ",

@@ -251,6 +251,7 @@ static int summary_from_qhas(etp_qnn_summary *s, const etp_qnn_qhas *q) {
     s->graph_execute_us = o->graph_execute_us;
     s->time_us = o->time_us;
     s->timeline_cycles = o->timeline_cycles;
+    s->htp_cores = q->n_cores;
     s->peak_vtcm_bytes = o->peak_vtcm_alloc;
     s->dram_read_bytes = o->total_dram_read;
     s->dram_write_bytes = o->total_dram_write;
@@ -406,7 +407,8 @@ static void hmx_compute(etp_qnn_derived *d) {
         c = sat_add(c, d->rows[i].hmx_cycles);
     }
     s->hmx_op_cycles = (etp_qnn_i64){c, true};
-    if (s->timeline_cycles.has) s->hmx_op_share = pct(c, s->timeline_cycles.v);
+    /* with several cores the timeline is the first core's, the rows every core's */
+    if (s->timeline_cycles.has && s->htp_cores <= 1) s->hmx_op_share = pct(c, s->timeline_cycles.v);
 }
 
 int etp_qnn_derive(const etp_qnn_sources *src, etp_qnn_derived **out, etp_error *err) {

@@ -75,6 +75,18 @@ const char *etp_qnn_clock_meaning(const char *source) {
     return "given with --htp-clock-ghz";
 }
 
+bool etp_qnn_scope_note(uint32_t htp_cores, char *buf, size_t n) {
+    if (n) buf[0] = 0;
+    if (htp_cores <= 1) return false;
+    snprintf(buf, n,
+             "the QHAS describes %u HTP cores: utilization, timeline, clock, VTCM/DRAM totals, "
+             "thread busy cycles and the critical path are core 0's (htp_overall_summary.data[0]), "
+             "while the per-op rows and HMX compute add up the HTP ops of every core (no HMX "
+             "compute share: no one timeline covers them)",
+             htp_cores);
+    return true;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The ETDump join
  * ------------------------------------------------------------------------------------------- */

@@ -1976,8 +1976,15 @@ static void write_deep(rep *R) {
             S(R, "</code>");
             first = false;
         }
-    P(R, "). Per-op rows from %s; summary from %s.</p>\n", src_name(d->rows_source),
+    P(R, "). Per-op rows from %s; summary from %s.", src_name(d->rows_source),
       src_name(s->source));
+    char scope[400];
+    if (etp_qnn_scope_note(s->htp_cores, scope, sizeof scope)) {
+        S(R, " <span id=\"qnn-scope\">Note: ");
+        E(R, scope);
+        S(R, ".</span>");
+    }
+    S(R, "</p>\n");
     S(R, "<div class=\"cards\">");
     if (s->utilization_percent.has)
         card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");

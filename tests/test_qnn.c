@@ -854,6 +854,7 @@ static void test_derive_fixtures(void) {
         CHECK_NEAR(s->hmx_busy_share.v, 65.0, 1e-12);
         /* HMX compute unknown: the row Orphan is a node without HTP op instances (no flags) */
         CHECK(!s->hmx_op_cycles.has && !s->hmx_op_share.has);
+        CHECK_EQ_U(s->htp_cores, 1);
         CHECK_EQ_I(s->hvx_busy_cycles.v, 350);
         CHECK_EQ_U(s->hvx_threads, 2);
         CHECK_NEAR(s->hvx_busy_share.v, 17.5, 1e-12);
@@ -877,6 +878,40 @@ static void test_derive_fixtures(void) {
         CHECK(s->heap_before_bytes.v == 928212 && s->heap_delta_bytes.v == 2788);
     }
     etp_qnn_derived_free(d);
+
+    /* one core: the summary and the rows cover the same core, no scope note */
+    {
+        char nb[400] = "x";
+        CHECK(!etp_qnn_scope_note(1, nb, sizeof nb) && nb[0] == 0);
+        CHECK(!etp_qnn_scope_note(0, nb, sizeof nb) && nb[0] == 0);
+    }
+
+    /* two cores (qhas_two_cores.json, written by hand): the summary is core 0's (HMX thread
+     * 700 busy cycles of a 1000-cycle timeline), the rows hold both cores' ops, so HMX compute
+     * (500 on core 0 + 450 on core 1) has no share of one timeline, and the note says so */
+    {
+        etp_qnn_qhas *q2 = NULL;
+        CHECK_EQ_I(etp_qnn_read_qhas(fx("qhas_two_cores.json"), &q2, &e), ETP_OK);
+        etp_qnn_sources s5 = {q2, NULL, NULL, NULL};
+        etp_qnn_derived *d2 = NULL;
+        if (q2) CHECK_EQ_I(etp_qnn_derive(&s5, &d2, &e), ETP_OK);
+        if (d2) {
+            const etp_qnn_summary *s = &d2->summary;
+            CHECK_EQ_U(s->htp_cores, 2);
+            CHECK_EQ_U(d2->n_rows, 4);
+            CHECK(s->hmx_busy_cycles.has && s->hmx_busy_cycles.v == 700);
+            CHECK(s->timeline_cycles.has && s->timeline_cycles.v == 1000);
+            CHECK(s->hmx_op_cycles.has && s->hmx_op_cycles.v == 950);
+            CHECK(!s->hmx_op_share.has);
+            char nb[400];
+            CHECK(etp_qnn_scope_note(s->htp_cores, nb, sizeof nb));
+            CHECK(strstr(nb, "describes 2 HTP cores") != NULL && strstr(nb, "core 0's") != NULL);
+            char small[16];
+            CHECK(etp_qnn_scope_note(2, small, sizeof small) && strlen(small) == sizeof small - 1);
+        }
+        etp_qnn_derived_free(d2);
+        etp_qnn_qhas_free(q2);
+    }
 
     /* with the runtrace, the clock comes from the first execute's Graph Execute */
     etp_qnn_sources s2 = {q, NULL, r, NULL};

@@ -210,6 +210,22 @@ check "jqt '$J' '((([.ops[].share] | add) - 100) | fabs) < 1e-9'" "shares add up
 "$ETPROF" qnn --qhas "$SQ" -f json >"$TMP/noclock.json"
 check "jqt '$TMP/noclock.json' '.summary.clock_source == \"qhas\" and ((.summary.clock_ghz - 560000 / 292 / 1000) | fabs) < 1e-12 and .join == null'" "clock from the QHAS without a runtrace; no join without an ETDump"
 check "jqt '$TMP/noclock.json' '[.ops[].etdump_cycles] | all(. == null)'" "etdump_cycles null without an ETDump"
+# several HTP cores (qhas_two_cores.json, by hand): the summary is core 0's, the rows hold both
+# cores' ops: every view says so; one core: none does
+TWO="$F/qhas_two_cores.json"
+"$ETPROF" qnn --qhas "$TWO" -f json >"$TMP/two.json"
+check "jqt '$TMP/two.json' '.summary.htp_cores == 2 and .summary.hmx_busy_cycles == 700 and .summary.hmx_op_cycles == 950 and .summary.hmx_op_share == null'" "two cores: core 0's HMX thread, both cores' HMX compute, no share"
+check "jqt '$TMP/two.json' '[.notes[] | select(test(\"describes 2 HTP cores.*core 0\"))] | length == 1'" "two cores: JSON note"
+"$ETPROF" qnn --qhas "$TWO" >"$TMP/two.txt"
+check "grep -q 'note: the QHAS describes 2 HTP cores' '$TMP/two.txt'" "two cores: table note"
+"$ETPROF" explain "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" >"$TMP/two_explain.txt"
+check "tr -s ' \n' ' ' <'$TMP/two_explain.txt' | grep -q 'Note: the QHAS describes 2 HTP cores'" "two cores: explain says so"
+"$ETPROF" explain "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" -f json >"$TMP/two_explain.json"
+check "jqt '$TMP/two_explain.json' '.findings[] | select(.id == \"hmx_vs_hvx\") | .facts.htp_cores == 2'" "two cores: explain fact htp_cores"
+"$ETPROF" report "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" -o "$TMP/two.html" 2>"$TMP/err"
+check "grep -q 'id=\"qnn-scope\">Note: the QHAS describes 2 HTP cores' '$TMP/two.html'" "two cores: report says so: $(head -c 200 "$TMP/err")"
+"$ETPROF" report "$DATA/real/add_pte_1x.etdp" --qhas "$SQ" -o "$TMP/one.html" 2>/dev/null
+check "! grep -q 'qnn-scope' '$TMP/one.html' && jqt '$TMP/noclock.json' '.summary.htp_cores == 1 and ([.notes[] | select(test(\"HTP cores\"))] | length == 0)'" "one core: no scope note"
 "$ETPROF" qnn --qhas "$SQ" --runtrace "$RT" --htp-clock-ghz 2 -f json >"$TMP/given.json"
 check "jqt '$TMP/given.json' '.summary.clock_source == \"htp-clock-ghz\" and .summary.clock_ghz == 2'" "--htp-clock-ghz overrides"
 # sort and top

@@ -2914,7 +2914,7 @@ static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
     const char *clock_src = NULL;
     double ghz = etp_qnn_clock(ghz_given, &b, &clock_src);
     PyObject *summary = Py_BuildValue(
-        "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:N,s:O,s:O,s:N,s:N,"
+        "{s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:N,s:I,s:N,s:I,s:N,s:O,s:O,s:N,s:N,"
         "s:N,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:L}",
         "source", text(etp_qnn_source_name(s->source)), "utilization_percent",
         of64(s->utilization_percent), "idle_percent", of64(s->idle_percent), "graph_execute_us",
@@ -2924,7 +2924,7 @@ static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
         "dram_write_bytes", oi64(s->dram_write_bytes), "vtcm_read_bytes", oi64(s->vtcm_read_bytes),
         "vtcm_write_bytes", oi64(s->vtcm_write_bytes), "hmx_busy_cycles", oi64(s->hmx_busy_cycles),
         "hmx_busy_share", of64(s->hmx_busy_share), "hmx_op_cycles", oi64(s->hmx_op_cycles),
-        "hmx_op_share", of64(s->hmx_op_share), "hvx_busy_cycles", oi64(s->hvx_busy_cycles),
+        "hmx_op_share", of64(s->hmx_op_share), "htp_cores", s->htp_cores, "hvx_busy_cycles", oi64(s->hvx_busy_cycles),
         "hvx_threads", s->hvx_threads, "hvx_busy_share", of64(s->hvx_busy_share), "threads",
         threads, "dominant_path", path, "heap_before_bytes", oi64(s->heap_before_bytes),
         "heap_after_bytes", oi64(s->heap_after_bytes), "heap_delta_bytes",

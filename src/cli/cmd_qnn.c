@@ -167,6 +167,7 @@ static void fact_summary(const qctx *c, etp_node *n) {
     etp_qnn_node_f64(n, "hmx_busy_share", s->hmx_busy_share);
     etp_qnn_node_i64(n, "hmx_op_cycles", s->hmx_op_cycles);
     etp_qnn_node_f64(n, "hmx_op_share", s->hmx_op_share);
+    etp_node_uint(n, "htp_cores", s->htp_cores);
     etp_qnn_node_i64(n, "hvx_busy_cycles", s->hvx_busy_cycles);
     etp_node_uint(n, "hvx_threads", s->hvx_threads);
     etp_qnn_node_f64(n, "hvx_busy_share", s->hvx_busy_share);
@@ -314,6 +315,7 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
     if (s->source == ETP_QNN_SRC_OPTRACE)
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
+    if (etp_qnn_scope_note(s->htp_cores, b, sizeof b)) emit(ctx, b);
     if (!isnan(c->clock_ghz)) {
         snprintf(b, sizeof b, "HTP clock %.4g GHz: %s", c->clock_ghz, clock_meaning(c));
         emit(ctx, b);
