@@ -6,6 +6,7 @@
  * it, with the method inferred and forced, and their events written as JSON and as a table into
  * memory. When it is rejected, the error must be a located ETP_E_INPUT (fuzz_common.h). */
 #include "fuzz_common.h"
+#include "etprof_qnn.h"
 #include "sniff.h"
 
 #define MAX_DUMPS 8
@@ -47,6 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     etprof_fuzz_accepted++;
     fz_input in = {data, size};
     fz_walk_program(&in, p);
+    /* the QNN compile spec reader: any spec that does not verify is counted, with a located error */
+    etp_qnn_soc soc;
+    etp_qnn_program_soc(p, &blob, &soc);
+    FZ_ASSERT(!soc.unreadable || (soc.error.code == ETP_E_INPUT && soc.error.path[0] &&
+                                  soc.error.offset >= 0 && (uint64_t)soc.error.offset < size),
+              "an unreadable qnn_compile_spec without a located error inside the file");
+    FZ_ASSERT(soc.present == (soc.specs > 0), "qnn_soc.present disagrees with its count");
     for (size_t k = 0; k < ndump; k++)
         fz_models(&dump_in[k], dump[k], false, &in, &p, 1, (unsigned)(size + k));
     /* The analyses and writers with the fuzzed program, over one fixed dump chosen by the size. */

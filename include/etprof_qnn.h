@@ -78,6 +78,7 @@ double etp_qnn_clock(double given_ghz, const etp_qnn_bundle *b, const char **sou
 /* What a clock source means, one phrase (static string); for NULL: how to get one. */
 const char *etp_qnn_clock_meaning(const char *source);
 
+
 /* The one sentence every view shows when the summary and the rows cover different scopes: a
  * QHAS of several HTP cores (`htp_cores` = etp_qnn_summary.htp_cores). Written into buf
  * (NUL-terminated, truncated to n); returns false (buf empty) for 0 or 1 core. */
@@ -425,6 +426,40 @@ typedef struct etp_qnn_derived {
 } etp_qnn_derived;
 /* Row of a QNN op name, or NULL. */
 const etp_qnn_op_row *etp_qnn_derived_row(const etp_qnn_derived *d, const char *qnn_op);
+
+/* ---------------------------------------------------------------------------------------------
+ * The SoC a QNN delegate was compiled for (the program's "qnn_compile_spec")
+ * ------------------------------------------------------------------------------------------- */
+
+/* From the first QnnBackend delegate's "qnn_compile_spec" compile spec (ExecuTorch's
+ * QnnExecuTorchOptions FlatBuffer, whose first table, SocInfo, is read; the rest of that schema
+ * changed between versions and is not). The graphs were compiled for this SoC and VTCM budget;
+ * the device that ran them is not recorded anywhere. */
+typedef struct etp_qnn_soc {
+    bool present;         /* a readable spec was found */
+    int32_t soc_model;    /* QcomChipset id, e.g. 57 */
+    const char *soc_name; /* "SM8650", or NULL for an id etprof does not know (static string) */
+    int32_t htp_arch;     /* HTP (Hexagon) architecture: 68, 69, 73, 75, 79, 81; 0 when absent */
+    uint32_t vtcm_mb;     /* VTCM budget of the graphs, in MiB (the spec's vtcm_size_in_mb);
+                           * 0 when absent */
+    uint32_t plan, delegate; /* where the first readable spec is */
+    uint32_t specs;       /* readable specs in the program */
+    bool differs;         /* another readable spec names another SoC, architecture or budget */
+    uint32_t unreadable;  /* specs that did not verify as such a FlatBuffer (not read) */
+    etp_error error;      /* the first of them, located (file, byte offset, path) */
+} etp_qnn_soc;
+
+/* Fills *out from program `p` (NULL: nothing found); `blob` (may be NULL) is the file it was
+ * opened from, for the errors' file name and offsets (without it, an error's offset counts from
+ * the spec's first byte). Cannot fail: a spec that does not verify is counted in `unreadable`,
+ * never read. */
+void etp_qnn_program_soc(const etp_program *p, const etp_blob *blob, etp_qnn_soc *out);
+/* The name of a QcomChipset id ("SM8650"), or NULL when unknown. */
+const char *etp_qnn_chipset_name(int32_t id);
+/* Peak VTCM as a share of the VTCM budget the graphs were compiled for: the summary's
+ * peak_vtcm_bytes * 100 / (vtcm_mb MiB), %; unknown unless both are known. The peak comes from
+ * the QNN files (one run of the graph), the budget from the program. */
+etp_qnn_f64 etp_qnn_vtcm_share(const etp_qnn_summary *s, const etp_qnn_soc *soc);
 
 /* optrace per-QNN-op cycles (sum of de-duplicated X dur) vs QHAS per-node cycles
  * (qnn_op_instances_nodes, or the sum of htp_op_instances when that section is absent).

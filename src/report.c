@@ -68,6 +68,7 @@ typedef struct rep {
     unsigned nbi;
     const char *backends[MAX_BACKENDS];
     uint32_t n_backends;
+    etp_qnn_soc soc; /* the SoC the QNN delegates were compiled for (the program's spec) */
     /* QNN deep data (any may be NULL) */
     etp_qnn_qhas *qhas;
     etp_qnn_trace *trace;
@@ -2000,6 +2001,16 @@ static void write_deep(rep *R) {
         card(R, "HTP clock", num(R, s->clock_ghz.v, 3), u, "qnn-clock");
     }
     card_bytes(R, "peak VTCM", s->peak_vtcm_bytes, "qnn-vtcm-peak");
+    if (R->soc.present && R->soc.vtcm_mb) {
+        etp_qnn_f64 sh = etp_qnn_vtcm_share(s, &R->soc);
+        char u[160], sn[32];
+        if (R->soc.soc_name) snprintf(sn, sizeof sn, "%s", R->soc.soc_name);
+        else snprintf(sn, sizeof sn, "chipset id %d", (int)R->soc.soc_model);
+        snprintf(u, sizeof u, "bytes (%u MiB; compiled for %s%s%s; peak %s%%)", R->soc.vtcm_mb, sn,
+                 R->soc.htp_arch ? ", HTP V" : "", R->soc.htp_arch ? num(R, R->soc.htp_arch, 0) : "",
+                 sh.has ? pct(R, sh.v) : DASH);
+        card(R, "VTCM budget", num(R, (double)R->soc.vtcm_mb * 1048576.0, 0), u, "qnn-vtcm-budget");
+    }
     card_bytes(R, "DRAM read", s->dram_read_bytes, "qnn-dram-read");
     card_bytes(R, "DRAM write", s->dram_write_bytes, "qnn-dram-write");
     card_bytes(R, "VTCM read", s->vtcm_read_bytes, NULL);
@@ -2381,6 +2392,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         rep_free(&R);
         return rc;
     }
+    etp_qnn_program_soc(etp_model_program(m), NULL, &R.soc);
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.block = opts->block;

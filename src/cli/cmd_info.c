@@ -1,5 +1,6 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
+#include "etprof_qnn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,30 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     etp_doc *doc = etp_doc_new("info", 1, path, NULL);
     etp_doc_envelope(doc, ETP_ENV_FILE); /* a program names no program */
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
+    etp_qnn_soc soc;
+    etp_qnn_program_soc(p, blob, &soc);
+    char socline[600] = "";
+    if (soc.present) {
+        char sn[32];
+        if (soc.soc_name) snprintf(sn, sizeof sn, "%s", soc.soc_name);
+        else snprintf(sn, sizeof sn, "chipset id %d", (int)soc.soc_model);
+        int k = snprintf(socline, sizeof socline, "qnn soc    compiled for %s", sn);
+        if (soc.htp_arch && k > 0 && (size_t)k < sizeof socline)
+            k += snprintf(socline + k, sizeof socline - (size_t)k, ", HTP V%d", (int)soc.htp_arch);
+        if (soc.vtcm_mb && k > 0 && (size_t)k < sizeof socline)
+            k += snprintf(socline + k, sizeof socline - (size_t)k, ", VTCM budget %u MiB",
+                          soc.vtcm_mb);
+        if (k > 0 && (size_t)k < sizeof socline)
+            snprintf(socline + k, sizeof socline - (size_t)k, " (qnn_compile_spec%s)\n",
+                     soc.differs ? "; other QnnBackend delegates name another" : "");
+    }
+    if (soc.unreadable) {
+        char e[400];
+        etp_error_format(&soc.error, e, sizeof e);
+        size_t k = strlen(socline);
+        snprintf(socline + k, sizeof socline - k, "qnn soc    %u qnn_compile_spec(s) not read: %s\n",
+                 soc.unreadable, e);
+    }
     if (a->fmt == ETP_FMT_JSON) {
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "program");
@@ -273,15 +298,29 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         etp_node_bool(root, "bundled", pi->bundled);
         etp_node_uint(root, "version", pi->version);
         etp_node_uint(root, "segments", pi->segment_count);
+        if (soc.present) {
+            etp_node *so = etp_node_obj(root, "qnn_soc");
+            etp_node_int(so, "model_id", soc.soc_model);
+            etp_node_str(so, "model", soc.soc_name);
+            if (soc.htp_arch) etp_node_int(so, "htp_arch", soc.htp_arch);
+            else etp_node_null(so, "htp_arch");
+            if (soc.vtcm_mb) etp_node_int(so, "vtcm_budget_bytes", (int64_t)soc.vtcm_mb * 1048576);
+            else etp_node_null(so, "vtcm_budget_bytes");
+            etp_node_uint(so, "specs", soc.specs);
+            etp_node_bool(so, "differs", soc.differs);
+        } else {
+            etp_node_null(root, "qnn_soc");
+        }
+        etp_node_uint(root, "qnn_compile_specs_unreadable", soc.unreadable);
         methods = etp_node_arr(root, "methods");
     } else {
         etp_section *sec = etp_doc_section(doc, "info");
         if (a->fmt == ETP_FMT_TABLE)
             etp_section_textf(sec, ETP_TEXT_WRAP, 11,
                               "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
-                              "bytes, %u methods, %u segments\n\n",
+                              "bytes, %u methods, %u segments\n%s\n",
                               path, pi->bundled ? "bundled " : "", pi->version, blob->size,
-                              pi->plan_count, pi->segment_count);
+                              pi->plan_count, pi->segment_count, socline);
         t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
         static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",
                                            "delegate:3", "kernel:2", "instructions:1", NULL};

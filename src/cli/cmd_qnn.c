@@ -40,6 +40,7 @@ typedef struct qctx {
     bool checked;             /* optrace and QHAS were both given */
     uint32_t *order;          /* displayed rows */
     uint32_t n_order;
+    etp_qnn_soc soc;          /* from the program's qnn_compile_spec (zero without --pte) */
 } qctx;
 
 /* ------------------------------------------------------------------------------------------- */
@@ -316,6 +317,16 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
     if (etp_qnn_scope_note(s->htp_cores, b, sizeof b)) emit(ctx, b);
+    if (c->soc.differs)
+        emit(ctx, "the program's QnnBackend delegates were compiled for different SoCs or VTCM "
+                  "budgets: the first one's is shown");
+    if (c->soc.unreadable) {
+        char e[400];
+        etp_error_format(&c->soc.error, e, sizeof e);
+        snprintf(b, sizeof b, "%u qnn_compile_spec(s) of the program could not be read, so "
+                 "the SoC and VTCM budget may be unknown: %s", c->soc.unreadable, e);
+        emit(ctx, b);
+    }
     if (!isnan(c->clock_ghz)) {
         snprintf(b, sizeof b, "HTP clock %.4g GHz: %s", c->clock_ghz, clock_meaning(c));
         emit(ctx, b);
@@ -355,6 +366,20 @@ static void fill_facts(const qctx *c, etp_doc *doc, etp_table *ops) {
     etp_node_str(in, "heap", c->paths.heap);
     etp_node_str(root, "rows_source", etp_qnn_source_name(c->b.der->rows_source));
     fact_summary(c, etp_node_obj(root, "summary"));
+    if (c->soc.present) {
+        etp_node *so = etp_node_obj(root, "soc");
+        etp_node_int(so, "model_id", c->soc.soc_model);
+        etp_node_str(so, "model", c->soc.soc_name);
+        if (c->soc.htp_arch) etp_node_int(so, "htp_arch", c->soc.htp_arch);
+        else etp_node_null(so, "htp_arch");
+        if (c->soc.vtcm_mb) etp_node_int(so, "vtcm_budget_bytes", (int64_t)c->soc.vtcm_mb * 1048576);
+        else etp_node_null(so, "vtcm_budget_bytes");
+        etp_qnn_node_f64(so, "peak_vtcm_share", etp_qnn_vtcm_share(&c->b.der->summary, &c->soc));
+        etp_node_str(so, "source", "pte qnn_compile_spec");
+        etp_node_bool(so, "differs", c->soc.differs);
+    } else {
+        etp_node_null(root, "soc");
+    }
     etp_node_table(root, "ops", ops);
     if (c->j) fact_join(c, etp_node_obj(root, "join"));
     if (c->checked) fact_check(c, etp_node_obj(root, "checks"));
@@ -411,6 +436,16 @@ static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     s_i64(t, "timeline", s->timeline_cycles, "cycles", "graph wall span on the HTP");
     s_row(t, "HTP clock", !isnan(c->clock_ghz), false, 0, c->clock_ghz, "GHz", clock_meaning(c));
     s_i64(t, "peak VTCM", s->peak_vtcm_bytes, "bytes", "largest VTCM allocation during the graph");
+    if (c->soc.present && c->soc.vtcm_mb) {
+        char sn[32];
+        if (c->soc.soc_name) snprintf(sn, sizeof sn, "%s", c->soc.soc_name);
+        else snprintf(sn, sizeof sn, "chipset id %d", (int)c->soc.soc_model);
+        if (c->soc.htp_arch) snprintf(nb, sizeof nb, "compiled for %s, HTP V%d (.pte qnn_compile_spec)", sn,
+                                      (int)c->soc.htp_arch);
+        else snprintf(nb, sizeof nb, "compiled for %s (.pte qnn_compile_spec)", sn);
+        s_row(t, "VTCM budget", true, true, (int64_t)c->soc.vtcm_mb * 1048576, 0, "bytes", nb);
+        s_f64(t, "peak VTCM share", etp_qnn_vtcm_share(s, &c->soc), "%", "peak VTCM / VTCM budget");
+    }
     s_i64(t, "DRAM read", s->dram_read_bytes, "bytes", NULL);
     s_i64(t, "DRAM write", s->dram_write_bytes, "bytes", NULL);
     s_i64(t, "VTCM read", s->vtcm_read_bytes, "bytes", NULL);
@@ -739,6 +774,7 @@ static int run_qnn(cli_args *a) {
             return rc;
         }
         c->have_in = true;
+        etp_qnn_program_soc(c->in.prog, &c->in.pte_blob, &c->soc);
         etp_ops_opts oo;
         etp_ops_opts_init(&oo);
         oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;

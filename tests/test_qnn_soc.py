@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The SoC a QNN delegate was compiled for, read from the program's "qnn_compile_spec" compile spec
+(etp_qnn_program_soc): `info P.pte`, `qnn DUMP --pte P --qhas Q` and the report.
+
+Independent facts:
+- the real program (tests/data/upstream/stories260k_hybrid_llama_qnn.pte) is decoded here with
+  flatc: schema/program.fbs gives each delegate's compile specs, and the spec's bytes are decoded
+  again by flatc with the schema below, written here from the format facts (QnnExecuTorchOptions'
+  field 0 is SocInfo {soc_model, htp_info: {htp_arch, vtcm_size_in_mb}}), never with etprof;
+- the crafted programs are built here with flatc, so their SoCs are known by construction;
+- the peak VTCM share is computed here from the QHAS fixture's peak_vtcm_alloc.
+
+    test_qnn_soc.py ETPROF DATA_DIR SCHEMA_DIR      (exit 77 when flatc is missing)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+E, D, S = sys.argv[1], sys.argv[2], sys.argv[3]
+if not shutil.which("flatc"):
+    print("skip: flatc not found (apt install flatbuffers-compiler; scripts/install-deps.sh --test)")
+    sys.exit(77)
+PTE = os.path.join(D, "upstream", "stories260k_hybrid_llama_qnn.pte")
+KV1 = os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+SQ = os.path.join(D, "qnn-fixtures", "stories260k_kv_qhas.json")
+T = tempfile.mkdtemp(prefix="etprof-soc-")
+fails = []
+
+# the first table of the spec, as the format facts give it (field order = id)
+SOC_FBS = os.path.join(T, "socinfo.fbs")
+open(SOC_FBS, "w").write("""
+namespace t;
+table HtpInfo { htp_arch: int; vtcm_size_in_mb: uint; }
+table SocInfo { soc_model: int; htp_info: HtpInfo; }
+table Options { soc_info: SocInfo; }
+root_type Options;
+""")
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+
+
+def run(*args):
+    return subprocess.run([E, *args], capture_output=True, text=True)
+
+
+def flatc_json(schema, binary):
+    subprocess.run(["flatc", "--json", "--strict-json", "--raw-binary", "--defaults-json", "-o", T,
+                    schema, "--", binary], check=True, capture_output=True)
+    return json.load(open(os.path.join(T, os.path.splitext(os.path.basename(binary))[0] + ".json")))
+
+
+def flatc_bin(schema, obj, name):
+    src = os.path.join(T, name + ".json")
+    json.dump(obj, open(src, "w"))
+    subprocess.run(["flatc", "-b", "-o", T, schema, src], check=True, capture_output=True)
+    for ext in (".pte", ".bin"):
+        if os.path.exists(os.path.join(T, name + ext)):
+            return os.path.join(T, name + ext)
+    raise RuntimeError("flatc wrote nothing for " + name)
+
+
+# ---- 1. the real program: flatc's decoding of its specs against etprof's ----------------------
+prog = flatc_json(os.path.join(S, "program.fbs"), PTE)
+specs = [(pl["name"], c["value"]) for pl in prog["execution_plan"] for dl in pl.get("delegates", [])
+         if dl["id"] == "QnnBackend" for c in dl.get("compile_specs", []) if c["key"] == "qnn_compile_spec"]
+check(len(specs) == 2, f"premise: 2 qnn_compile_specs (kv_forward, prefill_forward), got {len(specs)}")
+decoded = []
+for k, (name, value) in enumerate(specs):
+    path = os.path.join(T, f"spec{k}.bin")
+    open(path, "wb").write(bytes(value))
+    decoded.append(flatc_json(SOC_FBS, path)["soc_info"])
+want = decoded[0]
+check(all(d == want for d in decoded), f"premise: both methods name one SoC: {decoded}")
+vtcm = want["htp_info"]["vtcm_size_in_mb"] * 1048576
+p = run("info", PTE, "-f", "json")
+check(p.returncode == 0, f"info json: exit {p.returncode}: {p.stderr}")
+if p.returncode == 0:
+    soc = json.loads(p.stdout)["qnn_soc"]
+    check(soc is not None and soc["model_id"] == want["soc_model"] and soc["htp_arch"] == want["htp_info"]["htp_arch"]
+          and soc["vtcm_budget_bytes"] == vtcm and soc["specs"] == 2 and soc["differs"] is False,
+          f"info qnn_soc {soc}, flatc {want}")
+    # the chipset's name: QcomChipset 57 is SM8650 (ExecuTorch's qc_compiler_spec.fbs)
+    check(soc and soc["model"] == ("SM8650" if want["soc_model"] == 57 else soc["model"]), f"model name {soc}")
+p = run("info", PTE)
+check(re.search(r"^qnn soc\s+compiled for SM8650, HTP V%d, VTCM budget %d MiB \(qnn_compile_spec\)$"
+                % (want["htp_info"]["htp_arch"], want["htp_info"]["vtcm_size_in_mb"]), p.stdout, re.M),
+      f"info table line: {p.stdout[:300]}")
+
+# qnn with the dump, the program and a QHAS: the budget and the peak's share of it
+p = run("qnn", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ, "-f", "json")
+check(p.returncode == 0, f"qnn json: exit {p.returncode}: {p.stderr}")
+if p.returncode == 0:
+    j = json.loads(p.stdout)
+    peak = json.load(open(SQ))["data"]["htp_overall_summary"]["data"][0]["peak_vtcm_alloc"]
+    soc = j["soc"]
+    check(soc and soc["vtcm_budget_bytes"] == vtcm and soc["model_id"] == want["soc_model"],
+          f"qnn soc {soc}")
+    check(soc and abs(soc["peak_vtcm_share"] - peak * 100 / vtcm) < 1e-9,
+          f"peak share {soc and soc['peak_vtcm_share']}, want {peak * 100 / vtcm}")
+p = run("qnn", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ)
+m = re.search(r"^VTCM budget\s+(\d+)\s+bytes\s+compiled for SM8650, HTP V(\d+)", p.stdout, re.M)
+check(m and int(m.group(1)) == vtcm and int(m.group(2)) == want["htp_info"]["htp_arch"],
+      f"qnn table VTCM budget line: {p.stdout[:900]}")
+# without --pte: nothing is claimed
+p = run("qnn", KV1, "--qhas", SQ, "-f", "json")
+check(p.returncode == 0 and json.loads(p.stdout)["soc"] is None, "qnn without --pte: soc null")
+# the report: the budget card
+html = os.path.join(T, "r.html")
+p = run("report", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ, "-o", html)
+check(p.returncode == 0, f"report: exit {p.returncode}: {p.stderr}")
+if p.returncode == 0:
+    text = open(html, encoding="utf-8").read()
+    m = re.search(r'id="qnn-vtcm-budget"><div class="k">VTCM budget</div><div class="v">(\d+)', text)
+    check(m and int(m.group(1)) == vtcm, "report VTCM budget card")
+
+# ---- 2. crafted programs: two SoCs, an unreadable spec, no spec --------------------------------
+def spec_bytes(name, soc_model, arch, mb):
+    b = flatc_bin(SOC_FBS, {"soc_info": {"soc_model": soc_model,
+                                         "htp_info": {"htp_arch": arch, "vtcm_size_in_mb": mb}}}, name)
+    return list(open(b, "rb").read())
+
+
+def program(values):
+    """One method; delegate i is a QnnBackend with qnn_compile_spec values[i] (None: no spec)."""
+    dels = [{"id": "QnnBackend", "processed": {"location": "INLINE", "index": 0},
+             "compile_specs": [] if v is None else [{"key": "qnn_compile_spec", "value": v}]}
+            for v in values]
+    return {"version": 0, "execution_plan": [{
+        "name": "forward", "values": [], "inputs": [], "outputs": [], "operators": [],
+        "chains": [{"inputs": [], "outputs": [], "instructions": [
+            {"instr_args_type": "DelegateCall", "instr_args": {"delegate_index": i, "args": []}}
+            for i in range(len(values))]}],
+        "delegates": dels}], "backend_delegate_data": [{"data": [0]}]}
+
+
+a = spec_bytes("a", 69, 79, 8)    # SM8750, V79, 8 MiB
+b = spec_bytes("b", 43, 73, 4)    # SM8550, V73, 4 MiB
+odd = spec_bytes("odd", 1234, 0, 0)  # an id etprof does not know, no HTP info values
+garbage = [0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8]  # a root offset past the end
+for label, vals, expect in (
+        ("two_socs", [a, b], {"model_id": 69, "model": "SM8750", "htp_arch": 79,
+                              "vtcm_budget_bytes": 8 << 20, "specs": 2, "differs": True}),
+        ("same_twice", [a, a], {"model_id": 69, "model": "SM8750", "htp_arch": 79,
+                                "vtcm_budget_bytes": 8 << 20, "specs": 2, "differs": False}),
+        ("unknown_id", [odd], {"model_id": 1234, "model": None, "htp_arch": None,
+                               "vtcm_budget_bytes": None, "specs": 1, "differs": False}),
+        ("garbage_then_b", [garbage, b], {"model_id": 43, "model": "SM8550", "htp_arch": 73,
+                                          "vtcm_budget_bytes": 4 << 20, "specs": 1, "differs": False}),
+        ("garbage", [garbage], None),
+        ("no_spec", [None], None)):
+    pte = flatc_bin(os.path.join(S, "program.fbs"), program(vals), label)
+    p = run("info", pte, "-f", "json")
+    check(p.returncode == 0, f"{label}: info exit {p.returncode}: {p.stderr}")
+    if p.returncode:
+        continue
+    j = json.loads(p.stdout)
+    check(j["qnn_soc"] == expect, f"{label}: qnn_soc {j['qnn_soc']}, want {expect}")
+    bad = sum(v is garbage for v in vals)
+    check(j["qnn_compile_specs_unreadable"] == bad, f"{label}: unreadable {j['qnn_compile_specs_unreadable']}, want {bad}")
+    t = run("info", pte).stdout
+    if bad:
+        # the table names the spec's path and where in the file it failed
+        m = re.search(r"^qnn soc\s+1 qnn_compile_spec\(s\) not read: .*offset (\d+): "
+                      r"execution_plan\[0\]\.delegates\[0\]\.compile_specs\[0\]\.value", t, re.M)
+        off = open(pte, "rb").read().find(bytes(garbage))
+        check(m and off > 0 and int(m.group(1)) == off, f"{label}: unreadable line {t[:400]} (value at {off})")
+    if label == "two_socs":
+        check("other QnnBackend delegates name another" in t, f"{label}: table says they differ: {t[:300]}")
+    if label == "no_spec":
+        check("qnn soc" not in t, f"{label}: no qnn soc line")
+
+shutil.rmtree(T, ignore_errors=True)
+for f in fails:
+    print("FAIL:", f)
+print(f"test_qnn_soc: {len(fails)} failure(s)")
+sys.exit(1 if fails else 0)
