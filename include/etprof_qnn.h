@@ -454,6 +454,9 @@ typedef struct etp_qnn_soc {
  * the spec's first byte). Cannot fail: a spec that does not verify is counted in `unreadable`,
  * never read. */
 void etp_qnn_program_soc(const etp_program *p, const etp_blob *blob, etp_qnn_soc *out);
+/* "SM8650, HTP V75" ("chipset id N" for an unknown id; no arch when absent) into buf; "" when
+ * no SoC is present. Returns the length snprintf would have written. */
+int etp_qnn_soc_name(const etp_qnn_soc *soc, char *buf, size_t n);
 /* The name of a QcomChipset id ("SM8650"), or NULL when unknown. */
 const char *etp_qnn_chipset_name(int32_t id);
 /* Peak VTCM as a share of the VTCM budget the graphs were compiled for: the summary's

@@ -125,3 +125,14 @@ etp_qnn_f64 etp_qnn_vtcm_share(const etp_qnn_summary *s, const etp_qnn_soc *soc)
     r.has = true;
     return r;
 }
+
+int etp_qnn_soc_name(const etp_qnn_soc *soc, char *buf, size_t n) {
+    if (!n) return 0;
+    buf[0] = 0;
+    if (!soc || !soc->present) return 0;
+    int k = soc->soc_name ? snprintf(buf, n, "%s", soc->soc_name)
+                          : snprintf(buf, n, "chipset id %d", (int)soc->soc_model);
+    if (soc->htp_arch && k >= 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, ", HTP V%d", (int)soc->htp_arch);
+    return k;
+}

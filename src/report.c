@@ -2003,11 +2003,9 @@ static void write_deep(rep *R) {
     card_bytes(R, "peak VTCM", s->peak_vtcm_bytes, "qnn-vtcm-peak");
     if (R->soc.present && R->soc.vtcm_mb) {
         etp_qnn_f64 sh = etp_qnn_vtcm_share(s, &R->soc);
-        char u[160], sn[32];
-        if (R->soc.soc_name) snprintf(sn, sizeof sn, "%s", R->soc.soc_name);
-        else snprintf(sn, sizeof sn, "chipset id %d", (int)R->soc.soc_model);
-        snprintf(u, sizeof u, "bytes (%u MiB; compiled for %s%s%s; peak %s%%)", R->soc.vtcm_mb, sn,
-                 R->soc.htp_arch ? ", HTP V" : "", R->soc.htp_arch ? num(R, R->soc.htp_arch, 0) : "",
+        char u[160], sn[64];
+        etp_qnn_soc_name(&R->soc, sn, sizeof sn);
+        snprintf(u, sizeof u, "bytes (%u MiB; compiled for %s; peak %s%%)", R->soc.vtcm_mb, sn,
                  sh.has ? pct(R, sh.v) : DASH);
         card(R, "VTCM budget", num(R, (double)R->soc.vtcm_mb * 1048576.0, 0), u, "qnn-vtcm-budget");
     }

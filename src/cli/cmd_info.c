@@ -271,12 +271,9 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     etp_qnn_program_soc(p, blob, &soc);
     char socline[600] = "";
     if (soc.present) {
-        char sn[32];
-        if (soc.soc_name) snprintf(sn, sizeof sn, "%s", soc.soc_name);
-        else snprintf(sn, sizeof sn, "chipset id %d", (int)soc.soc_model);
+        char sn[64];
+        etp_qnn_soc_name(&soc, sn, sizeof sn);
         int k = snprintf(socline, sizeof socline, "qnn soc    compiled for %s", sn);
-        if (soc.htp_arch && k > 0 && (size_t)k < sizeof socline)
-            k += snprintf(socline + k, sizeof socline - (size_t)k, ", HTP V%d", (int)soc.htp_arch);
         if (soc.vtcm_mb && k > 0 && (size_t)k < sizeof socline)
             k += snprintf(socline + k, sizeof socline - (size_t)k, ", VTCM budget %u MiB",
                           soc.vtcm_mb);

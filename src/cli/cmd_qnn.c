@@ -437,12 +437,9 @@ static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     s_row(t, "HTP clock", !isnan(c->clock_ghz), false, 0, c->clock_ghz, "GHz", clock_meaning(c));
     s_i64(t, "peak VTCM", s->peak_vtcm_bytes, "bytes", "largest VTCM allocation during the graph");
     if (c->soc.present && c->soc.vtcm_mb) {
-        char sn[32];
-        if (c->soc.soc_name) snprintf(sn, sizeof sn, "%s", c->soc.soc_name);
-        else snprintf(sn, sizeof sn, "chipset id %d", (int)c->soc.soc_model);
-        if (c->soc.htp_arch) snprintf(nb, sizeof nb, "compiled for %s, HTP V%d (.pte qnn_compile_spec)", sn,
-                                      (int)c->soc.htp_arch);
-        else snprintf(nb, sizeof nb, "compiled for %s (.pte qnn_compile_spec)", sn);
+        char sn[64];
+        etp_qnn_soc_name(&c->soc, sn, sizeof sn);
+        snprintf(nb, sizeof nb, "compiled for %s (.pte qnn_compile_spec)", sn);
         s_row(t, "VTCM budget", true, true, (int64_t)c->soc.vtcm_mb * 1048576, 0, "bytes", nb);
         s_f64(t, "peak VTCM share", etp_qnn_vtcm_share(s, &c->soc), "%", "peak VTCM / VTCM budget");
     }
