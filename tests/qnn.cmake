@@ -16,6 +16,6 @@ target_include_directories(test_qnn_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_
 add_test(NAME qnn_api COMMAND test_qnn_api ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)
 # The SoC the QNN delegates were compiled for (the program's qnn_compile_spec): the real program
 # decoded by flatc with a schema of the spec's first table, crafted programs built with flatc.
-add_test(NAME qnn_soc COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_qnn_soc.py
+add_test(NAME compile_specs COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_compile_specs.py
          ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
-set_tests_properties(qnn_soc PROPERTIES SKIP_RETURN_CODE 77)
+set_tests_properties(compile_specs PROPERTIES SKIP_RETURN_CODE 77)

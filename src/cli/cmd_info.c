@@ -1,5 +1,6 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
+#include "etprof_backend.h"
 #include "etprof_qnn.h"
 
 #include <stdlib.h>
@@ -236,6 +237,75 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
     return cli_out_close(&o, rc);
 }
 
+/* A compile spec's value as text (valid UTF-8 without control characters, tabs and line breaks
+ * as spaces, one trailing NUL dropped, as etp_backend_metadata_decode reads delegate metadata);
+ * false for binary values and for text longer than buf. */
+static bool spec_text(const etp_compile_spec *cs, char *buf, size_t cap) {
+    size_t need = 0;
+    etp_meta_kind k = etp_backend_metadata_decode(NULL, cs->value.ptr, cs->value.len, buf, cap, &need);
+    if ((k != ETP_MK_TEXT && k != ETP_MK_JSON) || need >= cap) return false;
+    for (char *c = buf; *c; c++)
+        if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
+    return true;
+}
+
+/* The text lines of the program's compile specs with text values, once per backend, key and
+ * value ("spec       EthosUBackend target = ethos-u55-128"), at most 24; NULL when out of
+ * memory. The caller frees it. */
+static char *spec_lines(const etp_program *p) {
+    const etp_program_info *pi = etp_program_get_info(p);
+    size_t cap = 256, len = 0, n = 0, more = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    out[0] = 0;
+    for (uint32_t pl = 0; pl < pi->plan_count; pl++) {
+        etp_plan_info pli;
+        etp_program_plan(p, pl, &pli);
+        for (uint32_t d = 0; d < pli.delegate_count; d++) {
+            etp_delegate dl;
+            if (!etp_program_delegate(p, pl, d, &dl)) continue;
+            for (uint32_t k = 0; k < dl.compile_spec_count; k++) {
+                etp_compile_spec cs;
+                char txt[4096], line[400];
+                if (!etp_program_compile_spec(p, pl, d, k, &cs) || !spec_text(&cs, txt, sizeof txt))
+                    continue;
+                int w = snprintf(line, sizeof line, "spec       %s %s = %.200s%s\n",
+                                 dl.id.ptr ? dl.id.ptr : "?", cs.key.ptr ? cs.key.ptr : "?", txt,
+                                 strlen(txt) > 200 ? "..." : "");
+                if (w < 0) continue;
+                if ((size_t)w >= sizeof line) w = (int)sizeof line - 1, line[w - 1] = '\n';
+                if (strstr(out, line)) continue; /* the same spec in another method */
+                if (n == 24) {
+                    more++;
+                    continue;
+                }
+                if (len + (size_t)w + 1 > cap) {
+                    while (len + (size_t)w + 1 > cap) cap *= 2;
+                    char *g = realloc(out, cap);
+                    if (!g) {
+                        free(out);
+                        return NULL;
+                    }
+                    out = g;
+                }
+                memcpy(out + len, line, (size_t)w + 1);
+                len += (size_t)w;
+                n++;
+            }
+        }
+    }
+    if (more) {
+        char line[96];
+        int w = snprintf(line, sizeof line, "spec       ... and %zu more (--format json lists them all)\n", more);
+        char *g = w > 0 ? realloc(out, len + (size_t)w + 1) : NULL;
+        if (g) {
+            out = g;
+            memcpy(out + len, line, (size_t)w + 1);
+        }
+    }
+    return out;
+}
+
 static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     etp_error err = {0};
     etp_program *p = NULL;
@@ -288,6 +358,13 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         snprintf(socline + k, sizeof socline - k, "qnn soc    %u qnn_compile_spec(s) not read: %s\n",
                  soc.unreadable, e);
     }
+    char *specs = NULL;
+    if (a->fmt == ETP_FMT_TABLE && !(specs = spec_lines(p))) {
+        cli_errorf("out of memory");
+        etp_doc_free(doc);
+        etp_program_close(p);
+        return cli_out_close(&o, EXIT_INTERNAL);
+    }
     if (a->fmt == ETP_FMT_JSON) {
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "program");
@@ -315,9 +392,9 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         if (a->fmt == ETP_FMT_TABLE)
             etp_section_textf(sec, ETP_TEXT_WRAP, 11,
                               "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
-                              "bytes, %u methods, %u segments\n%s\n",
+                              "bytes, %u methods, %u segments\n%s%s\n",
                               path, pi->bundled ? "bundled " : "", pi->version, blob->size,
-                              pi->plan_count, pi->segment_count, socline);
+                              pi->plan_count, pi->segment_count, socline, specs ? specs : "");
         t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
         static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",
                                            "delegate:3", "kernel:2", "instructions:1", NULL};
@@ -397,6 +474,9 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
                     etp_node *co = etp_node_obj(ca, NULL);
                     etp_node_str(co, "key", cs.key.ptr);
                     etp_node_uint(co, "value_bytes", cs.value.len);
+                    char txt[4096];
+                    etp_node_str(co, "value_text",
+                                 spec_text(&cs, txt, sizeof txt) ? txt : NULL);
                 }
             }
         } else {
@@ -417,6 +497,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         rc = EXIT_INTERNAL;
     }
     etp_doc_free(doc);
+    free(specs);
     etp_program_close(p);
     return cli_out_close(&o, rc);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The SoC a QNN delegate was compiled for, read from the program's "qnn_compile_spec" compile spec
-(etp_qnn_program_soc): `info P.pte`, `qnn DUMP --pte P --qhas Q` and the report.
+"""What a program's compile specs tell: the SoC a QNN delegate was compiled for, read from its
+"qnn_compile_spec" (etp_qnn_program_soc: `info P.pte`, `qnn DUMP --pte P --qhas Q`, the report),
+and the specs whose values are text (`info P.pte`: JSON value_text, "spec" lines).
 
 Independent facts:
 - the real program (tests/data/upstream/stories260k_hybrid_llama_qnn.pte) is decoded here with
@@ -10,7 +11,9 @@ Independent facts:
 - the crafted programs are built here with flatc, so their SoCs are known by construction;
 - the peak VTCM share is computed here from the QHAS fixture's peak_vtcm_alloc.
 
-    test_qnn_soc.py ETPROF DATA_DIR SCHEMA_DIR      (exit 77 when flatc is missing)
+- the Ethos-U program's specs are decoded by flatc (schema/program.fbs) and read as UTF-8 here.
+
+    test_compile_specs.py ETPROF DATA_DIR SCHEMA_DIR      (exit 77 when flatc is missing)
 """
 import json
 import os
@@ -176,8 +179,42 @@ for label, vals, expect in (
     if label == "no_spec":
         check("qnn soc" not in t, f"{label}: no qnn soc line")
 
+# ---- 3. specs whose values are text: as flatc decodes them, read as UTF-8 here ------------------
+ETHOS = os.path.join(D, "ethosu-partial-delegation", "pte", "mobilenet_v2_ethosu.pte")
+for pte in (ETHOS, PTE):
+    prog = flatc_json(os.path.join(S, "program.fbs"), pte)
+    want = []
+    for pl in prog["execution_plan"]:
+        for dl in pl.get("delegates", []):
+            vals = []
+            for c in dl.get("compile_specs", []):
+                raw = bytes(c.get("value", []))
+                try:
+                    t = raw[:-1] if raw.endswith(b"\0") else raw
+                    t = t.decode("utf-8")
+                    ok = t != "" and all(ch >= " " or ch in "\t\n\r" for ch in t)
+                except UnicodeDecodeError:
+                    ok = False
+                vals.append({"key": c["key"], "value_bytes": len(raw),
+                             "value_text": re.sub(r"[\t\n\r]", " ", t) if ok else None})
+            want.append(vals)
+    p = run("info", pte, "-f", "json")
+    got = [dl["compile_specs"] for m in json.loads(p.stdout)["methods"] for dl in m["delegates"]]
+    check(got == want, f"{os.path.basename(pte)}: compile_specs {got[:2]} want {want[:2]}")
+    if pte == ETHOS:
+        check(any(v["key"] == "target" and v["value_text"] for vals in want for v in vals),
+              "premise: the Ethos-U program names its target as text")
+        t = run("info", pte).stdout
+        for vals in want:
+            for v in vals:
+                line = "spec       EthosUBackend %s = %s" % (v["key"], v["value_text"][:200])
+                check(line in t, f"info table: {line!r} missing")
+    else:
+        check(all(v["value_text"] is None for vals in want for v in vals), "premise: QNN specs are binary")
+        check("spec       " not in run("info", pte).stdout, "no spec line for binary values")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)
-print(f"test_qnn_soc: {len(fails)} failure(s)")
+print(f"test_compile_specs: {len(fails)} failure(s)")
 sys.exit(1 if fails else 0)
