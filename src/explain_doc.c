@@ -446,21 +446,29 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
               (unsigned)count_of(fi, "ops_using_dma"), (unsigned)count_of(fi, "ops_dma_only"),
               (unsigned)count_of(fi, "ops_using_none"));
     const etp_fact *hmx = FACT("hmx_busy_cycles"), *hvx = FACT("hvx_busy_cycles");
-    const etp_fact *hop = FACT("hmx_op_cycles");
+    const etp_fact *hop = FACT("hmx_op_cycles"), *hsh = FACT("hmx_op_share");
+    uint32_t cores = (uint32_t)count_of(fi, "htp_cores");
     if (!hmx->unknown)
         sb_printf(&c->ans, "The HMX thread was busy %lld cycles (%.2f%% of the %lld-cycle "
-                           "timeline)%s",
-                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")),
-                  hop->unknown ? ". " : "");
-    if (!hop->unknown)
-        sb_printf(&c->ans, "%s HTP ops using HMX took %lld cycles (%.2f%% of the timeline)%s. ",
-                  hmx->unknown ? "The" : ", of which the", ival(hop),
-                  FACT("hmx_op_share")->value,
-                  hmx->unknown ? ""
-                               : ": the rest is the DMA and sync work that thread also runs, "
-                                 "not HMX compute");
+                           "timeline)",
+                  ival(hmx), FACT("hmx_busy_share")->value, ival(FACT("timeline_cycles")));
+    if (hop->unknown) {
+        if (!hmx->unknown) sb_printf(&c->ans, ". ");
+    } else if (cores > 1) { /* the thread is core 0's, the ops every core's: no "of which" */
+        sb_printf(&c->ans, "%sThe HTP ops using HMX took %lld cycles on the %u cores together. ",
+                  hmx->unknown ? "" : ". ", ival(hop), cores);
+    } else if (!hmx->unknown) {
+        sb_printf(&c->ans, ", of which the HTP ops using HMX took %lld cycles", ival(hop));
+        if (!hsh->unknown) sb_printf(&c->ans, " (%.2f%% of the timeline)", hsh->value);
+        sb_printf(&c->ans, ": the rest is the DMA and sync work that thread also runs, not HMX "
+                           "compute. ");
+    } else {
+        sb_printf(&c->ans, "The HTP ops using HMX took %lld cycles", ival(hop));
+        if (!hsh->unknown) sb_printf(&c->ans, " (%.2f%% of the timeline)", hsh->value);
+        sb_printf(&c->ans, ". ");
+    }
     char scope[400];
-    if (etp_qnn_scope_note((uint32_t)count_of(fi, "htp_cores"), scope, sizeof scope))
+    if (etp_qnn_scope_note(cores, scope, sizeof scope))
         sb_printf(&c->ans, "Note: %s. ", scope);
     if (!hvx->unknown)
         sb_printf(&c->ans, "The %u HVX threads were busy %lld cycles together (mean load %.2f%% "

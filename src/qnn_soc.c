@@ -34,8 +34,8 @@ const char *etp_qnn_chipset_name(int32_t id) {
     return NULL;
 }
 
-/* The SocInfo of one spec value into *s; ETP_E_INPUT (located in err: the spec's path, its byte
- * offset within the value) when it does not verify. */
+/* The SocInfo of one spec value (n bytes at p, `base` its offset in the file) into *s;
+ * ETP_E_INPUT, located in err (the file offset and the spec's path), when it does not verify. */
 static int read_soc(const uint8_t *p, uint32_t n, int64_t base, const char *file, const char *path,
                     etp_qnn_soc *s, etp_error *err) {
     fbv v = {.buf = p, .size = n, .base = base, .file = file, .err = err};

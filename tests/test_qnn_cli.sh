@@ -220,6 +220,10 @@ check "jqt '$TMP/two.json' '[.notes[] | select(test(\"describes 2 HTP cores.*cor
 check "grep -q 'note: the QHAS describes 2 HTP cores' '$TMP/two.txt'" "two cores: table note"
 "$ETPROF" explain "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" >"$TMP/two_explain.txt"
 check "tr -s ' \n' ' ' <'$TMP/two_explain.txt' | grep -q 'Note: the QHAS describes 2 HTP cores'" "two cores: explain says so"
+check "tr -s ' \n' ' ' <'$TMP/two_explain.txt' | grep -q 'The HTP ops using HMX took 950 cycles on the 2 cores together'" "two cores: explain's HMX compute (500 + 450, by hand), no 'of which'"
+hmx_sq=$(jq '[.data.htp_op_instances.data[] | select(.hmx == true) | .cycles] | add' "$SQ")
+"$ETPROF" explain "$QNN1" --qhas "$SQ" >"$TMP/one_explain.txt"
+check "tr -s ' \n' ' ' <'$TMP/one_explain.txt' | grep -q 'of which the HTP ops using HMX took $hmx_sq cycles (.*% of the timeline): the rest is the DMA and sync work'" "one core: explain's HMX compute ($hmx_sq from the QHAS by jq) of the thread's busy time"
 "$ETPROF" explain "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" -f json >"$TMP/two_explain.json"
 check "jqt '$TMP/two_explain.json' '.findings[] | select(.id == \"hmx_vs_hvx\") | .facts.htp_cores == 2'" "two cores: explain fact htp_cores"
 "$ETPROF" report "$DATA/real/add_pte_1x.etdp" --qhas "$TWO" -o "$TMP/two.html" 2>"$TMP/err"
