@@ -114,6 +114,12 @@ check(m and int(m.group(1)) == vtcm and int(m.group(2)) == want["htp_info"]["htp
 # without --pte: nothing is claimed
 p = run("qnn", KV1, "--qhas", SQ, "-f", "json")
 check(p.returncode == 0 and json.loads(p.stdout)["soc"] is None, "qnn without --pte: soc null")
+# summary's header says what the program was compiled for; without the program, nothing
+p = run("summary", KV1, "--pte", PTE)
+check(re.search(r"^QNN\s+compiled for SM8650, HTP V%d, VTCM budget %d MiB \(the program's qnn_compile_spec\)$"
+                % (want["htp_info"]["htp_arch"], want["htp_info"]["vtcm_size_in_mb"]), p.stdout, re.M),
+      f"summary QNN line: {p.stdout[:400]}")
+check("compiled for" not in run("summary", KV1).stdout, "summary without --pte: no QNN line")
 # the report: the budget card
 html = os.path.join(T, "r.html")
 p = run("report", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ, "-o", html)

@@ -5,6 +5,7 @@
 #include "etprof_etrecord.h"
 #include "etprof_runs.h"
 #include "etprof_backend.h"
+#include "etprof_qnn.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -30,6 +31,7 @@ typedef struct sum_ctx {
     const etp_backend_figures *bf; /* each backend's own figures (issue 14.2) */
     const etp_etrecord *rec; /* --etrecord: module and source of the top rows */
     cli_etr_stats etr;
+    etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (one file only) */
 } sum_ctx;
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
@@ -374,6 +376,15 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
         etp_section_textf(f, ETP_TEXT_WRAP, md ? 12 : 10,
                   "%sprogram   not given (--pte P names the methods, operators and backends)\n",
                   md ? "- " : "");
+    if (c->soc.present) {
+        char sn[64], budget[48] = "";
+        etp_qnn_soc_name(&c->soc, sn, sizeof sn);
+        if (c->soc.vtcm_mb) snprintf(budget, sizeof budget, ", VTCM budget %u MiB", c->soc.vtcm_mb);
+        etp_section_textf(f, ETP_TEXT_WRAP, md ? 12 : 10,
+                          "%sQNN       compiled for %s%s (the program's qnn_compile_spec%s)\n",
+                          md ? "- " : "", sn, budget,
+                          c->soc.differs ? "; other QnnBackend delegates name another" : "");
+    }
     etp_section_textf(f, 0, 0, "%sruns      %u (run blocks)", md ? "- " : "", etp_ops_runs_kept(r));
     etp_section_textf(f, 0, 0, "\n");
     /* the methods line, built whole to be wrapped under its value */
@@ -752,6 +763,7 @@ static int run_summary(cli_args *a) {
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
                  .types = types, .bf = &bf, .rec = rec};
+    etp_qnn_program_soc(in.prog, &in.pte_blob, &c.soc);
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     if (!doc) rc = EXIT_INTERNAL;
