@@ -219,6 +219,20 @@ for pte in (ETHOS, PTE):
         check(all(v["value_text"] is None for vals in want for v in vals), "premise: QNN specs are binary")
         check("spec       " not in run("info", pte).stdout, "no spec line for binary values")
 
+# many text specs: the table shows 24 and says there are more, JSON lists every one
+many = program([None])
+many["execution_plan"][0]["delegates"][0]["compile_specs"] = [
+    {"key": "k%d" % i, "value": list(b"v%d" % i)} for i in range(30)]
+pte = flatc_bin(os.path.join(S, "program.fbs"), many, "many_specs")
+t = run("info", pte).stdout
+lines = [ln for ln in t.splitlines() if ln.startswith("spec ")]
+check(len(lines) == 25 and lines[-1].startswith("spec       ... and more") and
+      lines[0] == "spec       QnnBackend k0 = v0" and lines[23] == "spec       QnnBackend k23 = v23",
+      f"many specs: {lines[:2]} ... {lines[-2:]} ({len(lines)} lines)")
+j = json.loads(run("info", pte, "-f", "json").stdout)
+check([c["value_text"] for c in j["methods"][0]["delegates"][0]["compile_specs"]] ==
+      ["v%d" % i for i in range(30)], "many specs: JSON lists all 30")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

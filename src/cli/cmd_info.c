@@ -249,22 +249,32 @@ static bool spec_text(const etp_compile_spec *cs, char *buf, size_t cap) {
     return true;
 }
 
+#define SPEC_LINES 24     /* spec lines shown at most */
+#define SPEC_SCAN 10000   /* compile specs looked at for them at most (each compared with the
+                           * lines so far: the work stays bounded whatever the program holds) */
+
 /* The text lines of the program's compile specs with text values, once per backend, key and
- * value ("spec       EthosUBackend target = ethos-u55-128"), at most 24; NULL when out of
- * memory. The caller frees it. */
+ * value ("spec       EthosUBackend target = ethos-u55-128"), at most SPEC_LINES of the first
+ * SPEC_SCAN specs, then a line saying there are more; NULL when out of memory. The caller frees
+ * it. */
 static char *spec_lines(const etp_program *p) {
     const etp_program_info *pi = etp_program_get_info(p);
-    size_t cap = 256, len = 0, n = 0, more = 0;
+    size_t cap = 256, len = 0, n = 0, seen = 0;
+    bool more = false;
     char *out = malloc(cap);
     if (!out) return NULL;
     out[0] = 0;
-    for (uint32_t pl = 0; pl < pi->plan_count; pl++) {
+    for (uint32_t pl = 0; pl < pi->plan_count && !more; pl++) {
         etp_plan_info pli;
         etp_program_plan(p, pl, &pli);
-        for (uint32_t d = 0; d < pli.delegate_count; d++) {
+        for (uint32_t d = 0; d < pli.delegate_count && !more; d++) {
             etp_delegate dl;
             if (!etp_program_delegate(p, pl, d, &dl)) continue;
-            for (uint32_t k = 0; k < dl.compile_spec_count; k++) {
+            for (uint32_t k = 0; k < dl.compile_spec_count && !more; k++) {
+                if (++seen > SPEC_SCAN) {
+                    more = true;
+                    break;
+                }
                 etp_compile_spec cs;
                 char txt[4096], line[400];
                 if (!etp_program_compile_spec(p, pl, d, k, &cs) || !spec_text(&cs, txt, sizeof txt))
@@ -275,9 +285,9 @@ static char *spec_lines(const etp_program *p) {
                 if (w < 0) continue;
                 if ((size_t)w >= sizeof line) w = (int)sizeof line - 1, line[w - 1] = '\n';
                 if (strstr(out, line)) continue; /* the same spec in another method */
-                if (n == 24) {
-                    more++;
-                    continue;
+                if (n == SPEC_LINES) {
+                    more = true;
+                    break;
                 }
                 if (len + (size_t)w + 1 > cap) {
                     while (len + (size_t)w + 1 > cap) cap *= 2;
@@ -296,7 +306,7 @@ static char *spec_lines(const etp_program *p) {
     }
     if (more) {
         char line[96];
-        int w = snprintf(line, sizeof line, "spec       ... and %zu more (--format json lists them all)\n", more);
+        int w = snprintf(line, sizeof line, "spec       ... and more (--format json lists them all)\n");
         char *g = w > 0 ? realloc(out, len + (size_t)w + 1) : NULL;
         if (g) {
             out = g;
