@@ -362,3 +362,13 @@ bool cli_text_close(cli_text *t) {
     t->f = NULL;
     return ok;
 }
+
+void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
+    etp_node_int(o, "model_id", soc->soc_model);
+    etp_node_str(o, "model", soc->soc_name);
+    if (soc->htp_arch) etp_node_int(o, "htp_arch", soc->htp_arch);
+    else etp_node_null(o, "htp_arch");
+    if (soc->vtcm_mb) etp_node_int(o, "vtcm_budget_bytes", (int64_t)soc->vtcm_mb * 1048576);
+    else etp_node_null(o, "vtcm_budget_bytes");
+    etp_node_bool(o, "differs", soc->differs);
+}

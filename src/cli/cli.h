@@ -6,6 +6,7 @@
 #include "etprof_result.h"
 #include "etprof_io.h"
 #include "etprof_etrecord.h"
+#include "etprof_qnn.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -94,6 +95,10 @@ void cli_errorf(const char *fmt, ...)
 #endif
     ;
 int cli_exit_for(int etp_code);
+
+/* The SoC a program's QNN delegates were compiled for, as JSON members of `o` (qnn, info):
+ * model_id, model, htp_arch, vtcm_budget_bytes (null when absent), differs. */
+void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc);
 
 /* Inputs */
 typedef struct cli_inputs {

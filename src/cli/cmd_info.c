@@ -384,14 +384,8 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         etp_node_uint(root, "segments", pi->segment_count);
         if (soc.present) {
             etp_node *so = etp_node_obj(root, "qnn_soc");
-            etp_node_int(so, "model_id", soc.soc_model);
-            etp_node_str(so, "model", soc.soc_name);
-            if (soc.htp_arch) etp_node_int(so, "htp_arch", soc.htp_arch);
-            else etp_node_null(so, "htp_arch");
-            if (soc.vtcm_mb) etp_node_int(so, "vtcm_budget_bytes", (int64_t)soc.vtcm_mb * 1048576);
-            else etp_node_null(so, "vtcm_budget_bytes");
+            cli_node_qnn_soc(so, &soc);
             etp_node_uint(so, "specs", soc.specs);
-            etp_node_bool(so, "differs", soc.differs);
         } else {
             etp_node_null(root, "qnn_soc");
         }

@@ -368,15 +368,9 @@ static void fill_facts(const qctx *c, etp_doc *doc, etp_table *ops) {
     fact_summary(c, etp_node_obj(root, "summary"));
     if (c->soc.present) {
         etp_node *so = etp_node_obj(root, "soc");
-        etp_node_int(so, "model_id", c->soc.soc_model);
-        etp_node_str(so, "model", c->soc.soc_name);
-        if (c->soc.htp_arch) etp_node_int(so, "htp_arch", c->soc.htp_arch);
-        else etp_node_null(so, "htp_arch");
-        if (c->soc.vtcm_mb) etp_node_int(so, "vtcm_budget_bytes", (int64_t)c->soc.vtcm_mb * 1048576);
-        else etp_node_null(so, "vtcm_budget_bytes");
+        cli_node_qnn_soc(so, &c->soc);
         etp_qnn_node_f64(so, "peak_vtcm_share", etp_qnn_vtcm_share(&c->b.der->summary, &c->soc));
         etp_node_str(so, "source", "pte qnn_compile_spec");
-        etp_node_bool(so, "differs", c->soc.differs);
     } else {
         etp_node_null(root, "soc");
     }
