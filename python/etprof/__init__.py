@@ -793,10 +793,12 @@ class Qnn:
     a DataFrame with pandas), ``summary`` (utilization and idle %, timeline cycles, clock GHz
     and its source, peak VTCM and DRAM/VTCM bytes, HMX/HVX busy cycles and shares, per-thread
     busy, the dominant (critical) path, heap delta, the HMX/HVX/DMA op counts) and
-    ``rows_source`` (qhas or optrace). Cycles are HTP cycles; busy cycles are summed over the
-    hardware threads (work, not wall time)."""
+    ``rows_source`` (qhas or optrace); from :meth:`Profile.qnn` with a program, ``soc``: the
+    SoC, HTP architecture and VTCM budget its QNN delegates were compiled for, and the peak
+    VTCM's share of that budget (the command's "soc"; None without a program or a spec). Cycles
+    are HTP cycles; busy cycles are summed over the hardware threads (work, not wall time)."""
 
-    __slots__ = ("ops", "summary", "rows_source", "join")
+    __slots__ = ("ops", "summary", "rows_source", "join", "soc")
 
     def __repr__(self):
         j = "" if self.join is None else ", %d of %d joined to %s's HTP nodes (%s)" % (
@@ -888,6 +890,7 @@ def _make_qnn(d, as_dict, top=0):
     q.rows_source = d["rows_source"]
     q.summary = d["summary"]
     q.join = d["join"]
+    q.soc = d.get("soc")
     ops = d["ops"]
     if top:
         ops = {k: v[:top] for k, v in ops.items()}

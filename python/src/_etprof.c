@@ -2619,6 +2619,25 @@ static double clock_arg(PyObject *o) {
 
 /* Profile.qnn(): the QNN files given at open joined to this dump's HTP nodes (etprof qnn DUMP
  * --qhas ... --format json). */
+static PyObject *of64(etp_qnn_f64 v);
+
+/* The command's "soc" object (None when no readable spec). New reference, NULL on error. */
+static PyObject *soc_dict(const etp_qnn_soc *soc, const etp_qnn_summary *s) {
+    if (!soc->present) Py_RETURN_NONE;
+    PyObject *arch = soc->htp_arch ? PyLong_FromLong(soc->htp_arch) : Py_NewRef(Py_None);
+    PyObject *budget = soc->vtcm_mb ? PyLong_FromLongLong((long long)soc->vtcm_mb * 1048576)
+                                    : Py_NewRef(Py_None);
+    if (!arch || !budget) {
+        Py_XDECREF(arch);
+        Py_XDECREF(budget);
+        return NULL;
+    }
+    return Py_BuildValue("{s:i,s:N,s:N,s:N,s:O,s:N,s:s}", "model_id", (int)soc->soc_model,
+                         "model", text(soc->soc_name), "htp_arch", arch, "vtcm_budget_bytes",
+                         budget, "differs", soc->differs ? Py_True : Py_False, "peak_vtcm_share",
+                         of64(etp_qnn_vtcm_share(s, soc)), "source", "pte qnn_compile_spec");
+}
+
 static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
     static char *kwlist[] = {"sort", "htp_clock_ghz", NULL};
@@ -2642,6 +2661,17 @@ static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {
     if (rc) return raise_etp(rc, &err);
     PyObject *res = qnn_result(&p->qb, p->ops, j, sort, ghz);
     etp_qnn_etd_join_free(j);
+    if (!res) return NULL;
+    /* "soc", as the command's: what the program's QNN delegates were compiled for */
+    etp_qnn_soc soc;
+    etp_qnn_program_soc(p->prog, p->have_pte_blob ? &p->pte_blob : NULL, &soc);
+    PyObject *so = soc_dict(&soc, &p->qb.der->summary);
+    if (!so || PyDict_SetItemString(res, "soc", so) < 0) {
+        Py_XDECREF(so);
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(so);
     return res;
 }
 

@@ -57,6 +57,10 @@ def _check(want, q):
     assert q.rows_source == want["rows_source"]
     _deep(want["summary"], q.summary, "summary")
     _deep(want["join"], q.join, "join")
+    if "soc" in want:  # Profile.qnn (with or without a program); etprof.qnn has none
+        assert (want["soc"] is None) == (q.soc is None), (want["soc"], q.soc)
+        if want["soc"] is not None:
+            _deep(want["soc"], q.soc, "soc")
 
 
 @pytest.fixture(scope="module")
