@@ -112,6 +112,7 @@ struct etp_ops_result {
     uint32_t groups_cap;
     etp_ops_block_group *bgroups;
     size_t nbgroups, bgroups_cap;
+    etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (etp__ops_qnn_soc) */
     uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
     const char *mismatch_first; /* the located reason for the first of them */
     /* the memory budget (model_int.h): rows charged so far, and the refusal when over it */
@@ -1692,6 +1693,7 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     etp__model_set_event_charge(m, ETP_MEM_PER_EVENT);
     if (!rc && finish_stats(r)) rc = ETP_E_INTERNAL;
     if (!rc && finish_tree(r)) rc = ETP_E_INTERNAL;
+    if (!rc) etp_qnn_program_soc(etp_model_program(m), NULL, &r->soc);
     size_t nrows = r->nacc;
     if (!rc) {
         finish_shares(r, nrows);
@@ -1722,6 +1724,8 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     *out = r;
     return ETP_OK;
 }
+
+const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r) { return r ? &r->soc : NULL; }
 
 uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first) {
     if (first) *first = r->mismatch_first ? r->mismatch_first : "";

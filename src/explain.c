@@ -3,6 +3,7 @@
  * of two of them; the prose lives in the renderer (src/cli/cmd_explain.c). */
 #include "etprof_explain.h"
 #include "etprof_figures.h"
+#include "ops_int.h"
 #include "qnn_report.h"
 
 #include <math.h>
@@ -516,6 +517,16 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d, d
     f = i64f(b, "peak_vtcm_bytes", s ? &s->peak_vtcm_bytes : NULL);
     if (f) f->unit = ETP_UNIT_BYTES;
     if (!vtcm) cannot(f, k_settle_vtcm);
+    /* the budget the program's QNN graphs were compiled for (its qnn_compile_spec) */
+    const etp_qnn_soc *soc = etp__ops_qnn_soc(r);
+    bool has_soc = soc && soc->present;
+    etp_qnn_i64 budget = {has_soc ? (int64_t)soc->vtcm_mb * 1048576 : 0, has_soc && soc->vtcm_mb};
+    set_unit(i64f(b, "vtcm_budget_bytes", &budget), ETP_UNIT_BYTES);
+    etp_qnn_f64 vshare = etp_qnn_vtcm_share(s, soc);
+    set_pct(f64f(b, "peak_vtcm_share", &vshare));
+    txt(b, "soc_model", has_soc ? soc->soc_name : NULL);
+    cnt(b, "soc_model_id", has_soc ? (uint64_t)(uint32_t)soc->soc_model : 0);
+    cnt(b, "htp_arch", has_soc ? (uint64_t)(uint32_t)soc->htp_arch : 0);
     set_unit(i64f(b, "vtcm_read_bytes", s ? &s->vtcm_read_bytes : NULL), ETP_UNIT_BYTES);
     set_unit(i64f(b, "vtcm_write_bytes", s ? &s->vtcm_write_bytes : NULL), ETP_UNIT_BYTES);
     f = i64f(b, "dram_read_bytes", s ? &s->dram_read_bytes : NULL);

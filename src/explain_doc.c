@@ -542,6 +542,18 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
     if (!vtcm->unknown) {
         sb_printf(&c->ans, "Peak VTCM (the HTP's tightly coupled memory, TCM) allocation ");
         say_bytes(c, ival(vtcm));
+        const etp_fact *vb = FACT("vtcm_budget_bytes"), *vs = FACT("peak_vtcm_share");
+        if (!vb->unknown && !vs->unknown) {
+            const char *sm = FACT("soc_model")->text;
+            uint64_t arch = count_of(fi, "htp_arch");
+            sb_printf(&c->ans, ", %.1f%% of the %lld MiB VTCM budget the program's QNN graphs were "
+                               "compiled for (",
+                      vs->value, ival(vb) / 1048576);
+            if (sm) sb_printf(&c->ans, "%s", sm);
+            else sb_printf(&c->ans, "chipset id %llu", (unsigned long long)count_of(fi, "soc_model_id"));
+            if (arch) sb_printf(&c->ans, ", HTP V%llu", (unsigned long long)arch);
+            sb_printf(&c->ans, ")");
+        }
         const etp_fact *vr = FACT("vtcm_read_bytes"), *vw = FACT("vtcm_write_bytes");
         if (!vr->unknown && !vw->unknown) {
             sb_printf(&c->ans, "; VTCM traffic ");
@@ -551,6 +563,15 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
             sb_printf(&c->ans, " written");
         }
         sb_printf(&c->ans, ". ");
+    } else if (!FACT("vtcm_budget_bytes")->unknown) {
+        const etp_fact *vb = FACT("vtcm_budget_bytes");
+        const char *sm = FACT("soc_model")->text;
+        sb_printf(&c->ans, "The program's QNN graphs were compiled for a VTCM budget of %lld MiB (",
+                  ival(vb) / 1048576);
+        if (sm) sb_printf(&c->ans, "%s", sm);
+        else sb_printf(&c->ans, "chipset id %llu", (unsigned long long)count_of(fi, "soc_model_id"));
+        if (count_of(fi, "htp_arch")) sb_printf(&c->ans, ", HTP V%llu", (unsigned long long)count_of(fi, "htp_arch"));
+        sb_printf(&c->ans, "); how much of it a run used is in the QHAS or optrace. ");
     }
     if (!dram->unknown) {
         const etp_fact *dw = FACT("dram_write_bytes"), *big = FACT("largest_dram_reader_bytes");

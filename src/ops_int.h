@@ -5,6 +5,7 @@
 #define ETPROF_OPS_INT_H
 
 #include "etprof.h"
+#include "etprof_qnn.h"
 
 /* The run (0-based index among its method's runs kept) of sample k of row i (k < row->runs). */
 uint32_t etp__ops_sample_run(const etp_ops_result *r, size_t i, uint32_t k);
@@ -16,5 +17,9 @@ double etp__ops_sample_child(const etp_ops_result *r, size_t i, uint32_t k);
 int32_t etp__ops_row_part(const etp_ops_result *r, size_t i);
 /* The dump's block index of each run kept of method `m` (etp_ops_method.runs entries). */
 const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m);
+
+/* What the program's QNN delegates were compiled for (etp_qnn_program_soc, read when the result
+ * was computed; present false without a program or a spec): explain's memory answer. */
+const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r);
 
 #endif

@@ -120,6 +120,23 @@ check(re.search(r"^QNN\s+compiled for SM8650, HTP V%d, VTCM budget %d MiB \(the 
                 % (want["htp_info"]["htp_arch"], want["htp_info"]["vtcm_size_in_mb"]), p.stdout, re.M),
       f"summary QNN line: {p.stdout[:400]}")
 check("compiled for" not in run("summary", KV1).stdout, "summary without --pte: no QNN line")
+# explain's memory answer: the peak as a share of the budget, or the budget alone without QNN files
+p = run("explain", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ)
+flat = re.sub(r"\s+", " ", p.stdout)
+peak = json.load(open(SQ))["data"]["htp_overall_summary"]["data"][0]["peak_vtcm_alloc"]
+check("%.1f%% of the %d MiB VTCM budget the program's QNN graphs were compiled for (SM8650, HTP V%d)"
+      % (peak * 100 / vtcm, vtcm >> 20, want["htp_info"]["htp_arch"]) in flat, f"explain memory: {flat[:1500]}")
+p = run("explain", KV1, "--pte", PTE, "--method", "kv_forward", "-f", "json")
+fa = [f["facts"] for f in json.loads(p.stdout)["findings"] if f["id"] == "memory_utilization"]
+check(fa and fa[0]["vtcm_budget_bytes"] == vtcm and fa[0]["peak_vtcm_share"] is None and
+      fa[0]["soc_model"] == "SM8650" and fa[0]["soc_model_id"] == want["soc_model"] and
+      fa[0]["htp_arch"] == want["htp_info"]["htp_arch"], f"explain facts without QNN files: {fa}")
+flat = re.sub(r"\s+", " ", run("explain", KV1, "--pte", PTE, "--method", "kv_forward").stdout)
+check("compiled for a VTCM budget of %d MiB (SM8650, HTP V%d)" % (vtcm >> 20, want["htp_info"]["htp_arch"])
+      in flat, "explain without QNN files names the budget")
+p = run("explain", KV1, "-f", "json")
+fa = [f["facts"] for f in json.loads(p.stdout)["findings"] if f["id"] == "memory_utilization"]
+check(fa and fa[0]["vtcm_budget_bytes"] is None and fa[0]["soc_model"] is None, f"explain without --pte: {fa}")
 # the report: the budget card
 html = os.path.join(T, "r.html")
 p = run("report", KV1, "--pte", PTE, "--method", "kv_forward", "--qhas", SQ, "-o", html)
