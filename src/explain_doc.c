@@ -522,6 +522,16 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
     end(c);
 }
 
+/* "SM8650, HTP V75" from the memory finding's SoC facts (etp_qnn_soc_name's phrase). */
+static void soc_of_facts(const etp_finding *fi, char *buf, size_t n) {
+    etp_qnn_soc soc = {0};
+    soc.present = true;
+    soc.soc_model = (int32_t)count_of(fi, "soc_model_id");
+    soc.soc_name = FACT("soc_model")->text;
+    soc.htp_arch = (int32_t)count_of(fi, "htp_arch");
+    etp_qnn_soc_name(&soc, buf, n);
+}
+
 static void r_memory(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
     c->cur = fi;
@@ -544,15 +554,11 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
         say_bytes(c, ival(vtcm));
         const etp_fact *vb = FACT("vtcm_budget_bytes"), *vs = FACT("peak_vtcm_share");
         if (!vb->unknown && !vs->unknown) {
-            const char *sm = FACT("soc_model")->text;
-            uint64_t arch = count_of(fi, "htp_arch");
+            char sn[64];
+            soc_of_facts(fi, sn, sizeof sn);
             sb_printf(&c->ans, ", %.1f%% of the %lld MiB VTCM budget the program's QNN graphs were "
-                               "compiled for (",
-                      vs->value, ival(vb) / 1048576);
-            if (sm) sb_printf(&c->ans, "%s", sm);
-            else sb_printf(&c->ans, "chipset id %llu", (unsigned long long)count_of(fi, "soc_model_id"));
-            if (arch) sb_printf(&c->ans, ", HTP V%llu", (unsigned long long)arch);
-            sb_printf(&c->ans, ")");
+                               "compiled for (%s)",
+                      vs->value, ival(vb) / 1048576, sn);
         }
         const etp_fact *vr = FACT("vtcm_read_bytes"), *vw = FACT("vtcm_write_bytes");
         if (!vr->unknown && !vw->unknown) {
@@ -564,14 +570,11 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
         }
         sb_printf(&c->ans, ". ");
     } else if (!FACT("vtcm_budget_bytes")->unknown) {
-        const etp_fact *vb = FACT("vtcm_budget_bytes");
-        const char *sm = FACT("soc_model")->text;
-        sb_printf(&c->ans, "The program's QNN graphs were compiled for a VTCM budget of %lld MiB (",
-                  ival(vb) / 1048576);
-        if (sm) sb_printf(&c->ans, "%s", sm);
-        else sb_printf(&c->ans, "chipset id %llu", (unsigned long long)count_of(fi, "soc_model_id"));
-        if (count_of(fi, "htp_arch")) sb_printf(&c->ans, ", HTP V%llu", (unsigned long long)count_of(fi, "htp_arch"));
-        sb_printf(&c->ans, "); how much of it a run used is in the QHAS or optrace. ");
+        char sn[64];
+        soc_of_facts(fi, sn, sizeof sn);
+        sb_printf(&c->ans, "The program's QNN graphs were compiled for a VTCM budget of %lld MiB "
+                           "(%s); how much of it a run used is in the QHAS or optrace. ",
+                  ival(FACT("vtcm_budget_bytes")) / 1048576, sn);
     }
     if (!dram->unknown) {
         const etp_fact *dw = FACT("dram_write_bytes"), *big = FACT("largest_dram_reader_bytes");
