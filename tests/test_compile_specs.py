@@ -30,6 +30,9 @@ if not shutil.which("flatc"):
 PTE = os.path.join(D, "upstream", "stories260k_hybrid_llama_qnn.pte")
 KV1 = os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
 SQ = os.path.join(D, "qnn-fixtures", "stories260k_kv_qhas.json")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
+import flatc_io  # noqa: E402
+
 T = tempfile.mkdtemp(prefix="etprof-soc-")
 fails = []
 
@@ -54,19 +57,11 @@ def run(*args):
 
 
 def flatc_json(schema, binary):
-    subprocess.run(["flatc", "--json", "--strict-json", "--raw-binary", "--defaults-json", "-o", T,
-                    schema, "--", binary], check=True, capture_output=True)
-    return json.load(open(os.path.join(T, os.path.splitext(os.path.basename(binary))[0] + ".json")))
+    return flatc_io.flatc_json(schema, binary, T, defaults=True)
 
 
 def flatc_bin(schema, obj, name):
-    src = os.path.join(T, name + ".json")
-    json.dump(obj, open(src, "w"))
-    subprocess.run(["flatc", "-b", "-o", T, schema, src], check=True, capture_output=True)
-    for ext in (".pte", ".bin"):
-        if os.path.exists(os.path.join(T, name + ext)):
-            return os.path.join(T, name + ext)
-    raise RuntimeError("flatc wrote nothing for " + name)
+    return flatc_io.flatc_bin(schema, obj, name, T)
 
 
 # ---- 1. the real program: flatc's decoding of its specs against etprof's ----------------------

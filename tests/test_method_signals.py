@@ -27,6 +27,9 @@ if not shutil.which("flatc"):
 PTE = os.path.join(D, "upstream", "stories260k_hybrid_llama_qnn.pte")
 OUT2 = os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_outputs_2x.etdp")
 KV1 = os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_1x.etdp")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
+import flatc_io  # noqa: E402
+
 T = tempfile.mkdtemp(prefix="etprof-signals-")
 fails = []
 
@@ -37,26 +40,11 @@ def check(cond, what):
 
 
 def flatc_json(schema, binary, size_prefixed):
-    args = ["flatc", "--json", "--strict-json", "--raw-binary", "-o", T]
-    if size_prefixed:
-        args.append("--size-prefixed")
-    subprocess.run(args + [os.path.join(S, schema), "--", binary], check=True,
-                   capture_output=True)
-    return json.load(open(os.path.join(T, os.path.splitext(os.path.basename(binary))[0] + ".json")))
+    return flatc_io.flatc_json(os.path.join(S, schema), binary, T, size_prefixed)
 
 
 def flatc_bin(schema, obj, name, size_prefixed):
-    src = os.path.join(T, name + ".json")
-    json.dump(obj, open(src, "w"))
-    args = ["flatc", "-b", "-o", T]
-    if size_prefixed:
-        args.append("--size-prefixed")
-    subprocess.run(args + [os.path.join(S, schema), src], check=True, capture_output=True)
-    out = os.path.join(T, name + (".bin"))
-    for ext in (".bin", ".pte", ".etdp"):
-        if os.path.exists(os.path.join(T, name + ext)):
-            out = os.path.join(T, name + ext)
-    return out
+    return flatc_io.flatc_bin(os.path.join(S, schema), obj, name, T, size_prefixed)
 
 
 def info(dump, pte, *extra):

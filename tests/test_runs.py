@@ -24,6 +24,7 @@ if not shutil.which("flatc"):
     sys.exit(77)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
 import flatc_events  # noqa: E402
+import flatc_io  # noqa: E402
 
 PTE = os.path.join(D, "upstream", "stories260k_hybrid_llama_qnn.pte")
 KV10 = os.path.join(D, "fake-qnn-backend", "stories260k_qnn_kv_forward_10x.etdp")
@@ -107,11 +108,7 @@ def one_method_pte(name):
             {"instr_args_type": "DelegateCall", "instr_args": {"delegate_index": 0, "args": []}}]}],
         "delegates": [{"id": "QnnBackend", "processed": {"location": "INLINE", "index": 0}}]}],
         "backend_delegate_data": [{"data": [0]}]}
-    src = os.path.join(T, name + ".json")
-    json.dump(prog, open(src, "w"))
-    subprocess.run(["flatc", "-b", "-o", T, os.path.join(S, "program.fbs"), src], check=True,
-                   capture_output=True)
-    return next(os.path.join(T, name + x) for x in (".pte", ".bin") if os.path.exists(os.path.join(T, name + x)))
+    return flatc_io.flatc_bin(os.path.join(S, "program.fbs"), prog, name, T)
 
 
 for name, decode in (("decode_kv", True), ("Token_Gen", True), ("kv_prefill", False),
