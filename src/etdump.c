@@ -687,10 +687,13 @@ static bool looks_text(const uint8_t *d, size_t n) {
 static int check_dump_strict(const uint8_t *data, size_t size, const char *file, etp_error *err) {
     if (has_dump_id(data, size)) return ETP_OK;
     if (looks_text(data, size < 4096 ? size : 4096) && etp_sniff_kind(data, size) == ETP_FILE_UNKNOWN) {
+        char what[160];
+        etp_sniff(data, size, what, sizeof what);
         etp_error_set(err, ETP_E_INPUT, file, 0, NULL,
                       "not an ETDump: a text file without an ETDump block of the Arm runner "
                       "(#[RUN THIS] ... echo \"<base64>\" | base64 -d >etdump.bin) and not plain "
-                      "base64 of an ETDump (docs/formats.md)");
+                      "base64 of an ETDump (docs/formats.md)%s%s",
+                      what[0] ? "; this looks like " : "", what);
         return ETP_E_INPUT;
     }
     return etp__blob_check_dump_id(data, size, file, err);

@@ -7,6 +7,7 @@
  * into the record's arena and the JSON document is freed before the next entry is read. */
 #include "etprof_etrecord.h"
 #include "etrecord_int.h"
+#include "sniff.h"
 #include "zipload.h"
 
 #include <errno.h>
@@ -889,8 +890,8 @@ int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_o
         etp_error_set(err, ETP_E_IO, path, -1, "", "cannot open: %s", strerror(errno));
         return ETP_E_IO;
     }
-    unsigned char head[4] = {0};
-    size_t got = fread(head, 1, 4, probe);
+    unsigned char head[4096] = {0}; /* the signature, and what the file is when it is not */
+    size_t got = fread(head, 1, sizeof head, probe);
     fclose(probe);
     if (got == 0) {
         etp_error_set(err, ETP_E_INPUT, path, 0, "", "not an ETRecord: the file is empty");
@@ -899,6 +900,7 @@ int etp_etrecord_open(etp_etrecord **out, const char *path, const etp_etrecord_o
     if (got < 4 || head[0] != 'P' || head[1] != 'K') {
         etp_error_set(err, ETP_E_INPUT, path, 0, "",
                       "not an ETRecord: no ZIP signature PK at byte 0");
+        etp__sniff_hint(err, head, got, NULL);
         return ETP_E_INPUT;
     }
     if (!etp__zip(path, err)) return ETP_E_IO;

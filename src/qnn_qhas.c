@@ -516,6 +516,13 @@ int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **roo
     json_error_t je;
     /* Duplicate keys would make "which value was used" ambiguous: rejected (none in real files). */
     json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    /* what the file is, for an error: another QNN artifact, an ETDump, a program (nothing
+     * when it says it is the artifact expected: then it is one, broken) */
+    char what[160];
+    const char *said;
+    size_t said_n = etp__qnn_artifact_of(buf, len, &said);
+    if (said_n == strlen(artifact) && memcmp(said, artifact, said_n) == 0) what[0] = 0;
+    else etp_sniff((const uint8_t *)buf, len, what, sizeof what);
     free(buf);
     if (!doc) {
         char text[JSON_ERROR_TEXT_LENGTH];
@@ -525,7 +532,8 @@ int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **roo
             return ETP_E_INTERNAL;
         }
         etp_error_set(err, ETP_E_INPUT, path, je.position, "",
-                      "invalid JSON at line %d column %d: %s", je.line, je.column, text);
+                      "invalid JSON at line %d column %d: %s%s%s", je.line, je.column, text,
+                      what[0] ? "; this looks like " : "", what);
         return ETP_E_INPUT;
     }
     etp_qnn_jctx c;
@@ -541,8 +549,12 @@ int etp_qnn_json_open(const etp_qnn_src *src, const char *artifact, json_t **roo
     size_t m = etp_qnn_jpush_key(&c, "header");
     if ((rc = etp_qnn_jget_str(&c, header, "artifact_type", true, &type))) goto fail;
     if (strcmp(type, artifact) != 0) {
-        rc = etp_qnn_jfail(&c, "artifact_type", "artifact type is \"%.60s\", expected \"%s\"",
-                           type, artifact);
+        const char *is = etp__qnn_artifact_name(type, strlen(type)),
+                   *want = etp__qnn_artifact_name(artifact, strlen(artifact));
+        rc = etp_qnn_jfail(&c, "artifact_type",
+                           "artifact type is \"%.60s\", expected \"%s\"%s%s%s%s", type, artifact,
+                           is ? ": this is " : "", is ? is : "", is && want ? ", not " : "",
+                           is && want ? want : "");
         goto fail;
     }
     if ((rc = etp_qnn_jget_obj(&c, header, "version", false, &ver))) goto fail;

@@ -9,6 +9,7 @@
  * Errors carry the byte offset of the offending line and "line N: ..." in the message.
  */
 #include "qnn.h"
+#include "sniff.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -245,6 +246,7 @@ static int read_heap(const etp_qnn_src *src, etp_qnn_heap **out, etp_error *err)
     }
     **out = h;
 done:
+    if (rc == ETP_E_INPUT && len) etp__sniff_hint(err, buf, len, ETP_SNIFF_HEAP);
     free(buf);
     return rc;
 }
@@ -857,14 +859,6 @@ out:
  * Public entry points
  * =========================================================================================== */
 
-static bool looks_like_csv(const char *buf, size_t len) {
-    const char *p = buf, *end = buf + len;
-    while (p < end && isspace((unsigned char)*p)) p++;
-    size_t n = (size_t)(end - p);
-    return (n >= 24 && strncasecmp(p, "input log file location,", 24) == 0) ||
-           (n >= 14 && strncasecmp(p, "Msg Timestamp,", 14) == 0);
-}
-
 /* format: 0 = detect, else ETP_QNN_VIEWER_* */
 static int read_viewer(const etp_qnn_src *src, int format, etp_qnn_viewer **out,
                        etp_error *err) {
@@ -889,7 +883,8 @@ static int read_viewer(const etp_qnn_src *src, int format, etp_qnn_viewer **out,
         rc = nomem(path, err);
         goto done;
     }
-    if (!format) format = looks_like_csv(buf, len) ? ETP_QNN_VIEWER_CSV : ETP_QNN_VIEWER_TEXT;
+    if (!format)
+        format = etp__looks_like_viewer_csv(buf, len) ? ETP_QNN_VIEWER_CSV : ETP_QNN_VIEWER_TEXT;
     v->format = (etp_qnn_viewer_format)format;
     vbuild b = {.v = v, .file = path, .err = err};
     rc = format == ETP_QNN_VIEWER_CSV ? parse_csv(&b, &in) : parse_text(&b, &in);
@@ -899,6 +894,9 @@ static int read_viewer(const etp_qnn_src *src, int format, etp_qnn_viewer **out,
         v = NULL;
     }
 done:
+    if (rc == ETP_E_INPUT && len)
+        etp__sniff_hint(err, buf, len,
+                        format == ETP_QNN_VIEWER_CSV ? ETP_SNIFF_VIEWER_CSV : ETP_SNIFF_VIEWER_TEXT);
     etp_qnn_viewer_free(v);
     free(buf);
     return rc;

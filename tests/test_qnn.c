@@ -238,7 +238,8 @@ static void test_qhas_bad(void) {
         CHECK_FAIL(rc, q, e, code, fx(file), path, msg);                                          \
     } while (0)
     QHAS_BAD("qhas_wrong_artifact.json", ETP_E_INPUT, "header.artifact_type",
-             "artifact type is \"OP_TRACE\", expected \"QHAS\"");
+             "artifact type is \"OP_TRACE\", expected \"QHAS\": this is a QNN optrace, not a QNN HTP "
+             "analysis summary");
     QHAS_BAD("qhas_missing_cycles.json", ETP_E_INPUT, "data.htp_op_instances.data[1].cycles",
              "missing required key");
     QHAS_BAD("qhas_bad_type.json", ETP_E_INPUT,
@@ -274,7 +275,8 @@ static void test_qhas_bad(void) {
     CHECK_EQ_I(e.offset, 0);
     /* a reader of one kind given another kind's file */
     QHAS_BAD("optrace_small.json", ETP_E_INPUT, "header.artifact_type",
-             "artifact type is \"OP_TRACE\", expected \"QHAS\"");
+             "artifact type is \"OP_TRACE\", expected \"QHAS\": this is a QNN optrace, not a QNN HTP "
+             "analysis summary");
     /* the one-line form */
     char line[1024];
     memset(&e, 0, sizeof e);
@@ -394,7 +396,8 @@ static void test_optrace_bad(void) {
     TRACE_BAD("optrace_no_ph.json", "traceEvents[0].ph", "missing required key");
     TRACE_BAD("optrace_no_events.json", "traceEvents", "missing required key");
     TRACE_BAD("qhas_small.json", "header.artifact_type",
-              "artifact type is \"QHAS\", expected \"OP_TRACE\"");
+              "artifact type is \"QHAS\", expected \"OP_TRACE\": this is a QNN HTP analysis summary, "
+              "not a QNN optrace");
 #undef TRACE_BAD
 }
 
@@ -450,7 +453,8 @@ static void test_runtrace_small(void) {
     RT_BAD("runtrace_bad_freq.json", "traceEvents[1].args.summary_htp_frequency_ghz",
            "expected a number, got a string");
     RT_BAD("runtrace_wrong_artifact.json", "header.artifact_type",
-           "artifact type is \"QHAS\", expected \"RUN_TRACE\"");
+           "artifact type is \"QHAS\", expected \"RUN_TRACE\": this is a QNN HTP analysis summary, "
+           "not a QNN runtrace");
     RT_BAD("runtrace_no_dur.json", "traceEvents[0].dur", "missing required key");
 #undef RT_BAD
 }
