@@ -43,6 +43,14 @@ typedef struct etp_tensor_view {
     const uint8_t *base; /* buffer + offset (NULL when empty) */
 } etp_tensor_view;
 
+/* Whether `buf` can be a debug buffer. A debug buffer has no header, so all that can be told is
+ * what it is not: a file that begins with another kind's identifier (an ETDump, a program, a
+ * bundled program, a .ptd, a ZIP such as an ETRecord), whose bytes read as tensors would be
+ * confident nonsense. ETP_OK, or ETP_E_INPUT naming the kind (file = the buffer's name, offset 0,
+ * `path` as given, may be NULL). etp_tensor_view_init() checks it too; a caller checks it once
+ * up front to fail before any output. */
+int etp_debug_buffer_check(const etp_blob *buf, const char *path, etp_error *err);
+
 /* A view of tensor `t` in `buf` (which must outlive the view). `path` names the event in errors
  * (e.g. "run_data[1].events[5].debug_event.debug_entry.tensor"; may be NULL). */
 int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *path,

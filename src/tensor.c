@@ -1,5 +1,6 @@
 /* tensor.c - tensors in a debug buffer (include/etprof_tensor.h). */
 #include "etprof_tensor.h"
+#include "sniff.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +70,21 @@ static double decode(int t, const uint8_t *p) {
     case 29: return (double)le(p, 8);
     }
     return NAN;
+}
+
+int etp_debug_buffer_check(const etp_blob *buf, const char *path, etp_error *err) {
+    if (!buf || !buf->data) return ETP_OK;
+    etp_file_kind k = etp_sniff_kind(buf->data, buf->size);
+    if (k != ETP_FILE_ETDUMP && k != ETP_FILE_PROGRAM && k != ETP_FILE_BUNDLED &&
+        k != ETP_FILE_PTD && k != ETP_FILE_ZIP)
+        return ETP_OK;
+    char what[160];
+    etp_sniff(buf->data, buf->size, what, sizeof what);
+    etp_error_set(err, ETP_E_INPUT, buf->name, 0, path,
+                  "not a debug buffer: this looks like %s; a debug buffer is the raw tensor bytes "
+                  "of ETDumpGen::set_debug_buffer",
+                  what);
+    return ETP_E_INPUT;
 }
 
 int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *path,
@@ -161,6 +177,8 @@ int etp_tensor_view_init(const etp_tensor *t, const etp_blob *buf, const char *p
         etp_error_set(err, ETP_E_INPUT, file, t->offset, path, "%s", msg);
         return ETP_E_INPUT;
     }
+    int rc = etp_debug_buffer_check(buf, path, err);
+    if (rc) return rc;
     v->base = buf->data + t->offset;
     return ETP_OK;
 }

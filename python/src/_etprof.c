@@ -238,7 +238,7 @@ static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
                         "<debug_buffer>");
         p->have_dbuf_blob = true;
         *pyerr = false;
-        return 0;
+        return etp_debug_buffer_check(&p->dbuf_blob, NULL, err);
     }
     PyObject *b = NULL;
     if (!PyUnicode_FSConverter(name, &b)) return 0;
@@ -246,7 +246,7 @@ static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
     int rc = etp_blob_open(&p->dbuf_blob, PyBytes_AS_STRING(b), err);
     Py_DECREF(b);
     p->have_dbuf_blob = rc == ETP_OK;
-    return rc;
+    return rc ? rc : etp_debug_buffer_check(&p->dbuf_blob, NULL, err);
 }
 
 /* qhas, optrace, runtrace, heap (each a path or None): recorded in p->qnn_paths and, when any

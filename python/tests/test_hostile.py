@@ -149,6 +149,25 @@ def test_tensor_entry_points_over_hostile_input():
     assert seen["ok"] and seen["input"]
 
 
+def test_wrong_file_as_debug_buffer():
+    """A program, an ETDump or a ZIP given as the debug buffer (a path or bytes) raises
+    InputError at open naming the kind (its bytes are never read as tensors); a real debug
+    buffer opens."""
+    stem = data("real/add_pte_intermediate_1x")
+    dump = stem + ".etdp"
+    for path, kind in ((data("upstream/add.pte"), "an ExecuTorch program"),
+                       (dump, "an ETDump")):
+        for dbuf, name in ((path, path), (open(path, "rb").read(), "<debug_buffer>")):
+            with pytest.raises(etprof.InputError) as ei:
+                etprof.open(dump, debug_buffer=dbuf)
+            assert ei.value.file == name and ei.value.offset == 0, (ei.value.file, name)
+            assert f"not a debug buffer: this looks like {kind}" in ei.value.reason
+    with pytest.raises(etprof.InputError, match="this looks like a ZIP"):
+        etprof.open(dump, debug_buffer=b"PK\x03\x04" + bytes(60))
+    with etprof.open(dump, debug_buffer=stem + ".debug.bin") as p:
+        assert len(p.tensors(as_dict=True)["entry"]) == 2  # MANIFEST: two debug tensors
+
+
 def test_etrecord_over_hostile_input(tmp_path):
     """open(etrecord=) + ops() over the ETRecord fuzz corpus, truncations of the corpus record
     and inverted bytes in it: a Profile, InputError or IOError (never a crash); the corpus's

@@ -94,6 +94,16 @@ void cli_error(const etp_error *err) {
 
 int cli_exit_for(int code) { return etp_exit_code(code); }
 
+int cli_open_debug_buffer(etp_blob *b, const char *path) {
+    etp_error err = {0};
+    int rc = etp_blob_open(b, path, &err);
+    if (!rc && (rc = etp_debug_buffer_check(b, NULL, &err))) etp_blob_close(b);
+    if (!rc) return 0;
+    memset(b, 0, sizeof *b);
+    cli_error(&err);
+    return cli_exit_for(rc);
+}
+
 bool cli_get_double(cli_args *a, opt_id id, double *out) {
     if (!a->set[id]) return false;
     char *end;

@@ -7,6 +7,7 @@
 #include "etprof_io.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
+#include "etprof_tensor.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -95,6 +96,9 @@ void cli_errorf(const char *fmt, ...)
 #endif
     ;
 int cli_exit_for(int etp_code);
+/* Opens a --debug-buffer file and checks that it can be one (etp_debug_buffer_check), before
+ * anything is written: 0, or the error reported and the exit status (b is then closed). */
+int cli_open_debug_buffer(etp_blob *b, const char *path);
 
 /* The SoC a program's QNN delegates were compiled for, as JSON members of `o` (qnn, info):
  * model_id, model, htp_arch, vtcm_budget_bytes (null when absent), differs. */

@@ -66,11 +66,8 @@ static int run_check(cli_args *a) {
     etp_blob dbuf;
     memset(&dbuf, 0, sizeof dbuf);
     etp_error err = {0};
-    int rc = etp_blob_open(&dbuf, a->val[OPT_DEBUG_BUFFER], &err);
-    if (rc) {
-        cli_error(&err);
-        return cli_exit_for(rc);
-    }
+    int rc = cli_open_debug_buffer(&dbuf, a->val[OPT_DEBUG_BUFFER]);
+    if (rc) return rc;
     cli_inputs in;
     if ((rc = cli_open_inputs(a, path, &in))) {
         etp_blob_close(&dbuf);

@@ -60,11 +60,11 @@ static int run_compare(cli_args *a) {
     memset(&ba, 0, sizeof ba);
     memset(&bb, 0, sizeof bb);
     etp_error err = {0};
-    int rc = etp_blob_open(&ba, a->val[OPT_DEBUG_BUFFER], &err);
-    if (!rc && (rc = etp_blob_open(&bb, a->val[OPT_DEBUG_BUFFER_NEW], &err))) etp_blob_close(&ba);
-    if (rc) {
-        cli_error(&err);
-        return cli_exit_for(rc);
+    int rc = cli_open_debug_buffer(&ba, a->val[OPT_DEBUG_BUFFER]);
+    if (rc) return rc;
+    if ((rc = cli_open_debug_buffer(&bb, a->val[OPT_DEBUG_BUFFER_NEW]))) {
+        etp_blob_close(&ba);
+        return rc;
     }
     cli_inputs ib, in;
     etp_etrecord *rb = NULL, *rn = NULL;

@@ -180,11 +180,8 @@ static int run_tensors(cli_args *a) {
         return EXIT_USAGE;
     }
     if (a->set[OPT_DEBUG_BUFFER]) {
-        int r0 = etp_blob_open(&dbuf, a->val[OPT_DEBUG_BUFFER], &err);
-        if (r0) {
-            cli_error(&err);
-            return cli_exit_for(r0);
-        }
+        int r0 = cli_open_debug_buffer(&dbuf, a->val[OPT_DEBUG_BUFFER]);
+        if (r0) return r0;
     }
     cli_inputs in;
     int rc = cli_open_inputs(a, path, &in);

@@ -409,6 +409,16 @@ def cases():
     yield (None, None, 1, 'info valid_all_kinds.etdp --pte valid_all_kinds.etdp',
            E + 'valid_all_kinds.etdp: offset 4: not an ExecuTorch program: no identifier ET12 (or '
            'BP08) at byte 4; this looks like an ETDump (.etdp)')
+    # A debug buffer has no header: a file with another kind's identifier is not one (its
+    # bytes would be read as tensors), named before any output.
+    nd = ('not a debug buffer: this looks like %s; a debug buffer is the raw tensor bytes of '
+          'ETDumpGen::set_debug_buffer')
+    yield (None, None, 1, 'tensors valid_all_kinds.etdp --debug-buffer valid_add.pte',
+           E + 'valid_add.pte: offset 0: ' + nd % 'an ExecuTorch program (.pte)')
+    yield (None, None, 1, 'tensors valid_all_kinds.etdp --debug-buffer valid_all_kinds.etdp',
+           E + 'valid_all_kinds.etdp: offset 0: ' + nd % 'an ETDump (.etdp)')
+    yield (None, None, 1, 'tensors valid_all_kinds.etdp --debug-buffer named_data.ptd',
+           E + 'named_data.ptd: offset 0: ' + nd % ptd_what)
     # The test creates a_directory/ itself (git does not keep empty directories).
     yield (None, None, 3, 'info a_directory', E + 'a_directory: is a directory, not a file')
     yield (None, None, 3, 'info no_such_file.etdp',
