@@ -520,6 +520,10 @@ typedef struct etp_qnn_etd_join {
     int32_t *row_ops;      /* per derived row: the ops row of its trusted ETDump node, or -1 */
     uint32_t cycles_compared; /* pairs whose cycles were compared: cycles_equal +
                                  cycles_different (JSON cycle_agreement.compared) */
+    uint32_t n_qnn;        /* QNN ops of the files (etp_qnn_derived.n_rows) */
+    /* the same counts without the ops every graph has (Input, Output, SystemService*, unnamed
+     * "OpId_N" system nodes): what tells two graphs apart (etp_qnn_etd_graph) */
+    uint32_t n_qnn_named, n_nodes_named, matched_named;
 } etp_qnn_etd_join;
 
 /* Joins `d`'s rows to the HTP node rows of the ETDump partition where most of them match (by
@@ -531,6 +535,17 @@ void etp_qnn_etd_join_free(etp_qnn_etd_join *j);
 /* "same_run" (every compared op has equal cycles), "different_runs" (none equal), "mixed",
  * or "none" (nothing compared). */
 const char *etp_qnn_etd_agreement(const etp_qnn_etd_join *j);
+/* Whether the QNN files describe the graph of the ETDump's partition, from the ops that are not
+ * in every graph (n_qnn_named, n_nodes_named, matched_named): "other_graph" when fewer than half
+ * of those QNN ops and fewer than half of those HTP nodes matched by OpId and name (a graph and
+ * its own optrace/QHAS match nearly all; two graphs share little more than Input and Output),
+ * "matches" otherwise, "unknown" when there is nothing to compare (the ETDump has no HTP node
+ * events, or either side has only Input, Output and system ops). */
+const char *etp_qnn_etd_graph(const etp_qnn_etd_join *j);
+/* For "other_graph": the sentence every view shows (what matched, that the QNN figures are the
+ * other graph's, and what settles it), written to buf; its length, 0 (nothing written) for
+ * any other verdict. */
+size_t etp_qnn_etd_graph_note(const etp_qnn_etd_join *j, char *buf, size_t n);
 
 /* ---------------------------------------------------------------------------------------------
  * Shared figures of the derived rows (src/figures.c): one definition for qnn, explain, report

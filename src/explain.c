@@ -468,8 +468,12 @@ static void q_hmx_hvx(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
     list_end(b);
     free(top);
     if (j) {
-        record_begin(b, "join", 10);
+        record_begin(b, "join", 15);
         cnt(b, "etdump_nodes", j->n_nodes);
+        cnt(b, "qnn_ops", j->n_qnn);
+        cnt(b, "named_etdump_nodes", j->n_nodes_named);
+        cnt(b, "named_qnn_ops", j->n_qnn_named);
+        cnt(b, "named_matched", j->matched_named);
         cnt(b, "matched", j->matched);
         cnt(b, "matched_by_op_id", j->matched_by_id);
         cnt(b, "matched_by_name_only", j->matched_by_name);
@@ -479,6 +483,7 @@ static void q_hmx_hvx(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
         cnt(b, "cycles_equal", j->cycles_equal);
         cnt(b, "cycles_different", j->cycles_different);
         txt(b, "verdict", etp_qnn_etd_agreement(j));
+        txt(b, "graph", etp_qnn_etd_graph(j));
         list_end(b);
     }
 }
@@ -496,8 +501,8 @@ static const char *const k_settle_heap =
     "qnn_runtime_heap_profiling_path, e.g. qnn_executor_runner --heap_profiling_path "
     "htp_heap_usage.txt, profile level above 0)";
 
-static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d, double clock,
-                     const char *clock_src) {
+static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
+                     const etp_qnn_etd_join *j, double clock, const char *clock_src) {
     const etp_qnn_summary *s = d ? &d->summary : NULL;
     begin(b, "memory_utilization", ETP_EXQ_MEMORY, -1, NULL,
           "How much memory (VTCM/TCM, DRAM, heap) does the NPU use, how busy is it, and at what "
@@ -507,6 +512,9 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d, d
          has_clock = !isnan(clock);
     flg(b, "available", util || vtcm || dram || heap || has_clock);
     extra(flg(b, "qnn_files", s != NULL));
+    /* whether those files describe this ETDump's graph (etp_qnn_etd_graph; "unknown" without
+     * an ETDump join) */
+    extra(txt(b, "qnn_graph", j ? etp_qnn_etd_graph(j) : "unknown"));
     etp_fact *f = f64f(b, "utilization_percent", s ? &s->utilization_percent : NULL);
     if (f) f->percent = true;
     if (!util) cannot(f, k_settle_util);
@@ -645,7 +653,8 @@ int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
     double clock = opt && opt->htp_clock_ghz > 0 ? opt->htp_clock_ghz : NAN;
     if (etp_ops_qnn_count(r) > 0 || qd) {
         q_hmx_hvx(&b, r, qd, opt ? opt->qnn_join : NULL, clock);
-        q_memory(&b, r, qd, clock, isnan(clock) ? NULL : opt->htp_clock_source);
+        q_memory(&b, r, qd, opt ? opt->qnn_join : NULL, clock,
+                 isnan(clock) ? NULL : opt->htp_clock_source);
     }
     q_cannot(&b, r, qd);
     q_missing(&b, r, has_prog);

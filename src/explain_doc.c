@@ -437,6 +437,19 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
         return;
     }
     char fb[1200];
+    if (FACT("join")) {
+        /* the library's sentence when the files describe another graph, from the join's facts */
+        etp_qnn_etd_join j = {0};
+        j.n_nodes = (uint32_t)member(fi, "join", 0, "etdump_nodes")->count;
+        j.n_qnn = (uint32_t)member(fi, "join", 0, "qnn_ops")->count;
+        j.n_nodes_named = (uint32_t)member(fi, "join", 0, "named_etdump_nodes")->count;
+        j.n_qnn_named = (uint32_t)member(fi, "join", 0, "named_qnn_ops")->count;
+        j.matched_named = (uint32_t)member(fi, "join", 0, "named_matched")->count;
+        j.matched = (uint32_t)member(fi, "join", 0, "matched")->count;
+        j.conflicts = (uint32_t)member(fi, "join", 0, "conflicts")->count;
+        if (etp_qnn_etd_graph_note(&j, fb, sizeof fb))
+            sb_printf(&c->ans, "Trap: %s. ", fb);
+    }
     sb_printf(&c->ans, "From %s (per-op unit flags of the %s): of %u QNN ops, %u use HMX, %u use "
                        "HVX (%u both), %u use DMA (%u only move data), %u use none of the three. ",
               files_given(c, fb, sizeof fb),
@@ -540,6 +553,11 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
                    *clock = FACT("clock_ghz");
     bool files = FACT("qnn_files")->flag, has_clock = !clock->cannot_tell;
     char fb[1200];
+    const etp_fact *graph = FACT("qnn_graph");
+    if (files && graph && graph->text && strcmp(graph->text, "other_graph") == 0)
+        sb_printf(&c->ans, "Trap: the QNN files describe another graph than this ETDump (the "
+                           "HMX/HVX answer says how few of their ops match): every figure below "
+                           "from them is that graph's, not this run's. ");
     if (files) sb_printf(&c->ans, "From %s: ", files_given(c, fb, sizeof fb));
     if (!util->unknown) {
         sb_printf(&c->ans, "NPU utilization %.2f%% of the graph timeline (%lld cycles; idle "

@@ -267,6 +267,10 @@ void etp_fig_qnn_join(etp_node *n, const char *key, const etp_qnn_etd_join *j) {
     etp_node_uint(o, "cycles_equal", j->cycles_equal);
     etp_node_uint(o, "cycles_different", j->cycles_different);
     etp_node_str(o, "verdict", etp_qnn_etd_agreement(j));
+    etp_node_uint(o, "named_etdump_nodes", j->n_nodes_named);
+    etp_node_uint(o, "named_qnn_ops", j->n_qnn_named);
+    etp_node_uint(o, "named_matched", j->matched_named);
+    etp_node_str(o, "graph", etp_qnn_etd_graph(j));
 }
 
 void ana_json_qnn_join(jw *w, const etp_qnn_etd_join *j) {

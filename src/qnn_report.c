@@ -5,6 +5,8 @@
 #include "qnn_report.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +110,34 @@ const char *etp_qnn_etd_agreement(const etp_qnn_etd_join *j) {
     return "mixed";
 }
 
+const char *etp_qnn_etd_graph(const etp_qnn_etd_join *j) {
+    if (!j || j->qnn < 0 || !j->n_nodes_named || !j->n_qnn_named) return "unknown";
+    uint64_t m2 = 2 * (uint64_t)j->matched_named;
+    return m2 < j->n_qnn_named && m2 < j->n_nodes_named ? "other_graph" : "matches";
+}
+
+/* An op every QNN graph has: Input, Output, SystemService*, or no name (unnamed system node). */
+static bool generic_op(const char *name, size_t n) {
+    return !name || !n || (n == 5 && memcmp(name, "Input", 5) == 0) ||
+           (n == 6 && memcmp(name, "Output", 6) == 0) ||
+           (n >= 13 && memcmp(name, "SystemService", 13) == 0);
+}
+
+size_t etp_qnn_etd_graph_note(const etp_qnn_etd_join *j, char *buf, size_t n) {
+    if (strcmp(etp_qnn_etd_graph(j), "other_graph") != 0) return 0;
+    char conf[96] = "";
+    if (j->conflicts)
+        snprintf(conf, sizeof conf, ", and %u of its OpIds name another op there", j->conflicts);
+    int k = snprintf(buf, n,
+                     "the QNN files describe another graph than this ETDump: of their %u QNN "
+                     "op(s) other than Input, Output and system ops, %u match one of its %u such "
+                     "HTP nodes by OpId and name%s; their figures (utilization, HMX/HVX, memory, "
+                     "per-op cycles) are that graph's, not this run's: give the optrace/QHAS made "
+                     "from this program's QNN context binary",
+                     j->n_qnn_named, j->matched_named, j->n_nodes_named, conf);
+    return k < 0 ? 0 : (size_t)k < n ? (size_t)k : n ? n - 1 : 0;
+}
+
 /* The HTP node rows of partition `q` as join nodes; returns how many (nodes/rows have room for
  * every ops row). */
 static uint32_t partition_nodes(const etp_ops_result *r, const etp_ops_qnn *q,
@@ -144,6 +174,12 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
     size_t nrows = etp_ops_row_count(r);
     uint32_t nd = d ? d->n_rows : 0;
     etp_qnn_etd_join *j = calloc(1, sizeof *j);
+    if (j) {
+        j->n_qnn = nd;
+        for (uint32_t i = 0; i < nd; i++)
+            j->n_qnn_named += !generic_op(d->rows[i].qnn_op,
+                                          d->rows[i].qnn_op ? strlen(d->rows[i].qnn_op) : 0);
+    }
     etp_qnn_etdump_node *nodes = malloc((nrows ? nrows : 1) * sizeof *nodes);
     uint32_t *node_row = malloc((nrows ? nrows : 1) * sizeof *node_row);
     etp_qnn_etdump_node *best_nodes = malloc((nrows ? nrows : 1) * sizeof *best_nodes);
@@ -189,6 +225,8 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
         goto done;
     }
     j->n_nodes = best_n;
+    for (uint32_t k = 0; k < best_n; k++)
+        j->n_nodes_named += !generic_op(best_nodes[k].name, best_nodes[k].name_len);
     if (best->n_pairs && !(j->pairs = malloc(best->n_pairs * sizeof *j->pairs))) goto nomem;
     if (best->n_node_only && !(j->etdump_only = malloc(best->n_node_only * sizeof *j->etdump_only)))
         goto nomem;
@@ -205,6 +243,8 @@ int etp_qnn_join_etdump(const etp_ops_result *r, const etp_qnn_derived *d, etp_q
             continue;
         }
         j->matched++;
+        const char *qn = d->rows[p->row].qnn_op;
+        j->matched_named += !generic_op(qn, qn ? strlen(qn) : 0);
         if (p->by_id) j->matched_by_id++;
         else j->matched_by_name++;
         j->row_etdump[p->row] = p50;

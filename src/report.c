@@ -1986,6 +1986,12 @@ static void write_deep(rep *R) {
         S(R, ".</span>");
     }
     S(R, "</p>\n");
+    char graph[600];
+    if (R->join && etp_qnn_etd_graph_note(R->join, graph, sizeof graph)) {
+        S(R, "<p class=\"warn\" id=\"qnn-other-graph\">Warning: ");
+        E(R, graph);
+        S(R, ".</p>\n");
+    }
     S(R, "<div class=\"cards\">");
     if (s->utilization_percent.has)
         card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");
@@ -2117,9 +2123,8 @@ static void write_deep(rep *R) {
           etp_ops_row_get(R->r, q->delegate_row)->instr, J->matched, J->n_nodes, J->matched_by_id,
           J->matched_by_name, J->n_etdump_only, J->n_qnn_only, J->conflicts);
         if (J->conflicts)
-            P(R, " An OpId conflict is a node whose OpId is a QNN op's under another name: the "
-                 "QNN files probably describe another graph; those %u are not matched and not "
-                 "used.",
+            P(R, " An OpId conflict is a node whose OpId is a QNN op's under another name; "
+                 "those %u are not matched and not used.",
               J->conflicts);
         if (J->matched)
             P(R, " Cycles agree exactly for %u of %u matched op(s)%s.", J->cycles_equal, J->matched,

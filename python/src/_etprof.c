@@ -3062,12 +3062,15 @@ static PyObject *join_dict(const etp_ops_result *r, const etp_qnn_derived *d,
             goto done;
     }
     res = Py_BuildValue(
-        "{s:N,s:O,s:N,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:O,s:{s:I,s:I,s:I,s:L,s:s,s:O}}",
+        "{s:N,s:O,s:N,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:O,s:O,s:O,s:O,s:{s:I,s:I,s:I,s:L,s:s,"
+        "s:O}}",
         "method", text(m ? m->name : NULL), "method_candidates", cand, "instruction_id",
         q ? PyLong_FromLong(etp_ops_row_get(r, q->delegate_row)->instr)
           : (Py_INCREF(Py_None), Py_None),
         "etdump_nodes", j->n_nodes, "qnn_ops", d->n_rows, "matched", j->matched,
         "matched_by_op_id", j->matched_by_id, "matched_by_name_only", j->matched_by_name,
+        "named_etdump_nodes", j->n_nodes_named, "named_qnn_ops", j->n_qnn_named,
+        "named_matched", j->matched_named, "graph", etp_qnn_etd_graph(j),
         "etdump_only", eo, "qnn_only", qo, "name_only", no, "conflicts", co, "cycle_agreement",
         "compared", j->cycles_compared, "equal", j->cycles_equal, "different",
         j->cycles_different, "max_abs_diff_cycles", (long long)j->max_abs_diff, "verdict",

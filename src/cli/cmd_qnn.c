@@ -224,6 +224,10 @@ static void fact_join(const qctx *c, etp_node *n) {
     etp_node_uint(n, "matched", j->matched);
     etp_node_uint(n, "matched_by_op_id", j->matched_by_id);
     etp_node_uint(n, "matched_by_name_only", j->matched_by_name);
+    etp_node_uint(n, "named_etdump_nodes", j->n_nodes_named);
+    etp_node_uint(n, "named_qnn_ops", j->n_qnn_named);
+    etp_node_uint(n, "named_matched", j->matched_named);
+    etp_node_str(n, "graph", etp_qnn_etd_graph(j));
     etp_node *a = etp_node_arr(n, "etdump_only");
     for (uint32_t k = 0; k < j->n_etdump_only; k++) {
         const etp_ops_row *row = etp_ops_row_get(c->r, j->etdump_only[k]);
@@ -313,6 +317,7 @@ static const char *agreement_message(const qctx *c) {
 static void collect_notes(const qctx *c, void (*emit)(void *, const char *), void *ctx) {
     char b[600];
     const etp_qnn_summary *s = &c->b.der->summary;
+    if (c->j && etp_qnn_etd_graph_note(c->j, b, sizeof b)) emit(ctx, b);
     if (s->source == ETP_QNN_SRC_OPTRACE)
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
@@ -346,8 +351,8 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
         emit(ctx, b);
         if (c->j->conflicts) {
             snprintf(b, sizeof b,
-                     "join: %u ETDump node(s) share an OpId with a QNN op of another name: the "
-                     "files probably describe another graph; those are not matched",
+                     "join: %u ETDump node(s) share an OpId with a QNN op of another name: "
+                     "those are not matched",
                      c->j->conflicts);
             emit(ctx, b);
         }
@@ -612,6 +617,9 @@ static int fill_report(const qctx *c, etp_doc *doc, etp_table *ops) {
                       c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
                       c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",
                       c->paths.heap ? c->paths.heap : "");
+    char gn[600];
+    if (c->j && etp_qnn_etd_graph_note(c->j, gn, sizeof gn))
+        etp_section_textf(s, ETP_TEXT_WRAP, 2, "warning: %s\n\n", gn);
     etp_table *st = summary_table(c, doc);
     if (!st) return EXIT_INTERNAL;
     etp_section_table(s, st);
