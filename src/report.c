@@ -1244,7 +1244,9 @@ static void write_top_ops(rep *R, uint32_t *idx) {
     } else {
         S(R, "<p class=\"note\">CPU kernels and delegate partitions (one DELEGATE_CALL per "
              "partition) by total time over the runs; these do not overlap, so their shares add up "
-             "to at most 100% of Method::execute. Click a column to sort.</p>\n");
+             "to at most 100% of Method::execute. A CPU operator's time here is its kernel's "
+             "(native_call_*); the CPU fallback section counts its whole OPERATOR_CALL (the kernel "
+             "and its dispatch). Click a column to sort.</p>\n");
         ops_table(R, idx, n, "top-ops-table", true);
     }
     if (ni) {

@@ -163,9 +163,16 @@ def dur(e):
 def independent(runs):
     """Per run sums (ns at 1 ns/tick) of Method::execute, each DELEGATE_CALL instruction, the QNN
     (execute) time of that instruction (us -> ns), and the operator rows' totals."""
-    f = {"runs": len(runs), "exec": [], "dc": {}, "qe": {}, "ops": {}}
+    f = {"runs": len(runs), "exec": [], "dc": {}, "qe": {}, "ops": {}, "cpu": {}}
     kernels = any((e["name"] or "").startswith("native_call_") for r in runs for e in r)
     for r in runs:
+        # the whole OPERATOR_CALL per operator, named by the kernel of its instruction
+        kern = {(e["chain_index"], e["instruction_id"]): e["name"][len("native_call_"):]
+                for e in r if (e["name"] or "").startswith("native_call_")}
+        for e in r:
+            k = (e["chain_index"], e["instruction_id"])
+            if e["name"] == "OPERATOR_CALL" and k in kern:
+                f["cpu"][kern[k]] = f["cpu"].get(kern[k], 0) + dur(e)
         f["exec"].append(sum(dur(e) for e in r if e["name"] == "Method::execute"))
         dc_run, qe_run = {}, {}
         for e in r:
@@ -429,6 +436,20 @@ def main(argv):
             ids = {i for (i, _), v in ind["ops"].items() if v == want[k][1]}
             check(got[k]["instruction_id"] in ids, "flatc: top operator #%d instruction %r not in %r"
                   % (k + 1, got[k]["instruction_id"], ids))
+
+        # the CPU table counts the whole OPERATOR_CALL (kernel and dispatch), the top operators
+        # the kernel alone: both against flatc, and the table's note says which is which
+        cm = {c["operator"].split("::")[-1]: c for c in sm[mn]["cpu_operators"]}
+        for op, tot in ind["cpu"].items():
+            check(op in cm and close(cm[op]["total"], us(tot)),
+                  "flatc: OPERATOR_CALL total of %s %r us, summary cpu_operators %r" %
+                  (op, us(tot), cm.get(op, {}).get("total")))
+        text = run(args, "summary", *inputs, "--top", "100000").decode()
+        kernel_listed = any(t["kind"] == "kernel" for t in sm[mn]["top_ops"])
+        note = "a CPU operator's time here is its kernel's (native_call_*)"
+        check((note in text) == (kernel_listed and bool(sm[mn]["cpu_operators"])),
+              "summary table: the note on kernel vs OPERATOR_CALL time %s" %
+              ("missing" if kernel_listed else "shown without a kernel row"))
 
     # ---- QNN: the join and the units ----
     if args.qhas:

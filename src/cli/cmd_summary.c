@@ -577,6 +577,13 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
                 etp_table_float(t, row->share);
                 if (c->rec) cli_etr_short_cells(t, c->rec, m->name, row, &c->etr);
             }
+            bool kernel = false;
+            for (size_t k = 0; k < n && !kernel; k++)
+                kernel = etp_ops_row_get(r, c->idx[k])->kind == ETP_KIND_KERNEL;
+            if (kernel && m->n_cpu_ops)
+                etp_table_note(t, "a CPU operator's time here is its kernel's (native_call_*); the "
+                                  "CPU (fallback) table above counts its whole OPERATOR_CALL, the "
+                                  "kernel and its dispatch, so it is a little larger");
         }
         n = top_nodes(c, mi, c->idx);
         if (n) {
