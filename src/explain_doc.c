@@ -5,6 +5,7 @@
 #include "etprof_explain_doc.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
+#include "etprof_backend.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -201,6 +202,38 @@ static uint64_t count_of(const etp_finding *fi, const char *id) {
     return f ? f->count : 0;
 }
 
+/* A DELEGATE_CALL row's backend as the other text views name it (etp_backend_placement_label:
+ * the program's, or inferred from the backend's events); `fallback` without a row. */
+static const char *dc_label(const ex_ctx *c, int32_t row, const char *fallback, char *buf,
+                            size_t n) {
+    if (row < 0 || !c->r) return fallback ? fallback : "";
+    return etp_backend_placement_label(c->r, (size_t)row, buf, n);
+}
+
+/* A group of partitions (npu_vs_cpu.delegates[].backend) of method `mi`: the backend itself, or
+ * for the placement "delegate" (no program) the backend its DELEGATE_CALLs were inferred to be
+ * when they all agree. */
+static const char *group_label(const ex_ctx *c, int32_t mi, const char *backend, char *buf,
+                               size_t n) {
+    if (!backend || strcmp(backend, "delegate") != 0 || !c->r || mi < 0) return backend;
+    const char *one = NULL;
+    char lab[300];
+    snprintf(buf, n, "%s", backend);
+    for (size_t i = 0; i < etp_ops_row_count(c->r); i++) {
+        const etp_ops_row *row = etp_ops_row_get(c->r, i);
+        if (row->method != (uint32_t)mi || row->kind != ETP_KIND_DELEGATE_CALL || !row->placement ||
+            strcmp(row->placement, "delegate") != 0)
+            continue;
+        etp_backend_placement_label(c->r, i, lab, sizeof lab);
+        if (one && strcmp(one, lab) != 0) return backend; /* they differ: the placement */
+        if (!one) {
+            snprintf(buf, n, "%s", lab);
+            one = buf;
+        }
+    }
+    return buf;
+}
+
 static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
     begin(c, fi->id, fi->method_name, fi->question_text);
     c->cur = fi;
@@ -216,7 +249,8 @@ static void r_same_thing(ex_ctx *c, const etp_finding *fi) {
     }
     const etp_fact *dc = FACT("delegate_call"), *ie = FACT("instruction_events");
     if (dc) {
-        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc->name);
+        char lab[300];
+        sb_printf(&c->ans, "DELEGATE_CALL [%s] = ", dc_label(c, dc->row, dc->name, lab, sizeof lab));
         say_t(c, dc->unit, dc->value);
         const etp_fact *share = FACT("delegate_call_share_of_method");
         if (share) {
@@ -314,8 +348,10 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
     c->cur = fi;
     for (uint32_t j = 0; j < count_of(fi, "delegates"); j++) {
         unsigned parts = (unsigned)member(fi, "delegates", j, "partitions")->count;
+        const char *bk = member(fi, "delegates", j, "backend")->text;
+        char lab[300];
         sb_printf(&c->ans, "%u partition%s ran in %s (%.1f%% of Method::execute). ", parts,
-                  parts == 1 ? "" : "s", member(fi, "delegates", j, "backend")->text,
+                  parts == 1 ? "" : "s", group_label(c, fi->method, bk, lab, sizeof lab),
                   member(fi, "delegates", j, "share_of_method")->value);
     }
     const etp_fact *ci = FACT("cpu_kernel_instructions");
@@ -358,6 +394,7 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
                            "per-node NPU work is not in this file. ");
     }
     uint64_t nt = count_of(fi, "top_operators");
+    bool kernel_listed = false;
     if (nt) {
         sb_printf(&c->ans, "Largest operators by total time (CPU kernels and delegate partitions, "
                            "which do not overlap): ");
@@ -365,7 +402,9 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
             const etp_fact *f = member(fi, "top_operators", k, "operator");
             const etp_ops_row *row = etp_ops_row_get(c->r, (size_t)f->row);
             sb_printf(&c->ans, "%s%s", k ? ", " : "", f->name);
-            if (row->kind == ETP_KIND_DELEGATE_CALL) sb_printf(&c->ans, " [%s]", row->placement);
+            char lab[300];
+            if (row->kind == ETP_KIND_DELEGATE_CALL)
+                sb_printf(&c->ans, " [%s]", dc_label(c, f->row, row->placement, lab, sizeof lab));
             sb_printf(&c->ans, " (instruction %d, ", row->instr);
             say_t(c, row->unit, row->stats.total);
             sb_printf(&c->ans, " total");
@@ -376,14 +415,20 @@ static void r_npu_cpu(ex_ctx *c, const etp_finding *fi) {
             if (where) sb_printf(&c->ans, "; %s", where);
             free(where);
             sb_printf(&c->ans, ")");
+            kernel_listed |= row->kind == ETP_KIND_KERNEL;
         }
         sb_printf(&c->ans, ". ");
+        if (kernel_listed && ninstr)
+            sb_printf(&c->ans, "A CPU operator's time in that list is its kernel's "
+                               "(native_call_*); the CPU time per run above counts its whole "
+                               "OPERATOR_CALL, the kernel and its dispatch. ");
     }
     const etp_fact *pg = FACT("program_given");
     if (pg && !pg->flag)
-        sb_printf(&c->ans, "Without --pte the backend of each DELEGATE_CALL is unknown (shown as "
-                           "\"delegate\") and CPU operators are named from their native_call_ events "
-                           "only.");
+        sb_printf(&c->ans, "Without --pte the program does not name the backend of each "
+                           "DELEGATE_CALL: it is inferred from the events the backend logged where "
+                           "they show it (\"(inferred)\"), else shown as \"delegate\"; CPU "
+                           "operators are named from their native_call_ events only.");
     end(c);
 }
 

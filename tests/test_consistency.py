@@ -445,6 +445,13 @@ def main(argv):
                   "flatc: OPERATOR_CALL total of %s %r us, summary cpu_operators %r" %
                   (op, us(tot), cm.get(op, {}).get("total")))
         text = run(args, "summary", *inputs, "--top", "100000").decode()
+        # every text view names a DELEGATE_CALL's backend alike (read from the program, or
+        # inferred from its events: "X (inferred)")
+        labels = lambda t: set(re.findall(r"DELEGATE_CALL \[([^\]]+)\]",  # noqa: E731
+                                          re.sub(r"\s+", " ", t)))
+        etext = run(args, "explain", *inputs).decode()
+        check(labels(etext) == labels(text),
+              "DELEGATE_CALL backends: explain names %r, summary %r" % (labels(etext), labels(text)))
         kernel_listed = any(t["kind"] == "kernel" for t in sm[mn]["top_ops"])
         note = "a CPU operator's time here is its kernel's (native_call_*)"
         check((note in text) == (kernel_listed and bool(sm[mn]["cpu_operators"])),
