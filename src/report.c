@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "etprof.h"
 #include "etprof_runs.h"
+#include "etprof_backend.h"
 #include "etprof_etrecord.h"
 #include "etprof_modules.h"
 #include "jw.h"
@@ -82,6 +83,8 @@ typedef struct rep {
     etp_doc *tdoc;              /* the scratch document of the table being written (tab_begin) */
     etp_optype_result *types;   /* the operators by type (etp_optype_compute) */
     const etp_etrecord *etr;    /* --etrecord, NULL when none */
+    const char **plab;          /* per ops row: its placement as the text views name it
+                                   (etp_backend_placement_labels: an inferred backend named) */
     bool oom;                   /* a table could not be built: the report fails */
 } rep;
 
@@ -310,10 +313,17 @@ static const char *method_name(const etp_ops_method *m) {
     return etp_method_label(m, lb, sizeof lb);
 }
 
-/* The label of a row in charts and tables. Writes into buf when it builds one. */
-static const char *row_label(const etp_ops_row *row, char *buf, size_t cap) {
+/* Row i's placement as the text views name it (an inferred backend named). */
+static const char *row_place(const rep *R, size_t i) {
+    const char *p = R->plab ? R->plab[i] : etp_ops_row_get(R->r, i)->placement;
+    return p ? p : "?";
+}
+
+/* The label of row i in charts and tables. Writes into buf when it builds one. */
+static const char *row_label(const rep *R, size_t i, char *buf, size_t cap) {
+    const etp_ops_row *row = etp_ops_row_get(R->r, i);
     if (row->kind == ETP_KIND_DELEGATE_CALL) {
-        snprintf(buf, cap, "DELEGATE_CALL [%s]", row->placement ? row->placement : "?");
+        snprintf(buf, cap, "DELEGATE_CALL [%s]", row_place(R, i));
         return buf;
     }
     if (row->kind == ETP_KIND_OPERATOR_CALL && row->op) {
@@ -908,7 +918,7 @@ static void ic_node(icx *c, size_t i, double x, double w, uint32_t depth) {
     rep *R = c->R;
     const etp_ops_row *row = etp_ops_row_get(R->r, i);
     char tmp[8], lb[700];
-    const char *label = row_label(row, lb, sizeof lb);
+    const char *label = row_label(R, i, lb, sizeof lb);
     ic_rect(c, row, x, depth * c->rowh, w, row_color(R, row, tmp), label);
     c->drawn++;
     c->kinds |= 1u << row->kind;
@@ -1129,11 +1139,11 @@ static void ops_table(rep *R, const uint32_t *idx, size_t n, const char *id, boo
         etp_table_row(t);
         etp_table_uint(t, k + 1);
         if (nm > 1) etp_table_str(t, method_name(etp_ops_method_get(r, row->method)));
-        etp_table_str(t, row_label(row, lb, sizeof lb));
+        etp_table_str(t, row_label(R, idx[k], lb, sizeof lb));
         if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
         else etp_table_null(t);
         if (kind_col) etp_table_str(t, etp_ops_row_kind_name(row));
-        etp_table_str(t, row->placement);
+        etp_table_str(t, row_place(R, idx[k]));
         etp_table_uint(t, row->count);
         etp_table_uint(t, row->runs);
         tab_v(R, t, row->unit, row->stats.p50);
@@ -1526,7 +1536,7 @@ static void write_node_strip(rep *R, const etp_ops_qnn *q) {
         else if (kid->qnn == ETP_QNN_NODE_SYS) fill = COL_NODE_SYS;
         else fill = (alt++ & 1) ? COL_NODE_B : COL_NODE_A;
         char nl[700];
-        ic_rect(&c, kid, x, c.rowh, kw, fill, row_label(kid, nl, sizeof nl));
+        ic_rect(&c, kid, x, c.rowh, kw, fill, row_label(R, kids[k], nl, sizeof nl));
         drawn++;
         x += kw;
     }
@@ -1672,7 +1682,8 @@ static void write_qnn(rep *R, uint32_t *idx) {
         static const char *const cls[] = {"name", NULL, NULL, NULL, NULL};
         etp_table *t = tab_begin(R, cols, sizeof cols / sizeof cols[0]);
         etp_table_row(t);
-        etp_table_str(t, "DELEGATE_CALL [QnnBackend]");
+        char dlab[320];
+        etp_table_str(t, row_label(R, q->delegate_row, dlab, sizeof dlab));
         tab_v(R, t, dc->unit, dc->stats.p50);
         etp_table_str(t, du(R, dc->unit));
         etp_table_null(t);
@@ -2349,6 +2360,7 @@ void etp_report_opts_init(etp_report_opts *o) {
 }
 
 static void rep_free(rep *R) {
+    free(R->plab);
     etp_optype_free(R->types);
     etp_doc_free(R->tdoc);
     etp_qnn_etd_join_free(R->join);
@@ -2428,6 +2440,12 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         etp_ops_free(res);
         rep_free(&R);
         return rc;
+    }
+    /* each row's placement as the text views name it (a failure leaves the placements) */
+    if ((R.plab = malloc((etp_ops_row_count(res) ? etp_ops_row_count(res) : 1) * sizeof *R.plab)) &&
+        etp_backend_placement_labels(res, R.plab) != ETP_OK) {
+        free(R.plab);
+        R.plab = NULL;
     }
     /* backend colours by first appearance */
     for (size_t mi = 0; mi < etp_ops_method_count(res); mi++) {

@@ -24,6 +24,7 @@ tests/data/qnn-fixtures/gen_stories_qhas.sh documents for its deliberate differe
 Exit 0 = pass, 1 = fail.
 """
 import argparse
+import html as html_lib
 import json
 import math
 import os
@@ -452,6 +453,12 @@ def main(argv):
         etext = run(args, "explain", *inputs).decode()
         check(labels(etext) == labels(text),
               "DELEGATE_CALL backends: explain names %r, summary %r" % (labels(etext), labels(text)))
+        # the top operators: the report's table and the summary's, row by row
+        tm = re.search(r'id="top-ops-table".*?</table>', html, re.S)
+        rrows = re.findall(r"<td[^>]*>(DELEGATE_CALL \[[^<]*\])</td>", tm.group(0)) if tm else []
+        srows = re.findall(r"^(DELEGATE_CALL \[[^\]]+\])", text, re.M)
+        check([html_lib.unescape(x) for x in rrows] == srows,
+              "DELEGATE_CALL backends: the report's top operators %r, summary's %r" % (rrows, srows))
         kernel_listed = any(t["kind"] == "kernel" for t in sm[mn]["top_ops"])
         note = "a CPU operator's time here is its kernel's (native_call_*)"
         check((note in text) == (kernel_listed and bool(sm[mn]["cpu_operators"])),
