@@ -294,6 +294,12 @@ int etp_dump_wait_verified(etp_dump *d, etp_error *err);
  * one-line note saying so and which one was analysed (the first); NULL otherwise. Lives as long
  * as the dump. */
 const char *etp_dump_source_note(const etp_dump *d);
+/* The tick rate (etp_model_opts.tick_ns) a dump's host times are read at when the caller was
+ * given none: 1 ns per tick (Linux, Android, macOS), or 0, ticks of unknown rate, for a dump read
+ * from the Arm bare-metal runner's serial log (docs/formats.md), whose runner counts Cortex-M PMU
+ * cycles and calls them ticks at a ratio of 1. `why` (may be NULL) receives the one-line reason
+ * for the second case (NULL otherwise); it lives as long as the program. */
+double etp_dump_default_tick_ns(const etp_dump *d, const char **why);
 
 const etp_dump_info *etp_dump_get_info(const etp_dump *d);
 void etp_dump_block(const etp_dump *d, uint32_t block, etp_block_info *out);

@@ -59,6 +59,7 @@ typedef struct b64_source {
     etp_blob blob;
     uint8_t *bytes;
     char note[640];
+    bool runner_log; /* a #[RUN THIS] block of the Arm bare-metal runner (not a plain base64 file) */
 } b64_source;
 
 /* ---- verification ---- */
@@ -1135,6 +1136,7 @@ static int open_b64(etp_dump **out, const etp_blob *blob,
         return ETP_E_INPUT;
     }
     etp_blob_borrow(&src->blob, src->bytes, n, name);
+    src->runner_log = !info.plain;
     if (info.dumps > 1) {
         int w = snprintf(src->note, sizeof src->note,
                          "%.300s: %u ETDumps in the log (base64 at line", blob->name, info.dumps);
@@ -1158,6 +1160,17 @@ static int open_b64(etp_dump **out, const etp_blob *blob,
 
 const char *etp_dump_source_note(const etp_dump *d) {
     return d->src && d->src->note[0] ? d->src->note : NULL;
+}
+
+double etp_dump_default_tick_ns(const etp_dump *d, const char **why) {
+    if (why) *why = NULL;
+    if (!d || !d->src || !d->src->runner_log) return 1.0;
+    if (why)
+        *why = "read from the Arm bare-metal runner's serial log, whose timestamps are the "
+               "Cortex-M PMU cycle counter (ARM_PMU_Get_CCNTR; 0 on a core without a PMU), not "
+               "ns: host times are ticks of unknown rate; --tick-hz HZ (the core clock) turns "
+               "them into time (CPU cycles of the FVP simulator are no real time)";
+    return 0.0;
 }
 
 static int open_impl(etp_dump **out, const etp_blob *blob,

@@ -731,8 +731,9 @@ static void r_units(ex_ctx *c, const etp_finding *fi) {
                            "(Linux/Android; --tick-hz for a bare-metal cycle counter), shown in %s. ",
                   tick_ns, c->d->time_unit);
     if (ticks)
-        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks): give --tick-hz to turn "
-                           "them into time. ");
+        sb_printf(&c->ans, "Host times are ticks of unknown rate (--ticks, or a dump from a "
+                           "bare-metal runner's serial log, whose ticks are its CPU cycle counter): "
+                           "give --tick-hz to turn them into time. ");
     if (FACT("qnn_values_not_wall")->flag)
         sb_printf(&c->ans, "QNN values carry their unit in the name: \" (us)\" durations (shown in "
                            "%s), \" (cycles)\", \" (count)\"; they were logged with start 0, so they "

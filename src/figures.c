@@ -143,7 +143,8 @@ void etp_disp_unit_notes(const etp_disp *d, uint32_t flags, uint32_t units,
         }
     }
     if (units & (1u << ETP_UNIT_TICKS)) {
-        emit(ctx, "ticks: host ticks of unknown rate (--ticks); give --tick-hz or --tick-ns to "
+        emit(ctx, "ticks: host ticks of unknown rate (--ticks, or a dump from a bare-metal "
+                  "runner's serial log: its cycle counter); give --tick-hz or --tick-ns to "
                   "convert them to time");
     }
     if (flags & ETP_MF_QTIMER)

@@ -286,8 +286,12 @@ done:
 }
 
 /* The dump, the program and the model, after the dump's blob: C only (run without the GIL). */
-static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, etp_error *err) {
+/* `rate_given`: tick_hz, tick_ns or ticks was given; else the dump's default rate is taken
+ * (etp_dump_default_tick_ns: ticks for a bare-metal runner's log), its reason in *why. */
+static int open_rest(Profile *p, const char *pte, etp_model_opts *mo, bool rate_given,
+                     const char **why, etp_error *err) {
     int rc = etp_dump_open(&p->dump, &p->dump_blob, err);
+    if (!rc && !rate_given) p->tick_ns = mo->tick_ns = etp_dump_default_tick_ns(p->dump, why);
     if (!rc && pte && !p->have_pte_blob) {
         rc = etp_blob_open(&p->pte_blob, pte, err);
         p->have_pte_blob = rc == ETP_OK;
@@ -495,9 +499,13 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
     const char *pp = pb ? PyBytes_AS_STRING(pb) : NULL;
     /* verification and the model: the long part of an open, without the GIL (the bytes,
      * paths and names used are owned by p or by this call) */
-    if (!rc) WITHOUT_GIL(p, rc = open_rest(p, pp, &mo, &err));
+    const char *why = NULL;
+    bool rate_given = tick != Py_None || tick_ratio != Py_None || ticks;
+    if (!rc) WITHOUT_GIL(p, rc = open_rest(p, pp, &mo, rate_given, &why, &err));
     Py_XDECREF(db);
     Py_XDECREF(pb);
+    if (why && PyErr_WarnFormat(PyExc_UserWarning, 1, "%s: %s", p->dump_blob.name, why) < 0)
+        return -1;
     if (rc) {
         profile_release(p);
         raise_etp(rc, &err);

@@ -46,6 +46,33 @@ def test_ticks_equals_cli():
     assert set(got["unit"]) == {"ticks"}
 
 
+def _runner_log(tmp_path):
+    """The dump as the Arm bare-metal runner prints it on its console (docs/formats.md), written
+    here with Python's base64."""
+    import base64
+    raw = open(data(DUMP), "rb").read()
+    p = tmp_path / "uart.log"
+    p.write_text("I [executorch:arm_executor_runner.cpp:412 main()] Model run: 1\n#[RUN THIS]\n"
+                 "# Writing etdump.bin [base64]\necho \"%s\" | base64 -d >etdump.bin\n#[END]\n"
+                 % base64.b64encode(raw).decode())
+    return str(p)
+
+
+def test_runner_log_is_read_in_ticks(tmp_path):
+    """The runner counts Cortex-M PMU cycles: without a rate its times are ticks (a warning says
+    why), as the command reads them; with a rate, the rate."""
+    log = _runner_log(tmp_path)
+    with pytest.warns(UserWarning, match="Arm bare-metal runner's serial log"):
+        got = etprof.open(log, data(PTE)).ops(as_dict=True)
+    ref = cli_json("ops", log, "--pte", data(PTE))["rows"]
+    _same_rows(ref, got)
+    assert set(got["unit"]) == {"ticks"}
+    # 1 ns per tick given: the dump's own ns, shown in us (hand arithmetic: ticks / 1000)
+    timed = etprof.open(log, data(PTE), tick_ns=1).ops(as_dict=True)
+    for a, b, u in zip(timed["total"], got["total"], timed["unit"]):
+        assert u == "us" and a == pytest.approx(b / 1000, rel=1e-12)
+
+
 @pytest.mark.parametrize("kw", [dict(tick_ns=0), dict(tick_ns=-1), dict(tick_ns=float("inf")),
                                 dict(tick_ns=2, tick_hz=1e9), dict(tick_ns=2, ticks=True),
                                 dict(tick_hz=1e9, ticks=True)])

@@ -22,7 +22,7 @@ static const cli_optdef optdefs[] = {
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
     {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
      "go on when --pte cannot explain the dump's events (those runs stay unresolved; warns)"},
-    {OPT_TICK_NS, "tick-ns", 0, "RATIO", "nanoseconds per host tick (default 1, Linux/Android)"},
+    {OPT_TICK_NS, "tick-ns", 0, "RATIO", "nanoseconds per host tick (default 1, Linux/Android; an Arm runner log: ticks)"},
     {OPT_TICK_HZ, "tick-hz", 0, "HZ", "host tick rate, e.g. a bare-metal cycle counter clock"},
     {OPT_TICKS, "ticks", 0, NULL, "host ticks have an unknown rate: report them as ticks"},
     {OPT_SORT, "sort", 0, "KEY", "sort rows by this column (descending for numbers)"},
@@ -220,6 +220,13 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
     }
     mo.dump_name = in->dump_blob.name;
     mo.kinds_only = kinds_only;
+    if (!rc && !a->set[OPT_TICK_NS] && !a->set[OPT_TICK_HZ] && !a->set[OPT_TICKS]) {
+        /* no rate given: the dump's own (ticks for a bare-metal runner's log), said once */
+        const char *why = NULL;
+        mo.tick_ns = etp_dump_default_tick_ns(in->dump, &why);
+        if (why) fprintf(stderr, "etprof: warning: %s: %s\n", in->dump_blob.name, why);
+    }
+    in->tick_ns = mo.tick_ns;
     if (!rc) rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
     if (rc) {
         etp_error derr = {0};

@@ -110,6 +110,8 @@ typedef struct cli_inputs {
     etp_dump *dump;
     etp_program *prog;
     etp_model *model;
+    double tick_ns; /* the host tick rate the model reads the dump at: --tick-ns/--tick-hz/--ticks,
+                       else the dump's default (etp_dump_default_tick_ns) */
 } cli_inputs;
 
 /* Opens the ETDump `path`, the --pte program if given, and the model (with --method, --tick-*).

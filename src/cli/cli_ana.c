@@ -74,6 +74,7 @@ int cli_ana_compute(cli_args *a, const char *path, cli_ana *c) {
     /* the blocks are verified by a second thread while the first one analyses them */
     int rc = cli_open_inputs_bg(a, path, &c->in);
     if (rc) return rc;
+    c->mo.tick_ns = c->d.tick_ns = c->in.tick_ns; /* the dump's default when none was given */
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;

@@ -787,6 +787,8 @@ static int run_diff(cli_args *a) {
         return rc;
     }
     const cli_inputs *pn = shared ? &ib : &in;
+    /* the base's tick rate in the notes (each side's units are its own; units never compare) */
+    c.disp.tick_ns = ib.tick_ns;
     dopts.programs_differ = ib.prog && pn->prog && !same_file_bytes(&ib.pte_blob, &pn->pte_blob);
 
     etp_ops_opts oo;

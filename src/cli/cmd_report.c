@@ -86,7 +86,7 @@ static int run_report(cli_args *a) {
             ro.sources = sources;
             ro.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
             ro.time_unit = tu;
-            ro.tick_ns = mo.tick_ns;
+            ro.tick_ns = n ? ins[0].tick_ns : mo.tick_ns; /* the first file's (units per file) */
             ro.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
             ro.skip_first = (uint32_t)skip;
             ro.top_ops = (uint32_t)top;
@@ -123,7 +123,7 @@ static int run_report(cli_args *a) {
     ro.source = path;
     ro.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
     ro.time_unit = tu;
-    ro.tick_ns = mo.tick_ns;
+    ro.tick_ns = in.tick_ns;
     ro.block = a->set[OPT_BLOCK] ? a->val[OPT_BLOCK] : NULL;
     ro.skip_first = (uint32_t)skip;
     ro.top_ops = (uint32_t)top;

@@ -118,7 +118,7 @@ static int run_trace(cli_args *a) {
     to.etrecord = rec;
     to.source = path;
     to.program = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
-    to.tick_ns = mo.tick_ns;
+    to.tick_ns = in.tick_ns;
     to.progress = progress;
     to.progress_ctx = a;
     etp_trace_stats st;
