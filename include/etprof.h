@@ -472,6 +472,8 @@ typedef enum etp_qnn_class {
 #define ETP_MF_QTIMER 0x10       /* labelled "(us)" but 19.2 MHz ticks: converted to us */
 #define ETP_MF_NOT_WALL 0x20     /* a value with no start/end timestamps (start 0 by convention) */
 #define ETP_MF_AGGREGATE 0x40    /* thread-aggregate cycles (QNN HTP nodes), not wall time */
+#define ETP_MF_NO_CLOCK 0x80     /* a host-timed event with start == end == 0: the clock returned
+                                    0 (the Arm bare-metal runner on a core without a PMU) */
 #define ETP_MF_ESCAPED 0x8000    /* the name in the file holds NUL bytes: `label` is an escaped
                                     copy (NUL as \0, backslash as \\), see docs/verifier.md */
 

@@ -58,9 +58,13 @@ uint32_t etp_disp_row_flags(const etp_ops_row *row);
 
 /* The notes that explain the units of rows with these model flags (ETP_MF_*) and units (bit
  * 1 << etp_unit): tick conversion, QNN durations, QTimer labels, cycles as work, estimates, raw
- * values, wrapped counters, the minimal PAL. Each note goes to emit(ctx, text). */
+ * values, wrapped counters. Each note goes to emit(ctx, text). */
 void etp_disp_unit_notes(const etp_disp *d, uint32_t flags, uint32_t units,
                          void (*emit)(void *ctx, const char *text), void *ctx);
+/* The notes of a clock that did not run, for rows with these flags: ETP_MF_MINIMAL_PAL (the
+ * minimal PAL's constant) and ETP_MF_NO_CLOCK (0 at both ends). etp_quality_notes() gives them
+ * for a whole result; a view of other rows (diff) calls this. */
+void etp_clock_notes(uint32_t flags, void (*emit)(void *ctx, const char *text), void *ctx);
 
 /* How a view names method m: its name; "(ambiguous: a, b)" (written into buf) when several
  * methods of the program fit its runs; "(method unknown)" otherwise. */

@@ -169,8 +169,15 @@ void etp_disp_unit_notes(const etp_disp *d, uint32_t flags, uint32_t units,
     if (flags & (ETP_MF_WRAPPED | ETP_MF_BAD_TIME))
         emit(ctx, "some events had start > end: a 32-bit counter wrap was assumed where "
                   "possible, the others have no duration and only count");
+}
+
+void etp_clock_notes(uint32_t flags, void (*emit)(void *ctx, const char *text), void *ctx) {
     if (flags & ETP_MF_MINIMAL_PAL)
         emit(ctx, "some timestamps are 11223344: the minimal PAL has no clock, times are 0");
+    if (flags & ETP_MF_NO_CLOCK)
+        emit(ctx, "some host timestamps are 0 at both ends: the clock returned 0 (the Arm "
+                  "bare-metal runner on a Cortex-M core without a PMU counts no cycles), so those "
+                  "times are 0, not measured");
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -386,6 +393,10 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                        void *ctx) {
     char b[700];
     const char *first;
+    uint32_t clock = 0; /* the stopped-clock flags of any row */
+    for (size_t i = 0; i < etp_ops_row_count(r); i++)
+        clock |= etp_ops_row_get(r, i)->flags & (ETP_MF_MINIMAL_PAL | ETP_MF_NO_CLOCK);
+    etp_clock_notes(clock, emit, ctx);
     uint32_t nm = etp_ops_program_mismatch(r, &first);
     if (nm) {
         snprintf(b, sizeof b,

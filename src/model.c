@@ -1341,6 +1341,7 @@ static inline void decide_unit(etp_model *m, etp_mevent *e, uint8_t rule) {
         return;
     }
     /* Host time in PAL ticks (delegates with real timestamps included). */
+    if (s == 0 && t == 0) e->flags |= ETP_MF_NO_CLOCK;
     if (m->opts.tick_ns > 0) {
         e->unit = ETP_UNIT_NS;
         e->value = raw * m->opts.tick_ns;

@@ -710,7 +710,7 @@ static void write_flags(jw *w, uint32_t fl) {
         uint32_t bit;
         const char *name;
     } names[] = {{ETP_MF_WRAPPED, "wrapped"},     {ETP_MF_BAD_TIME, "bad_time"},
-                 {ETP_MF_MINIMAL_PAL, "minimal_pal"},
+                 {ETP_MF_MINIMAL_PAL, "minimal_pal"}, {ETP_MF_NO_CLOCK, "no_clock"},
                  {ETP_MF_QTIMER, "qtimer_ticks"}, {ETP_MF_NOT_WALL, "no_timestamps"},
                  {ETP_MF_AGGREGATE, "thread_aggregate"}};
     fl &= ~(uint32_t)ETP_MF_FROM_TICKS; /* the normal case: not worth a word */

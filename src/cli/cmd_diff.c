@@ -251,6 +251,7 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
         emit(ctx, b);
     }
     etp_disp_unit_notes(&c->disp, c->ls.flags, c->ls.units, emit, ctx);
+    etp_clock_notes(c->ls.flags, emit, ctx);
     if (!c->all && c->ls.wrappers_hidden) {
         snprintf(b, sizeof b, "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them)",
                  c->ls.wrappers_hidden);
