@@ -87,8 +87,6 @@ const char *etp__qnn_artifact_name(const char *type, size_t len) {
     return NULL;
 }
 
-/* The text files of the QNN tools and runtime: qnn-profile-viewer's text and CSV output and
- * the runtime's DSP heap file. */
 bool etp__looks_like_viewer_csv(const void *data, size_t len) {
     const char *p = data, *end = p + len;
     while (p < end && isspace((unsigned char)*p)) p++;
@@ -97,6 +95,8 @@ bool etp__looks_like_viewer_csv(const void *data, size_t len) {
            (n >= 14 && strncasecmp(p, "Msg Timestamp,", 14) == 0);
 }
 
+/* The text files of the QNN tools and runtime: qnn-profile-viewer's text and CSV output and
+ * the runtime's DSP heap file. */
 static void text_kind(const uint8_t *d, size_t n, char *what, size_t cap) {
     if (!head_is_text(d, n)) return;
     if (etp__looks_like_viewer_csv(d, n))
