@@ -99,6 +99,10 @@ for dump, extra in CASES:
             "--tick-hz" in got.stderr and got.stderr.count("\n") == 1,
             f"{name} {what}: the warning on ticks: {got.stderr!r}")
         check(len(rows) == len(want), f"{name} {what}: {len(rows)} rows, the dump {len(want)}")
+        # and explain's units answer gives the rate it was read at: unknown (0), as with --ticks
+        ej = json.loads(run("explain", p, *extra, "--format", "json").stdout)
+        units = [f["facts"] for f in ej["findings"] if f["id"] == "units"]
+        check(units and units[0].get("tick_ns") == 0, f"{name} {what}: explain's tick_ns {units}")
         ex = [r for r in rows if r["name"] == "Method::execute"]
         check(ex and all(r["unit"] == "ticks" for r in ex), f"{name} {what}: Method::execute not in ticks")
         for r, w in zip(rows, want):

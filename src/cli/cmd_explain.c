@@ -38,6 +38,7 @@ static int run_explain(cli_args *a) {
         etp_qnn_bundle_free(&qb);
         return rc;
     }
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     etp_error err = {0};

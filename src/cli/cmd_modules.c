@@ -117,6 +117,7 @@ static int run_modules(cli_args *a) {
         etp_etrecord_close(rec);
         return rc;
     }
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     etp_modules_opts mo = {.module = a->set[OPT_MODULE] ? a->val[OPT_MODULE] : NULL};
     etp_modules *mods = NULL;
     etp_error err = {0};

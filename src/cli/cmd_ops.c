@@ -91,6 +91,7 @@ static int run_ops_by_type(cli_args *a) {
     if (rc) return rc;
     etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, a->pos[0], &ca))) return rc;
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     etp_optype_result *x = NULL;
     etp_error err = {0};
     if ((rc = etp_optype_compute(ca.r, &x, &err))) {
@@ -361,6 +362,7 @@ static int run_ops(cli_args *a) {
         etp_etrecord_close(rec);
         return rc;
     }
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     etp_error err = {0};

@@ -379,6 +379,7 @@ static int run_runs(cli_args *a) {
     if (rc) return rc;
     etp_disp d = ca.d;
     if ((rc = cli_ana_compute(a, path, &ca))) return rc;
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     etp_runs_result *x = NULL;
     etp_error err = {0};
     if ((rc = etp_runs_compute(ca.r, NULL, &x, &err))) {

@@ -740,6 +740,7 @@ static int run_summary(cli_args *a) {
         etp_etrecord_close(rec);
         return rc;
     }
+    d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
     uint32_t *idx;
