@@ -4,9 +4,35 @@
  * (fuzz_common.h) and whose output fits the size it promises; then as a dump by etp_dump_open(),
  * which takes a log in place of an ETDump: a rejection must name the log (alone, or with the
  * dump's place in it) with an offset inside the log, and an accepted dump goes through the
- * analyses and writers. */
+ * analyses and writers. The runner's PMU report is read from the same bytes (etprof_arm_pmu.h):
+ * never more counters than kept, a report's line inside the text, every view of it built. */
 #include "fuzz_common.h"
 #include "b64log.h"
+#include "etprof_arm_pmu.h"
+
+static void pmu_check(const etp_arm_pmu_report *r, size_t size) {
+    if (!r->present) {
+        FZ_ASSERT(r->reports == 0 && r->n_counters == 0, "no report, yet counts");
+        return;
+    }
+    FZ_ASSERT(r->line >= 1 && r->line <= (uint64_t)size + 1, "report line %llu",
+              (unsigned long long)r->line);
+    FZ_ASSERT(r->reports >= 1 && r->n_counters <= ETP_ARM_PMU_COUNTERS, "report counts");
+    for (uint32_t k = 0; k < r->n_counters; k++)
+        FZ_ASSERT(strlen(r->counters[k].event) < sizeof r->counters[k].event, "event name");
+    etp_doc *doc = etp_doc_new("summary", 1, NULL, NULL);
+    if (doc) {
+        etp_fig_arm_pmu(etp_doc_root(doc), "arm_pmu", r, 3);
+        (void)etp_fig_arm_pmu_table(doc, etp_doc_section(doc, "s"), r);
+        FILE *f = fopen("/dev/null", "w");
+        if (f) {
+            (void)etp_doc_render(doc, ETP_FMT_JSON, f, NULL);
+            (void)etp_doc_render(doc, ETP_FMT_TABLE, f, NULL);
+            fclose(f);
+        }
+        etp_doc_free(doc);
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *out = NULL;
@@ -24,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(out);
     }
     (void)etp__b64log_detect(data, size);
+    etp_arm_pmu_report pmu;
+    etp_arm_pmu_parse((const char *)data, size, 0, &pmu);
+    pmu_check(&pmu, size);
+    etp_arm_pmu_parse((const char *)data, size, 1 + size % 7, &pmu);
+    pmu_check(&pmu, size);
 
     etp_blob blob;
     etp_blob_borrow(&blob, data, size, "fuzz.log");
@@ -46,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     etprof_fuzz_accepted++;
+    if (etp_dump_arm_pmu(d)) pmu_check(etp_dump_arm_pmu(d), size);
     fz_pipeline(d, NULL, (unsigned)size);
     etp_dump_close(d);
     return 0;

@@ -103,6 +103,9 @@ typedef struct etp_explain_options {
     const struct etp_qnn_etd_join *qnn_join;  /* their join to this ETDump's HTP nodes, or NULL */
     double htp_clock_ghz;                     /* for cycle -> time estimates; <= 0 or NaN: unknown */
     const char *htp_clock_source;             /* "htp-clock-ghz", "runtrace", "qhas", or NULL */
+    /* The Arm runner's Ethos-U PMU report of the log the ETDump was read from
+     * (etp_dump_arm_pmu(), etprof_arm_pmu.h), or NULL: question 6 then says what it holds. */
+    const struct etp_arm_pmu_report *arm_pmu;
 } etp_explain_options;
 
 /* Computes the findings. opt may be NULL (no program, 5 top operators). Returns ETP_OK and *out,

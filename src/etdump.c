@@ -18,6 +18,7 @@
 #include "etdump_int.h"
 #include "pair_int.h"
 #include "b64log.h"
+#include "etprof_arm_pmu.h"
 #include "fb.h"
 #include "sniff.h"
 
@@ -60,6 +61,7 @@ typedef struct b64_source {
     uint8_t *bytes;
     char note[640];
     bool runner_log; /* a #[RUN THIS] block of the Arm bare-metal runner (not a plain base64 file) */
+    etp_arm_pmu_report pmu; /* the runner's PMU report before that block (etprof_arm_pmu.h) */
 } b64_source;
 
 /* ---- verification ---- */
@@ -1137,6 +1139,8 @@ static int open_b64(etp_dump **out, const etp_blob *blob,
     }
     etp_blob_borrow(&src->blob, src->bytes, n, name);
     src->runner_log = !info.plain;
+    if (src->runner_log)
+        etp_arm_pmu_parse((const char *)blob->data, blob->size, info.line, &src->pmu);
     if (info.dumps > 1) {
         int w = snprintf(src->note, sizeof src->note,
                          "%.300s: %u ETDumps in the log (base64 at line", blob->name, info.dumps);
@@ -1160,6 +1164,10 @@ static int open_b64(etp_dump **out, const etp_blob *blob,
 
 const char *etp_dump_source_note(const etp_dump *d) {
     return d->src && d->src->note[0] ? d->src->note : NULL;
+}
+
+const etp_arm_pmu_report *etp_dump_arm_pmu(const etp_dump *d) {
+    return d && d->src && d->src->runner_log ? &d->src->pmu : NULL;
 }
 
 double etp_dump_default_tick_ns(const etp_dump *d, const char **why) {

@@ -2,6 +2,7 @@
  * Nothing is measured or recomputed here: every number is a field of the ops result or a ratio
  * of two of them; the prose lives in the renderer (src/cli/cmd_explain.c). */
 #include "etprof_explain.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_figures.h"
 #include "ops_int.h"
 #include "qnn_report.h"
@@ -600,7 +601,8 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
 }
 
 /* What the ETDump cannot tell. */
-static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d) {
+static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
+                     const etp_arm_pmu_report *pmu) {
     bool any_qnn = etp_ops_qnn_count(r) > 0;
     begin(b, "cannot_tell", ETP_EXQ_CANNOT_TELL, -1, NULL, "What can this file not tell?");
     /* a fact's pointer is valid until the next add (the array may move): settle q first */
@@ -608,6 +610,21 @@ static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d) {
     if (any_qnn) cannot(q, "a QNN optrace run: optrace.json (--optrace) and its QHAS summary (--qhas)");
     extra(flg(b, "qnn_files", d != NULL)); /* they answer questions 3 and 4 above */
     if (any_qnn) commands(b);
+    /* the Arm runner's PMU report in the log the ETDump came from (what the ETDump lacks) */
+    if (pmu && pmu->present) {
+        extra(cnt(b, "arm_pmu_line", pmu->line));
+        extra(cnt(b, "arm_pmu_inferences", pmu->inferences));
+        extra(txt(b, "arm_npu", pmu->npu));
+        if (pmu->has_npu_cycles)
+            extra(num(b, "arm_npu_cycles_per_inference",
+                      etp_arm_pmu_per_inference(pmu, pmu->npu_cycles), ETP_UNIT_NONE));
+        uint32_t beats = 0;
+        for (uint32_t k = 0; k < pmu->n_counters; k++)
+            beats += pmu->counters[k].unit == ETP_APU_BEATS;
+        extra(cnt(b, "arm_pmu_beat_counters", beats));
+        double share = etp_arm_pmu_npu_share(pmu);
+        if (!isnan(share)) set_pct(extra(num(b, "arm_npu_share", share, ETP_UNIT_NONE)));
+    }
 }
 
 /* What is missing from the file or the command line. */
@@ -656,7 +673,7 @@ int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
         q_memory(&b, r, qd, opt ? opt->qnn_join : NULL, clock,
                  isnan(clock) ? NULL : opt->htp_clock_source);
     }
-    q_cannot(&b, r, qd);
+    q_cannot(&b, r, qd, opt ? opt->arm_pmu : NULL);
     q_missing(&b, r, has_prog);
     /* one block: the result, then the findings, then the facts */
     etp_explain_result *x = NULL;

@@ -818,6 +818,39 @@ static void r_cannot(ex_ctx *c, const etp_finding *fi) {
                            "Host times are wall time of one thread; the file has no CPU "
                            "frequency, cache or thread information.");
     }
+    const etp_fact *pl = FACT("arm_pmu_line");
+    if (pl) {
+        /* the Arm runner's log the ETDump came from holds its PMU report (etprof_arm_pmu.h) */
+        const etp_fact *npu = FACT("arm_npu"), *cyc = FACT("arm_npu_cycles_per_inference"),
+                       *beats = FACT("arm_pmu_beat_counters"), *share = FACT("arm_npu_share");
+        sb_printf(&c->ans, " This ETDump was read from the Arm runner's serial log, whose Ethos-U "
+                           "PMU report (line %llu, %llu inference(s)%s%s) holds what the ETDump "
+                           "does not:",
+                  (unsigned long long)pl->count,
+                  (unsigned long long)FACT("arm_pmu_inferences")->count,
+                  npu && npu->text ? ", " : "", npu && npu->text ? npu->text : "");
+        bool any = false;
+        if (cyc && !isnan(cyc->value)) {
+            sb_printf(&c->ans, " %.1f NPU cycles per inference (the NPU's own cycle counter)",
+                      cyc->value);
+            any = true;
+        }
+        if (beats && beats->count) {
+            sb_printf(&c->ans, "%s memory traffic in data beats (%llu counter(s); bytes = beats x "
+                               "the interface's data width)",
+                      any ? ";" : "", (unsigned long long)beats->count);
+            any = true;
+        }
+        if (share) {
+            sb_printf(&c->ans, "%s an NPU share of %.2f %% of the measured CPU cycles (meaningful "
+                               "on real hardware or an FPGA with one CPU and NPU frequency, not on "
+                               "the FVP simulator)",
+                      any ? ";" : "", share->value);
+            any = true;
+        }
+        sb_printf(&c->ans, "%s. etprof summary shows every figure of it with its unit.",
+                  any ? "" : " its counters");
+    }
     end(c);
 }
 

@@ -6,3 +6,8 @@ add_test(NAME b64log COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_b6
 add_test(NAME fuzz_mutate_b64log
          COMMAND fuzz_b64log_replay --mutate ${CMAKE_SOURCE_DIR}/fuzz/corpus/b64log/add_pte_1x.log)
 set_tests_properties(fuzz_mutate_b64log PROPERTIES TIMEOUT 600)
+# the runner's Ethos-U PMU report in the same log (etprof_arm_pmu.h): every form of its lines
+add_executable(test_arm_pmu ${CMAKE_SOURCE_DIR}/tests/test_arm_pmu.c)
+target_link_libraries(test_arm_pmu PRIVATE etprof m)
+target_include_directories(test_arm_pmu PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+add_test(NAME arm_pmu COMMAND test_arm_pmu)

@@ -182,6 +182,88 @@ p = subprocess.run([E, "ops", "-", "--format", "json", "--tick-ns", "1", *CASES[
 ref = run("ops", CASES[0][0], *CASES[0][1], "--format", "json")
 check(p.returncode == 0 and p.stdout.decode() == ref.stdout, f"pipe: exit {p.returncode} {p.stderr!r}")
 
+# ---- the runner's Ethos-U PMU report in the same log (etprof_arm_pmu.h, docs/backends.md) ----
+# Lines in the form the runner's performance monitor prints them, numbers chosen here; the dump
+# ran 1 time (the corpus manifest: --num_executions 1). Expected: every number as written, the
+# NPU share 100 * 1500000 / 2000000 = 75 %, per inference = total / inferences.
+PM = "I [executorch:arm_perf_monitor.cpp:190 StopMeasurements()] "
+EVENTS = ("Ethos-U PMU Events:[ETHOSU_PMU_AXI0_RD_DATA_BEAT_RECEIVED, ETHOSU_PMU_AXI1_RD_DATA_BEAT_RECEIVED, "
+          "ETHOSU_PMU_AXI0_WR_DATA_BEAT_WRITTEN, ETHOSU_PMU_NPU_IDLE]")
+
+
+def pmu_report(inferences):
+    k = inferences
+    return [PM + m for m in [
+        "NPU Inferences : %d" % k, "NPU delegations: %d (1.00 per inference)" % k,
+        "Profiler report, CPU cycles per operator:",
+        "ethos-u : cycle_cnt : 1800000 cycles (%.2f per inference)" % (1800000 / k),
+        "Operator(s) total: 1800000 CPU cycles (%.2f per inference)" % (1800000 / k),
+        "Inference runtime: 2000000 CPU cycles total (%.2f per inference)" % (2000000 / k),
+        "NOTE: CPU cycle values and ratio calculations require FPGA and identical CPU/NPU frequency",
+        "Inference CPU ratio: 25.00 %", "Inference NPU ratio: 75.00 %",
+        "cpu_wait_for_npu_cntr : 1500000 CPU cycles (%.2f per inference)" % (1500000 / k),
+        "Ethos-U PMU report:", "ethosu_pmu_cycle_cntr :  1234560 (%.2f per inference)" % (1234560 / k),
+        "ethosu_pmu_cntr0 : 4000 (x)", "ethosu_pmu_cntr1 : 2500 (x)", "ethosu_pmu_cntr2 : 1000 (x)",
+        "ethosu_pmu_cntr3 : 30000 (x)", EVENTS]]
+
+
+EU = os.path.join(D, "ethosu-partial-delegation", "mobilenet_v2_ethosu_single_1x.etdp")
+eraw = open(EU, "rb").read()
+head = ["I [executorch:arm_executor_runner.cpp:612 main()] Model executed successfully."]
+plog = write("pmu.log", head + pmu_report(1) + block(eraw) + NOISE_AFTER)
+got = run("summary", plog, "--format", "json")
+check(got.returncode == 0, f"pmu: exit {got.returncode} {got.stderr!r}")
+pj = json.loads(got.stdout) if got.returncode == 0 else {}
+ap = pj.get("arm_pmu") or {}
+check(ap.get("line") == len(head) + 1 and ap.get("reports") == 1 and ap.get("inferences") == 1
+      and ap.get("etdump_runs") == 1 and ap.get("npu") == "Ethos-U55 or U65",
+      f"pmu: the report's place and counts: {ap}")
+want = [("NPU delegations", 1, "count"), ("ethosu_pmu_cycle_cntr", 1234560, "NPU cycles"),
+        ("ethosu_pmu_cntr0", 4000, "beats"), ("ethosu_pmu_cntr1", 2500, "beats"),
+        ("ethosu_pmu_cntr2", 1000, "beats"), ("ethosu_pmu_cntr3", 30000, "NPU cycles"),
+        ("Inference runtime", 2000000, "CPU cycles"), ("ethos-u : cycle_cnt", 1800000, "CPU cycles"),
+        ("cpu_wait_for_npu_cntr", 1500000, "CPU cycles")]
+figs = [(f["source"], f["total"], f["unit"]) for f in ap.get("figures", [])]
+check(figs == want, f"pmu: figures {figs}")
+check([f["name"] for f in ap.get("figures", [])][2:6] == [
+    "AXI0_RD_DATA_BEAT_RECEIVED", "AXI1_RD_DATA_BEAT_RECEIVED", "AXI0_WR_DATA_BEAT_WRITTEN", "NPU_IDLE"],
+    "pmu: the counters named by the Events line")
+check(ap.get("npu_share_percent") == 75.0, f"pmu: NPU share {ap.get('npu_share_percent')}")
+notes = " ".join(pj.get("notes", []))
+check("Corstone FVP" in notes and "data beats" in notes and "ETDump holds" not in notes,
+      "pmu: the notes on CPU cycles and beats (and none on the run count)")
+txt = run("summary", plog, "--wide").stdout
+check("Arm Ethos-U PMU report (the runner's serial log, line 2: 1 inference(s), Ethos-U55 or U65)" in txt
+      and "NPU share of the CPU cycles" in txt and "75.00" in txt, "pmu: the text table")
+# explain says where the counters are (question 6), and its JSON is the dump's own
+ex = " ".join(run("explain", plog).stdout.split())
+check("This ETDump was read from the Arm runner's serial log, whose Ethos-U PMU report (line 2" in ex
+      and "an NPU share of 75.00 %" in ex, "pmu: explain's answer")
+ej = json.loads(run("explain", plog, "--format", "json").stdout)
+dj = json.loads(run("explain", EU, "--format", "json", "--ticks").stdout)
+# the report's facts stay out of explain's JSON facts (schema 1); only the answer gains a sentence
+for fe, fd in zip(ej["findings"], dj["findings"]):
+    same = fe["facts"] == fd["facts"] and (fe["answer"] == fd["answer"] or (
+        fe["id"] == "cannot_tell" and fe["answer"].startswith(fd["answer"] + " This ETDump was read")))
+    check(same, f"pmu: explain's {fe['id']} finding differs from the dump's")
+# the rate of the log's ticks is unknown: every view says 0 ns/tick, as with --ticks
+units = [f["facts"] for f in ej["findings"] if f["id"] == "units"]
+check(units and units[0].get("tick_ns") == 0, f"pmu: explain's tick_ns for a runner's log: {units}")
+# 4 inferences against 1 run: said; per inference divides by the report's count (1234560 / 4)
+plog4 = write("pmu4.log", head + pmu_report(4) + block(eraw))
+pj4 = json.loads(run("summary", plog4, "--format", "json").stdout)
+cyc = [f for f in pj4["arm_pmu"]["figures"] if f["source"] == "ethosu_pmu_cycle_cntr"]
+check(cyc and cyc[0]["per_inference"] == 308640.0, f"pmu: per inference {cyc}")
+check(any("counts 4 inference(s) but the ETDump holds 1 run(s)" in n for n in pj4["notes"]),
+      "pmu: the run-count mismatch note")
+# a report after the ETDump's block is not this dump's; a log without one; a dump file: no member
+after = write("pmu_after.log", head + block(eraw) + pmu_report(1))
+check(json.loads(run("summary", after, "--format", "json").stdout).get("arm_pmu", 0) is None,
+      "pmu: a report after the block is read")
+check("arm_pmu" not in json.loads(run("summary", EU, "--format", "json").stdout),
+      "pmu: a dump file has an arm_pmu member")
+check("Ethos-U PMU report" not in run("summary", after).stdout, "pmu: a text section without a report")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

@@ -296,6 +296,23 @@ class Profile:
             self._p.backend_figures_json(time_unit=time_unit))["backend_figures"]
         return s
 
+    def arm_pmu(self):
+        """The Ethos-U PMU report of the Arm bare-metal runner's serial log this dump was read
+        from (the log given to ``open`` in place of an ETDump), from the library's
+        ``etp_dump_arm_pmu``. None when the dump was not read from such a log; else
+        ``{"report": R, "notes": [...]}``, R as ``etprof summary --format json`` writes its
+        ``arm_pmu`` member (None when the log holds no report): ``line``, ``reports``,
+        ``inferences``, ``etdump_runs``, ``npu``, ``figures`` (one dict per figure: ``name``,
+        ``source`` (the log line's key: the stable one), ``total``, ``per_inference``, ``unit``:
+        CPU cycles, NPU cycles, beats or count), ``npu_share_percent``, ``npu_share_basis``,
+        ``runtime_wrapped``, ``lines_left_out``; the notes say what each figure can be trusted
+        for."""
+        text = self._p.arm_pmu_json()
+        if text is None:
+            return None
+        d = _json.loads(text)
+        return {"report": d["arm_pmu"], "notes": d.get("notes", [])}
+
 
 def _trace(self, path):
     """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;

@@ -30,6 +30,7 @@
 #include "etprof_modules.h"
 #include "etprof_bundled.h"
 #include "etprof_backend.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_explain_doc.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
@@ -1675,6 +1676,7 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     o.top_ops = top;
     o.tick_ns = p->tick_ns;
     o.htp_clock_ghz = NAN;
+    o.arm_pmu = etp_dump_arm_pmu(p->dump);
     etp_error err;
     memset(&err, 0, sizeof err);
     /* QNN's files given to open(): the command's --qhas/--optrace/--runtrace/--heap */
@@ -1864,6 +1866,29 @@ static PyObject *Profile_backend_figures_json(Profile *p, PyObject *args, PyObje
     return res;
 }
 
+/* Profile.arm_pmu_json(): summary's "arm_pmu" member (etp_dump_arm_pmu, etp_fig_arm_pmu) as the
+ * JSON text of {"arm_pmu": {...} or null, "notes": [...]}; None when the dump was not read from an
+ * Arm runner's serial log. */
+static void doc_note_py_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
+
+static PyObject *Profile_arm_pmu_json(Profile *p, PyObject *noargs) {
+    (void)noargs;
+    if (busy_error(p)) return NULL;
+    const etp_arm_pmu_report *pmu = etp_dump_arm_pmu(p->dump);
+    if (!pmu) Py_RETURN_NONE;
+    if (need_ops(p)) return NULL;
+    uint64_t runs = etp_arm_pmu_etdump_runs(p->ops);
+    etp_doc *doc = etp_doc_new("summary", -1, NULL, NULL);
+    if (!doc) return PyErr_NoMemory();
+    etp_doc_envelope(doc, 0);
+    etp_fig_arm_pmu(etp_doc_root(doc), "arm_pmu", pmu, runs);
+    etp_doc_notes_here(doc);
+    etp_arm_pmu_notes(pmu, runs, doc_note_py_cb, doc);
+    PyObject *res = doc_text(doc, ETP_FMT_JSON);
+    etp_doc_free(doc);
+    return res;
+}
+
 /* Profile.explain_doc(): `etprof explain FILE [--pte P] [QNN files] --format F` (etp_explain_doc)
  * rendered as a str: "table" is the command's text, "json" its JSON. The QNN files given to
  * open() are the command's --qhas/--optrace/--runtrace/--heap (joined to this dump). */
@@ -1916,7 +1941,7 @@ static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
             .disp = &d, .fmt = fmt, .path = file, .qnn_paths = &qp, .rec = p->rec,
             .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
                         .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
-                        .htp_clock_source = src}};
+                        .htp_clock_source = src, .arm_pmu = etp_dump_arm_pmu(p->dump)}};
         int rrc = 0;
         char *buf = NULL;
         size_t n = 0;
@@ -2711,6 +2736,8 @@ static PyMethodDef Profile_methods[] = {
     {"check_outputs", (PyCFunction)(void (*)(void))Profile_check_outputs,
      METH_VARARGS | METH_KEYWORDS,
      "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
+    {"arm_pmu_json", (PyCFunction)Profile_arm_pmu_json, METH_NOARGS,
+     "arm_pmu_json() -> str or None: summary's arm_pmu member and its notes as JSON"},
     {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,
      METH_VARARGS | METH_KEYWORDS, "backend_figures_json(*, time_unit='us'): summary's figures"},
     {"explain_doc", (PyCFunction)(void (*)(void))Profile_explain_doc, METH_VARARGS | METH_KEYWORDS,

@@ -4,6 +4,7 @@
  * (etp_explain_compute, include/etprof_explain.h), and so is their document (etp_explain_doc,
  * include/etprof_explain_doc.h); this file reads the inputs and renders it. */
 #include "cli_ana.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_etrecord.h"
 #include "etprof_qnn.h"
 #include "etprof_explain.h"
@@ -63,7 +64,8 @@ static int run_explain(cli_args *a) {
     etp_explain_doc_opts eo = {
         .disp = &d, .fmt = a->fmt, .path = path, .qnn_paths = &qp, .rec = rec,
         .explain = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns, .qnn = qb.der,
-                    .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src}};
+                    .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src,
+                    .arm_pmu = etp_dump_arm_pmu(in.dump)}};
     rc = doc ? etp_explain_doc(doc, r, &eo, &err) : ETP_E_INTERNAL;
     cli_out o;
     if (rc) rc = EXIT_INTERNAL, cli_errorf("out of memory");

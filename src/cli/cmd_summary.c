@@ -5,6 +5,7 @@
 #include "etprof_etrecord.h"
 #include "etprof_runs.h"
 #include "etprof_backend.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_qnn.h"
 
 #include <stdio.h>
@@ -32,6 +33,7 @@ typedef struct sum_ctx {
     const etp_etrecord *rec; /* --etrecord: module and source of the top rows */
     cli_etr_stats etr;
     etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (one file only) */
+    const etp_arm_pmu_report *pmu; /* the Arm runner's PMU report (a dump read from its log) */
 } sum_ctx;
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
@@ -108,6 +110,11 @@ static void fill_json(sum_ctx *c, etp_doc *doc) {
     cli_etr_missing_note(c->rec, r, doc_note_cb, doc);
     etp_fig_quality(root, "data_quality", r);
     if (c->bf) etp_fig_backend_figures(root, "backend_figures", d, c->bf); /* additive (issue 14.2) */
+    /* only for a dump read from an Arm runner's log, the one source of the report */
+    if (c->pmu) {
+        etp_fig_arm_pmu(root, "arm_pmu", c->pmu, etp_arm_pmu_etdump_runs(r));
+        etp_arm_pmu_notes(c->pmu, etp_arm_pmu_etdump_runs(r), note_doc_cb, doc);
+    }
 }
 
 static void method_json(sum_ctx *c, etp_node *methods, uint32_t mi) {
@@ -622,9 +629,11 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
         if (op_types_text(c, doc, f, mi)) return EXIT_INTERNAL;
     }
     if (!rc && c->bf && etp_fig_backend_table(doc, f, d, c->bf)) rc = EXIT_INTERNAL;
+    if (!rc && c->pmu && etp_fig_arm_pmu_table(doc, f, c->pmu)) rc = EXIT_INTERNAL;
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
     if (c->bf) etp_backend_figures_notes(c->bf, text_note_cb, f);
+    if (c->pmu) etp_arm_pmu_notes(c->pmu, etp_arm_pmu_etdump_runs(r), text_note_cb, f);
     cli_etr_notes(c->rec, &c->etr, text_note_cb, f);
     cli_etr_missing_note(c->rec, r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
@@ -770,7 +779,7 @@ static int run_summary(cli_args *a) {
         return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
-                 .types = types, .bf = &bf, .rec = rec};
+                 .types = types, .bf = &bf, .rec = rec, .pmu = etp_dump_arm_pmu(in.dump)};
     etp_qnn_program_soc(in.prog, &in.pte_blob, &c.soc);
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);

@@ -1,0 +1,129 @@
+/*
+ * etprof_arm_pmu.h - the Ethos-U performance report of the Arm bare-metal executor runner
+ * (docs/backends.md "Arm Ethos-U: the runner's PMU report").
+ *
+ * The Arm executor runner, built with its performance monitor, prints after its runs a report
+ * of the Cortex-M PMU and the Ethos-U NPU's PMU on the serial console (ET_LOG lines such as
+ * "I [executorch:arm_perf_monitor.cpp:190 StopMeasurements()] NPU Inferences : 10"), in the
+ * same log whose "#[RUN THIS]" block holds the ETDump. The ETDump has none of it: the NPU's
+ * cycles, its memory traffic (AXI or SRAM/external data beats) and its idle cycles exist only
+ * there. etp_dump_open() reads the report when it reads an ETDump from such a log
+ * (etp_dump_arm_pmu()); etp_arm_pmu_parse() reads any text.
+ *
+ * Lines read (the message after "] ", or the whole line without an ET_LOG prefix; numbers in
+ * decimal, the "(x per inference)" the newer runners add is not used: etprof divides itself):
+ *   NPU Inferences : N                      the runs measured (starts a report)
+ *   NPU delegations: N (...)                the NPU's command streams run (newer runners)
+ *   ethos-u : cycle_cnt : N cycles          CPU cycles inside EthosUBackend::execute
+ *   Inference runtime: N CPU cycles total   CPU cycles of the measured runs (older runners
+ *                                           print a uint32 with %d: a negative N is read as
+ *                                           N + 2^32, and said)
+ *   cpu_wait_for_npu_cntr : N CPU cycles    CPU cycles between the NPU's start and end
+ *   ethosu_pmu_cycle_cntr : N               the NPU's cycle counter (NPU clock)
+ *   ethosu_pmu_cntrK : N                    event counter K
+ *   Ethos-U PMU Events:[ETHOSU_PMU_A, ...]  the events counted by counters 0, 1, ...
+ * A report ends at the next "NPU Inferences" line. When the text holds several, the last one
+ * before `before_line` is read (the one printed just before the ETDump used), and how many there
+ * were is kept.
+ *
+ * Ownership: the report is a plain struct of values (no pointers), filled by the caller's
+ * storage; etp_dump_arm_pmu()'s lives as long as the dump. Threads: reentrant.
+ */
+#ifndef ETPROF_ARM_PMU_H
+#define ETPROF_ARM_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etprof.h"
+#include "etprof_result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+ETP_API_BEGIN
+
+#define ETP_ARM_PMU_COUNTERS 8 /* event counters kept (Ethos-U85 has 8, U55/U65 4) */
+
+/* What one figure of the report counts, and in what. */
+typedef enum etp_arm_pmu_unit {
+    ETP_APU_CPU_CYCLES = 0, /* Cortex-M cycles (its PMU's cycle counter) */
+    ETP_APU_NPU_CYCLES,     /* Ethos-U cycles (the NPU's clock) */
+    ETP_APU_BEATS,          /* data beats on a memory interface (bytes = beats x its width) */
+    ETP_APU_COUNT,          /* events */
+} etp_arm_pmu_unit;
+
+/* "CPU cycles", "NPU cycles", "beats", "count". */
+const char *etp_arm_pmu_unit_name(etp_arm_pmu_unit u);
+
+typedef struct etp_arm_pmu_counter {
+    char event[48];         /* "AXI0_RD_DATA_BEAT_RECEIVED" (ETHOSU_PMU_ dropped); "" unnamed */
+    uint64_t total;
+    etp_arm_pmu_unit unit;  /* from the event's name: *_BEAT_* beats, NPU_IDLE, *_ACTIVE NPU
+                               cycles, anything else a count */
+} etp_arm_pmu_counter;
+
+typedef struct etp_arm_pmu_report {
+    bool present;             /* a report ("NPU Inferences" line) was found */
+    uint32_t reports;         /* reports in the text before before_line */
+    uint64_t line;            /* 1-based line of the report's "NPU Inferences" */
+    uint64_t inferences;      /* NPU Inferences */
+    /* each figure below counts only when its has_* is set (the line was there and read) */
+    bool has_delegations, has_backend, has_runtime, has_wait, has_npu_cycles;
+    uint64_t delegations;     /* NPU delegations: command streams the NPU ran */
+    uint64_t backend_cycles;  /* ethos-u : cycle_cnt: CPU cycles in EthosUBackend::execute */
+    uint64_t runtime_cycles;  /* Inference runtime: CPU cycles of the measured runs */
+    bool runtime_wrapped;     /* printed negative (a uint32 through %d): 2^32 added */
+    uint64_t wait_cycles;     /* cpu_wait_for_npu_cntr: CPU cycles while the NPU ran */
+    uint64_t npu_cycles;      /* ethosu_pmu_cycle_cntr: NPU cycles */
+    uint32_t n_counters;      /* counters 0 .. n_counters - 1 read */
+    etp_arm_pmu_counter counters[ETP_ARM_PMU_COUNTERS];
+    bool events_named;        /* an "Ethos-U PMU Events:[...]" line named the counters */
+    const char *npu;          /* "Ethos-U55 or U65" (AXI events), "Ethos-U85" (SRAM/EXT
+                                 events), NULL when the events do not tell (static string) */
+    uint32_t bad_lines;       /* lines of the report with a key but no readable number: left out */
+    uint64_t first_bad_line;  /* the first of them */
+} etp_arm_pmu_report;
+
+/* Reads the last report of text[0, n) that starts before 1-based line `before_line` (0: the whole
+ * text) into *out (zeroed first; out->present false when there is none). Never fails: lines that
+ * are not the report's are skipped, a key whose number cannot be read is counted in bad_lines. */
+void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm_pmu_report *out);
+
+/* The report of the log the dump was read from (the one before its ETDump's echo line); NULL
+ * when the dump was not read from an Arm runner's serial log. A log without a report gives one
+ * whose `present` is false. */
+const etp_arm_pmu_report *etp_dump_arm_pmu(const etp_dump *d);
+
+/* The ETDump runs a report is compared with: every run of every method of the result, the
+ * --skip-first ones included (the runner measures all of them). */
+uint64_t etp_arm_pmu_etdump_runs(const etp_ops_result *r);
+
+/* The derived figures, each with one definition here (NaN when its inputs are missing or the
+ * divisor is 0): a total per inference; the NPU share of the measured CPU cycles (the runner's
+ * "Inference NPU ratio"), 100 x wait_cycles / runtime_cycles; the CPU share, 100 minus that. */
+double etp_arm_pmu_per_inference(const etp_arm_pmu_report *r, uint64_t total);
+double etp_arm_pmu_npu_share(const etp_arm_pmu_report *r);
+
+/* The report as result-model facts: the JSON object `key` of n (null when !present) with
+ * line, reports, inferences, npu, figures [{name, source, total, per_inference, unit}],
+ * npu_share_percent and notes; and the text view: a heading and a table (figure, total, per
+ * inference, unit, the log line it comes from) appended to section s, nothing when !present.
+ * runs: the ETDump's runs the report is compared with (etdump_runs in the JSON; 0: not
+ * compared, null). ETP_OK or ETP_E_INTERNAL. */
+void etp_fig_arm_pmu(etp_node *n, const char *key, const etp_arm_pmu_report *r, uint64_t runs);
+int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report *r);
+/* What a reader must know about the report, one emit() per note: the clock caveat of the CPU
+ * cycles and the NPU share (the runner's own: identical CPU and NPU frequency, real hardware or
+ * an FPGA; the FVP simulator's cycles are not timing), beats are not bytes, a wrapped runtime, a
+ * count of inferences that differs from the ETDump's runs, lines left out, several reports. */
+void etp_arm_pmu_notes(const etp_arm_pmu_report *r, uint64_t runs,
+                       void (*emit)(void *ctx, const char *text), void *ctx);
+
+ETP_API_END
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,413 @@
+/* arm_pmu.c - the Ethos-U performance report of the Arm bare-metal executor runner's serial log
+ * (etprof_arm_pmu.h; docs/backends.md "Arm Ethos-U: the runner's PMU report"): the parser, the
+ * derived figures, and the report as result-model facts. Written from the documented lines of
+ * the runner's performance monitor (their text, not its code). */
+#include "etprof_arm_pmu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *etp_arm_pmu_unit_name(etp_arm_pmu_unit u) {
+    switch (u) {
+    case ETP_APU_CPU_CYCLES: return "CPU cycles";
+    case ETP_APU_NPU_CYCLES: return "NPU cycles";
+    case ETP_APU_BEATS: return "beats";
+    case ETP_APU_COUNT: return "count";
+    }
+    return "count";
+}
+
+/* ---- parsing ---- */
+
+static const char *find_in(const char *s, size_t n, const char *pat) {
+    size_t m = strlen(pat);
+    for (size_t i = 0; m <= n && i + m <= n; i++)
+        if (s[i] == pat[0] && memcmp(s + i, pat, m) == 0) return s + i;
+    return NULL;
+}
+
+/* The message of a log line: after the "] " that ends an ET_LOG prefix ("I [executorch:f.cpp:12
+ * fn()] ", "I 00:00:01.000 executorch:f.cpp:12] ", "[ET:f.cpp:12] "), else the line; leading
+ * blanks skipped. */
+static const char *message(const char *l, size_t n, size_t *mlen) {
+    const char *p = find_in(l, n, "executorch:");
+    if (!p) p = find_in(l, n, "[ET:");
+    if (p) {
+        const char *q = find_in(p, n - (size_t)(p - l), "] ");
+        if (q) p = q + 2;
+        else p = l;
+    } else {
+        p = l;
+    }
+    const char *e = l + n;
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    *mlen = (size_t)(e - p);
+    return p;
+}
+
+/* s starts with key: the rest after it. */
+static const char *after(const char *s, size_t n, const char *key, size_t *rest) {
+    size_t k = strlen(key);
+    if (n < k || memcmp(s, key, k) != 0) return NULL;
+    *rest = n - k;
+    return s + k;
+}
+
+/* ":" (blanks around it) then a decimal number (an optional '-' when `neg` may be set), which
+ * must end at the end, a blank or '('. false when there is none or it does not fit 64 bits. */
+static bool colon_number(const char *s, size_t n, uint64_t *v, bool *neg) {
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n || s[i] != ':') return false;
+    i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    bool minus = false;
+    if (neg && i < n && s[i] == '-') {
+        minus = true;
+        i++;
+    }
+    if (i >= n || s[i] < '0' || s[i] > '9') return false;
+    uint64_t x = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10) return false;
+        x = x * 10 + d;
+    }
+    if (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '(') return false;
+    *v = x;
+    if (neg) *neg = minus;
+    return true;
+}
+
+static etp_arm_pmu_unit event_unit(const char *ev) {
+    if (strstr(ev, "_BEAT_")) return ETP_APU_BEATS;
+    size_t n = strlen(ev);
+    if (strcmp(ev, "NPU_IDLE") == 0 || (n > 7 && strcmp(ev + n - 7, "_ACTIVE") == 0))
+        return ETP_APU_NPU_CYCLES;
+    return ETP_APU_COUNT;
+}
+
+/* "Ethos-U PMU Events:[ETHOSU_PMU_A, ETHOSU_PMU_B]": the names of counters 0, 1, ... */
+static void read_events(etp_arm_pmu_report *r, const char *s, size_t n) {
+    const char *e = s + n, *close = memchr(s, ']', n);
+    if (close) e = close;
+    uint32_t k = 0;
+    const char *p = s;
+    while (p < e && k < ETP_ARM_PMU_COUNTERS) {
+        while (p < e && (*p == ' ' || *p == ',')) p++;
+        const char *q = p;
+        while (q < e && *q != ',') q++;
+        const char *end = q;
+        while (end > p && end[-1] == ' ') end--;
+        if (end > p) {
+            size_t len = (size_t)(end - p);
+            if (len > 11 && memcmp(p, "ETHOSU_PMU_", 11) == 0) {
+                p += 11;
+                len -= 11;
+            }
+            char *dst = r->counters[k].event;
+            size_t cap = sizeof r->counters[k].event - 1;
+            size_t w = 0;
+            for (size_t i = 0; i < len && w < cap; i++) {
+                char c = p[i];
+                bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                          (c >= '0' && c <= '9') || c == '_';
+                dst[w++] = ok ? c : '?';
+            }
+            dst[w] = 0;
+            r->counters[k].unit = event_unit(dst);
+            k++;
+        }
+        p = q;
+    }
+    if (k) r->events_named = true;
+}
+
+static void bad(etp_arm_pmu_report *r, uint64_t line) {
+    if (!r->bad_lines++) r->first_bad_line = line;
+}
+
+/* One line of the report being read (r->present). */
+static void report_line(etp_arm_pmu_report *r, const char *m, size_t n, uint64_t line) {
+    const char *rest;
+    size_t rn;
+    uint64_t v;
+    bool neg;
+    if ((rest = after(m, n, "NPU delegations", &rn))) {
+        if (colon_number(rest, rn, &v, NULL)) {
+            r->delegations = v;
+            r->has_delegations = true;
+        } else bad(r, line);
+    } else if ((rest = after(m, n, "ethos-u : cycle_cnt", &rn))) {
+        if (colon_number(rest, rn, &v, NULL)) {
+            r->backend_cycles = v;
+            r->has_backend = true;
+        } else bad(r, line);
+    } else if ((rest = after(m, n, "Inference runtime", &rn))) {
+        if (colon_number(rest, rn, &v, &neg) && (!neg || (v > 0 && v <= (UINT64_C(1) << 31)))) {
+            r->runtime_wrapped = neg;
+            r->runtime_cycles = neg ? (UINT64_C(1) << 32) - v : v;
+            r->has_runtime = true;
+        } else bad(r, line);
+    } else if ((rest = after(m, n, "cpu_wait_for_npu_cntr", &rn))) {
+        if (colon_number(rest, rn, &v, NULL)) {
+            r->wait_cycles = v;
+            r->has_wait = true;
+        } else bad(r, line);
+    } else if ((rest = after(m, n, "ethosu_pmu_cycle_cntr", &rn))) {
+        if (colon_number(rest, rn, &v, NULL)) {
+            r->npu_cycles = v;
+            r->has_npu_cycles = true;
+        } else bad(r, line);
+    } else if ((rest = after(m, n, "ethosu_pmu_cntr", &rn))) {
+        size_t i = 0;
+        unsigned k = 0;
+        while (i < rn && i < 3 && rest[i] >= '0' && rest[i] <= '9') k = k * 10 + (unsigned)(rest[i++] - '0');
+        if (i == 0 || k >= ETP_ARM_PMU_COUNTERS || !colon_number(rest + i, rn - i, &v, NULL)) {
+            bad(r, line);
+            return;
+        }
+        r->counters[k].total = v;
+        if (k + 1 > r->n_counters) r->n_counters = k + 1;
+    } else if ((rest = after(m, n, "Ethos-U PMU Events:[", &rn))) {
+        read_events(r, rest, rn);
+    }
+}
+
+static void finish(etp_arm_pmu_report *r) {
+    if (!r->present) return;
+    for (uint32_t k = r->n_counters; k < ETP_ARM_PMU_COUNTERS; k++) r->counters[k].event[0] = 0;
+    bool axi = false, u85 = false;
+    for (uint32_t k = 0; k < r->n_counters; k++) {
+        const char *ev = r->counters[k].event;
+        if (!ev[0]) r->counters[k].unit = ETP_APU_COUNT;
+        if (strncmp(ev, "AXI", 3) == 0) axi = true;
+        if (strncmp(ev, "SRAM_", 5) == 0 || strncmp(ev, "EXT_", 4) == 0) u85 = true;
+    }
+    r->npu = axi && !u85 ? "Ethos-U55 or U65" : u85 && !axi ? "Ethos-U85" : NULL;
+}
+
+void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm_pmu_report *out) {
+    memset(out, 0, sizeof *out);
+    if (!text) return;
+    etp_arm_pmu_report cur;
+    memset(&cur, 0, sizeof cur);
+    uint64_t line = 1;
+    size_t pos = 0;
+    while (pos < n && (!before_line || line < before_line)) {
+        const char *l = text + pos;
+        const char *nl = memchr(l, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - l) : n - pos;
+        size_t ln = len;
+        if (ln && l[ln - 1] == '\r') ln--;
+        size_t mn;
+        const char *m = message(l, ln, &mn);
+        const char *rest;
+        size_t rn;
+        uint64_t v;
+        if ((rest = after(m, mn, "NPU Inferences", &rn))) {
+            uint32_t seen = cur.reports;
+            memset(&cur, 0, sizeof cur);
+            cur.present = true;
+            cur.reports = seen + 1;
+            cur.line = line;
+            if (colon_number(rest, rn, &v, NULL)) cur.inferences = v;
+            else bad(&cur, line);
+        } else if (cur.present) {
+            report_line(&cur, m, mn, line);
+        }
+        pos += len + 1;
+        line++;
+    }
+    finish(&cur);
+    *out = cur;
+}
+
+/* ---- derived figures ---- */
+
+double etp_arm_pmu_per_inference(const etp_arm_pmu_report *r, uint64_t total) {
+    if (!r || !r->present || !r->inferences) return NAN;
+    return (double)total / (double)r->inferences;
+}
+
+double etp_arm_pmu_npu_share(const etp_arm_pmu_report *r) {
+    if (!r || !r->present || !r->has_wait || !r->has_runtime || !r->runtime_cycles) return NAN;
+    return 100.0 * (double)r->wait_cycles / (double)r->runtime_cycles;
+}
+
+uint64_t etp_arm_pmu_etdump_runs(const etp_ops_result *r) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; r && i < etp_ops_method_count(r); i++) {
+        const etp_ops_method *m = etp_ops_method_get(r, i);
+        n += (uint64_t)m->runs + m->skipped;
+    }
+    return n;
+}
+
+/* ---- the report as result-model facts ---- */
+
+/* One figure of the report, in the order every view shows them. */
+typedef struct pmu_fig {
+    char name[80];
+    const char *source; /* the log's key */
+    uint64_t total;
+    etp_arm_pmu_unit unit;
+} pmu_fig;
+
+static size_t figures(const etp_arm_pmu_report *r, pmu_fig *f) {
+    size_t k = 0;
+#define FIG(nm, src, v, u)                                                                        \
+    do {                                                                                          \
+        snprintf(f[k].name, sizeof f[k].name, "%s", nm);                                          \
+        f[k].source = src;                                                                        \
+        f[k].total = v;                                                                           \
+        f[k++].unit = u;                                                                          \
+    } while (0)
+    if (r->has_delegations)
+        FIG("NPU delegations (command streams run)", "NPU delegations", r->delegations,
+            ETP_APU_COUNT);
+    if (r->has_npu_cycles)
+        FIG("NPU cycle counter", "ethosu_pmu_cycle_cntr", r->npu_cycles, ETP_APU_NPU_CYCLES);
+    static const char *const cntr[ETP_ARM_PMU_COUNTERS] = {
+        "ethosu_pmu_cntr0", "ethosu_pmu_cntr1", "ethosu_pmu_cntr2", "ethosu_pmu_cntr3",
+        "ethosu_pmu_cntr4", "ethosu_pmu_cntr5", "ethosu_pmu_cntr6", "ethosu_pmu_cntr7"};
+    for (uint32_t c = 0; c < r->n_counters; c++) {
+        char nm[80];
+        if (r->counters[c].event[0]) snprintf(nm, sizeof nm, "%s", r->counters[c].event);
+        else snprintf(nm, sizeof nm, "event counter %u (event not named)", c);
+        FIG(nm, cntr[c], r->counters[c].total, r->counters[c].unit);
+    }
+    if (r->has_runtime)
+        FIG("CPU cycles of the measured runs", "Inference runtime", r->runtime_cycles,
+            ETP_APU_CPU_CYCLES);
+    if (r->has_backend)
+        FIG("CPU cycles in EthosUBackend::execute", "ethos-u : cycle_cnt", r->backend_cycles,
+            ETP_APU_CPU_CYCLES);
+    if (r->has_wait)
+        FIG("CPU cycles while the NPU ran", "cpu_wait_for_npu_cntr", r->wait_cycles,
+            ETP_APU_CPU_CYCLES);
+#undef FIG
+    return k;
+}
+
+#define SHARE_SOURCE "cpu_wait_for_npu_cntr / Inference runtime"
+
+void etp_fig_arm_pmu(etp_node *n, const char *key, const etp_arm_pmu_report *r, uint64_t runs) {
+    if (!r || !r->present) {
+        etp_node_null(n, key);
+        return;
+    }
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_uint(o, "line", r->line);
+    etp_node_uint(o, "reports", r->reports);
+    etp_node_uint(o, "inferences", r->inferences);
+    if (runs) etp_node_uint(o, "etdump_runs", runs);
+    else etp_node_null(o, "etdump_runs");
+    etp_node_str(o, "npu", r->npu);
+    pmu_fig f[8 + ETP_ARM_PMU_COUNTERS];
+    size_t nf = figures(r, f);
+    etp_node *a = etp_node_arr(o, "figures");
+    for (size_t i = 0; i < nf; i++) {
+        etp_node *e = etp_node_obj(a, NULL);
+        etp_node_str(e, "name", f[i].name);
+        etp_node_str(e, "source", f[i].source);
+        etp_node_uint(e, "total", f[i].total);
+        etp_node_float(e, "per_inference", etp_arm_pmu_per_inference(r, f[i].total));
+        etp_node_str(e, "unit", etp_arm_pmu_unit_name(f[i].unit));
+    }
+    etp_node_float(o, "npu_share_percent", etp_arm_pmu_npu_share(r));
+    etp_node_str(o, "npu_share_basis", SHARE_SOURCE ", both CPU cycles");
+    etp_node_bool(o, "runtime_wrapped", r->runtime_wrapped);
+    etp_node_uint(o, "lines_left_out", r->bad_lines);
+}
+
+int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report *r) {
+    if (!r || !r->present) return ETP_OK;
+    etp_section_textf(s, ETP_TEXT_WRAP, 2,
+                      "\nArm Ethos-U PMU report (the runner's serial log, line %llu: %llu "
+                      "inference(s)%s%s)\n\n",
+                      (unsigned long long)r->line, (unsigned long long)r->inferences,
+                      r->npu ? ", " : "", r->npu ? r->npu : "");
+    static const etp_col cols[] = {
+        {"figure", "figure", NULL, ETP_T_STR, false, 0},
+        {"total", "total", NULL, ETP_T_FLOAT, false, 0},
+        {"per_inference", "per inference", NULL, ETP_T_FLOAT, true, 1},
+        {"unit", "unit", NULL, ETP_T_STR, false, 0},
+        {"source", "log line", NULL, ETP_T_STR, false, 0},
+    };
+    etp_table *t = etp_doc_table(doc, cols, 5);
+    if (!t) return ETP_E_INTERNAL;
+    etp_section_table(s, t);
+    static const char *const drop[] = {"source:2", "per_inference:1", NULL};
+    etp_table_droppable(t, drop);
+    pmu_fig f[8 + ETP_ARM_PMU_COUNTERS];
+    size_t nf = figures(r, f);
+    for (size_t i = 0; i < nf; i++) {
+        etp_table_row(t);
+        etp_table_str(t, f[i].name);
+        etp_table_float_prec(t, (double)f[i].total, 0);
+        etp_table_float(t, etp_arm_pmu_per_inference(r, f[i].total));
+        etp_table_str(t, etp_arm_pmu_unit_name(f[i].unit));
+        etp_table_str(t, f[i].source);
+    }
+    double share = etp_arm_pmu_npu_share(r);
+    if (!isnan(share)) {
+        etp_table_row(t);
+        etp_table_str(t, "NPU share of the CPU cycles");
+        etp_table_float_prec(t, share, 2);
+        etp_table_null(t);
+        etp_table_str(t, "%");
+        etp_table_str(t, SHARE_SOURCE);
+    }
+    return etp_doc_ok(doc) ? ETP_OK : ETP_E_INTERNAL;
+}
+
+void etp_arm_pmu_notes(const etp_arm_pmu_report *r, uint64_t runs,
+                       void (*emit)(void *ctx, const char *text), void *ctx) {
+    if (!r || !r->present) return;
+    char b[512];
+    if (r->reports > 1) {
+        snprintf(b, sizeof b,
+                 "The runner's log holds %u Ethos-U PMU reports before the ETDump; the last one "
+                 "(line %llu) is shown.",
+                 r->reports, (unsigned long long)r->line);
+        emit(ctx, b);
+    }
+    if (runs && r->inferences != runs) {
+        snprintf(b, sizeof b,
+                 "The PMU report counts %llu inference(s) but the ETDump holds %llu run(s) of the "
+                 "method: the report may not measure the runs of this ETDump; its per-inference "
+                 "figures divide by the report's own count.",
+                 (unsigned long long)r->inferences, (unsigned long long)runs);
+        emit(ctx, b);
+    }
+    if (r->has_runtime || r->has_backend || r->has_wait)
+        emit(ctx, "The PMU report's CPU cycles (and the NPU share made of them) come from the "
+                  "Cortex-M cycle counter; as the runner itself prints, they need real hardware "
+                  "or an FPGA whose CPU and NPU run at one frequency: on the Corstone FVP "
+                  "simulator they are not timing.");
+    bool beats = false, unnamed = false;
+    for (uint32_t k = 0; k < r->n_counters; k++) {
+        beats |= r->counters[k].unit == ETP_APU_BEATS;
+        unnamed |= !r->counters[k].event[0];
+    }
+    if (beats)
+        emit(ctx, "The memory traffic of the PMU report is in data beats: bytes = beats x the "
+                  "data width of that memory interface in the NPU's configuration, which the log "
+                  "does not give.");
+    if (unnamed)
+        emit(ctx, "The runner's log names no event for some Ethos-U PMU counters (no \"Ethos-U "
+                  "PMU Events:[...]\" line): they are shown by number, as counts.");
+    if (r->runtime_wrapped)
+        emit(ctx, "The runner printed its CPU cycle total as a negative number (a 32-bit counter "
+                  "printed signed): 2^32 was added. A total past 2^32 cycles would have wrapped "
+                  "unseen.");
+    if (r->bad_lines) {
+        snprintf(b, sizeof b,
+                 "%u line(s) of the PMU report hold no readable number (the first: line %llu) "
+                 "and are left out.",
+                 r->bad_lines, (unsigned long long)r->first_bad_line);
+        emit(ctx, b);
+    }
+}
