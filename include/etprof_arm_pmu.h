@@ -114,6 +114,11 @@ double etp_arm_pmu_npu_share(const etp_arm_pmu_report *r);
  * compared, null). ETP_OK or ETP_E_INTERNAL. */
 void etp_fig_arm_pmu(etp_node *n, const char *key, const etp_arm_pmu_report *r, uint64_t runs);
 int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report *r);
+/* Its parts, for a view that lays them out itself (the HTML report): the table alone, a table of
+ * `doc` (NULL when !present or out of memory), and the heading "Arm Ethos-U PMU report (the
+ * runner's serial log, line L: N inference(s), NPU)" into buf (cap bytes; "" when !present). */
+etp_table *etp_arm_pmu_table(etp_doc *doc, const etp_arm_pmu_report *r);
+const char *etp_arm_pmu_heading(const etp_arm_pmu_report *r, char *buf, size_t cap);
 /* What a reader must know about the report, one emit() per note: the clock caveat of the CPU
  * cycles and the NPU share (the runner's own: identical CPU and NPU frequency, real hardware or
  * an FPGA; the FVP simulator's cycles are not timing), beats are not bytes, a wrapped runtime, a

@@ -322,13 +322,8 @@ void etp_fig_arm_pmu(etp_node *n, const char *key, const etp_arm_pmu_report *r, 
     etp_node_uint(o, "lines_left_out", r->bad_lines);
 }
 
-int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report *r) {
-    if (!r || !r->present) return ETP_OK;
-    etp_section_textf(s, ETP_TEXT_WRAP, 2,
-                      "\nArm Ethos-U PMU report (the runner's serial log, line %llu: %llu "
-                      "inference(s)%s%s)\n\n",
-                      (unsigned long long)r->line, (unsigned long long)r->inferences,
-                      r->npu ? ", " : "", r->npu ? r->npu : "");
+etp_table *etp_arm_pmu_table(etp_doc *doc, const etp_arm_pmu_report *r) {
+    if (!r || !r->present) return NULL;
     static const etp_col cols[] = {
         {"figure", "figure", NULL, ETP_T_STR, false, 0},
         {"total", "total", NULL, ETP_T_FLOAT, false, 0},
@@ -337,8 +332,7 @@ int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report
         {"source", "log line", NULL, ETP_T_STR, false, 0},
     };
     etp_table *t = etp_doc_table(doc, cols, 5);
-    if (!t) return ETP_E_INTERNAL;
-    etp_section_table(s, t);
+    if (!t) return NULL;
     static const char *const drop[] = {"source:2", "per_inference:1", NULL};
     etp_table_droppable(t, drop);
     pmu_fig f[8 + ETP_ARM_PMU_COUNTERS];
@@ -360,6 +354,28 @@ int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report
         etp_table_str(t, "%");
         etp_table_str(t, SHARE_SOURCE);
     }
+    return etp_doc_ok(doc) ? t : NULL;
+}
+
+const char *etp_arm_pmu_heading(const etp_arm_pmu_report *r, char *buf, size_t cap) {
+    if (!r || !r->present) {
+        if (cap) buf[0] = 0;
+        return buf;
+    }
+    snprintf(buf, cap,
+             "Arm Ethos-U PMU report (the runner's serial log, line %llu: %llu inference(s)%s%s)",
+             (unsigned long long)r->line, (unsigned long long)r->inferences, r->npu ? ", " : "",
+             r->npu ? r->npu : "");
+    return buf;
+}
+
+int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report *r) {
+    if (!r || !r->present) return ETP_OK;
+    char h[200];
+    etp_section_textf(s, ETP_TEXT_WRAP, 2, "\n%s\n\n", etp_arm_pmu_heading(r, h, sizeof h));
+    etp_table *t = etp_arm_pmu_table(doc, r);
+    if (!t) return ETP_E_INTERNAL;
+    etp_section_table(s, t);
     return etp_doc_ok(doc) ? ETP_OK : ETP_E_INTERNAL;
 }
 

@@ -15,6 +15,7 @@
 #include "etprof.h"
 #include "etprof_runs.h"
 #include "etprof_backend.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_etrecord.h"
 #include "etprof_modules.h"
 #include "jw.h"
@@ -85,6 +86,7 @@ typedef struct rep {
     const etp_etrecord *etr;    /* --etrecord, NULL when none */
     const char **plab;          /* per ops row: its placement as the text views name it
                                    (etp_backend_placement_labels: an inferred backend named) */
+    const etp_arm_pmu_report *pmu; /* the Arm runner's PMU report (a dump read from its log) */
     bool oom;                   /* a table could not be built: the report fails */
 } rep;
 
@@ -462,6 +464,7 @@ static void write_nav(rep *R, bool qnn, bool deep) {
          "<a href=\"#cpu-fallback\">CPU fallback</a>");
     if (qnn) S(R, "<a href=\"#qnn\">QNN</a>");
     if (deep) S(R, "<a href=\"#qnn-deep\">QNN deep data</a>");
+    if (R->pmu && R->pmu->present) S(R, "<a href=\"#arm-pmu\">Ethos-U PMU</a>");
     S(R, "<a href=\"#notes\">Units &amp; notes</a></nav>\n<main>\n");
 }
 
@@ -2216,6 +2219,26 @@ static void note_li(void *ctx, const char *text) {
     S(R, "</li>");
 }
 
+/* The Arm runner's Ethos-U PMU report of the log the ETDump came from (etprof_arm_pmu.h): the
+ * table and notes summary shows. */
+static void write_arm_pmu(rep *R) {
+    if (!R->pmu || !R->pmu->present) return;
+    const etp_arm_pmu_report *pm = R->pmu;
+    P(R, "<section id=\"arm-pmu\"><h2>Arm Ethos-U PMU report</h2>\n<p class=\"note\">From "
+         "the runner's serial log, line %llu: %llu inference(s)%s%s. The NPU's own counters, "
+         "which the ETDump does not hold.</p>\n",
+      (unsigned long long)pm->line, (unsigned long long)pm->inferences, pm->npu ? ", " : "",
+      pm->npu ? pm->npu : "");
+    etp_doc_free(R->tdoc);
+    R->tdoc = etp_doc_new("report", -1, NULL, NULL);
+    etp_table *t = R->tdoc ? etp_arm_pmu_table(R->tdoc, R->pmu) : NULL;
+    if (!t) R->oom = true;
+    tab_end(R, t, &(etp_html_opts){.id = "arm-pmu-table", .wrap_class = "tw"});
+    S(R, "<ul>");
+    etp_arm_pmu_notes(R->pmu, etp_arm_pmu_etdump_runs(R->r), note_li, R);
+    S(R, "</ul></section>\n");
+}
+
 static void write_notes(rep *R, bool has_qnn_events) {
     S(R, "<section id=\"notes\"><h2>Units &amp; notes</h2>\n<ul>");
     P(R, "<li>Times are shown in %s", R->d.time_unit);
@@ -2410,6 +2433,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         return rc;
     }
     etp_qnn_program_soc(etp_model_program(m), NULL, &R.soc);
+    R.pmu = etp_dump_arm_pmu(etp_model_dump(m));
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.block = opts->block;
@@ -2471,6 +2495,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     write_cpu(&R);
     if (has_qnn || R.der) write_qnn(&R, idx);
     write_deep(&R);
+    write_arm_pmu(&R);
     write_notes(&R, has_qnn);
     S(&R, "</main>\n<footer>etprof " ETPROF_VERSION " &middot; ");
     E(&R, opts->source ? opts->source : "");

@@ -249,6 +249,20 @@ for fe, fd in zip(ej["findings"], dj["findings"]):
 # the rate of the log's ticks is unknown: every view says 0 ns/tick, as with --ticks
 units = [f["facts"] for f in ej["findings"] if f["id"] == "units"]
 check(units and units[0].get("tick_ns") == 0, f"pmu: explain's tick_ns for a runner's log: {units}")
+# the HTML report: the same table (its data-v values are the totals written into the log)
+import re
+html_p = os.path.join(T, "pmu.html")
+got = run("report", plog, "-o", html_p)
+html = open(html_p).read() if got.returncode == 0 else ""
+sec = html[html.find('<section id="arm-pmu">'):]
+sec = sec[:sec.find("</section>")]
+cells = re.findall(r'<tr><td>([^<]*)</td><td class="n" data-v="([^"]*)">', sec)
+check([float(v) for _, v in cells] == [float(t) for _, t, _ in want] + [75.0],
+      f"pmu: the report's table {cells}")
+check('href="#arm-pmu"' in html and "Corstone FVP" in sec, "pmu: the report's link and notes")
+dump_html = os.path.join(T, "dump.html")
+run("report", EU, "-o", dump_html)
+check('id="arm-pmu"' not in open(dump_html).read(), "pmu: a report section for a dump file")
 # 4 inferences against 1 run: said; per inference divides by the report's count (1234560 / 4)
 plog4 = write("pmu4.log", head + pmu_report(4) + block(eraw))
 pj4 = json.loads(run("summary", plog4, "--format", "json").stdout)
