@@ -294,6 +294,11 @@ int etp_dump_wait_verified(etp_dump *d, etp_error *err);
  * one-line note saying so and which one was analysed (the first); NULL otherwise. Lives as long
  * as the dump. */
 const char *etp_dump_source_note(const etp_dump *d);
+/* The ETDump's size in bytes: the file's, or for a dump read from a serial log or a base64 file
+ * (docs/formats.md) the decoded ETDump's; and what it was read from: "etdump" (an ETDump),
+ * "arm_runner_log" (the Arm bare-metal runner's serial log), "base64" (a file of base64). */
+uint64_t etp_dump_byte_size(const etp_dump *d);
+const char *etp_dump_source_kind(const etp_dump *d);
 /* The tick rate (etp_model_opts.tick_ns) a dump's host times are read at when the caller was
  * given none: 1 ns per tick (Linux, Android, macOS), or 0, ticks of unknown rate, for a dump read
  * from the Arm bare-metal runner's serial log (docs/formats.md), whose runner counts Cortex-M PMU

@@ -45,6 +45,7 @@ typedef struct async_verify async_verify;
 struct etp_dump {
     const uint8_t *buf;
     uint32_t size;
+    uint64_t blob_size; /* the bytes it was opened from (a log's: the decoded ETDump) */
     int64_t base;
     etp_dump_info info;
     block *blocks;
@@ -1162,6 +1163,13 @@ static int open_b64(etp_dump **out, const etp_blob *blob,
     return ETP_OK;
 }
 
+uint64_t etp_dump_byte_size(const etp_dump *d) { return d ? d->blob_size : 0; }
+
+const char *etp_dump_source_kind(const etp_dump *d) {
+    if (!d) return NULL;
+    return !d->src ? "etdump" : d->src->runner_log ? "arm_runner_log" : "base64";
+}
+
 const char *etp_dump_source_note(const etp_dump *d) {
     return d->src && d->src->note[0] ? d->src->note : NULL;
 }
@@ -1231,6 +1239,7 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
     if (!d) goto oom;
     d->buf = data + start;
     d->size = (uint32_t)len;
+    d->blob_size = size;
     d->base = (int64_t)start;
     d->info.size_prefixed = prefixed;
     if (blob->kind == 1) {

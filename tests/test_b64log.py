@@ -112,6 +112,20 @@ for dump, extra in CASES:
             else:
                 check(r["unit"] == w["unit"], f"{name} {what}: {r['name']}: unit {r['unit']}, the dump {w['unit']}")
 
+# info: the ETDump's own size (the dump file's) and what the file was (a log, base64)
+for what, p in [("log", os.path.join(T, "add_pte_10x.etdp.log")),
+                ("base64", os.path.join(T, "add_pte_10x.etdp.b64"))]:
+    dump_size = os.path.getsize(CASES[0][0])
+    ij = json.loads(run("info", p, "--format", "json").stdout)
+    kind = "arm_runner_log" if what == "log" else "base64"
+    check(ij.get("size_bytes") == dump_size and ij.get("source") == {
+        "kind": kind, "size_bytes": os.path.getsize(p)}, f"info {what}: sizes {ij.get('size_bytes')} {ij.get('source')}")
+    it = run("info", p).stdout
+    check(f"version 0, {dump_size} bytes (decoded from " in it and f"of {os.path.getsize(p)} bytes)" in it,
+          f"info {what}: the text's sizes")
+check("source" not in json.loads(run("info", CASES[0][0], "--format", "json").stdout),
+      "info: a dump file has a source member")
+
 # several dumps in one log: the first one, and a warning naming every block's line
 a = open(os.path.join(D, "real", "add_pte_1x.etdp"), "rb").read()
 b = open(os.path.join(D, "real", "add_pte_10x.etdp"), "rb").read()

@@ -41,9 +41,15 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
     if (!cli_text_open(&b)) return false;
     FILE *f = b.f;
     fprintf(f, "file       %s\n", path);
-    fprintf(f, "kind       ETDump, %s, version %u, %zu bytes\n",
+    const char *src = etp_dump_source_kind(in->dump);
+    fprintf(f, "kind       ETDump, %s, version %u, %llu bytes",
             di->size_prefixed ? "size-prefixed" : "not size-prefixed", di->version,
-            in->dump_blob.size);
+            (unsigned long long)etp_dump_byte_size(in->dump));
+    if (strcmp(src, "etdump") != 0)
+        fprintf(f, " (decoded from %s of %zu bytes)",
+                strcmp(src, "base64") == 0 ? "a base64 file" : "the base64 in an Arm runner's serial log",
+                in->dump_blob.size);
+    fprintf(f, "\n");
     fprintf(f, "events     %llu (profile %llu, allocation %llu, debug %llu",
             (unsigned long long)di->event_count, (unsigned long long)di->profile_count,
             (unsigned long long)di->allocation_count, (unsigned long long)di->debug_count);
@@ -123,7 +129,13 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         /* {schema_version, file, kind, ..., kinds, program, methods, ...} (0.1.0) */
         etp_node *root = etp_doc_root(doc);
         etp_node_str(root, "kind", "etdump");
-        etp_node_uint(root, "size_bytes", in.dump_blob.size);
+        etp_node_uint(root, "size_bytes", etp_dump_byte_size(in.dump));
+        if (strcmp(etp_dump_source_kind(in.dump), "etdump") != 0) {
+            /* a log or a base64 file: what the file was (additive) */
+            etp_node *so = etp_node_obj(root, "source");
+            etp_node_str(so, "kind", etp_dump_source_kind(in.dump));
+            etp_node_uint(so, "size_bytes", in.dump_blob.size);
+        }
         etp_node_bool(root, "size_prefixed", di->size_prefixed);
         etp_node_uint(root, "version", di->version);
         etp_node_uint(root, "block_count", di->block_count);
