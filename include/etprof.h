@@ -1276,6 +1276,9 @@ typedef struct etp_report_opts {
     /* An ETRecord (etprof_etrecord.h; NULL: none): the top-operator tables gain module and
      * source columns and a "Time per nn.Module" section is written (etprof_modules.h). */
     const struct etp_etrecord *etrecord;
+    /* The Arm runner's Ethos-U PMU report (etprof_arm_pmu.h) shown in its section, NULL: the
+     * one of the log the ETDump was read from, if any (etp_dump_arm_pmu). */
+    const struct etp_arm_pmu_report *arm_pmu;
 } etp_report_opts;
 
 void etp_report_opts_init(etp_report_opts *o);

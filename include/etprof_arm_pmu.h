@@ -91,6 +91,15 @@ typedef struct etp_arm_pmu_report {
  * are not the report's are skipped, a key whose number cannot be read is counted in bad_lines. */
 void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm_pmu_report *out);
 
+/* The report of a runner's serial log given apart from the ETDump (the runner wrote the ETDump to
+ * a file, by semihosting, and the report to its console): the file `path` ("-": stdin), read as
+ * etp_arm_pmu_parse() does, up to its first "#[RUN THIS]" line when it has one (the report before
+ * the ETDump it prints, as etp_dump_arm_pmu()), else the whole file. ETP_OK; ETP_E_IO when the
+ * file cannot be read; ETP_E_INPUT, located in the file at offset 0, when it holds no report (no
+ * "NPU Inferences" line) or is binary (a NUL byte in its first 4 KiB; the error names the kind
+ * of file it looks like). *out is zeroed on failure. */
+int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err);
+
 /* The report of the log the dump was read from (the one before its ETDump's echo line); NULL
  * when the dump was not read from an Arm runner's serial log. A log without a report gives one
  * whose `present` is false. */

@@ -3,6 +3,7 @@
  * derived figures, and the report as result-model facts. Written from the documented lines of
  * the runner's performance monitor (their text, not its code). */
 #include "etprof_arm_pmu.h"
+#include "sniff.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -222,6 +223,48 @@ void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm
     }
     finish(&cur);
     *out = cur;
+}
+
+int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err) {
+    memset(out, 0, sizeof *out);
+    etp_blob b;
+    int rc = etp_blob_open(&b, path, err);
+    if (rc) return rc;
+    const char *text = (const char *)b.data;
+    size_t head = b.size < 4096 ? b.size : 4096;
+    if (memchr(text, 0, head)) {
+        etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
+                      "binary data (a NUL byte), not the Arm runner's serial log with its Ethos-U "
+                      "PMU report");
+        etp__sniff_hint(err, b.data, b.size, NULL);
+        etp_blob_close(&b);
+        return ETP_E_INPUT;
+    }
+    /* up to the first ETDump block, when the log has one */
+    uint64_t line = 1, stop = 0;
+    for (size_t i = 0; i < b.size;) {
+        const char *nl = memchr(text + i, '\n', b.size - i);
+        size_t len = nl ? (size_t)(nl - (text + i)) : b.size - i;
+        if (find_in(text + i, len, "#[RUN THIS]")) {
+            stop = line;
+            break;
+        }
+        i += len + 1;
+        line++;
+    }
+    etp_arm_pmu_parse(text, b.size, stop, out);
+    if (!out->present) {
+        etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
+                      "no Ethos-U PMU report in this file (no \"NPU Inferences\" line%s): the "
+                      "runner prints one when it is built with its performance monitor",
+                      stop ? " before its ETDump" : "");
+        etp__sniff_hint(err, b.data, b.size, NULL);
+        etp_blob_close(&b);
+        memset(out, 0, sizeof *out);
+        return ETP_E_INPUT;
+    }
+    etp_blob_close(&b);
+    return ETP_OK;
 }
 
 /* ---- derived figures ---- */

@@ -2433,7 +2433,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
         return rc;
     }
     etp_qnn_program_soc(etp_model_program(m), NULL, &R.soc);
-    R.pmu = etp_dump_arm_pmu(etp_model_dump(m));
+    R.pmu = opts->arm_pmu ? opts->arm_pmu : etp_dump_arm_pmu(etp_model_dump(m));
     etp_ops_opts oo;
     etp_ops_opts_init(&oo);
     oo.block = opts->block;

@@ -292,6 +292,38 @@ check("arm_pmu" not in json.loads(run("summary", EU, "--format", "json").stdout)
       "pmu: a dump file has an arm_pmu member")
 check("Ethos-U PMU report" not in run("summary", after).stdout, "pmu: a text section without a report")
 
+# --runner-log F: the report of a log apart from the ETDump (a runner that wrote the ETDump to a
+# file by semihosting): the same figures as the report inside the log, for the dump file itself
+uart = write("uart.log", head + pmu_report(1) + NOISE_AFTER)
+sj = json.loads(run("summary", EU, "--runner-log", uart, "--format", "json").stdout)
+check(sj.get("arm_pmu") == dict(ap, line=2), f"runner-log: summary's arm_pmu {sj.get('arm_pmu')}")
+ex2 = " ".join(run("explain", EU, "--runner-log", uart).stdout.split())
+check("whose Ethos-U PMU report (line 2, 1 inference(s), Ethos-U55 or U65)" in ex2,
+      "runner-log: explain's answer")
+rep = os.path.join(T, "rl.html")
+run("report", EU, "--runner-log", uart, "-o", rep)
+check('id="arm-pmu-table"' in open(rep).read(), "runner-log: the report's section")
+# a log that also prints an ETDump: the report before it, as when the log is the dump
+both = write("both.log", head + pmu_report(4) + block(eraw) + pmu_report(9))
+bj = json.loads(run("summary", EU, "--runner-log", both, "--format", "json").stdout)
+bp = bj.get("arm_pmu") or {}
+check(bp.get("inferences") == 4 and bp.get("reports") == 1,
+      f"runner-log: the report before the log's ETDump {bp}")
+# errors before any output, located, the kind of a wrong file named
+out = os.path.join(T, "never.json")
+got = run("summary", EU, "--runner-log", CASES[0][0], "-o", out)
+check(got.returncode == 1 and got.stderr == f"etprof: {CASES[0][0]}: offset 0: binary data (a NUL "
+      "byte), not the Arm runner's serial log with its Ethos-U PMU report; this looks like an "
+      "ETDump (.etdp)\n" and not os.path.exists(out), f"runner-log: an ETDump given {got.stderr!r}")
+noise = write("noise.log", NOISE_AFTER)
+got = run("explain", EU, "--runner-log", noise)
+check(got.returncode == 1 and got.stdout == "" and got.stderr == f"etprof: {noise}: offset 0: no "
+      "Ethos-U PMU report in this file (no \"NPU Inferences\" line): the runner prints one when "
+      "it is built with its performance monitor\n", f"runner-log: no report {got.stderr!r}")
+got = run("summary", EU, EU, "--runner-log", uart)
+check(got.returncode == 2 and "--runner-log: applies to one FILE" in got.stderr,
+      f"runner-log: several files {got.stderr!r}")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

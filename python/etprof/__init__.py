@@ -129,13 +129,16 @@ class Profile:
 
     def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
                  ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-                 optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False):
+                 optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False,
+                 runner_log=None):
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
                                   ignore_program_mismatch=bool(ignore_program_mismatch),
                                   ticks=bool(ticks), debug_buffer=debug_buffer,
                                   etrecord=etrecord, qhas=qhas, optrace=optrace,
                                   runtrace=runtrace, heap=heap, tick_ns=tick_ns)
+        if runner_log is not None:
+            self._p.set_runner_log(runner_log)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -297,9 +300,10 @@ class Profile:
         return s
 
     def arm_pmu(self):
-        """The Ethos-U PMU report of the Arm bare-metal runner's serial log this dump was read
-        from (the log given to ``open`` in place of an ETDump), from the library's
-        ``etp_dump_arm_pmu``. None when the dump was not read from such a log; else
+        """The Ethos-U PMU report of the Arm bare-metal runner's serial log: ``runner_log``'s
+        given to ``open``, else the one of the log this dump was read from (a log given to
+        ``open`` in place of an ETDump; the library's ``etp_arm_pmu_read`` and
+        ``etp_dump_arm_pmu``). None when there is neither; else
         ``{"report": R, "notes": [...]}``, R as ``etprof summary --format json`` writes its
         ``arm_pmu`` member (None when the log holds no report): ``line``, ``reports``,
         ``inferences``, ``etdump_runs``, ``npu``, ``figures`` (one dict per figure: ``name``,
@@ -956,7 +960,7 @@ Profile.report = _report
 
 def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
          ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-         optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False):
+         optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False, runner_log=None):
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -982,7 +986,10 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     read and verified here (InputError for a damaged record, IOError when it cannot be read).
     ``qhas``, ``optrace``, ``runtrace``, ``heap`` are QNN's own profiling files (paths; the
     options of ``etprof qnn``), read here, joined to the dump by :meth:`Profile.qnn` and used
-    by :meth:`Profile.report`.
+    by :meth:`Profile.report`. ``runner_log`` is the Arm bare-metal runner's serial log when
+    the ETDump is a file apart from it (``--runner-log``): its Ethos-U PMU report, read here,
+    is what :meth:`Profile.arm_pmu`, :meth:`Profile.explain` and :meth:`Profile.report` show
+    (InputError when the log holds no report).
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an
@@ -991,7 +998,8 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     return Profile(etdump, pte, method=method, skip_first=skip_first, block=block,
                    tick_hz=tick_hz, ignore_program_mismatch=ignore_program_mismatch,
                    debug_buffer=debug_buffer, etrecord=etrecord, qhas=qhas, optrace=optrace,
-                   runtrace=runtrace, heap=heap, tick_ns=tick_ns, ticks=ticks)
+                   runtrace=runtrace, heap=heap, tick_ns=tick_ns, ticks=ticks,
+                   runner_log=runner_log)
 
 
 #: The columns of Profile.tensors(): the keys of `etprof tensors --format json` rows.

@@ -132,11 +132,16 @@ typedef struct {
     etp_qnn_bundle qb;
     bool have_qb;
     PyObject *qnn_paths; /* dict of the four paths as given (None when absent) */
+    /* runner_log=: the Arm runner's PMU report of a log apart from the dump (etprof_arm_pmu.h) */
+    etp_arm_pmu_report pmu_given;
+    bool have_pmu_given;
     /* Set (with the GIL held) while a library call runs without the GIL on this Profile's
      * state: every other entry point then refuses with UsageError instead of touching it
      * (the library's objects are used by one thread at a time: etprof.h). */
     int busy;
 } Profile;
+
+static const etp_arm_pmu_report *profile_pmu(const Profile *p);
 
 /* Entry check of every method that touches the library state. */
 static PyObject *raise_usage(const char *fmt, const char *arg);
@@ -1676,7 +1681,7 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     o.top_ops = top;
     o.tick_ns = p->tick_ns;
     o.htp_clock_ghz = NAN;
-    o.arm_pmu = etp_dump_arm_pmu(p->dump);
+    o.arm_pmu = profile_pmu(p);
     etp_error err;
     memset(&err, 0, sizeof err);
     /* QNN's files given to open(): the command's --qhas/--optrace/--runtrace/--heap */
@@ -1871,10 +1876,32 @@ static PyObject *Profile_backend_figures_json(Profile *p, PyObject *args, PyObje
  * Arm runner's serial log. */
 static void doc_note_py_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
+/* The PMU report in use: runner_log='s, else the one of the log the dump was read from. */
+static const etp_arm_pmu_report *profile_pmu(const Profile *p) {
+    return p->have_pmu_given ? &p->pmu_given : etp_dump_arm_pmu(p->dump);
+}
+
+/* Profile.set_runner_log(path): reads the report of the Arm runner's serial log `path`
+ * (etp_arm_pmu_read), used from then on by arm_pmu(), explain and the report. */
+static PyObject *Profile_set_runner_log(Profile *p, PyObject *arg) {
+    if (busy_error(p)) return NULL;
+    PyObject *b = NULL;
+    if (!PyUnicode_FSConverter(arg, &b)) return NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_arm_pmu_report r;
+    int rc = etp_arm_pmu_read(PyBytes_AS_STRING(b), &r, &err);
+    Py_DECREF(b);
+    if (rc) return raise_etp(rc, &err);
+    p->pmu_given = r;
+    p->have_pmu_given = true;
+    Py_RETURN_NONE;
+}
+
 static PyObject *Profile_arm_pmu_json(Profile *p, PyObject *noargs) {
     (void)noargs;
     if (busy_error(p)) return NULL;
-    const etp_arm_pmu_report *pmu = etp_dump_arm_pmu(p->dump);
+    const etp_arm_pmu_report *pmu = profile_pmu(p);
     if (!pmu) Py_RETURN_NONE;
     if (need_ops(p)) return NULL;
     uint64_t runs = etp_arm_pmu_etdump_runs(p->ops);
@@ -1941,7 +1968,7 @@ static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
             .disp = &d, .fmt = fmt, .path = file, .qnn_paths = &qp, .rec = p->rec,
             .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
                         .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
-                        .htp_clock_source = src, .arm_pmu = etp_dump_arm_pmu(p->dump)}};
+                        .htp_clock_source = src, .arm_pmu = profile_pmu(p)}};
         int rrc = 0;
         char *buf = NULL;
         size_t n = 0;
@@ -2210,6 +2237,7 @@ static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, 
         ro.optrace = qnn[1];
         ro.runtrace = qnn[2];
         ro.heap = qnn[3];
+        ro.arm_pmu = profile_pmu(p);
         rc = etp_report_write(p->model, f, &ro, &err);
     }
     etp_model_trim(p->model); /* an idle Profile holds no block */
@@ -2736,6 +2764,8 @@ static PyMethodDef Profile_methods[] = {
     {"check_outputs", (PyCFunction)(void (*)(void))Profile_check_outputs,
      METH_VARARGS | METH_KEYWORDS,
      "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
+    {"set_runner_log", (PyCFunction)Profile_set_runner_log, METH_O,
+     "set_runner_log(path): the Ethos-U PMU report of the Arm runner's serial log at path"},
     {"arm_pmu_json", (PyCFunction)Profile_arm_pmu_json, METH_NOARGS,
      "arm_pmu_json() -> str or None: summary's arm_pmu member and its notes as JSON"},
     {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,

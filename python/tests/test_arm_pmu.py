@@ -9,6 +9,8 @@ import json
 import subprocess
 import warnings
 
+import pytest
+
 import etprof
 
 from conftest import BIN, child_env, data
@@ -70,3 +72,22 @@ def test_same_as_the_command(tmp_path):
 def test_no_report(tmp_path):
     assert _open(_log(tmp_path, [])).arm_pmu() == {"report": None, "notes": []}
     assert _open(DUMP).arm_pmu() is None  # not read from a log
+
+
+def test_runner_log_apart(tmp_path):
+    """runner_log=: the report of a log apart from the ETDump, as --runner-log."""
+    log = tmp_path / "uart.log"
+    log.write_text("\n".join(REPORT) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = etprof.open(DUMP, runner_log=str(log)).arm_pmu()
+    cmd = subprocess.run([BIN, "summary", DUMP, "--runner-log", str(log), "--format", "json"],
+                         capture_output=True, text=True, env=child_env())
+    assert cmd.returncode == 0, cmd.stderr
+    assert got["report"] == json.loads(cmd.stdout)["arm_pmu"]
+    assert got["report"]["inferences"] == 2
+    empty = tmp_path / "empty.log"
+    empty.write_text("nothing here\n")
+    with pytest.raises(etprof.InputError) as e:
+        etprof.open(DUMP, runner_log=str(empty))
+    assert e.value.offset == 0 and "no Ethos-U PMU report" in str(e.value)

@@ -1,5 +1,6 @@
 /* cli.c - shared plumbing of the etprof command: options, inputs, output, errors. */
 #include "cli.h"
+#include "etprof_arm_pmu.h"
 
 #include <errno.h>
 #include <math.h>
@@ -69,6 +70,8 @@ static const cli_optdef optdefs[] = {
      "several FILEs: the label of the next FILE (repeat it, one per FILE; default: base name)"},
     {OPT_MODULE, "module", 0, "NAME",
      "modules: only this nn.Module path (e.g. layers.0.attention) and the modules below it"},
+    {OPT_RUNNER_LOG, "runner-log", 0, "F",
+     "the Arm runner's serial log, when the ETDump is a file apart: its Ethos-U PMU report"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {
@@ -388,4 +391,18 @@ void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
     if (soc->vtcm_mb) etp_node_int(o, "vtcm_budget_bytes", (int64_t)soc->vtcm_mb * 1048576);
     else etp_node_null(o, "vtcm_budget_bytes");
     etp_node_bool(o, "differs", soc->differs);
+}
+
+int cli_runner_log(cli_args *a, const etp_dump *d, etp_arm_pmu_report *out,
+                   const etp_arm_pmu_report **pmu) {
+    *pmu = etp_dump_arm_pmu(d);
+    if (!a->set[OPT_RUNNER_LOG]) return EXIT_OK;
+    etp_error err = {0};
+    int rc = etp_arm_pmu_read(a->val[OPT_RUNNER_LOG], out, &err);
+    if (rc) {
+        cli_error(&err);
+        return cli_exit_for(rc);
+    }
+    *pmu = out;
+    return EXIT_OK;
 }

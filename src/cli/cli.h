@@ -45,6 +45,8 @@ typedef enum opt_id {
     OPT_LABEL,
     /* modules */
     OPT_MODULE,
+    /* the Arm runner's serial log apart from the ETDump (summary, explain, report) */
+    OPT_RUNNER_LOG,
     OPT_COUNT_
 } opt_id;
 
@@ -167,6 +169,14 @@ bool cli_get_long(cli_args *a, opt_id id, long *out);
 /* Progress on stderr for long runs (only on a tty, not with -q). */
 void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total);
 void cli_progress_end(cli_args *a);
+
+/* --runner-log F (the Arm runner's serial log, apart from the ETDump): its Ethos-U PMU report
+ * into *out and *pmu = out; without the option *pmu = the report of the log the dump was read
+ * from, or NULL (etp_dump_arm_pmu). Call before any output; prints the error and returns the
+ * exit code. */
+struct etp_arm_pmu_report;
+int cli_runner_log(cli_args *a, const etp_dump *d, struct etp_arm_pmu_report *out,
+                   const struct etp_arm_pmu_report **pmu);
 
 /* ETRecord rendering (cmd_etrecord.c): `etprof info R.etrecord` and the --etrecord columns of
  * ops and tree. The join itself is library code (etprof_etrecord.h). */

@@ -60,12 +60,22 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return rc;
     }
+    etp_arm_pmu_report pmu_given;
+    const etp_arm_pmu_report *pmu;
+    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+        etp_etrecord_close(rec);
+        etp_qnn_etd_join_free(qj);
+        etp_ops_free(r);
+        etp_qnn_bundle_free(&qb);
+        cli_close_inputs(&in);
+        return rc;
+    }
     etp_doc *doc = etp_doc_new("explain", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
     etp_explain_doc_opts eo = {
         .disp = &d, .fmt = a->fmt, .path = path, .qnn_paths = &qp, .rec = rec,
         .explain = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns, .qnn = qb.der,
                     .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src,
-                    .arm_pmu = etp_dump_arm_pmu(in.dump)}};
+                    .arm_pmu = pmu}};
     rc = doc ? etp_explain_doc(doc, r, &eo, &err) : ETP_E_INTERNAL;
     cli_out o;
     if (rc) rc = EXIT_INTERNAL, cli_errorf("out of memory");
@@ -86,7 +96,7 @@ static int run_explain(cli_args *a) {
 static const opt_id explain_opts[] = {OPT_PTE,   OPT_METHOD,     OPT_IGNORE_MISMATCH,     OPT_TICK_NS,   OPT_TICK_HZ,
                                       OPT_TICKS, OPT_SKIP_FIRST, OPT_TIME_UNIT, OPT_QHAS,
                                       OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_HTP_CLOCK_GHZ,
-                                      OPT_ETRECORD, OPT_NONE};
+                                      OPT_ETRECORD, OPT_RUNNER_LOG, OPT_NONE};
 
 const cli_cmd cmd_explain = {
     .name = "explain",

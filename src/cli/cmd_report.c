@@ -1,6 +1,7 @@
 /* cmd_report.c - `etprof report FILE [--pte P] [--qhas F ...] -o report.html`: one self-contained
  * HTML file with the summary, charts and tables (src/report.c, docs/report.md). */
 #include "cli.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_etrecord.h"
 #include "etprof_runs.h"
 
@@ -45,7 +46,8 @@ static int run_report(cli_args *a) {
     if (rc) return rc;
     if (a->npos > 1 || a->nlabels) {
         /* several files (docs/report.md "Several files") */
-        static const opt_id one_file[] = {OPT_QHAS, OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP, OPT_NONE};
+        static const opt_id one_file[] = {OPT_QHAS, OPT_OPTRACE, OPT_RUNTRACE, OPT_HEAP,
+                                          OPT_RUNNER_LOG, OPT_NONE};
         for (size_t k = 0; one_file[k]; k++)
             if (a->set[one_file[k]]) {
                 cli_errorf("report: --%s: applies to one FILE, not to several",
@@ -112,6 +114,13 @@ static int run_report(cli_args *a) {
         etp_etrecord_close(rec);
         return rc;
     }
+    etp_arm_pmu_report pmu_given;
+    const etp_arm_pmu_report *pmu;
+    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+        cli_close_inputs(&in);
+        etp_etrecord_close(rec);
+        return rc;
+    }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
         cli_close_inputs(&in);
@@ -134,6 +143,7 @@ static int run_report(cli_args *a) {
     ro.progress = progress;
     ro.progress_ctx = a;
     ro.etrecord = rec;
+    ro.arm_pmu = pmu;
     etp_error err = {0};
     int r = etp_report_write(in.model, o.f, &ro, &err);
     cli_progress_end(a);
@@ -153,7 +163,7 @@ static const opt_id report_opts[] = {OPT_PTE,        OPT_METHOD,    OPT_IGNORE_M
                                      OPT_TICKS,      OPT_BLOCK,     OPT_SKIP_FIRST,
                                      OPT_TOP,        OPT_TIME_UNIT, OPT_QHAS,    OPT_OPTRACE,
                                      OPT_RUNTRACE,   OPT_HEAP,      OPT_LABEL,     OPT_ETRECORD,
-                                     OPT_NONE};
+                                     OPT_RUNNER_LOG, OPT_NONE};
 
 const cli_cmd cmd_report = {
     .name = "report",

@@ -652,6 +652,10 @@ static void label_note_cb(void *ctx, const char *text) {
  * JSON: `files` and a `file` member in each method; flat: the `file` column; text: one part per
  * file. */
 static int run_summary_multi(cli_args *a) {
+    if (a->set[OPT_RUNNER_LOG]) {
+        cli_errorf("summary: --runner-log: applies to one FILE, not to several");
+        return EXIT_USAGE;
+    }
     cli_ana ca;
     int rc = cli_ana_init(a, "summary", 10, 0, &ca);
     if (rc) return rc;
@@ -752,6 +756,13 @@ static int run_summary(cli_args *a) {
     d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
+    etp_arm_pmu_report pmu_given;
+    const etp_arm_pmu_report *pmu;
+    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+        cli_ana_close(&ca);
+        etp_etrecord_close(rec);
+        return rc;
+    }
     uint32_t *idx;
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) {
@@ -779,7 +790,7 @@ static int run_summary(cli_args *a) {
         return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
-                 .types = types, .bf = &bf, .rec = rec, .pmu = etp_dump_arm_pmu(in.dump)};
+                 .types = types, .bf = &bf, .rec = rec, .pmu = pmu};
     etp_qnn_program_soc(in.prog, &in.pte_blob, &c.soc);
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
@@ -802,7 +813,7 @@ static int run_summary(cli_args *a) {
 
 static const opt_id summary_opts[] = {OPT_PTE,   OPT_METHOD, OPT_IGNORE_MISMATCH, OPT_TICK_NS,    OPT_TICK_HZ,
                                       OPT_TICKS, OPT_BLOCK,  OPT_SKIP_FIRST, OPT_TOP,
-                                      OPT_TIME_UNIT, OPT_LABEL, OPT_ETRECORD,
+                                      OPT_TIME_UNIT, OPT_LABEL, OPT_ETRECORD, OPT_RUNNER_LOG,
                                       OPT_NONE};
 
 const cli_cmd cmd_summary = {
