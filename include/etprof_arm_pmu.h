@@ -128,6 +128,34 @@ int etp_fig_arm_pmu_table(etp_doc *doc, etp_section *s, const etp_arm_pmu_report
  * runner's serial log, line L: N inference(s), NPU)" into buf (cap bytes; "" when !present). */
 etp_table *etp_arm_pmu_table(etp_doc *doc, const etp_arm_pmu_report *r);
 const char *etp_arm_pmu_heading(const etp_arm_pmu_report *r, char *buf, size_t cap);
+/* Two reports compared (diff BASE NEW): each figure of either, matched by its log line's key
+ * and its name (a counter counting another event is another figure), per inference on each side
+ * (NaN where the report lacks it) and the change 100 x (new - base) / base (NaN when either is
+ * missing or base is 0). Figures in the order of `figures` of BASE, then those only in NEW. */
+typedef struct etp_arm_pmu_change {
+    char name[80];
+    const char *source;     /* static: the log line's key */
+    etp_arm_pmu_unit unit;
+    double base_per_inference, new_per_inference, change_percent;
+} etp_arm_pmu_change;
+/* Fills out[0..cap) and returns how many changes there are (at most 2 x (8 + counters)); either
+ * report may be NULL or not present (its side is then NaN). */
+size_t etp_arm_pmu_compare(const etp_arm_pmu_report *base, const etp_arm_pmu_report *new_,
+                           etp_arm_pmu_change *out, size_t cap);
+#define ETP_ARM_PMU_MAX_CHANGES (2 * (8 + ETP_ARM_PMU_COUNTERS))
+/* The comparison as result-model facts: the JSON object `key` of n {base, new (each {line,
+ * inferences, npu} or null), figures [{name, source, unit, base_per_inference,
+ * new_per_inference, change_percent}]}, and the text view's table (figure, base, new, change %,
+ * unit: per inference), a table of doc. NULL table when neither report is present. */
+void etp_fig_arm_pmu_diff(etp_node *n, const char *key, const etp_arm_pmu_report *base,
+                          const etp_arm_pmu_report *new_);
+etp_table *etp_arm_pmu_diff_table(etp_doc *doc, const etp_arm_pmu_report *base,
+                                  const etp_arm_pmu_report *new_);
+/* The notes of a comparison: one aggregate per log, so no statistics and no verdict (and not in
+ * the regression gate); and each side's own notes (etp_arm_pmu_notes, prefixed BASE/NEW). */
+void etp_arm_pmu_diff_notes(const etp_arm_pmu_report *base, const etp_arm_pmu_report *new_,
+                            void (*emit)(void *ctx, const char *text), void *ctx);
+
 /* What a reader must know about the report, one emit() per note: the clock caveat of the CPU
  * cycles and the NPU share (the runner's own: identical CPU and NPU frequency, real hardware or
  * an FPGA; the FVP simulator's cycles are not timing), beats are not bytes, a wrapped runtime, a

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *etp_arm_pmu_unit_name(etp_arm_pmu_unit u) {
@@ -469,4 +470,151 @@ void etp_arm_pmu_notes(const etp_arm_pmu_report *r, uint64_t runs,
                  r->bad_lines, (unsigned long long)r->first_bad_line);
         emit(ctx, b);
     }
+}
+
+/* ---- two reports compared (diff) ---- */
+
+static bool present(const etp_arm_pmu_report *r) { return r && r->present; }
+
+size_t etp_arm_pmu_compare(const etp_arm_pmu_report *base, const etp_arm_pmu_report *new_,
+                           etp_arm_pmu_change *out, size_t cap) {
+    pmu_fig fb[8 + ETP_ARM_PMU_COUNTERS], fn[8 + ETP_ARM_PMU_COUNTERS];
+    size_t nb = present(base) ? figures(base, fb) : 0, nn = present(new_) ? figures(new_, fn) : 0;
+    bool used[8 + ETP_ARM_PMU_COUNTERS] = {false};
+    size_t k = 0;
+    for (size_t pass = 0; pass < 2; pass++) {
+        size_t n = pass ? nn : nb;
+        for (size_t i = 0; i < n; i++) {
+            const pmu_fig *f = pass ? &fn[i] : &fb[i];
+            double b = NAN, v = NAN;
+            if (pass) {
+                if (used[i]) continue;
+                v = etp_arm_pmu_per_inference(new_, f->total);
+            } else {
+                b = etp_arm_pmu_per_inference(base, f->total);
+                for (size_t j = 0; j < nn; j++)
+                    if (!used[j] && strcmp(fn[j].source, f->source) == 0 &&
+                        strcmp(fn[j].name, f->name) == 0) {
+                        used[j] = true;
+                        v = etp_arm_pmu_per_inference(new_, fn[j].total);
+                        break;
+                    }
+            }
+            if (k < cap) {
+                etp_arm_pmu_change *c = &out[k];
+                size_t len = strnlen(f->name, sizeof c->name - 1);
+                memcpy(c->name, f->name, len);
+                c->name[len] = 0;
+                c->source = f->source;
+                c->unit = f->unit;
+                c->base_per_inference = b;
+                c->new_per_inference = v;
+                c->change_percent = isnan(b) || isnan(v) || b == 0 ? NAN : 100.0 * (v - b) / b;
+            }
+            k++;
+        }
+    }
+    return k;
+}
+
+static void side(etp_node *n, const char *key, const etp_arm_pmu_report *r) {
+    if (!present(r)) {
+        etp_node_null(n, key);
+        return;
+    }
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_uint(o, "line", r->line);
+    etp_node_uint(o, "inferences", r->inferences);
+    etp_node_str(o, "npu", r->npu);
+}
+
+void etp_fig_arm_pmu_diff(etp_node *n, const char *key, const etp_arm_pmu_report *base,
+                          const etp_arm_pmu_report *new_) {
+    etp_node *o = etp_node_obj(n, key);
+    side(o, "base", base);
+    side(o, "new", new_);
+    etp_arm_pmu_change ch[ETP_ARM_PMU_MAX_CHANGES];
+    size_t nc = etp_arm_pmu_compare(base, new_, ch, ETP_ARM_PMU_MAX_CHANGES);
+    etp_node *a = etp_node_arr(o, "figures");
+    for (size_t i = 0; i < nc && i < ETP_ARM_PMU_MAX_CHANGES; i++) {
+        etp_node *e = etp_node_obj(a, NULL);
+        etp_node_str(e, "name", ch[i].name);
+        etp_node_str(e, "source", ch[i].source);
+        etp_node_str(e, "unit", etp_arm_pmu_unit_name(ch[i].unit));
+        etp_node_float(e, "base_per_inference", ch[i].base_per_inference);
+        etp_node_float(e, "new_per_inference", ch[i].new_per_inference);
+        etp_node_float(e, "change_percent", ch[i].change_percent);
+    }
+}
+
+etp_table *etp_arm_pmu_diff_table(etp_doc *doc, const etp_arm_pmu_report *base,
+                                  const etp_arm_pmu_report *new_) {
+    if (!present(base) && !present(new_)) return NULL;
+    static const etp_col cols[] = {
+        {"figure", "figure (per inference)", NULL, ETP_T_STR, false, 0},
+        {"base_per_inference", "base", NULL, ETP_T_FLOAT, true, 1},
+        {"new_per_inference", "new", NULL, ETP_T_FLOAT, true, 1},
+        {"change_percent", "change %", NULL, ETP_T_FLOAT, true, 2},
+        {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    };
+    etp_table *t = etp_doc_table(doc, cols, 5);
+    if (!t) return NULL;
+    etp_arm_pmu_change ch[ETP_ARM_PMU_MAX_CHANGES];
+    size_t nc = etp_arm_pmu_compare(base, new_, ch, ETP_ARM_PMU_MAX_CHANGES);
+    for (size_t i = 0; i < nc && i < ETP_ARM_PMU_MAX_CHANGES; i++) {
+        etp_table_row(t);
+        etp_table_str(t, ch[i].name);
+        etp_table_float(t, ch[i].base_per_inference);
+        etp_table_float(t, ch[i].new_per_inference);
+        etp_table_float(t, ch[i].change_percent);
+        etp_table_str(t, etp_arm_pmu_unit_name(ch[i].unit));
+    }
+    return etp_doc_ok(doc) ? t : NULL;
+}
+
+/* A side's notes, collected to say once what both sides say. */
+typedef struct note_set {
+    uint32_t n;
+    char text[12][512];
+} note_set;
+
+static void collect(void *ctx, const char *text) {
+    note_set *s = ctx;
+    if (s->n < sizeof s->text / sizeof s->text[0]) snprintf(s->text[s->n++], 512, "%s", text);
+}
+
+static bool has_note(const note_set *s, const char *text) {
+    for (uint32_t i = 0; i < s->n; i++)
+        if (strcmp(s->text[i], text) == 0) return true;
+    return false;
+}
+
+void etp_arm_pmu_diff_notes(const etp_arm_pmu_report *base, const etp_arm_pmu_report *new_,
+                            void (*emit)(void *ctx, const char *text), void *ctx) {
+    if (!present(base) && !present(new_)) return;
+    emit(ctx, "The Ethos-U PMU reports are one total per log, not one value per run: their "
+              "changes have no run-to-run spread to judge them by, so they get no verdict and "
+              "no say in --fail-on-regression; compare them over several runs of each build.");
+    if (present(base) != present(new_))
+        emit(ctx, present(base) ? "Only BASE was read from a runner's log with an Ethos-U PMU "
+                                  "report: NEW's side of its figures is empty."
+                                : "Only NEW was read from a runner's log with an Ethos-U PMU "
+                                  "report: BASE's side of its figures is empty.");
+    note_set *nb = calloc(2, sizeof *nb);
+    if (!nb) return;
+    note_set *nn = nb + 1;
+    etp_arm_pmu_notes(base, 0, collect, nb);
+    etp_arm_pmu_notes(new_, 0, collect, nn);
+    char b[600];
+    for (uint32_t i = 0; i < nb->n; i++) {
+        bool both = has_note(nn, nb->text[i]);
+        snprintf(b, sizeof b, "%s%s", both ? "" : "BASE: ", nb->text[i]);
+        emit(ctx, b);
+    }
+    for (uint32_t i = 0; i < nn->n; i++) {
+        if (has_note(nb, nn->text[i])) continue;
+        snprintf(b, sizeof b, "NEW: %s", nn->text[i]);
+        emit(ctx, b);
+    }
+    free(nb);
 }

@@ -224,7 +224,64 @@ static void notes_cases(void) {
     CHECK_EQ_I(v.n, 0);
 }
 
+/* Two reports compared: matched by log line and name, per inference on each side, the change
+ * computed by hand. */
+static void compare_cases(void) {
+    static const char a[] = P "NPU Inferences : 2\n"
+                            P "ethosu_pmu_cycle_cntr : 1000\n"
+                            P "ethosu_pmu_cntr0 : 400\n"
+                            P "ethosu_pmu_cntr1 : 10\n"
+                            P "Ethos-U PMU Events:[ETHOSU_PMU_AXI0_RD_DATA_BEAT_RECEIVED, ETHOSU_PMU_NPU_IDLE]\n";
+    static const char b[] = P "NPU Inferences : 4\n"
+                            P "ethosu_pmu_cycle_cntr : 2200\n"
+                            P "ethosu_pmu_cntr0 : 600\n"
+                            P "ethosu_pmu_cntr1 : 8\n"
+                            P "Inference runtime: 100 CPU cycles total\n"
+                            P "Ethos-U PMU Events:[ETHOSU_PMU_AXI0_RD_DATA_BEAT_RECEIVED, ETHOSU_PMU_MAC_ACTIVE]\n";
+    etp_arm_pmu_report ra, rb;
+    etp_arm_pmu_parse(a, sizeof a - 1, 0, &ra);
+    etp_arm_pmu_parse(b, sizeof b - 1, 0, &rb);
+    etp_arm_pmu_change ch[ETP_ARM_PMU_MAX_CHANGES];
+    size_t n = etp_arm_pmu_compare(&ra, &rb, ch, ETP_ARM_PMU_MAX_CHANGES);
+    /* cycle counter, cntr0 (same event), cntr1 NPU_IDLE (base only), then cntr1 MAC_ACTIVE and
+     * the runtime (new only) */
+    CHECK_EQ_U(n, 5);
+    CHECK_EQ_S(ch[0].source, "ethosu_pmu_cycle_cntr");
+    CHECK_NEAR(ch[0].base_per_inference, 500.0, 1e-12);  /* 1000 / 2 */
+    CHECK_NEAR(ch[0].new_per_inference, 550.0, 1e-12);   /* 2200 / 4 */
+    CHECK_NEAR(ch[0].change_percent, 10.0, 1e-9);        /* 100 * 50 / 500 */
+    CHECK_EQ_S(ch[1].name, "AXI0_RD_DATA_BEAT_RECEIVED");
+    CHECK_NEAR(ch[1].change_percent, -25.0, 1e-9);       /* 200 -> 150 */
+    CHECK_EQ_S(ch[2].name, "NPU_IDLE");
+    CHECK(!isnan(ch[2].base_per_inference) && isnan(ch[2].new_per_inference) &&
+          isnan(ch[2].change_percent));
+    CHECK_EQ_S(ch[3].name, "MAC_ACTIVE");
+    CHECK(isnan(ch[3].base_per_inference) && ch[3].new_per_inference == 2.0);
+    CHECK_EQ_S(ch[4].source, "Inference runtime");
+    /* one side missing: every figure of the other, its side NaN */
+    n = etp_arm_pmu_compare(NULL, &rb, ch, ETP_ARM_PMU_MAX_CHANGES);
+    CHECK_EQ_U(n, 4);
+    CHECK(isnan(ch[0].base_per_inference) && ch[0].new_per_inference == 550.0);
+    CHECK_EQ_U(etp_arm_pmu_compare(NULL, NULL, ch, ETP_ARM_PMU_MAX_CHANGES), 0);
+    /* a base of 0: no change computed */
+    static const char z[] = P "NPU Inferences : 1\n" P "ethosu_pmu_cycle_cntr : 0\n";
+    etp_arm_pmu_report rz;
+    etp_arm_pmu_parse(z, sizeof z - 1, 0, &rz);
+    n = etp_arm_pmu_compare(&rz, &ra, ch, ETP_ARM_PMU_MAX_CHANGES);
+    CHECK(n >= 1 && ch[0].base_per_inference == 0 && isnan(ch[0].change_percent));
+    /* the notes: said once when both sides say it, prefixed when one side does */
+    notes s = {0};
+    etp_arm_pmu_diff_notes(&ra, &rb, emit, &s);
+    CHECK(strstr(s.all, "no verdict") != NULL);
+    CHECK(strstr(s.all, "|The memory traffic") != NULL); /* both: no prefix */
+    CHECK(strstr(s.all, "NEW: The PMU report's CPU cycles") != NULL); /* only NEW has a runtime */
+    notes t = {0};
+    etp_arm_pmu_diff_notes(NULL, &rb, emit, &t);
+    CHECK(strstr(t.all, "Only NEW was read") != NULL);
+}
+
 int main(void) {
+    compare_cases();
     new_u55();
     old_posix_crlf();
     u85();

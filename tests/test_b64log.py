@@ -324,6 +324,25 @@ got = run("summary", EU, EU, "--runner-log", uart)
 check(got.returncode == 2 and "--runner-log: applies to one FILE" in got.stderr,
       f"runner-log: several files {got.stderr!r}")
 
+# diff of two runner logs: the PMU figures per inference side by side, the change by hand
+# (plog: 1 inference, 1234560 NPU cycles; plog4: 4 inferences, the same totals -> a quarter)
+dj = json.loads(run("diff", plog, plog4, "--format", "json").stdout)
+dp = dj.get("arm_pmu") or {}
+dcyc = [f for f in dp.get("figures", []) if f["source"] == "ethosu_pmu_cycle_cntr"]
+check(dcyc and dcyc[0]["base_per_inference"] == 1234560 and dcyc[0]["new_per_inference"] == 308640
+      and dcyc[0]["change_percent"] == -75.0, f"diff: the NPU cycles compared {dcyc}")
+check(dp.get("base", {}).get("inferences") == 1 and dp.get("new", {}).get("inferences") == 4,
+      f"diff: the two reports {dp.get('base')} {dp.get('new')}")
+check(any("no verdict" in n for n in dj.get("notes", [])), "diff: the PMU note")
+dt = run("diff", plog, plog4).stdout
+check("Arm Ethos-U PMU report, per inference" in dt and "-75.00" in dt, "diff: the text table")
+# a dump file against a log: only one side; two dump files: no member
+dj2 = json.loads(run("diff", EU, plog, "--ticks", "--format", "json").stdout)
+check((dj2.get("arm_pmu") or {}).get("base", 0) is None and any(
+    "Only NEW was read" in n for n in dj2.get("notes", [])), "diff: a dump file against a log")
+check("arm_pmu" not in json.loads(run("diff", EU, EU, "--format", "json").stdout),
+      "diff: two dump files have an arm_pmu member")
+
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:
     print("FAIL:", f)

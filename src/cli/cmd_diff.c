@@ -3,6 +3,7 @@
  * dumps, p50 and total deltas with a noise-aware verdict per row, operators added and removed,
  * placement changes first (docs/diff.md). */
 #include "etprof_etrecord.h"
+#include "etprof_arm_pmu.h"
 #include "cli_ana.h"
 
 #include <stdio.h>
@@ -32,6 +33,10 @@ typedef struct dctx {
     double fail_pct, threshold;
     etp_diff_listing ls; /* what is listed (etp_diff_list) */
     const etp_etrecord *rec; /* --etrecord: a module column (joined to BASE's row, else NEW's) */
+    /* each side's Arm runner PMU report (a dump read from the runner's log), NULL otherwise;
+     * pmu: either side was read from such a log */
+    const etp_arm_pmu_report *pmu_b, *pmu_n;
+    bool pmu;
 } dctx;
 
 /* ------------------------------------------------------------------------------------------- */
@@ -252,6 +257,7 @@ static void notes(const dctx *c, line_fn emit, void *ctx) {
     }
     etp_disp_unit_notes(&c->disp, c->ls.flags, c->ls.units, emit, ctx);
     etp_clock_notes(c->ls.flags, emit, ctx);
+    if (c->pmu) etp_arm_pmu_diff_notes(c->pmu_b, c->pmu_n, emit, ctx);
     if (!c->all && c->ls.wrappers_hidden) {
         snprintf(b, sizeof b, "%zu OPERATOR_CALL wrapper row(s) hidden (--all shows them)",
                  c->ls.wrappers_hidden);
@@ -635,6 +641,8 @@ static void fill_json(const dctx *c, etp_doc *doc) {
     etp_node_uint(v, "placement_to_delegate", s->to_delegate);
     etp_node_uint(v, "partition_changes", s->partition_changes);
     headline(c, emit_node, etp_node_arr(v, "headline"));
+    /* only when a side was read from an Arm runner's log (the one source of the report) */
+    if (c->pmu) etp_fig_arm_pmu_diff(root, "arm_pmu", c->pmu_b, c->pmu_n);
     notes(c, emit_doc_note, doc);
 }
 
@@ -689,15 +697,24 @@ static void fill_table(const dctx *c, etp_doc *doc) {
         op_rows(c, &ot, (etp_diff_status)st);
         etp_section_table(sec, ot.t);
     }
+    etp_table *pt = c->pmu ? etp_arm_pmu_diff_table(doc, c->pmu_b, c->pmu_n) : NULL;
+    if (pt) {
+        etp_section_textf(sec, 0, 0, "\nArm Ethos-U PMU report, per inference (one total per "
+                                     "log: no verdict):\n");
+        etp_section_table(sec, pt);
+    }
     notes(c, emit_note_line, sec);
 }
 
 static void fill_md(const dctx *c, etp_doc *doc) {
     optab ot;
-    etp_section_table(etp_doc_section(doc, "diff"), optab_new(c, doc, &ot, true));
+    etp_section *sec = etp_doc_section(doc, "diff");
+    etp_section_table(sec, optab_new(c, doc, &ot, true));
     for (int st = 0; st < 3; st++) op_rows(c, &ot, (etp_diff_status)st);
     headline(c, emit_table_note, ot.t);
     notes(c, emit_table_note, ot.t);
+    etp_table *pt = c->pmu ? etp_arm_pmu_diff_table(doc, c->pmu_b, c->pmu_n) : NULL;
+    if (pt) etp_section_table(sec, pt);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -817,6 +834,9 @@ static int run_diff(cli_args *a) {
     c.d = d;
     c.rb = rb;
     c.rn = shared ? rb : rn;
+    c.pmu_b = etp_dump_arm_pmu(ib.dump);
+    c.pmu_n = etp_dump_arm_pmu(pn->dump);
+    c.pmu = c.pmu_b || c.pmu_n;
     c.o = &dopts;
     etp_diff_list(d, c.all, c.top, &c.ls);
     /* one document: the JSON facts, the flat rows (csv, tsv, jsonl) and the text views */
