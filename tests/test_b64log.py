@@ -119,7 +119,11 @@ for what, p in [("log", os.path.join(T, "add_pte_10x.etdp.log")),
     ij = json.loads(run("info", p, "--format", "json").stdout)
     kind = "arm_runner_log" if what == "log" else "base64"
     check(ij.get("size_bytes") == dump_size and ij.get("source") == {
-        "kind": kind, "size_bytes": os.path.getsize(p)}, f"info {what}: sizes {ij.get('size_bytes')} {ij.get('source')}")
+        "kind": kind, "size_bytes": os.path.getsize(p),
+        # the noise before the block holds an "NPU Inferences" line: a (short) report
+        "pmu_report_line": next(i + 1 for i, l in enumerate(NOISE_BEFORE) if "NPU Inferences" in l)
+        if what == "log" else None},
+        f"info {what}: sizes {ij.get('size_bytes')} {ij.get('source')}")
     it = run("info", p).stdout
     check(f"version 0, {dump_size} bytes (decoded from " in it and f"of {os.path.getsize(p)} bytes)" in it,
           f"info {what}: the text's sizes")
@@ -263,6 +267,11 @@ for fe, fd in zip(ej["findings"], dj["findings"]):
 # the rate of the log's ticks is unknown: every view says 0 ns/tick, as with --ticks
 units = [f["facts"] for f in ej["findings"] if f["id"] == "units"]
 check(units and units[0].get("tick_ns") == 0, f"pmu: explain's tick_ns for a runner's log: {units}")
+# info names the report (the log's line 2, 1 inference)
+check((json.loads(run("info", plog, "--format", "json").stdout).get("source") or {}).get(
+    "pmu_report_line") == 2, "pmu: info's pmu_report_line")
+check("pmu        the log's Ethos-U PMU report, line 2: 1 inference(s)" in run("info", plog).stdout,
+      "pmu: info's text line")
 # the HTML report: the same table (its data-v values are the totals written into the log)
 import re
 html_p = os.path.join(T, "pmu.html")

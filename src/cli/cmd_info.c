@@ -1,5 +1,6 @@
 /* cmd_info.c - `etprof info FILE [--pte P]`: what an ETDump or a program holds. */
 #include "cli.h"
+#include "etprof_arm_pmu.h"
 #include "etprof_backend.h"
 #include "etprof_qnn.h"
 
@@ -50,6 +51,11 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
                 strcmp(src, "base64") == 0 ? "a base64 file" : "the base64 in an Arm runner's serial log",
                 in->dump_blob.size);
     fprintf(f, "\n");
+    const etp_arm_pmu_report *pmu = etp_dump_arm_pmu(in->dump);
+    if (pmu && pmu->present)
+        fprintf(f, "pmu        the log's Ethos-U PMU report, line %llu: %llu inference(s) "
+                   "(etprof summary shows it)\n",
+                (unsigned long long)pmu->line, (unsigned long long)pmu->inferences);
     fprintf(f, "events     %llu (profile %llu, allocation %llu, debug %llu",
             (unsigned long long)di->event_count, (unsigned long long)di->profile_count,
             (unsigned long long)di->allocation_count, (unsigned long long)di->debug_count);
@@ -135,6 +141,9 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
             etp_node *so = etp_node_obj(root, "source");
             etp_node_str(so, "kind", etp_dump_source_kind(in.dump));
             etp_node_uint(so, "size_bytes", in.dump_blob.size);
+            const etp_arm_pmu_report *pmu = etp_dump_arm_pmu(in.dump);
+            if (pmu && pmu->present) etp_node_uint(so, "pmu_report_line", pmu->line);
+            else etp_node_null(so, "pmu_report_line");
         }
         etp_node_bool(root, "size_prefixed", di->size_prefixed);
         etp_node_uint(root, "version", di->version);
