@@ -125,6 +125,13 @@ typedef struct trace {
     /* origin of the HTP (optrace) process: the first QnnBackend DELEGATE_CALL, ns */
     int64_t qnn_origin;
     bool have_qnn_origin;
+    /* without a program: the DELEGATE_CALLs whose backend the ops views infer
+     * (etp_backend_infer), by instruction */
+    struct inferred {
+        int32_t chain, instr;
+        const char *name; /* static (the backend table) */
+    } *inf;
+    size_t ninf;
 } trace;
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -722,13 +729,53 @@ static void write_flags(jw *w, uint32_t fl) {
     jw_arr_end(w);
 }
 
+/* The backend the ops views infer for the DELEGATE_CALL of instruction (chain, instr), NULL. */
+static const char *inferred_backend(const trace *t, int32_t chain, int32_t instr) {
+    for (size_t i = 0; i < t->ninf; i++)
+        if (t->inf[i].chain == chain && t->inf[i].instr == instr) return t->inf[i].name;
+    return NULL;
+}
+
+/* Without a program: each DELEGATE_CALL whose backend the ops views infer from the events inside
+ * it (etp_backend_infer, the one rule), from an ops pass over the dump. Nothing when the pass
+ * fails (the args then say nothing inferred). */
+static void infer_backends(trace *t) {
+    if (etp_model_program(t->m)) return;
+    etp_ops_opts oo;
+    etp_ops_opts_init(&oo);
+    etp_ops_result *r = NULL;
+    etp_error e = {0};
+    if (etp_ops_compute(t->m, &oo, &r, &e)) return;
+    size_t n = etp_ops_row_count(r);
+    for (size_t i = 0; i < n; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        etp_backend_guess g;
+        if (row->kind != ETP_KIND_DELEGATE_CALL || etp_backend_infer(r, i, &g) != ETP_OK ||
+            !g.inferred || !g.info || inferred_backend(t, row->chain, row->instr))
+            continue;
+        struct inferred *x = realloc(t->inf, (t->ninf + 1) * sizeof *x);
+        if (!x) break;
+        t->inf = x;
+        t->inf[t->ninf++] = (struct inferred){row->chain, row->instr, g.info->name};
+    }
+    etp_ops_free(r);
+}
+
 /* The args every slice and instant carries. `e` may be NULL (a made-up container). */
-static void common_args(jw *w, const etp_block_view *v, const etp_mevent *e, const etp_mevent *ctr,
-                        bool synthetic, const struct etp_etrecord *rec) {
+static void common_args(const trace *t, jw *w, const etp_block_view *v, const etp_mevent *e,
+                        const etp_mevent *ctr, bool synthetic, const struct etp_etrecord *rec) {
     const etp_mevent *src = e ? e : ctr;
     jw_key_lit(w, "kind"); jw_str(w, etp_kind_name(src->kind));
     jw_key_lit(w, "placement"); jw_str(w, placement(src));
     jw_key_lit(w, "backend"); jw_str(w, src->backend);
+    if (t->ninf && !src->backend &&
+        (src->kind == ETP_KIND_DELEGATE_CALL || src->kind == ETP_KIND_DELEGATE_INTERNAL)) {
+        const char *inf = inferred_backend(t, src->chain, src->instr);
+        if (inf) {
+            jw_key_lit(w, "backend_inferred");
+            jw_str(w, inf);
+        }
+    }
     if (e) write_operator(w, e);
     else {
         jw_key_lit(w, "operator");
@@ -786,7 +833,7 @@ static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int 
     jw_key_lit(w, "tid"); jw_int(w, tid);
     jw_key_lit(w, "args");
     jw_obj_begin(w);
-    common_args(w, v, e, ctr, synthetic, t->o ? t->o->etrecord : NULL);
+    common_args(t, w, v, e, ctr, synthetic, t->o ? t->o->etrecord : NULL);
     if (e) {
         jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
         jw_key_lit(w, "value"); jw_double(w, e->value);
@@ -863,7 +910,7 @@ static void write_inst(trace *t, const etp_block_view *v, const tinst *p, int pi
     jw_key_lit(w, "tid"); jw_int(w, tid);
     jw_key_lit(w, "args");
     jw_obj_begin(w);
-    common_args(w, v, e, ctr, true, t->o ? t->o->etrecord : NULL);
+    common_args(t, w, v, e, ctr, true, t->o ? t->o->etrecord : NULL);
     jw_key_lit(w, "unit"); jw_str(w, e->unit ? etp_unit_name(e->unit) : NULL);
     jw_key_lit(w, "value"); jw_double(w, e->value);
     if (e->ev.type == ETP_EVENT_PROFILE && e->ev.profile.delegate_debug_id_int != -1) {
@@ -1343,6 +1390,7 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
     t.next_pid = 2;
     t.ns_per_tick = o->tick_ns > 0 ? o->tick_ns : 1.0;
     int rc = prepass(&t, err);
+    if (!rc) infer_backends(&t);
     t.clk.unwrap = t.unwrap;
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
     jw_init(&t.w, f, false);
@@ -1440,5 +1488,6 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
     free(t.order);
     for (int l = 0; l < N_LANES; l++) free(t.lane[l]);
     free(t.grp);
+    free(t.inf);
     return rc;
 }

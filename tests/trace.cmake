@@ -105,3 +105,10 @@ add_test(NAME trace_gzip COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/tes
                                  ${ETPROF_BIN} ${ETPROF_TEST_DATA}
                                  ${CMAKE_CURRENT_BINARY_DIR}/trace-gzip-tmp)
 set_tests_properties(trace_gzip PROPERTIES LABELS "trace")
+
+# without a program: backend_inferred on the DELEGATE_CALLs (and the events inside) whose backend
+# the other views infer; QnnBackend as the program names it, the fixtures' as summary names them
+add_test(NAME trace_backend COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_trace_backend.py
+                                    ${ETPROF_BIN} ${ETPROF_TEST_DATA}
+                                    ${CMAKE_CURRENT_BINARY_DIR}/trace-backend-tmp)
+set_tests_properties(trace_backend PROPERTIES LABELS "trace")
