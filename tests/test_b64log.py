@@ -345,6 +345,15 @@ check(dp.get("base", {}).get("inferences") == 1 and dp.get("new", {}).get("infer
 check(any("no verdict" in n for n in dj.get("notes", [])), "diff: the PMU note")
 dt = run("diff", plog, plog4).stdout
 check("Arm Ethos-U PMU report, per inference" in dt and "-75.00" in dt, "diff: the text table")
+# two ETDump files with their logs apart (--runner-log, --runner-log-new): the same comparison
+uart4 = write("uart4.log", head + pmu_report(4))
+dj3 = json.loads(run("diff", EU, EU, "--ticks", "--runner-log", uart, "--runner-log-new", uart4,
+                     "--format", "json").stdout)
+d3 = [f for f in (dj3.get("arm_pmu") or {}).get("figures", []) if f["source"] == "ethosu_pmu_cycle_cntr"]
+check(d3 and d3[0]["change_percent"] == -75.0, f"diff --runner-log(-new): {d3}")
+got = run("diff", EU, EU, "--runner-log-new", noise)
+check(got.returncode == 1 and got.stdout == "" and "no Ethos-U PMU report" in got.stderr,
+      f"diff --runner-log-new without a report: {got.returncode} {got.stderr!r}")
 # a dump file against a log: only one side; two dump files: no member
 dj2 = json.loads(run("diff", EU, plog, "--ticks", "--format", "json").stdout)
 check((dj2.get("arm_pmu") or {}).get("base", 0) is None and any(

@@ -72,6 +72,8 @@ static const cli_optdef optdefs[] = {
      "modules: only this nn.Module path (e.g. layers.0.attention) and the modules below it"},
     {OPT_RUNNER_LOG, "runner-log", 0, "F",
      "the Arm runner's serial log, when the ETDump is a file apart: its Ethos-U PMU report"},
+    {OPT_RUNNER_LOG_NEW, "runner-log-new", 0, "F",
+     "diff: the Arm runner's serial log of NEW, when its ETDump is a file apart"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {
@@ -393,16 +395,21 @@ void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
     etp_node_bool(o, "differs", soc->differs);
 }
 
-int cli_runner_log(cli_args *a, const etp_dump *d, etp_arm_pmu_report *out,
-                   const etp_arm_pmu_report **pmu) {
+int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, etp_arm_pmu_report *out,
+                       const etp_arm_pmu_report **pmu) {
     *pmu = etp_dump_arm_pmu(d);
-    if (!a->set[OPT_RUNNER_LOG]) return EXIT_OK;
+    if (!a->set[opt]) return EXIT_OK;
     etp_error err = {0};
-    int rc = etp_arm_pmu_read(a->val[OPT_RUNNER_LOG], out, &err);
+    int rc = etp_arm_pmu_read(a->val[opt], out, &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);
     }
     *pmu = out;
     return EXIT_OK;
+}
+
+int cli_runner_log(cli_args *a, const etp_dump *d, etp_arm_pmu_report *out,
+                   const etp_arm_pmu_report **pmu) {
+    return cli_runner_log_opt(a, OPT_RUNNER_LOG, d, out, pmu);
 }

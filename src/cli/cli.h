@@ -46,7 +46,7 @@ typedef enum opt_id {
     /* modules */
     OPT_MODULE,
     /* the Arm runner's serial log apart from the ETDump (summary, explain, report) */
-    OPT_RUNNER_LOG,
+    OPT_RUNNER_LOG, OPT_RUNNER_LOG_NEW,
     OPT_COUNT_
 } opt_id;
 
@@ -177,6 +177,9 @@ void cli_progress_end(cli_args *a);
 struct etp_arm_pmu_report;
 int cli_runner_log(cli_args *a, const etp_dump *d, struct etp_arm_pmu_report *out,
                    const struct etp_arm_pmu_report **pmu);
+/* The same for option `opt` (OPT_RUNNER_LOG_NEW: diff's NEW). */
+int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, struct etp_arm_pmu_report *out,
+                       const struct etp_arm_pmu_report **pmu);
 
 /* ETRecord rendering (cmd_etrecord.c): `etprof info R.etrecord` and the --etrecord columns of
  * ops and tree. The join itself is library code (etprof_etrecord.h). */

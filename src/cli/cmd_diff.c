@@ -834,8 +834,11 @@ static int run_diff(cli_args *a) {
     c.d = d;
     c.rb = rb;
     c.rn = shared ? rb : rn;
-    c.pmu_b = etp_dump_arm_pmu(ib.dump);
-    c.pmu_n = etp_dump_arm_pmu(pn->dump);
+    /* --runner-log / --runner-log-new: each side's log apart from its ETDump */
+    etp_arm_pmu_report given[2];
+    if ((rc = cli_runner_log_opt(a, OPT_RUNNER_LOG, ib.dump, &given[0], &c.pmu_b)) ||
+        (rc = cli_runner_log_opt(a, OPT_RUNNER_LOG_NEW, pn->dump, &given[1], &c.pmu_n)))
+        goto done;
     c.pmu = c.pmu_b || c.pmu_n;
     c.o = &dopts;
     etp_diff_list(d, c.all, c.top, &c.ls);
@@ -884,7 +887,8 @@ static const opt_id diff_opts[] = {OPT_PTE,        OPT_PTE_NEW,   OPT_THRESHOLD,
                                    OPT_METHOD,     OPT_IGNORE_MISMATCH, OPT_TICK_NS,
                                    OPT_TICK_HZ,    OPT_TICKS,     OPT_BLOCK,
                                    OPT_SKIP_FIRST, OPT_ALL,       OPT_TOP,
-                                   OPT_TIME_UNIT,  OPT_ETRECORD,  OPT_NONE};
+                                   OPT_TIME_UNIT,  OPT_ETRECORD,  OPT_RUNNER_LOG,
+                                   OPT_RUNNER_LOG_NEW, OPT_NONE};
 
 const cli_cmd cmd_diff = {
     .name = "diff",
