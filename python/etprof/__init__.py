@@ -776,13 +776,16 @@ class Diff:
     ``p50_base``, ``p50_new``, ``p50_pct``, ``p_value``, ``verdict``, ``gate``,
     ``gate_reason``, ``unit``... — and the CPU/delegate shares), ``ops`` (one row per operator
     row: ``status`` matched/added/removed, ``method``, ``name``, ``kind``, ``instruction_id``,
-    then the same comparison fields; a DataFrame with pandas) and ``placement`` (operators that
-    moved between CPU and a delegate, partition count changes). Time values are in
+    then the same comparison fields; a DataFrame with pandas), ``placement`` (operators that
+    moved between CPU and a delegate, partition count changes) and ``arm_pmu`` (the Arm runner's
+    Ethos-U PMU reports compared, ``{"arm_pmu": {...}, "notes": [...]}`` as the command's JSON
+    member and notes, when either side has a report; else None). Time values are in
     ``time_unit``; other units stay as they are, named in ``unit``."""
 
-    __slots__ = ("result", "gate", "summary", "methods", "ops", "placement")
+    __slots__ = ("result", "gate", "summary", "methods", "ops", "placement", "arm_pmu")
 
-    def __init__(self, d, as_dict):
+    def __init__(self, d, as_dict, arm_pmu=None):
+        self.arm_pmu = arm_pmu
         self.result = d["result"]
         self.gate = d["gate"]
         self.summary = d["summary"]
@@ -953,7 +956,8 @@ def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, 
                      no_change_pct=float(no_change_pct), threshold_pct=float(threshold_pct),
                      fail_pct=None if fail_pct is None else float(fail_pct),
                      programs_differ=differ)
-    return Diff(d, as_dict)
+    pmu = _etprof.arm_pmu_diff_json(a._p, b._p)
+    return Diff(d, as_dict, None if pmu is None else _json.loads(pmu))
 Profile.trace = _trace
 Profile.report = _report
 

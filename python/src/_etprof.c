@@ -3171,6 +3171,28 @@ static PyObject *cmp_dict(const etp_diff_cmp *c, etp_unit u, double uns, const c
 
 static int need_ops(Profile *p);
 
+/* _etprof.arm_pmu_diff_json(base, new): diff's "arm_pmu" member and its notes (etp_fig_arm_pmu_diff,
+ * etp_arm_pmu_diff_notes) as the JSON text of {"arm_pmu": {...}, "notes": [...]}, from each
+ * Profile's report in use (profile_pmu); None when neither side has one. */
+static PyObject *mod_arm_pmu_diff_json(PyObject *Py_UNUSED(m), PyObject *args) {
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "O!O!:arm_pmu_diff_json", &ProfileType, &a, &ProfileType, &b))
+        return NULL;
+    Profile *pa = (Profile *)a, *pb = (Profile *)b;
+    if (busy_error(pa) || busy_error(pb)) return NULL;
+    const etp_arm_pmu_report *ra = profile_pmu(pa), *rb = profile_pmu(pb);
+    if (!ra && !rb) Py_RETURN_NONE;
+    etp_doc *doc = etp_doc_new("diff", -1, NULL, NULL);
+    if (!doc) return PyErr_NoMemory();
+    etp_doc_envelope(doc, 0);
+    etp_fig_arm_pmu_diff(etp_doc_root(doc), "arm_pmu", ra, rb);
+    etp_doc_notes_here(doc);
+    etp_arm_pmu_diff_notes(ra, rb, doc_note_py_cb, doc);
+    PyObject *res = doc_text(doc, ETP_FMT_JSON);
+    etp_doc_free(doc);
+    return res;
+}
+
 static PyObject *mod_diff(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"base", "new", "time_unit", "alpha", "min_runs", "no_change_pct",
                              "threshold_pct", "fail_pct", "programs_differ", NULL};
@@ -3418,6 +3440,8 @@ static PyMethodDef mod_methods[] = {
      "compare(base, new, *, fail_below_snr=None) -> dict (etprof.compare)"},
     {"qnn", (PyCFunction)(void (*)(void))mod_qnn, METH_VARARGS | METH_KEYWORDS,
      "qnn(*, qhas=None, optrace=None, runtrace=None, heap=None) -> dict (etprof.qnn)"},
+    {"arm_pmu_diff_json", (PyCFunction)mod_arm_pmu_diff_json, METH_VARARGS,
+     "arm_pmu_diff_json(base, new) -> str or None: diff's arm_pmu member and its notes"},
     {"diff", (PyCFunction)(void (*)(void))mod_diff, METH_VARARGS | METH_KEYWORDS,
      "diff(base, new, *, time_unit='us', alpha=0.05, min_runs=3, no_change_pct=1, "
      "threshold_pct=0, fail_pct=None, programs_differ=False) -> dict (etprof.diff)"},

@@ -91,3 +91,27 @@ def test_runner_log_apart(tmp_path):
     with pytest.raises(etprof.InputError) as e:
         etprof.open(DUMP, runner_log=str(empty))
     assert e.value.offset == 0 and "no Ethos-U PMU report" in str(e.value)
+
+
+def test_diff(tmp_path):
+    """etprof.diff(): the reports compared as `etprof diff` does (its arm_pmu member and notes)."""
+    base = tmp_path / "base.log"
+    base.write_text("\n".join(REPORT) + "\n")
+    new = tmp_path / "new.log"
+    new.write_text("\n".join(r.replace("ethosu_pmu_cycle_cntr :  500", "ethosu_pmu_cycle_cntr :  400")
+                             for r in REPORT) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = etprof.open(DUMP, runner_log=str(base), ticks=True)
+        b = etprof.open(DUMP, runner_log=str(new), ticks=True)
+    d = etprof.diff(a, b)
+    cyc = [f for f in d.arm_pmu["arm_pmu"]["figures"] if f["source"] == "ethosu_pmu_cycle_cntr"]
+    assert cyc[0]["base_per_inference"] == 250.0 and cyc[0]["new_per_inference"] == 200.0
+    assert cyc[0]["change_percent"] == -20.0  # 100 * (200 - 250) / 250
+    cmd = subprocess.run([BIN, "diff", DUMP, DUMP, "--ticks", "--runner-log", str(base),
+                          "--runner-log-new", str(new), "--format", "json"],
+                         capture_output=True, text=True, env=child_env())
+    assert cmd.returncode == 0, cmd.stderr
+    assert d.arm_pmu["arm_pmu"] == json.loads(cmd.stdout)["arm_pmu"]
+    plain = etprof.open(DUMP, ticks=True)
+    assert etprof.diff(plain, plain).arm_pmu is None
