@@ -7,6 +7,8 @@
  * analyses and writers. The runner's PMU report is read from the same bytes (etprof_arm_pmu.h):
  * never more counters than kept, a report's line inside the text, every view of it built. */
 #include "fuzz_common.h"
+
+#include <math.h>
 #include "b64log.h"
 #include "etprof_arm_pmu.h"
 
@@ -55,6 +57,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pmu_check(&pmu, size);
     etp_arm_pmu_parse((const char *)data, size, 1 + size % 7, &pmu);
     pmu_check(&pmu, size);
+    /* the VGF device-time lines of the same text: every value read, its views built */
+    etp_vgf_device_times vt;
+    if (etp_vgf_device_times_parse((const char *)data, size, &vt) == ETP_OK) {
+        FZ_ASSERT(vt.n == 0 || (vt.duration_ns && vt.ticks && vt.first_line >= 1), "vgf arrays");
+        for (uint32_t k = 0; k < vt.n; k++)
+            FZ_ASSERT(vt.duration_ns[k] >= 0 && isfinite(vt.duration_ns[k]), "vgf duration");
+        etp_doc *vdoc = etp_doc_new("summary", 1, NULL, NULL);
+        etp_disp vd;
+        if (vdoc && etp_disp_init(&vd, "us", 0, 1) == ETP_OK) {
+            etp_fig_vgf_device_times(etp_doc_root(vdoc), "vgf", &vd, &vt, NULL);
+            (void)etp_fig_vgf_device_table(vdoc, etp_doc_section(vdoc, "s"), &vd, &vt, NULL);
+            FILE *f = fopen("/dev/null", "w");
+            if (f) {
+                (void)etp_doc_render(vdoc, ETP_FMT_JSON, f, NULL);
+                fclose(f);
+            }
+        }
+        etp_doc_free(vdoc);
+    }
+    etp_vgf_device_times_free(&vt);
 
     etp_blob blob;
     etp_blob_borrow(&blob, data, size, "fuzz.log");

@@ -38,6 +38,7 @@
 
 #include "etprof.h"
 #include "etprof_result.h"
+#include "etprof_figures.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,61 @@ typedef struct etp_arm_pmu_report {
  * text) into *out (zeroed first; out->present false when there is none). Never fails: lines that
  * are not the report's are skipped, a key whose number cannot be read is counted in bad_lines. */
 void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm_pmu_report *out);
+
+/* ---- Arm VGF: the device time the backend logs (docs/backends.md "Arm VGF: device time") ----
+ * With EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES set, the VGF backend times each data-graph
+ * dispatch with Vulkan timestamp queries and logs it, one ET_LOG line per execution:
+ *   VGF_DATA_GRAPH_DEVICE_TIME ticks=N duration_ns=X duration_ms=Y
+ * after "VGF timestamp queries enabled: queue_family=Q valid_bits=B period_ns=P" (or "VGF
+ * timestampPeriod is P; using fallback 52.0 ns/tick" when the device reports no period). The
+ * ETDump holds only the host phases (VGF_EXECUTE, VGF_DISPATCH_AND_WAIT...). */
+typedef struct etp_vgf_device_times {
+    uint32_t n;               /* VGF_DATA_GRAPH_DEVICE_TIME lines read */
+    uint64_t first_line;      /* 1-based line of the first */
+    double *duration_ns;      /* their duration_ns, in log order (n values; malloc'ed) */
+    uint64_t *ticks;          /* their ticks (n values) */
+    bool has_period;          /* a "VGF timestamp queries enabled" line was read */
+    double period_ns;         /* its period_ns (the last one) */
+    uint32_t valid_bits;
+    bool fallback_period;     /* the device reported no period: 52 ns per tick was assumed */
+    uint32_t bad_lines;       /* VGF_DATA_GRAPH_DEVICE_TIME lines without readable numbers */
+    uint64_t first_bad_line;
+} etp_vgf_device_times;
+
+/* Reads the VGF device-time lines of text[0, n) into *out (zeroed first; out->n 0 when none).
+ * ETP_OK, or ETP_E_INTERNAL when out of memory (*out then empty). Free with
+ * etp_vgf_device_times_free (also after a failure). */
+int etp_vgf_device_times_parse(const char *text, size_t n, etp_vgf_device_times *out);
+void etp_vgf_device_times_free(etp_vgf_device_times *t);
+
+/* A runner's log apart from the ETDump: the Ethos-U PMU report (as etp_arm_pmu_read) and the
+ * VGF device times, either or both. */
+typedef struct etp_runner_log {
+    etp_arm_pmu_report pmu;   /* pmu.present false when the log has none */
+    etp_vgf_device_times vgf; /* vgf.n 0 when the log has none */
+} etp_runner_log;
+
+/* Reads the log at `path` ("-": stdin). ETP_OK; ETP_E_IO when it cannot be read; ETP_E_INPUT,
+ * located at offset 0, when it is binary (a NUL byte in its first 4 KiB) or holds neither an
+ * Ethos-U PMU report nor a VGF device-time line (the error names the kind of file it looks
+ * like); ETP_E_INTERNAL when out of memory. Free with etp_runner_log_free (also after a
+ * failure). */
+int etp_runner_log_read(const char *path, etp_runner_log *out, etp_error *err);
+void etp_runner_log_free(etp_runner_log *l);
+
+/* The VGF device times against the ETDump's VGF_EXECUTE row(s) of `r` (NULL: not compared), as
+ * result-model facts: the JSON object `key` of n {lines, first_line, period_ns, valid_bits,
+ * fallback_period, lines_left_out, device_time {n, min, p10, p50, p90, avg, max, total, unit},
+ * etdump_vgf_execute {count, p50, unit} or null, device_share_of_host_p50_percent} (times
+ * converted by etp_disp_conv: ns in the display unit); the text view, a heading and a table
+ * (figure, value, unit) in section s; and the notes (the count of lines against the ETDump's
+ * VGF_EXECUTE events, the assumed period, lines left out). Nothing when t->n is 0. */
+void etp_fig_vgf_device_times(etp_node *n, const char *key, const etp_disp *d,
+                              const etp_vgf_device_times *t, const etp_ops_result *r);
+int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                             const etp_vgf_device_times *t, const etp_ops_result *r);
+void etp_vgf_device_notes(const etp_vgf_device_times *t, const etp_ops_result *r,
+                          void (*emit)(void *ctx, const char *text), void *ctx);
 
 /* The report of a runner's serial log given apart from the ETDump (the runner wrote the ETDump to
  * a file, by semihosting, and the report to its console): the file `path` ("-": stdin), read as

@@ -226,34 +226,43 @@ void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm
     *out = cur;
 }
 
-int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err) {
-    memset(out, 0, sizeof *out);
-    etp_blob b;
-    int rc = etp_blob_open(&b, path, err);
+/* Opens `path` as a text log: ETP_E_INPUT (located, the kind named) for binary data. */
+static int open_log(const char *path, etp_blob *b, etp_error *err) {
+    int rc = etp_blob_open(b, path, err);
     if (rc) return rc;
-    const char *text = (const char *)b.data;
-    size_t head = b.size < 4096 ? b.size : 4096;
-    if (memchr(text, 0, head)) {
-        etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
+    size_t head = b->size < 4096 ? b->size : 4096;
+    if (memchr(b->data, 0, head)) {
+        etp_error_set(err, ETP_E_INPUT, b->name, 0, NULL,
                       "binary data (a NUL byte), not the Arm runner's serial log with its Ethos-U "
                       "PMU report");
-        etp__sniff_hint(err, b.data, b.size, NULL);
-        etp_blob_close(&b);
+        etp__sniff_hint(err, b->data, b->size, NULL);
+        etp_blob_close(b);
         return ETP_E_INPUT;
     }
-    /* up to the first ETDump block, when the log has one */
-    uint64_t line = 1, stop = 0;
-    for (size_t i = 0; i < b.size;) {
-        const char *nl = memchr(text + i, '\n', b.size - i);
-        size_t len = nl ? (size_t)(nl - (text + i)) : b.size - i;
-        if (find_in(text + i, len, "#[RUN THIS]")) {
-            stop = line;
-            break;
-        }
+    return ETP_OK;
+}
+
+/* The 1-based line of the first "#[RUN THIS]" (the runner's ETDump block), 0 when none. */
+static uint64_t run_this_line(const char *text, size_t size) {
+    uint64_t line = 1;
+    for (size_t i = 0; i < size;) {
+        const char *nl = memchr(text + i, '\n', size - i);
+        size_t len = nl ? (size_t)(nl - (text + i)) : size - i;
+        if (find_in(text + i, len, "#[RUN THIS]")) return line;
         i += len + 1;
         line++;
     }
-    etp_arm_pmu_parse(text, b.size, stop, out);
+    return 0;
+}
+
+int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err) {
+    memset(out, 0, sizeof *out);
+    etp_blob b;
+    int rc = open_log(path, &b, err);
+    if (rc) return rc;
+    /* up to the first ETDump block, when the log has one */
+    uint64_t stop = run_this_line((const char *)b.data, b.size);
+    etp_arm_pmu_parse((const char *)b.data, b.size, stop, out);
     if (!out->present) {
         etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
                       "no Ethos-U PMU report in this file (no \"NPU Inferences\" line%s): the "
@@ -266,6 +275,153 @@ int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err) 
     }
     etp_blob_close(&b);
     return ETP_OK;
+}
+
+/* ---- Arm VGF device times ---- */
+
+/* A decimal number with an optional fraction ("123.456"), as ET_LOG's %.3f writes it; false when
+ * there is none or it has no digits. */
+static bool decimal(const char *s, size_t n, size_t *used, double *v) {
+    size_t i = 0;
+    double x = 0;
+    bool digits = false;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits = true) x = x * 10 + (s[i] - '0');
+    if (i < n && s[i] == '.') {
+        double scale = 1;
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits = true) {
+            scale /= 10;
+            x += (s[i] - '0') * scale;
+        }
+    }
+    if (!digits || !isfinite(x)) return false;
+    *used = i;
+    *v = x;
+    return true;
+}
+
+/* "key=" then an unsigned integer or a decimal, at the start of s (blanks skipped). */
+static bool kv(const char *s, size_t n, const char *key, size_t *used, double *dv, uint64_t *uv) {
+    size_t i = 0, k = strlen(key);
+    while (i < n && s[i] == ' ') i++;
+    if (n - i < k || memcmp(s + i, key, k) != 0) return false;
+    i += k;
+    size_t u;
+    if (uv) {
+        uint64_t x = 0;
+        size_t j = i;
+        for (; j < n && s[j] >= '0' && s[j] <= '9'; j++) {
+            unsigned d = (unsigned)(s[j] - '0');
+            if (x > (UINT64_MAX - d) / 10) return false;
+            x = x * 10 + d;
+        }
+        if (j == i) return false;
+        *uv = x;
+        *used = j;
+        return true;
+    }
+    if (!decimal(s + i, n - i, &u, dv)) return false;
+    *used = i + u;
+    return true;
+}
+
+static int vgf_push(etp_vgf_device_times *t, uint32_t *cap, uint64_t ticks, double ns) {
+    if (t->n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 64;
+        double *d = realloc(t->duration_ns, c * sizeof *d);
+        if (!d) return ETP_E_INTERNAL;
+        t->duration_ns = d;
+        uint64_t *k = realloc(t->ticks, c * sizeof *k);
+        if (!k) return ETP_E_INTERNAL;
+        t->ticks = k;
+        *cap = c;
+    }
+    t->duration_ns[t->n] = ns;
+    t->ticks[t->n++] = ticks;
+    return ETP_OK;
+}
+
+int etp_vgf_device_times_parse(const char *text, size_t n, etp_vgf_device_times *out) {
+    memset(out, 0, sizeof *out);
+    if (!text) return ETP_OK;
+    uint32_t cap = 0;
+    uint64_t line = 1;
+    for (size_t pos = 0; pos < n; line++) {
+        const char *l = text + pos;
+        const char *nl = memchr(l, '\n', n - pos);
+        size_t len = nl ? (size_t)(nl - l) : n - pos;
+        pos += len + 1;
+        size_t ln = len && l[len - 1] == '\r' ? len - 1 : len, mn, rn, u;
+        const char *m = message(l, ln, &mn), *rest;
+        if ((rest = after(m, mn, "VGF_DATA_GRAPH_DEVICE_TIME ", &rn))) {
+            uint64_t ticks;
+            double ns;
+            size_t u2;
+            if (kv(rest, rn, "ticks=", &u, NULL, &ticks) &&
+                kv(rest + u, rn - u, "duration_ns=", &u2, &ns, NULL)) {
+                if (!out->n) out->first_line = line;
+                if (out->n == UINT32_MAX || vgf_push(out, &cap, ticks, ns)) {
+                    etp_vgf_device_times_free(out);
+                    return ETP_E_INTERNAL;
+                }
+            } else if (!out->bad_lines++) {
+                out->first_bad_line = line;
+            }
+        } else if ((rest = after(m, mn, "VGF timestamp queries enabled:", &rn))) {
+            const char *v = find_in(rest, rn, "valid_bits="), *p = find_in(rest, rn, "period_ns=");
+            uint64_t bits;
+            double per;
+            if (v && p && kv(v, rn - (size_t)(v - rest), "valid_bits=", &u, NULL, &bits) &&
+                kv(p, rn - (size_t)(p - rest), "period_ns=", &u, &per, NULL) && bits <= 64) {
+                out->has_period = true;
+                out->period_ns = per;
+                out->valid_bits = (uint32_t)bits;
+            }
+        } else if ((rest = after(m, mn, "VGF timestampPeriod is ", &rn)) &&
+                   find_in(rest, rn, "using fallback")) {
+            out->fallback_period = true;
+        }
+    }
+    return ETP_OK;
+}
+
+void etp_vgf_device_times_free(etp_vgf_device_times *t) {
+    if (!t) return;
+    free(t->duration_ns);
+    free(t->ticks);
+    memset(t, 0, sizeof *t);
+}
+
+int etp_runner_log_read(const char *path, etp_runner_log *out, etp_error *err) {
+    memset(out, 0, sizeof *out);
+    etp_blob b;
+    int rc = open_log(path, &b, err);
+    if (rc) return rc;
+    const char *text = (const char *)b.data;
+    etp_arm_pmu_parse(text, b.size, run_this_line(text, b.size), &out->pmu);
+    if (etp_vgf_device_times_parse(text, b.size, &out->vgf)) {
+        etp_error_set(err, ETP_E_INTERNAL, b.name, -1, NULL, "out of memory");
+        etp_blob_close(&b);
+        etp_runner_log_free(out);
+        return ETP_E_INTERNAL;
+    }
+    if (!out->pmu.present && !out->vgf.n) {
+        etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
+                      "no Ethos-U PMU report (\"NPU Inferences\" lines) and no VGF device time "
+                      "(VGF_DATA_GRAPH_DEVICE_TIME lines) here: the runner logs them with its "
+                      "performance monitor or EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES");
+        etp__sniff_hint(err, b.data, b.size, NULL);
+        etp_blob_close(&b);
+        etp_runner_log_free(out);
+        return ETP_E_INPUT;
+    }
+    etp_blob_close(&b);
+    return ETP_OK;
+}
+
+void etp_runner_log_free(etp_runner_log *l) {
+    if (!l) return;
+    etp_vgf_device_times_free(&l->vgf);
+    memset(l, 0, sizeof *l);
 }
 
 /* ---- derived figures ---- */
@@ -617,4 +773,168 @@ void etp_arm_pmu_diff_notes(const etp_arm_pmu_report *base, const etp_arm_pmu_re
         emit(ctx, b);
     }
     free(nb);
+}
+
+/* ---- the VGF device times as result-model facts ---- */
+
+/* The ETDump's VGF_EXECUTE rows: events, and the one row's p50 and unit (nrows > 1: several
+ * delegates or instructions, no single p50). */
+typedef struct vgf_host {
+    uint64_t count;
+    uint32_t nrows;
+    double p50;
+    etp_unit unit;
+} vgf_host;
+
+static vgf_host host_of(const etp_ops_result *r) {
+    vgf_host h = {0, 0, NAN, ETP_UNIT_NONE};
+    for (size_t i = 0; r && i < etp_ops_row_count(r); i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        if (!row->name || strcmp(row->name, "VGF_EXECUTE") != 0) continue;
+        h.count += row->count;
+        if (h.nrows++ == 0) {
+            h.p50 = row->stats.p50;
+            h.unit = row->unit;
+        }
+    }
+    if (h.nrows != 1) h.p50 = NAN;
+    return h;
+}
+
+/* The device time's statistics (ns); false when out of memory. */
+static bool device_stats(const etp_vgf_device_times *t, etp_stats *st) {
+    double *v = malloc((t->n ? t->n : 1) * sizeof *v);
+    if (!v) return false;
+    memcpy(v, t->duration_ns, t->n * sizeof *v);
+    etp_stats_compute(v, t->n, st);
+    free(v);
+    return true;
+}
+
+/* 100 x device p50 / host p50, when the host p50 is a time in ns. */
+static double device_share(const etp_stats *st, const vgf_host *h) {
+    if (h->nrows != 1 || h->unit != ETP_UNIT_NS || !(h->p50 > 0)) return NAN;
+    return 100.0 * st->p50 / h->p50;
+}
+
+void etp_fig_vgf_device_times(etp_node *n, const char *key, const etp_disp *d,
+                              const etp_vgf_device_times *t, const etp_ops_result *r) {
+    if (!t || !t->n) {
+        etp_node_null(n, key);
+        return;
+    }
+    etp_stats st;
+    if (!device_stats(t, &st)) return;
+    etp_node *o = etp_node_obj(n, key);
+    etp_node_uint(o, "lines", t->n);
+    etp_node_uint(o, "first_line", t->first_line);
+    etp_node_float(o, "period_ns", t->has_period ? t->period_ns : NAN);
+    if (t->has_period) etp_node_uint(o, "valid_bits", t->valid_bits);
+    else etp_node_null(o, "valid_bits");
+    etp_node_bool(o, "fallback_period", t->fallback_period);
+    etp_node_uint(o, "lines_left_out", t->bad_lines);
+    const char *un;
+    etp_node *dt = etp_node_obj(o, "device_time");
+    etp_node_uint(dt, "n", st.n);
+    etp_node_float(dt, "min", etp_disp_conv(d, ETP_UNIT_NS, st.min, &un));
+    etp_node_float(dt, "p10", etp_disp_conv(d, ETP_UNIT_NS, st.p10, &un));
+    etp_node_float(dt, "p50", etp_disp_conv(d, ETP_UNIT_NS, st.p50, &un));
+    etp_node_float(dt, "p90", etp_disp_conv(d, ETP_UNIT_NS, st.p90, &un));
+    etp_node_float(dt, "avg", etp_disp_conv(d, ETP_UNIT_NS, st.avg, &un));
+    etp_node_float(dt, "max", etp_disp_conv(d, ETP_UNIT_NS, st.max, &un));
+    etp_node_float(dt, "total", etp_disp_conv(d, ETP_UNIT_NS, st.total, &un));
+    etp_node_str(dt, "unit", un);
+    vgf_host h = host_of(r);
+    if (h.nrows) {
+        etp_node *he = etp_node_obj(o, "etdump_vgf_execute");
+        etp_node_uint(he, "count", h.count);
+        etp_node_float(he, "p50", etp_disp_conv(d, h.unit, h.p50, &un));
+        etp_node_str(he, "unit", h.nrows == 1 ? un : NULL);
+    } else {
+        etp_node_null(o, "etdump_vgf_execute");
+    }
+    etp_node_float(o, "device_share_of_host_p50_percent", device_share(&st, &h));
+}
+
+int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                             const etp_vgf_device_times *t, const etp_ops_result *r) {
+    if (!t || !t->n) return ETP_OK;
+    etp_stats st;
+    if (!device_stats(t, &st)) return ETP_E_INTERNAL;
+    etp_section_textf(s, ETP_TEXT_WRAP, 2,
+                      "\nArm VGF device time (the runner's log: %u VGF_DATA_GRAPH_DEVICE_TIME "
+                      "line(s) from line %llu; Vulkan timestamp queries around each data-graph "
+                      "dispatch)\n\n",
+                      t->n, (unsigned long long)t->first_line);
+    static const etp_col cols[] = {
+        {"figure", "figure", NULL, ETP_T_STR, false, 0},
+        {"value", "value", NULL, ETP_T_FLOAT, true, 3},
+        {"unit", "unit", NULL, ETP_T_STR, false, 0},
+    };
+    etp_col c[3];
+    memcpy(c, cols, sizeof c);
+    c[1].precision = d->precision;
+    etp_table *tb = etp_doc_table(doc, c, 3);
+    if (!tb) return ETP_E_INTERNAL;
+    etp_section_table(s, tb);
+    const char *un;
+    static const char *const names[] = {"device time, min", "device time, p50", "device time, avg",
+                                        "device time, p90", "device time, max",
+                                        "device time, total"};
+    const double vals[] = {st.min, st.p50, st.avg, st.p90, st.max, st.total};
+    etp_table_row(tb);
+    etp_table_str(tb, "executions timed");
+    etp_table_float_prec(tb, (double)t->n, 0);
+    etp_table_str(tb, "count");
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        double v = etp_disp_conv(d, ETP_UNIT_NS, vals[k], &un);
+        etp_table_row(tb);
+        etp_table_str(tb, names[k]);
+        etp_table_float(tb, v);
+        etp_table_str(tb, un);
+    }
+    vgf_host h = host_of(r);
+    if (h.nrows == 1) {
+        double v = etp_disp_conv(d, h.unit, h.p50, &un);
+        etp_table_row(tb);
+        etp_table_str(tb, "ETDump VGF_EXECUTE (host), p50");
+        etp_table_float(tb, v);
+        etp_table_str(tb, un);
+    }
+    double sh = device_share(&st, &h);
+    if (!isnan(sh)) {
+        etp_table_row(tb);
+        etp_table_str(tb, "device p50 / VGF_EXECUTE p50");
+        etp_table_float_prec(tb, sh, 2);
+        etp_table_str(tb, "%");
+    }
+    return etp_doc_ok(doc) ? ETP_OK : ETP_E_INTERNAL;
+}
+
+void etp_vgf_device_notes(const etp_vgf_device_times *t, const etp_ops_result *r,
+                          void (*emit)(void *ctx, const char *text), void *ctx) {
+    if (!t || !t->n) return;
+    char b[512];
+    vgf_host h = host_of(r);
+    if (r && h.count != t->n) {
+        snprintf(b, sizeof b,
+                 "The runner's log times %u VGF execution(s) but the ETDump holds %llu "
+                 "VGF_EXECUTE event(s): the log may not be this run's (or the ETDump dropped "
+                 "events); the device statistics are the log's own.",
+                 t->n, (unsigned long long)h.count);
+        emit(ctx, b);
+    }
+    if (h.nrows == 1 && h.unit != ETP_UNIT_NS)
+        emit(ctx, "VGF_EXECUTE is in host ticks of unknown rate here: give --tick-ns or --tick-hz "
+                  "to compare the device time with it.");
+    if (t->fallback_period)
+        emit(ctx, "The Vulkan device reported no timestamp period: the VGF backend assumed 52 ns "
+                  "per tick, so its device durations are only as right as that guess.");
+    if (t->bad_lines) {
+        snprintf(b, sizeof b,
+                 "%u VGF_DATA_GRAPH_DEVICE_TIME line(s) hold no readable ticks and duration_ns "
+                 "(the first: line %llu) and are left out.",
+                 t->bad_lines, (unsigned long long)t->first_bad_line);
+        emit(ctx, b);
+    }
 }

@@ -280,8 +280,52 @@ static void compare_cases(void) {
     CHECK(strstr(t.all, "Only NEW was read") != NULL);
 }
 
+/* The VGF backend's device-time lines (its ET_LOG text), numbers chosen here. */
+static void vgf_cases(void) {
+    static const char log[] =
+        "I 00:00:00.001000 executorch:VGFSetup.cpp:700] VGF timestamp queries enabled: "
+        "queue_family=2 valid_bits=36 period_ns=52.083333\r\n"
+        "I 00:00:00.002000 executorch:VGFSetup.cpp:790] VGF_DATA_GRAPH_DEVICE_TIME ticks=10 "
+        "duration_ns=520.833 duration_ms=0.000521\r\n"
+        "unrelated line VGF_DATA_GRAPH_DEVICE_TIME ticks=1 duration_ns=1.0\n" /* not a message */
+        "I [executorch:VGFSetup.cpp:790 read_timestamp_queries()] VGF_DATA_GRAPH_DEVICE_TIME "
+        "ticks=20 duration_ns=1041.667 duration_ms=0.001042\n"
+        "VGF_DATA_GRAPH_DEVICE_TIME ticks=x duration_ns=5\n"
+        "VGF_DATA_GRAPH_DEVICE_TIME ticks=3 duration_ns=156\n";
+    etp_vgf_device_times t;
+    CHECK_EQ_I(etp_vgf_device_times_parse(log, sizeof log - 1, &t), ETP_OK);
+    CHECK_EQ_U(t.n, 3);
+    CHECK_EQ_U(t.first_line, 2);
+    CHECK(t.has_period && t.valid_bits == 36 && !t.fallback_period);
+    CHECK_NEAR(t.period_ns, 52.083333, 1e-9);
+    CHECK(t.n == 3 && t.ticks[0] == 10 && t.ticks[1] == 20 && t.ticks[2] == 3);
+    CHECK(t.n == 3 && fabs(t.duration_ns[0] - 520.833) < 1e-9 &&
+          fabs(t.duration_ns[1] - 1041.667) < 1e-9 && t.duration_ns[2] == 156.0);
+    CHECK_EQ_U(t.bad_lines, 1);
+    CHECK_EQ_U(t.first_bad_line, 5);
+    etp_vgf_device_times_free(&t);
+    CHECK(t.n == 0 && t.duration_ns == NULL);
+    static const char fb[] = "I [executorch:VGFSetup.cpp:680 f()] VGF timestampPeriod is 0.000000; "
+                             "using fallback 52.0 ns/tick\n";
+    CHECK_EQ_I(etp_vgf_device_times_parse(fb, sizeof fb - 1, &t), ETP_OK);
+    CHECK(t.fallback_period && t.n == 0);
+    etp_vgf_device_times_free(&t);
+    CHECK_EQ_I(etp_vgf_device_times_parse(NULL, 3, &t), ETP_OK);
+    CHECK(t.n == 0);
+    /* many lines: the arrays grow */
+    static char big[200 * 64];
+    size_t k = 0;
+    for (int i = 0; i < 200; i++)
+        k += (size_t)snprintf(big + k, sizeof big - k,
+                              "VGF_DATA_GRAPH_DEVICE_TIME ticks=%d duration_ns=%d.5\n", i, i);
+    CHECK_EQ_I(etp_vgf_device_times_parse(big, k, &t), ETP_OK);
+    CHECK(t.n == 200 && t.duration_ns[199] == 199.5 && t.ticks[150] == 150);
+    etp_vgf_device_times_free(&t);
+}
+
 int main(void) {
     compare_cases();
+    vgf_cases();
     new_u55();
     old_posix_crlf();
     u85();

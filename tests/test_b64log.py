@@ -326,9 +326,11 @@ check(got.returncode == 1 and got.stderr == f"etprof: {CASES[0][0]}: offset 0: b
       "ETDump (.etdp)\n" and not os.path.exists(out), f"runner-log: an ETDump given {got.stderr!r}")
 noise = write("noise.log", NOISE_AFTER)
 got = run("explain", EU, "--runner-log", noise)
-check(got.returncode == 1 and got.stdout == "" and got.stderr == f"etprof: {noise}: offset 0: no "
-      "Ethos-U PMU report in this file (no \"NPU Inferences\" line): the runner prints one when "
-      "it is built with its performance monitor\n", f"runner-log: no report {got.stderr!r}")
+check(got.returncode == 1 and got.stdout == "" and got.stderr == f"etprof: {noise}: offset 0: "
+      "no Ethos-U PMU report (\"NPU Inferences\" lines) and no VGF device time "
+      "(VGF_DATA_GRAPH_DEVICE_TIME lines) here: the runner logs them with its performance "
+      "monitor or EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES\n",
+      f"runner-log: no report {got.stderr!r}")
 got = run("summary", EU, EU, "--runner-log", uart)
 check(got.returncode == 2 and "--runner-log: applies to one FILE" in got.stderr,
       f"runner-log: several files {got.stderr!r}")
@@ -352,7 +354,7 @@ dj3 = json.loads(run("diff", EU, EU, "--ticks", "--runner-log", uart, "--runner-
 d3 = [f for f in (dj3.get("arm_pmu") or {}).get("figures", []) if f["source"] == "ethosu_pmu_cycle_cntr"]
 check(d3 and d3[0]["change_percent"] == -75.0, f"diff --runner-log(-new): {d3}")
 got = run("diff", EU, EU, "--runner-log-new", noise)
-check(got.returncode == 1 and got.stdout == "" and "no Ethos-U PMU report" in got.stderr,
+check(got.returncode == 1 and got.stdout == "" and "no Ethos-U PMU report (" in got.stderr,
       f"diff --runner-log-new without a report: {got.returncode} {got.stderr!r}")
 # a dump file against a log: only one side; two dump files: no member
 dj2 = json.loads(run("diff", EU, plog, "--ticks", "--format", "json").stdout)
@@ -360,6 +362,42 @@ check((dj2.get("arm_pmu") or {}).get("base", 0) is None and any(
     "Only NEW was read" in n for n in dj2.get("notes", [])), "diff: a dump file against a log")
 check("arm_pmu" not in json.loads(run("diff", EU, EU, "--format", "json").stdout),
       "diff: two dump files have an arm_pmu member")
+
+# --runner-log with the VGF backend's device times (docs/backends.md "Arm VGF: device time"):
+# the fixture's one VGF_EXECUTE lasts 1900 - 1100 = 800 ns (flatc-built/vgf.json); the log times
+# three executions, 400, 500 and 600 ns: p50 500 ns = 0.5 us, 62.5 % of 800 ns
+VG = os.path.join(D, "flatc-built", "vgf.etdp")
+vfix = json.load(open(os.path.join(D, "flatc-built", "vgf.json")))
+vexe = [e["profile_event"] for b in vfix["run_data"] for e in b["events"]
+        if e.get("profile_event", {}).get("delegate_debug_id_str") == "VGF_EXECUTE"]
+host_ns = vexe[0]["end_time"] - vexe[0]["start_time"]
+vlog = write("vgf.log", ["I 00:00:00.001000 executorch:VGFSetup.cpp:700] VGF timestamp queries "
+                         "enabled: queue_family=0 valid_bits=64 period_ns=1.000000"] +
+             ["I 00:00:00.00%d000 executorch:VGFSetup.cpp:790] VGF_DATA_GRAPH_DEVICE_TIME "
+              "ticks=%d duration_ns=%d.000 duration_ms=0.000%d" % (i + 2, v, v, v) for i, v in
+              enumerate([400, 600, 500])])
+vj = json.loads(run("summary", VG, "--runner-log", vlog, "--format", "json").stdout)
+vd = vj.get("vgf_device_time") or {}
+dt = vd.get("device_time") or {}
+check(vd.get("lines") == 3 and vd.get("first_line") == 2 and vd.get("period_ns") == 1.0,
+      f"vgf: the lines {vd}")
+check(dt.get("p50") == 0.5 and dt.get("min") == 0.4 and dt.get("max") == 0.6 and dt.get("total") == 1.5
+      and dt.get("unit") == "us", f"vgf: the device statistics {dt}")
+check(vd.get("etdump_vgf_execute") == {"count": 1, "p50": host_ns / 1000, "unit": "us"},
+      f"vgf: the ETDump's VGF_EXECUTE {vd.get('etdump_vgf_execute')}")
+check(vd.get("device_share_of_host_p50_percent") == 100 * 500 / host_ns,
+      f"vgf: the device share {vd.get('device_share_of_host_p50_percent')}")
+check(any("times 3 VGF execution(s) but the ETDump holds 1 VGF_EXECUTE" in n for n in vj.get("notes", [])),
+      "vgf: the count mismatch note")
+vt = run("summary", VG, "--runner-log", vlog).stdout
+check("Arm VGF device time (the runner's log: 3 VGF_DATA_GRAPH_DEVICE_TIME line(s) from line 2" in vt
+      and "62.50" in vt, "vgf: the text table")
+# host times in ticks: no share, and a note says why
+vk = json.loads(run("summary", VG, "--runner-log", vlog, "--ticks", "--format", "json").stdout)
+check(vk["vgf_device_time"]["device_share_of_host_p50_percent"] is None and any(
+    "VGF_EXECUTE is in host ticks" in n for n in vk["notes"]), "vgf: ticks")
+check("vgf_device_time" not in json.loads(run("summary", VG, "--format", "json").stdout),
+      "vgf: a member without --runner-log")
 
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:

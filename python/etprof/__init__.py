@@ -317,6 +317,19 @@ class Profile:
         d = _json.loads(text)
         return {"report": d["arm_pmu"], "notes": d.get("notes", [])}
 
+    def vgf_device_time(self, *, time_unit="us"):
+        """The Arm VGF backend's device times from ``runner_log`` (its
+        VGF_DATA_GRAPH_DEVICE_TIME lines, logged with EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES):
+        None without ``runner_log`` or when the log has none; else ``{"device_time": R,
+        "notes": [...]}``, R as ``etprof summary --runner-log F --format json`` writes its
+        ``vgf_device_time`` member (statistics in ``time_unit``, the ETDump's VGF_EXECUTE for
+        comparison), from the library's ``etp_fig_vgf_device_times``."""
+        text = self._p.vgf_device_time_json(time_unit=time_unit)
+        if text is None:
+            return None
+        d = _json.loads(text)
+        return {"device_time": d["vgf_device_time"], "notes": d.get("notes", [])}
+
 
 def _trace(self, path):
     """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
@@ -990,10 +1003,10 @@ def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=Non
     read and verified here (InputError for a damaged record, IOError when it cannot be read).
     ``qhas``, ``optrace``, ``runtrace``, ``heap`` are QNN's own profiling files (paths; the
     options of ``etprof qnn``), read here, joined to the dump by :meth:`Profile.qnn` and used
-    by :meth:`Profile.report`. ``runner_log`` is the Arm bare-metal runner's serial log when
-    the ETDump is a file apart from it (``--runner-log``): its Ethos-U PMU report, read here,
-    is what :meth:`Profile.arm_pmu`, :meth:`Profile.explain` and :meth:`Profile.report` show
-    (InputError when the log holds no report).
+    by :meth:`Profile.report`. ``runner_log`` is the runner's log when the ETDump is a file
+    apart from it (``--runner-log``): its Ethos-U PMU report and VGF device times, read here,
+    are what :meth:`Profile.arm_pmu`, :meth:`Profile.vgf_device_time`, :meth:`Profile.explain`
+    and :meth:`Profile.report` show (InputError when the log holds neither).
 
     Raises :class:`InputError` (with ``.file``, ``.offset``, ``.path``, ``.reason``) for a
     corrupt, truncated or wrong file, :class:`UsageError` for an impossible request (an

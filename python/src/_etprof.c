@@ -132,8 +132,9 @@ typedef struct {
     etp_qnn_bundle qb;
     bool have_qb;
     PyObject *qnn_paths; /* dict of the four paths as given (None when absent) */
-    /* runner_log=: the Arm runner's PMU report of a log apart from the dump (etprof_arm_pmu.h) */
-    etp_arm_pmu_report pmu_given;
+    /* runner_log=: the Arm runner's log apart from the dump (etprof_arm_pmu.h): its PMU report
+     * and VGF device times */
+    etp_runner_log rlog;
     bool have_pmu_given;
     /* Set (with the GIL held) while a library call runs without the GIL on this Profile's
      * state: every other entry point then refuses with UsageError instead of touching it
@@ -165,6 +166,8 @@ static int busy_error(const Profile *p) {
     } while (0)
 
 static void profile_release(Profile *p) {
+    etp_runner_log_free(&p->rlog);
+    p->have_pmu_given = false;
     etp_ops_free(p->ops);
     p->ops = NULL;
     etp_model_close(p->model);
@@ -1878,24 +1881,50 @@ static void doc_note_py_cb(void *ctx, const char *text) { etp_doc_note(ctx, text
 
 /* The PMU report in use: runner_log='s, else the one of the log the dump was read from. */
 static const etp_arm_pmu_report *profile_pmu(const Profile *p) {
-    return p->have_pmu_given ? &p->pmu_given : etp_dump_arm_pmu(p->dump);
+    return p->have_pmu_given ? &p->rlog.pmu : etp_dump_arm_pmu(p->dump);
 }
 
-/* Profile.set_runner_log(path): reads the report of the Arm runner's serial log `path`
- * (etp_arm_pmu_read), used from then on by arm_pmu(), explain and the report. */
+/* Profile.set_runner_log(path): reads the Arm runner's log `path` (etp_runner_log_read: its PMU
+ * report and VGF device times), used from then on by arm_pmu(), vgf_device_time(), explain and
+ * the report. */
 static PyObject *Profile_set_runner_log(Profile *p, PyObject *arg) {
     if (busy_error(p)) return NULL;
     PyObject *b = NULL;
     if (!PyUnicode_FSConverter(arg, &b)) return NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
-    etp_arm_pmu_report r;
-    int rc = etp_arm_pmu_read(PyBytes_AS_STRING(b), &r, &err);
+    etp_runner_log l;
+    int rc = etp_runner_log_read(PyBytes_AS_STRING(b), &l, &err);
     Py_DECREF(b);
     if (rc) return raise_etp(rc, &err);
-    p->pmu_given = r;
+    etp_runner_log_free(&p->rlog);
+    p->rlog = l;
     p->have_pmu_given = true;
     Py_RETURN_NONE;
+}
+
+/* Profile.vgf_device_time_json(time_unit): summary's "vgf_device_time" member and its notes
+ * (etp_fig_vgf_device_times, etp_vgf_device_notes) as the JSON text of {"vgf_device_time": ...,
+ * "notes": [...]}; None without runner_log= or when its log holds no VGF device time. */
+static PyObject *Profile_vgf_device_time_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"time_unit", NULL};
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$s:vgf_device_time", kwlist, &tu)) return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (!p->have_pmu_given || !p->rlog.vgf.n) Py_RETURN_NONE;
+    if (need_ops(p)) return NULL;
+    etp_doc *doc = etp_doc_new("summary", -1, NULL, NULL);
+    if (!doc) return PyErr_NoMemory();
+    etp_doc_envelope(doc, 0);
+    etp_fig_vgf_device_times(etp_doc_root(doc), "vgf_device_time", &d, &p->rlog.vgf, p->ops);
+    etp_doc_notes_here(doc);
+    etp_vgf_device_notes(&p->rlog.vgf, p->ops, doc_note_py_cb, doc);
+    PyObject *res = doc_text(doc, ETP_FMT_JSON);
+    etp_doc_free(doc);
+    return res;
 }
 
 static PyObject *Profile_arm_pmu_json(Profile *p, PyObject *noargs) {
@@ -2766,6 +2795,9 @@ static PyMethodDef Profile_methods[] = {
      "check_outputs(*, test_case=0, rtol=None, atol=None): etprof check-outputs"},
     {"set_runner_log", (PyCFunction)Profile_set_runner_log, METH_O,
      "set_runner_log(path): the Ethos-U PMU report of the Arm runner's serial log at path"},
+    {"vgf_device_time_json", (PyCFunction)(void (*)(void))Profile_vgf_device_time_json,
+     METH_VARARGS | METH_KEYWORDS,
+     "vgf_device_time_json(*, time_unit='us') -> str or None: summary's vgf_device_time member"},
     {"arm_pmu_json", (PyCFunction)Profile_arm_pmu_json, METH_NOARGS,
      "arm_pmu_json() -> str or None: summary's arm_pmu member and its notes as JSON"},
     {"backend_figures_json", (PyCFunction)(void (*)(void))Profile_backend_figures_json,

@@ -115,3 +115,18 @@ def test_diff(tmp_path):
     assert d.arm_pmu["arm_pmu"] == json.loads(cmd.stdout)["arm_pmu"]
     plain = etprof.open(DUMP, ticks=True)
     assert etprof.diff(plain, plain).arm_pmu is None
+
+
+def test_vgf_device_time(tmp_path):
+    """runner_log= with the VGF backend's device times: the command's vgf_device_time member."""
+    log = tmp_path / "vgf.log"
+    log.write_text("VGF_DATA_GRAPH_DEVICE_TIME ticks=4 duration_ns=400.000 duration_ms=0.0004\n"
+                   "VGF_DATA_GRAPH_DEVICE_TIME ticks=6 duration_ns=600.000 duration_ms=0.0006\n")
+    vgf = data("flatc-built", "vgf.etdp")
+    got = etprof.open(vgf, runner_log=str(log)).vgf_device_time(time_unit="ns")
+    assert got["device_time"]["device_time"]["p50"] == 500.0  # the median of 400 and 600
+    cmd = subprocess.run([BIN, "summary", vgf, "--runner-log", str(log), "--time-unit", "ns",
+                          "--format", "json"], capture_output=True, text=True, env=child_env())
+    assert cmd.returncode == 0, cmd.stderr
+    assert got["device_time"] == json.loads(cmd.stdout)["vgf_device_time"]
+    assert etprof.open(vgf).vgf_device_time() is None

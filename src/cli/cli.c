@@ -71,7 +71,7 @@ static const cli_optdef optdefs[] = {
     {OPT_MODULE, "module", 0, "NAME",
      "modules: only this nn.Module path (e.g. layers.0.attention) and the modules below it"},
     {OPT_RUNNER_LOG, "runner-log", 0, "F",
-     "the Arm runner's serial log, when the ETDump is a file apart: its Ethos-U PMU report"},
+     "the runner's log, when the ETDump is a file apart: Ethos-U PMU report, VGF device times"},
     {OPT_RUNNER_LOG_NEW, "runner-log-new", 0, "F",
      "diff: the Arm runner's serial log of NEW, when its ETDump is a file apart"},
 };
@@ -395,21 +395,22 @@ void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
     etp_node_bool(o, "differs", soc->differs);
 }
 
-int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, etp_arm_pmu_report *out,
+int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, etp_runner_log *out,
                        const etp_arm_pmu_report **pmu) {
+    memset(out, 0, sizeof *out);
     *pmu = etp_dump_arm_pmu(d);
     if (!a->set[opt]) return EXIT_OK;
     etp_error err = {0};
-    int rc = etp_arm_pmu_read(a->val[opt], out, &err);
+    int rc = etp_runner_log_read(a->val[opt], out, &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);
     }
-    *pmu = out;
+    *pmu = &out->pmu;
     return EXIT_OK;
 }
 
-int cli_runner_log(cli_args *a, const etp_dump *d, etp_arm_pmu_report *out,
+int cli_runner_log(cli_args *a, const etp_dump *d, etp_runner_log *out,
                    const etp_arm_pmu_report **pmu) {
     return cli_runner_log_opt(a, OPT_RUNNER_LOG, d, out, pmu);
 }

@@ -170,15 +170,17 @@ bool cli_get_long(cli_args *a, opt_id id, long *out);
 void cli_progress(cli_args *a, const char *what, uint64_t done, uint64_t total);
 void cli_progress_end(cli_args *a);
 
-/* --runner-log F (the Arm runner's serial log, apart from the ETDump): its Ethos-U PMU report
- * into *out and *pmu = out; without the option *pmu = the report of the log the dump was read
- * from, or NULL (etp_dump_arm_pmu). Call before any output; prints the error and returns the
- * exit code. */
+/* --runner-log F (the Arm runner's log, apart from the ETDump): read into *out (its Ethos-U PMU
+ * report and VGF device times; etp_runner_log_read) and *pmu = &out->pmu; without the option *out
+ * is empty and *pmu = the report of the log the dump was read from, or NULL (etp_dump_arm_pmu).
+ * Call before any output; prints the error and returns the exit code. The caller frees *out with
+ * etp_runner_log_free (also after a failure). */
 struct etp_arm_pmu_report;
-int cli_runner_log(cli_args *a, const etp_dump *d, struct etp_arm_pmu_report *out,
+struct etp_runner_log;
+int cli_runner_log(cli_args *a, const etp_dump *d, struct etp_runner_log *out,
                    const struct etp_arm_pmu_report **pmu);
 /* The same for option `opt` (OPT_RUNNER_LOG_NEW: diff's NEW). */
-int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, struct etp_arm_pmu_report *out,
+int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, struct etp_runner_log *out,
                        const struct etp_arm_pmu_report **pmu);
 
 /* ETRecord rendering (cmd_etrecord.c): `etprof info R.etrecord` and the --etrecord columns of

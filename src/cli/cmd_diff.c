@@ -790,6 +790,9 @@ static int run_diff(cli_args *a) {
                    (a->set[OPT_PTE] && same_regular_file(a->val[OPT_PTE], a->val[OPT_PTE_NEW])));
     cli_inputs ib, in;
     memset(&in, 0, sizeof in);
+    /* --runner-log / --runner-log-new (read once both sides are computed) */
+    etp_runner_log given[2];
+    memset(given, 0, sizeof given);
     if ((rc = cli_open_inputs_bg(a, bp, &ib))) {
         etp_etrecord_close(rec);
         return rc;
@@ -835,7 +838,6 @@ static int run_diff(cli_args *a) {
     c.rb = rb;
     c.rn = shared ? rb : rn;
     /* --runner-log / --runner-log-new: each side's log apart from its ETDump */
-    etp_arm_pmu_report given[2];
     if ((rc = cli_runner_log_opt(a, OPT_RUNNER_LOG, ib.dump, &given[0], &c.pmu_b)) ||
         (rc = cli_runner_log_opt(a, OPT_RUNNER_LOG_NEW, pn->dump, &given[1], &c.pmu_n)))
         goto done;
@@ -873,6 +875,8 @@ static int run_diff(cli_args *a) {
                    etp_diff_get_summary(d)->gate.reason);
     if (!rc) rc = gate_exit(&c);
 done:
+    etp_runner_log_free(&given[0]);
+    etp_runner_log_free(&given[1]);
     etp_etrecord_close(rec);
     etp_diff_free(d);
     etp_ops_free(rb);

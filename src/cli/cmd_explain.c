@@ -60,9 +60,10 @@ static int run_explain(cli_args *a) {
         cli_close_inputs(&in);
         return rc;
     }
-    etp_arm_pmu_report pmu_given;
+    etp_runner_log rlog;
     const etp_arm_pmu_report *pmu;
-    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+    if ((rc = cli_runner_log(a, in.dump, &rlog, &pmu))) {
+        etp_runner_log_free(&rlog);
         etp_etrecord_close(rec);
         etp_qnn_etd_join_free(qj);
         etp_ops_free(r);
@@ -85,6 +86,7 @@ static int run_explain(cli_args *a) {
         rc = cli_out_close(&o, rc);
     }
     etp_doc_free(doc);
+    etp_runner_log_free(&rlog);
     etp_etrecord_close(rec);
     etp_qnn_etd_join_free(qj);
     etp_qnn_bundle_free(&qb);

@@ -114,15 +114,17 @@ static int run_report(cli_args *a) {
         etp_etrecord_close(rec);
         return rc;
     }
-    etp_arm_pmu_report pmu_given;
+    etp_runner_log rlog;
     const etp_arm_pmu_report *pmu;
-    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+    if ((rc = cli_runner_log(a, in.dump, &rlog, &pmu))) {
+        etp_runner_log_free(&rlog);
         cli_close_inputs(&in);
         etp_etrecord_close(rec);
         return rc;
     }
     cli_out o;
     if ((rc = cli_out_open(a, &o))) {
+        etp_runner_log_free(&rlog);
         cli_close_inputs(&in);
         etp_etrecord_close(rec);
         return rc;
@@ -154,6 +156,7 @@ static int run_report(cli_args *a) {
         cli_error(&err);
         rc = cli_exit_for(r);
     }
+    etp_runner_log_free(&rlog);
     cli_close_inputs(&in);
     etp_etrecord_close(rec);
     return cli_out_close(&o, rc);

@@ -34,6 +34,7 @@ typedef struct sum_ctx {
     cli_etr_stats etr;
     etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (one file only) */
     const etp_arm_pmu_report *pmu; /* the Arm runner's PMU report (a dump read from its log) */
+    const etp_vgf_device_times *vgf; /* --runner-log's VGF device times, NULL */
 } sum_ctx;
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
@@ -114,6 +115,11 @@ static void fill_json(sum_ctx *c, etp_doc *doc) {
     if (c->pmu) {
         etp_fig_arm_pmu(root, "arm_pmu", c->pmu, etp_arm_pmu_etdump_runs(r));
         etp_arm_pmu_notes(c->pmu, etp_arm_pmu_etdump_runs(r), note_doc_cb, doc);
+    }
+    /* only with --runner-log: the VGF backend's device times from the log */
+    if (c->vgf) {
+        etp_fig_vgf_device_times(root, "vgf_device_time", d, c->vgf, r);
+        etp_vgf_device_notes(c->vgf, r, note_doc_cb, doc);
     }
 }
 
@@ -630,10 +636,12 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
     }
     if (!rc && c->bf && etp_fig_backend_table(doc, f, d, c->bf)) rc = EXIT_INTERNAL;
     if (!rc && c->pmu && etp_fig_arm_pmu_table(doc, f, c->pmu)) rc = EXIT_INTERNAL;
+    if (!rc && c->vgf && etp_fig_vgf_device_table(doc, f, d, c->vgf, r)) rc = EXIT_INTERNAL;
     etp_section_text(f, 0, NULL, 0, "\n");
     etp_quality_notes(r, text_note_cb, f);
     if (c->bf) etp_backend_figures_notes(c->bf, text_note_cb, f);
     if (c->pmu) etp_arm_pmu_notes(c->pmu, etp_arm_pmu_etdump_runs(r), text_note_cb, f);
+    if (c->vgf) etp_vgf_device_notes(c->vgf, r, text_note_cb, f);
     cli_etr_notes(c->rec, &c->etr, text_note_cb, f);
     cli_etr_missing_note(c->rec, r, text_note_cb, f);
     etp_section_text(f, ETP_TEXT_WRAP, NULL, 6, "more: etprof ops (every row), etprof tree (hierarchy and overhead), "
@@ -756,9 +764,10 @@ static int run_summary(cli_args *a) {
     d.tick_ns = ca.d.tick_ns; /* the dump's default tick rate is known once it is open */
     cli_inputs in = ca.in;
     etp_ops_result *r = ca.r;
-    etp_arm_pmu_report pmu_given;
+    etp_runner_log rlog;
     const etp_arm_pmu_report *pmu;
-    if ((rc = cli_runner_log(a, in.dump, &pmu_given, &pmu))) {
+    if ((rc = cli_runner_log(a, in.dump, &rlog, &pmu))) {
+        etp_runner_log_free(&rlog);
         cli_ana_close(&ca);
         etp_etrecord_close(rec);
         return rc;
@@ -766,6 +775,7 @@ static int run_summary(cli_args *a) {
     uint32_t *idx;
     cli_out o;
     if ((rc = cli_ana_output(a, &ca, etp_ops_row_count(r), &idx, &o))) {
+        etp_runner_log_free(&rlog);
         etp_etrecord_close(rec);
         return rc;
     }
@@ -775,6 +785,7 @@ static int run_summary(cli_args *a) {
         cli_error(&terr);
         free(idx);
         cli_ana_close(&ca);
+        etp_runner_log_free(&rlog);
         etp_etrecord_close(rec);
         return cli_out_close(&o, EXIT_INTERNAL);
     }
@@ -786,11 +797,13 @@ static int run_summary(cli_args *a) {
         etp_optype_free(types);
         free(idx);
         cli_ana_close(&ca);
+        etp_runner_log_free(&rlog);
         etp_etrecord_close(rec);
         return cli_out_close(&o, cli_exit_for(berr.code ? berr.code : ETP_E_INTERNAL));
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
-                 .types = types, .bf = &bf, .rec = rec, .pmu = pmu};
+                 .types = types, .bf = &bf, .rec = rec, .pmu = pmu,
+                 .vgf = rlog.vgf.n ? &rlog.vgf : NULL};
     etp_qnn_program_soc(in.prog, &in.pte_blob, &c.soc);
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);
@@ -806,7 +819,8 @@ static int run_summary(cli_args *a) {
     free(idx);
     etp_optype_free(types);
     etp_ops_free(r);
-    etp_etrecord_close(rec);
+    etp_runner_log_free(&rlog);
+        etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }

@@ -419,15 +419,16 @@ def cases():
            E + 'valid_all_kinds.etdp: offset 0: ' + nd % 'an ETDump (.etdp)')
     yield (None, None, 1, 'tensors valid_all_kinds.etdp --debug-buffer named_data.ptd',
            E + 'named_data.ptd: offset 0: ' + nd % ptd_what)
-    # --runner-log: the Arm runner's serial log apart from the ETDump must hold its PMU report
-    # (an "NPU Inferences" line); a binary file is named by its kind.
+    # --runner-log: the Arm runner's log apart from the ETDump must hold its PMU report (an "NPU
+    # Inferences" line) or VGF device times; a binary file is named by its kind.
     yield (None, None, 1, 'summary valid_all_kinds.etdp --runner-log valid_add.pte',
            E + 'valid_add.pte: offset 0: binary data (a NUL byte), not the Arm runner\'s serial log '
            'with its Ethos-U PMU report; this looks like an ExecuTorch program (.pte)')
     yield (None, None, 1, 'explain valid_all_kinds.etdp --runner-log not_an_etdump.json',
-           E + 'not_an_etdump.json: offset 0: no Ethos-U PMU report in this file (no "NPU '
-           'Inferences" line): the runner prints one when it is built with its performance '
-           'monitor; this looks like a JSON document')
+           E + 'not_an_etdump.json: offset 0: no Ethos-U PMU report ("NPU Inferences" lines) and '
+           'no VGF device time (VGF_DATA_GRAPH_DEVICE_TIME lines) here: the runner logs them with '
+           'its performance monitor or EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES; this looks like a '
+           'JSON document')
     yield (None, None, 3, 'report valid_all_kinds.etdp --runner-log no_such_file.log',
            E + 'no_such_file.log: cannot open: No such file or directory')
     # The test creates a_directory/ itself (git does not keep empty directories).
