@@ -1,6 +1,8 @@
 /*
- * etprof_arm_pmu.h - the Ethos-U performance report of the Arm bare-metal executor runner
- * (docs/backends.md "Arm Ethos-U: the runner's PMU report").
+ * etprof_arm_pmu.h - what Arm runners log beside the ETDump: the Ethos-U performance report of
+ * the Arm bare-metal executor runner (docs/backends.md "Arm Ethos-U: the runner's PMU report"),
+ * and the VGF backend's device times (below: "Arm VGF"; docs/backends.md "Arm VGF: device
+ * time").
  *
  * The Arm executor runner, built with its performance monitor, prints after its runs a report
  * of the Cortex-M PMU and the Ethos-U NPU's PMU on the serial console (ET_LOG lines such as
