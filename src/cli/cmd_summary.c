@@ -820,7 +820,7 @@ static int run_summary(cli_args *a) {
     etp_optype_free(types);
     etp_ops_free(r);
     etp_runner_log_free(&rlog);
-        etp_etrecord_close(rec);
+    etp_etrecord_close(rec);
     cli_close_inputs(&in);
     return cli_out_close(&o, rc);
 }
