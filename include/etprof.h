@@ -1279,6 +1279,9 @@ typedef struct etp_report_opts {
     /* The Arm runner's Ethos-U PMU report (etprof_arm_pmu.h) shown in its section, NULL: the
      * one of the log the ETDump was read from, if any (etp_dump_arm_pmu). */
     const struct etp_arm_pmu_report *arm_pmu;
+    /* The VGF backend's device times of the runner's log (--runner-log; etprof_arm_pmu.h), NULL:
+     * none. */
+    const struct etp_vgf_device_times *vgf;
 } etp_report_opts;
 
 void etp_report_opts_init(etp_report_opts *o);

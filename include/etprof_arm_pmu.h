@@ -148,6 +148,13 @@ int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
                              const etp_vgf_device_times *t, const etp_ops_result *r);
 void etp_vgf_device_notes(const etp_vgf_device_times *t, const etp_ops_result *r,
                           void (*emit)(void *ctx, const char *text), void *ctx);
+/* The table alone (a table of doc; NULL when t->n is 0 or out of memory), for a view that lays
+ * it out itself (the HTML report); the device p50 in ns and its share of the ETDump's
+ * VGF_EXECUTE p50 (the table's values; NaN when unknown), for explain. */
+etp_table *etp_vgf_device_table(etp_doc *doc, const etp_disp *d, const etp_vgf_device_times *t,
+                                const etp_ops_result *r);
+double etp_vgf_device_p50_ns(const etp_vgf_device_times *t);
+double etp_vgf_device_share(const etp_vgf_device_times *t, const etp_ops_result *r);
 
 /* The report of a runner's serial log given apart from the ETDump (the runner wrote the ETDump to
  * a file, by semihosting, and the report to its console): the file `path` ("-": stdin), read as

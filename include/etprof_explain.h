@@ -106,6 +106,9 @@ typedef struct etp_explain_options {
     /* The Arm runner's Ethos-U PMU report of the log the ETDump was read from
      * (etp_dump_arm_pmu(), etprof_arm_pmu.h), or NULL: question 6 then says what it holds. */
     const struct etp_arm_pmu_report *arm_pmu;
+    /* The VGF backend's device times of the runner's log (--runner-log; etprof_arm_pmu.h), or
+     * NULL: question 6 then gives them beside the ETDump's VGF_EXECUTE. */
+    const struct etp_vgf_device_times *vgf;
 } etp_explain_options;
 
 /* Computes the findings. opt may be NULL (no program, 5 top operators). Returns ETP_OK and *out,

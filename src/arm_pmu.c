@@ -856,16 +856,11 @@ void etp_fig_vgf_device_times(etp_node *n, const char *key, const etp_disp *d,
     etp_node_float(o, "device_share_of_host_p50_percent", device_share(&st, &h));
 }
 
-int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
-                             const etp_vgf_device_times *t, const etp_ops_result *r) {
-    if (!t || !t->n) return ETP_OK;
+etp_table *etp_vgf_device_table(etp_doc *doc, const etp_disp *d, const etp_vgf_device_times *t,
+                                const etp_ops_result *r) {
+    if (!t || !t->n) return NULL;
     etp_stats st;
-    if (!device_stats(t, &st)) return ETP_E_INTERNAL;
-    etp_section_textf(s, ETP_TEXT_WRAP, 2,
-                      "\nArm VGF device time (the runner's log: %u VGF_DATA_GRAPH_DEVICE_TIME "
-                      "line(s) from line %llu; Vulkan timestamp queries around each data-graph "
-                      "dispatch)\n\n",
-                      t->n, (unsigned long long)t->first_line);
+    if (!device_stats(t, &st)) return NULL;
     static const etp_col cols[] = {
         {"figure", "figure", NULL, ETP_T_STR, false, 0},
         {"value", "value", NULL, ETP_T_FLOAT, true, 3},
@@ -875,8 +870,7 @@ int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
     memcpy(c, cols, sizeof c);
     c[1].precision = d->precision;
     etp_table *tb = etp_doc_table(doc, c, 3);
-    if (!tb) return ETP_E_INTERNAL;
-    etp_section_table(s, tb);
+    if (!tb) return NULL;
     const char *un;
     static const char *const names[] = {"device time, min", "device time, p50", "device time, avg",
                                         "device time, p90", "device time, max",
@@ -908,7 +902,34 @@ int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
         etp_table_float_prec(tb, sh, 2);
         etp_table_str(tb, "%");
     }
+    return etp_doc_ok(doc) ? tb : NULL;
+}
+
+int etp_fig_vgf_device_table(etp_doc *doc, etp_section *s, const etp_disp *d,
+                             const etp_vgf_device_times *t, const etp_ops_result *r) {
+    if (!t || !t->n) return ETP_OK;
+    etp_section_textf(s, ETP_TEXT_WRAP, 2,
+                      "\nArm VGF device time (the runner's log: %u VGF_DATA_GRAPH_DEVICE_TIME "
+                      "line(s) from line %llu; Vulkan timestamp queries around each data-graph "
+                      "dispatch)\n\n",
+                      t->n, (unsigned long long)t->first_line);
+    etp_table *tb = etp_vgf_device_table(doc, d, t, r);
+    if (!tb) return ETP_E_INTERNAL;
+    etp_section_table(s, tb);
     return etp_doc_ok(doc) ? ETP_OK : ETP_E_INTERNAL;
+}
+
+double etp_vgf_device_p50_ns(const etp_vgf_device_times *t) {
+    etp_stats st;
+    if (!t || !t->n || !device_stats(t, &st)) return NAN;
+    return st.p50;
+}
+
+double etp_vgf_device_share(const etp_vgf_device_times *t, const etp_ops_result *r) {
+    etp_stats st;
+    if (!t || !t->n || !device_stats(t, &st)) return NAN;
+    vgf_host h = host_of(r);
+    return device_share(&st, &h);
 }
 
 void etp_vgf_device_notes(const etp_vgf_device_times *t, const etp_ops_result *r,

@@ -602,7 +602,7 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
 
 /* What the ETDump cannot tell. */
 static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
-                     const etp_arm_pmu_report *pmu) {
+                     const etp_arm_pmu_report *pmu, const etp_vgf_device_times *vgf) {
     bool any_qnn = etp_ops_qnn_count(r) > 0;
     begin(b, "cannot_tell", ETP_EXQ_CANNOT_TELL, -1, NULL, "What can this file not tell?");
     /* a fact's pointer is valid until the next add (the array may move): settle q first */
@@ -624,6 +624,13 @@ static void q_cannot(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
         extra(cnt(b, "arm_pmu_beat_counters", beats));
         double share = etp_arm_pmu_npu_share(pmu);
         if (!isnan(share)) set_pct(extra(num(b, "arm_npu_share", share, ETP_UNIT_NONE)));
+    }
+    /* the VGF backend's device time in the runner's log (--runner-log) */
+    if (vgf && vgf->n) {
+        extra(cnt(b, "vgf_device_lines", vgf->n));
+        extra(num(b, "vgf_device_p50", etp_vgf_device_p50_ns(vgf), ETP_UNIT_NS));
+        double share = etp_vgf_device_share(vgf, r);
+        if (!isnan(share)) set_pct(extra(num(b, "vgf_device_share", share, ETP_UNIT_NONE)));
     }
 }
 
@@ -673,7 +680,7 @@ int etp_explain_compute(const etp_ops_result *r, const etp_explain_options *opt,
         q_memory(&b, r, qd, opt ? opt->qnn_join : NULL, clock,
                  isnan(clock) ? NULL : opt->htp_clock_source);
     }
-    q_cannot(&b, r, qd, opt ? opt->arm_pmu : NULL);
+    q_cannot(&b, r, qd, opt ? opt->arm_pmu : NULL, opt ? opt->vgf : NULL);
     q_missing(&b, r, has_prog);
     /* one block: the result, then the findings, then the facts */
     etp_explain_result *x = NULL;

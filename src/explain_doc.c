@@ -851,6 +851,22 @@ static void r_cannot(ex_ctx *c, const etp_finding *fi) {
         sb_printf(&c->ans, "%s. etprof summary shows every figure of it with its unit.",
                   any ? "" : " its counters");
     }
+    const etp_fact *vl = FACT("vgf_device_lines");
+    if (vl) {
+        /* the VGF backend's device time from the runner's log (etprof_arm_pmu.h) */
+        const etp_fact *p50 = FACT("vgf_device_p50"), *vs = FACT("vgf_device_share");
+        sb_printf(&c->ans, " The runner's log given (--runner-log) holds the VGF backend's device "
+                           "time, which the ETDump does not: %llu execution(s) timed on the "
+                           "device, p50 ",
+                  (unsigned long long)vl->count);
+        say_t(c, p50->unit, p50->value);
+        if (vs)
+            sb_printf(&c->ans, ", %.2f %% of VGF_EXECUTE's p50 on the host (the rest is the "
+                               "host's own work around the dispatch: copies, submission, "
+                               "synchronisation)",
+                      vs->value);
+        sb_printf(&c->ans, ". etprof summary --runner-log shows its statistics.");
+    }
     end(c);
 }
 

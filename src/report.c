@@ -465,6 +465,7 @@ static void write_nav(rep *R, bool qnn, bool deep) {
     if (qnn) S(R, "<a href=\"#qnn\">QNN</a>");
     if (deep) S(R, "<a href=\"#qnn-deep\">QNN deep data</a>");
     if (R->pmu && R->pmu->present) S(R, "<a href=\"#arm-pmu\">Ethos-U PMU</a>");
+    if (R->o->vgf && R->o->vgf->n) S(R, "<a href=\"#vgf-device\">VGF device time</a>");
     S(R, "<a href=\"#notes\">Units &amp; notes</a></nav>\n<main>\n");
 }
 
@@ -2239,6 +2240,24 @@ static void write_arm_pmu(rep *R) {
     S(R, "</ul></section>\n");
 }
 
+/* The VGF backend's device times of the runner's log: the table summary shows, and its notes. */
+static void write_vgf_device(rep *R) {
+    const etp_vgf_device_times *v = R->o->vgf;
+    if (!v || !v->n) return;
+    P(R, "<section id=\"vgf-device\"><h2>Arm VGF device time</h2>\n<p class=\"note\">From the "
+         "runner's log: %u VGF_DATA_GRAPH_DEVICE_TIME line(s) from line %llu (Vulkan timestamp "
+         "queries around each data-graph dispatch), which the ETDump does not hold.</p>\n",
+      v->n, (unsigned long long)v->first_line);
+    etp_doc_free(R->tdoc);
+    R->tdoc = etp_doc_new("report", -1, NULL, NULL);
+    etp_table *t = R->tdoc ? etp_vgf_device_table(R->tdoc, &R->d, v, R->r) : NULL;
+    if (!t) R->oom = true;
+    tab_end(R, t, &(etp_html_opts){.id = "vgf-device-table", .wrap_class = "tw"});
+    S(R, "<ul>");
+    etp_vgf_device_notes(v, R->r, note_li, R);
+    S(R, "</ul></section>\n");
+}
+
 static void write_notes(rep *R, bool has_qnn_events) {
     S(R, "<section id=\"notes\"><h2>Units &amp; notes</h2>\n<ul>");
     P(R, "<li>Times are shown in %s", R->d.time_unit);
@@ -2496,6 +2515,7 @@ int etp_report_write(etp_model *m, FILE *f, const etp_report_opts *opts, etp_err
     if (has_qnn || R.der) write_qnn(&R, idx);
     write_deep(&R);
     write_arm_pmu(&R);
+    write_vgf_device(&R);
     write_notes(&R, has_qnn);
     S(&R, "</main>\n<footer>etprof " ETPROF_VERSION " &middot; ");
     E(&R, opts->source ? opts->source : "");

@@ -398,6 +398,23 @@ check(vk["vgf_device_time"]["device_share_of_host_p50_percent"] is None and any(
     "VGF_EXECUTE is in host ticks" in n for n in vk["notes"]), "vgf: ticks")
 check("vgf_device_time" not in json.loads(run("summary", VG, "--format", "json").stdout),
       "vgf: a member without --runner-log")
+# explain (question 6) and the report show the same figures; explain's JSON facts are unchanged
+ve = " ".join(run("explain", VG, "--runner-log", vlog).stdout.split())
+check("3 execution(s) timed on the device, p50 0.500 us, 62.50 % of VGF_EXECUTE's p50" in ve,
+      "vgf: explain's answer")
+ej1 = json.loads(run("explain", VG, "--runner-log", vlog, "--format", "json").stdout)
+ej0 = json.loads(run("explain", VG, "--format", "json").stdout)
+check([f["facts"] for f in ej1["findings"]] == [f["facts"] for f in ej0["findings"]],
+      "vgf: explain's JSON facts changed")
+vh = os.path.join(T, "vgf.html")
+run("report", VG, "--runner-log", vlog, "-o", vh)
+vsec = open(vh).read()
+vsec = vsec[vsec.find('<section id="vgf-device">'):]
+vsec = vsec[:vsec.find("</section>")]
+vcells = re.findall(r'<tr><td>([^<]*)</td><td class="n" data-v="([^"]*)">', vsec)
+# p90 by hand (linear, as numpy): index 0.9 x 2 = 1.8, 500 + 0.8 x (600 - 500) = 580 ns
+check([float(v) for _, v in vcells] == [3, 0.4, 0.5, 0.5, 0.58, 0.6, 1.5, host_ns / 1000, 62.5]
+      and "times 3 VGF execution(s)" in vsec, f"vgf: the report's table {vcells}")
 
 shutil.rmtree(T, ignore_errors=True)
 for f in fails:

@@ -1685,6 +1685,7 @@ static PyObject *Profile_explain(Profile *p, PyObject *args, PyObject *kw) {
     o.tick_ns = p->tick_ns;
     o.htp_clock_ghz = NAN;
     o.arm_pmu = profile_pmu(p);
+    o.vgf = p->have_pmu_given && p->rlog.vgf.n ? &p->rlog.vgf : NULL;
     etp_error err;
     memset(&err, 0, sizeof err);
     /* QNN's files given to open(): the command's --qhas/--optrace/--runtrace/--heap */
@@ -1997,7 +1998,8 @@ static PyObject *Profile_explain_doc(Profile *p, PyObject *args, PyObject *kw) {
             .disp = &d, .fmt = fmt, .path = file, .qnn_paths = &qp, .rec = p->rec,
             .explain = {.program_given = p->prog != NULL, .top_ops = top, .tick_ns = d.tick_ns,
                         .qnn = qb->der, .qnn_join = qj, .htp_clock_ghz = ghz,
-                        .htp_clock_source = src, .arm_pmu = profile_pmu(p)}};
+                        .htp_clock_source = src, .arm_pmu = profile_pmu(p),
+                        .vgf = p->have_pmu_given && p->rlog.vgf.n ? &p->rlog.vgf : NULL}};
         int rrc = 0;
         char *buf = NULL;
         size_t n = 0;
@@ -2267,6 +2269,7 @@ static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, 
         ro.runtrace = qnn[2];
         ro.heap = qnn[3];
         ro.arm_pmu = profile_pmu(p);
+        ro.vgf = p->have_pmu_given && p->rlog.vgf.n ? &p->rlog.vgf : NULL;
         rc = etp_report_write(p->model, f, &ro, &err);
     }
     etp_model_trim(p->model); /* an idle Profile holds no block */

@@ -76,7 +76,7 @@ static int run_explain(cli_args *a) {
         .disp = &d, .fmt = a->fmt, .path = path, .qnn_paths = &qp, .rec = rec,
         .explain = {.program_given = in.prog != NULL, .tick_ns = d.tick_ns, .qnn = qb.der,
                     .qnn_join = qj, .htp_clock_ghz = clock, .htp_clock_source = clock_src,
-                    .arm_pmu = pmu}};
+                    .arm_pmu = pmu, .vgf = rlog.vgf.n ? &rlog.vgf : NULL}};
     rc = doc ? etp_explain_doc(doc, r, &eo, &err) : ETP_E_INTERNAL;
     cli_out o;
     if (rc) rc = EXIT_INTERNAL, cli_errorf("out of memory");

@@ -146,6 +146,7 @@ static int run_report(cli_args *a) {
     ro.progress_ctx = a;
     ro.etrecord = rec;
     ro.arm_pmu = pmu;
+    ro.vgf = rlog.vgf.n ? &rlog.vgf : NULL;
     etp_error err = {0};
     int r = etp_report_write(in.model, o.f, &ro, &err);
     cli_progress_end(a);
