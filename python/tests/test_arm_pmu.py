@@ -130,3 +130,17 @@ def test_vgf_device_time(tmp_path):
     assert cmd.returncode == 0, cmd.stderr
     assert got["device_time"] == json.loads(cmd.stdout)["vgf_device_time"]
     assert etprof.open(vgf).vgf_device_time() is None
+
+
+def test_report_and_explain(tmp_path):
+    """runner_log= reaches report() and explain() as --runner-log reaches the commands."""
+    pmu = tmp_path / "uart.log"
+    pmu.write_text("\n".join(REPORT) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = etprof.open(DUMP, runner_log=str(pmu), ticks=True)
+    html = tmp_path / "r.html"
+    p.report(str(html))
+    assert 'id="arm-pmu-table"' in html.read_text()
+    cannot = [f for f in p.explain() if f.id == "cannot_tell"][0]
+    assert "Ethos-U PMU report (line 1, 2 inference(s), Ethos-U85)" in " ".join(cannot.answer.split())
