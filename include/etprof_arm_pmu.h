@@ -120,7 +120,9 @@ typedef struct etp_vgf_device_times {
 int etp_vgf_device_times_parse(const char *text, size_t n, etp_vgf_device_times *out);
 void etp_vgf_device_times_free(etp_vgf_device_times *t);
 
-/* A runner's log apart from the ETDump: the Ethos-U PMU report (as etp_arm_pmu_read) and the
+/* A runner's log apart from the ETDump (the runner wrote the ETDump to a file, by semihosting,
+ * and its log to the console): the Ethos-U PMU report, read up to the log's first "#[RUN THIS]"
+ * line when it has one (the report before the ETDump it prints, as etp_dump_arm_pmu()), and the
  * VGF device times, either or both. */
 typedef struct etp_runner_log {
     etp_arm_pmu_report pmu;   /* pmu.present false when the log has none */
@@ -155,15 +157,6 @@ etp_table *etp_vgf_device_table(etp_doc *doc, const etp_disp *d, const etp_vgf_d
                                 const etp_ops_result *r);
 double etp_vgf_device_p50_ns(const etp_vgf_device_times *t);
 double etp_vgf_device_share(const etp_vgf_device_times *t, const etp_ops_result *r);
-
-/* The report of a runner's serial log given apart from the ETDump (the runner wrote the ETDump to
- * a file, by semihosting, and the report to its console): the file `path` ("-": stdin), read as
- * etp_arm_pmu_parse() does, up to its first "#[RUN THIS]" line when it has one (the report before
- * the ETDump it prints, as etp_dump_arm_pmu()), else the whole file. ETP_OK; ETP_E_IO when the
- * file cannot be read; ETP_E_INPUT, located in the file at offset 0, when it holds no report (no
- * "NPU Inferences" line) or is binary (a NUL byte in its first 4 KiB; the error names the kind
- * of file it looks like). *out is zeroed on failure. */
-int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err);
 
 /* The report of the log the dump was read from (the one before its ETDump's echo line); NULL
  * when the dump was not read from an Arm runner's serial log. A log without a report gives one

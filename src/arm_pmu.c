@@ -136,31 +136,32 @@ static void report_line(etp_arm_pmu_report *r, const char *m, size_t n, uint64_t
     size_t rn;
     uint64_t v;
     bool neg;
-    if ((rest = after(m, n, "NPU delegations", &rn))) {
+    /* the lines that carry one count each: the key, where the count goes, its has_* flag */
+    const struct {
+        const char *key;
+        uint64_t *value;
+        bool *has;
+    } plain[] = {
+        {"NPU delegations", &r->delegations, &r->has_delegations},
+        {"ethos-u : cycle_cnt", &r->backend_cycles, &r->has_backend},
+        {"cpu_wait_for_npu_cntr", &r->wait_cycles, &r->has_wait},
+        {"ethosu_pmu_cycle_cntr", &r->npu_cycles, &r->has_npu_cycles},
+    };
+    for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++) {
+        if (!(rest = after(m, n, plain[k].key, &rn))) continue;
         if (colon_number(rest, rn, &v, NULL)) {
-            r->delegations = v;
-            r->has_delegations = true;
-        } else bad(r, line);
-    } else if ((rest = after(m, n, "ethos-u : cycle_cnt", &rn))) {
-        if (colon_number(rest, rn, &v, NULL)) {
-            r->backend_cycles = v;
-            r->has_backend = true;
-        } else bad(r, line);
-    } else if ((rest = after(m, n, "Inference runtime", &rn))) {
+            *plain[k].value = v;
+            *plain[k].has = true;
+        } else {
+            bad(r, line);
+        }
+        return;
+    }
+    if ((rest = after(m, n, "Inference runtime", &rn))) {
         if (colon_number(rest, rn, &v, &neg) && (!neg || (v > 0 && v <= (UINT64_C(1) << 31)))) {
             r->runtime_wrapped = neg;
             r->runtime_cycles = neg ? (UINT64_C(1) << 32) - v : v;
             r->has_runtime = true;
-        } else bad(r, line);
-    } else if ((rest = after(m, n, "cpu_wait_for_npu_cntr", &rn))) {
-        if (colon_number(rest, rn, &v, NULL)) {
-            r->wait_cycles = v;
-            r->has_wait = true;
-        } else bad(r, line);
-    } else if ((rest = after(m, n, "ethosu_pmu_cycle_cntr", &rn))) {
-        if (colon_number(rest, rn, &v, NULL)) {
-            r->npu_cycles = v;
-            r->has_npu_cycles = true;
         } else bad(r, line);
     } else if ((rest = after(m, n, "ethosu_pmu_cntr", &rn))) {
         size_t i = 0;
@@ -253,28 +254,6 @@ static uint64_t run_this_line(const char *text, size_t size) {
         line++;
     }
     return 0;
-}
-
-int etp_arm_pmu_read(const char *path, etp_arm_pmu_report *out, etp_error *err) {
-    memset(out, 0, sizeof *out);
-    etp_blob b;
-    int rc = open_log(path, &b, err);
-    if (rc) return rc;
-    /* up to the first ETDump block, when the log has one */
-    uint64_t stop = run_this_line((const char *)b.data, b.size);
-    etp_arm_pmu_parse((const char *)b.data, b.size, stop, out);
-    if (!out->present) {
-        etp_error_set(err, ETP_E_INPUT, b.name, 0, NULL,
-                      "no Ethos-U PMU report in this file (no \"NPU Inferences\" line%s): the "
-                      "runner prints one when it is built with its performance monitor",
-                      stop ? " before its ETDump" : "");
-        etp__sniff_hint(err, b.data, b.size, NULL);
-        etp_blob_close(&b);
-        memset(out, 0, sizeof *out);
-        return ETP_E_INPUT;
-    }
-    etp_blob_close(&b);
-    return ETP_OK;
 }
 
 /* ---- Arm VGF device times ---- */

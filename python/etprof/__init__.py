@@ -302,7 +302,7 @@ class Profile:
     def arm_pmu(self):
         """The Ethos-U PMU report of the Arm bare-metal runner's serial log: ``runner_log``'s
         given to ``open``, else the one of the log this dump was read from (a log given to
-        ``open`` in place of an ETDump; the library's ``etp_arm_pmu_read`` and
+        ``open`` in place of an ETDump; the library's ``etp_runner_log_read`` and
         ``etp_dump_arm_pmu``). None when there is neither; else
         ``{"report": R, "notes": [...]}``, R as ``etprof summary --format json`` writes its
         ``arm_pmu`` member (None when the log holds no report): ``line``, ``reports``,
