@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An error is one line: control characters that came in with names from the input (a method
+ * name holding a line break, say) are shown as spaces, as the table views show them. */
+static void one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
+}
+
 void etp_error_set(etp_error *err, int code, const char *file, int64_t offset, const char *path,
                    const char *fmt, ...) {
     if (!err) return;
@@ -16,6 +23,9 @@ void etp_error_set(etp_error *err, int code, const char *file, int64_t offset, c
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    one_line(err->file);
+    one_line(err->path);
+    one_line(err->msg);
 }
 
 int etp_error_format(const etp_error *err, char *buf, size_t cap) {

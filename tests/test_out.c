@@ -1527,7 +1527,19 @@ static void test_jw_raw(void) {
             CHECK(*p > 0x20 && *p < 0x7f && *p != '"' && *p != '\\');
 }
 
+/* An error is one line whatever names it carries: control characters become spaces. */
+static void test_error_one_line(void) {
+    etp_error e;
+    etp_error_set(&e, ETP_E_INPUT, "a\nb.etdp", 7, "run_data[0]\tx",
+                  "method %s of the program has no chain 0", "for\nward\r\x7f");
+    char line[1024];
+    etp_error_format(&e, line, sizeof line);
+    CHECK_EQ_S(line, "a b.etdp: offset 7: run_data[0] x: method for ward   of the program has no "
+                     "chain 0");
+}
+
 int main(void) {
+    test_error_one_line();
     test_jw_layout();
     test_jw_raw();
     test_jw_escaping();
