@@ -4,7 +4,7 @@
 # (test_diff.sh; needs jq and the etprof-gen generator).
 add_executable(test_diff ${CMAKE_SOURCE_DIR}/tests/test_diff.c)
 target_link_libraries(test_diff PRIVATE etprof)
-target_include_directories(test_diff PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_diff PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME diff_stats COMMAND test_diff ${ETPROF_TEST_DATA})
 if(TARGET etprof-gen)
   add_test(NAME cli_diff

@@ -1,7 +1,7 @@
 # QNN deep data (src/qnn*.c): fixtures in tests/data/qnn-fixtures, real samples in ../shared.
 add_executable(test_qnn ${CMAKE_SOURCE_DIR}/tests/test_qnn.c)
 target_link_libraries(test_qnn PRIVATE etprof)
-target_include_directories(test_qnn PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_qnn PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME qnn COMMAND test_qnn ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)
 # The real QAIRT samples have no licence: they are read in place, never copied. Exit 77 = skip.
 add_test(NAME qnn_real COMMAND test_qnn --real ${ETPROF_SHARED}/corpus/qnn)
@@ -12,7 +12,7 @@ set_tests_properties(qnn_viewer_real PROPERTIES SKIP_RETURN_CODE 77)
 # on hand-made fixtures whose answers are computed by hand in the test's comments.
 add_executable(test_qnn_api ${CMAKE_SOURCE_DIR}/tests/test_qnn_api.c)
 target_link_libraries(test_qnn_api PRIVATE etprof m)
-target_include_directories(test_qnn_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_qnn_api PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME qnn_api COMMAND test_qnn_api ${CMAKE_SOURCE_DIR}/tests/data/qnn-fixtures)
 # The SoC the QNN delegates were compiled for (the program's qnn_compile_spec): the real program
 # decoded by flatc with a schema of the spec's first table, crafted programs built with flatc.

@@ -1,6 +1,6 @@
 add_executable(test_readers ${CMAKE_SOURCE_DIR}/tests/test_readers.c)
 target_link_libraries(test_readers PRIVATE etprof)
-target_include_directories(test_readers PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_readers PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME readers_vs_manifest COMMAND test_readers ${ETPROF_TEST_DATA})
 # The repeated blocks test_readers expects (check_repeated_blocks), from a second decoder.
 if(ETPROF_PYTHON3)
@@ -34,7 +34,7 @@ endif()
 # The ETRecord API (issue 13.1) on a crafted record: lookups, joins, the bracket-aware split.
 add_executable(test_etrecord_api ${CMAKE_SOURCE_DIR}/tests/test_etrecord_api.c)
 target_link_libraries(test_etrecord_api PRIVATE etprof)
-target_include_directories(test_etrecord_api PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests)
+target_include_directories(test_etrecord_api PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME etrecord_api COMMAND test_etrecord_api ${CMAKE_SOURCE_DIR})
 
 # etprof tensors --select: selections against flatc decodings of the program and the dump
@@ -65,11 +65,11 @@ target_link_libraries(test_modules PRIVATE etprof ${ETPROF_LIBZIP_LIBRARY})
 target_include_directories(test_modules PRIVATE ${LIBZIP_INCLUDE_DIRS})
 target_include_directories(test_modules PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME modules_api COMMAND test_modules ${ETPROF_TEST_DATA})
-# libzip absent at run time (src/zipload.c compiled into the test with a soname no system has):
+# libzip absent at run time (src/base/zipload.c compiled into the test with a soname no system has):
 # the ETRecord reader's located error, not a crash.
 add_executable(test_zipload ${CMAKE_SOURCE_DIR}/tests/test_zipload.c)
 target_link_libraries(test_zipload PRIVATE etprof)
-target_include_directories(test_zipload PRIVATE ${LIBZIP_INCLUDE_DIRS} ${CMAKE_SOURCE_DIR}/src
+target_include_directories(test_zipload PRIVATE ${LIBZIP_INCLUDE_DIRS} ${ETPROF_INTERNAL_INCLUDES}
                                                 ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME zipload_missing COMMAND test_zipload)
 set_tests_properties(zipload_missing PROPERTIES LABELS "readers")

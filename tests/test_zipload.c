@@ -4,7 +4,7 @@
  * install, every time (the failure is remembered, not retried into a crash), and never a NULL
  * table used as if loaded. */
 #define ETPROF_LIBZIP_SONAME "libetprof-test-no-such-zip.so.99"
-#include "../src/zipload.c"
+#include "../src/base/zipload.c"
 
 #include "check.h"
 
