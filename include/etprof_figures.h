@@ -79,7 +79,8 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
 
 /* {name, instruction_id, operator, placement, kind, count, p50, avg, total, share, unit}; returns
  * the object (for members a caller adds: the ETRecord columns) */
-etp_node *etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_ops_row *row);
+etp_node *etp_fig_top_op(etp_node *n, const char *key, const etp_disp *d, const etp_ops_result *r,
+                         size_t row);
 /* The DELEGATE_CALLs of method `method`: [{instruction_id, backend, runs, unit, delegate_call,
  * backend_time, overhead, backend_name, backend_source, inner_rows}], each figure {p50, avg,
  * total} (null without backend time). */

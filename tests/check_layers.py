@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The library's layers, held at link level (CONTRIBUTING.md, docs/architecture.md).
 
-    check_layers.py OBJECT_DIR [--graph]
+    check_layers.py OBJECT_DIR SOURCE_DIR [--graph] [--extra LAYER:OBJECT]
 
 OBJECT_DIR is the library's object directory (build/CMakeFiles/etprof.dir); its objects sit under
-src/<layer>/. For every object, `nm` gives the symbols it defines and the ones it needs; each
+src/<layer>/. Objects whose source is no longer in SOURCE_DIR (left by an earlier build) are
+ignored. --extra adds an object as a file of LAYER (the test seeds a violation with it: a
+read-layer object calling an analysis must fail). For every object, `nm` gives the symbols it defines and the ones it needs; each
 needed symbol is mapped to the object that defines it. The rule:
 
     base <- read <- model <- analyze <- view <- write
@@ -40,18 +42,27 @@ def nm(path):
 
 
 def main():
-    if len(sys.argv) < 2:
+    argv = sys.argv[1:]
+    extra = []
+    while "--extra" in argv:
+        i = argv.index("--extra")
+        extra.append(argv[i + 1].split(":", 1))
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
+    if len(args) < 2:
         print(__doc__)
         return 2
-    root = sys.argv[1]
+    root, source = args[0], args[1]
     objs = {}
     for d, _, files in os.walk(root):
         for f in files:
             if f.endswith(".o"):
                 p = os.path.join(d, f)
                 rel = os.path.relpath(p, root)
-                if layer_of(rel) in LAYERS:
+                if layer_of(rel) in LAYERS and os.path.exists(os.path.join(source, rel[:-2])):
                     objs[rel[:-2]] = p
+    for layer, p in extra:
+        objs[os.path.join("src", layer, os.path.basename(p))] = p
     if len(objs) < 20:
         print(f"FAIL: only {len(objs)} library objects under {root}: is it the library's object directory?")
         return 1

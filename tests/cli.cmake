@@ -27,3 +27,8 @@ add_test(NAME etrecord COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_etrecor
 add_test(NAME formats_agree COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_formats_agree.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})
 # release_json: JSON and CSV of every command equal release 0.1.0's (tests/data/release-0.1.0/)
 add_test(NAME release_json COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_release_json.py ${ETPROF_BIN} ${ETPROF_TEST_DATA})
+# figures_agree: one value per figure in every view and format (issue 31): placement, shares,
+# p50/total, run numbers and the method label compared across ops, summary, tree, report,
+# runs and trace; the five past disagreements against flatc and hand calculations
+add_test(NAME figures_agree COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_figures_agree.py ${ETPROF_BIN} ${CMAKE_SOURCE_DIR})
+set_tests_properties(figures_agree PROPERTIES LABELS "cli;flatc")

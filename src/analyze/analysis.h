@@ -15,7 +15,7 @@ struct etp_qnn_etd_join;
 struct etp_qnn_unit_counts;
 /* A top operator: {name, instruction_id, operator, placement, kind, count, p50, avg, total,
  * share, unit}. */
-void ana_json_top_op(struct jw *w, const etp_disp *d, const etp_ops_row *row);
+void ana_json_top_op(struct jw *w, const etp_disp *d, const etp_ops_result *r, size_t row);
 /* The DELEGATE_CALLs of a method: [{instruction_id, backend, runs, unit, delegate_call,
  * backend_time, overhead}], each figure {p50, avg, total} (null without backend time). */
 void ana_json_delegates(struct jw *w, const etp_disp *d, const etp_ops_result *r, uint32_t method);

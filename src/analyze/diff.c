@@ -356,7 +356,7 @@ void etp_diff_gate_overall(const etp_diff_gate *rows, const char *const *names, 
         return;
     }
     out->first = first[out->outcome];
-    const char *name = names && names[out->first] ? names[out->first] : "(unnamed)";
+    const char *name = names && names[out->first] ? names[out->first] : ETP_METHOD_UNKNOWN_LABEL;
     size_t k = (size_t)snprintf(out->reason, sizeof out->reason, "%s: ", name);
     if (k < sizeof out->reason)
         k += (size_t)etp_diff_gate_text(&rows[out->first], out->reason + k, sizeof out->reason - k);

@@ -89,12 +89,14 @@ int etp_tensor_select_parse(const char *expr, etp_tensor_select *o, etp_error *e
         } else if ((kl == 5 && !memcmp(t, "instr", 5)) || (kl == 3 && !memcmp(t, "run", 3)) ||
                    (kl == 5 && !memcmp(t, "block", 5))) {
             bool instr = t[0] == 'i';
+            bool run = t[0] == 'r';
             if (!parse_range(v, vl, &lo, &hi) ||
-                (!instr && (lo < 0 || hi > (int64_t)UINT32_MAX)) ||
+                (run && (lo < 1 || hi > (int64_t)UINT32_MAX)) ||
+                (!instr && !run && (lo < 0 || hi > (int64_t)UINT32_MAX)) ||
                 (instr && (lo < INT32_MIN || hi > INT32_MAX))) {
                 etp_error_set(err, ETP_E_USAGE, NULL, off, term,
                               "%.*s: expected N or A-B (integers, A <= B%s)", (int)kl, t,
-                              instr ? "" : ", from 0");
+                              instr ? "" : run ? ", from 1" : ", from 0");
                 return ETP_E_USAGE;
             }
             if (instr) {
@@ -102,9 +104,9 @@ int etp_tensor_select_parse(const char *expr, etp_tensor_select *o, etp_error *e
                 o->instr_lo = lo;
                 o->instr_hi = hi;
             } else if (t[0] == 'r') {
-                o->has_run = true;
-                o->run_lo = (uint32_t)lo;
-                o->run_hi = (uint32_t)hi;
+                o->has_run = true; /* runs are numbered from 1 (etp_run_number); kept as indexes */
+                o->run_lo = (uint32_t)(lo - 1);
+                o->run_hi = (uint32_t)(hi - 1);
             } else {
                 o->has_block = true;
                 o->block_lo = (uint32_t)lo;

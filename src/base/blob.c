@@ -1,6 +1,6 @@
 /* blob.c - read-only input files: mmap for regular files, a bounded read for pipes. */
 #include "etprof.h"
-#include "etdump_int.h"
+#include "blob.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,17 +72,6 @@ oom:
 
 int etp_blob_open(etp_blob *b, const char *path, etp_error *err) {
     return etp__blob_open_checked(b, path, NULL, err);
-}
-
-int etp_blob_open_expect(etp_blob *b, const char *path, unsigned expect, etp_error *err) {
-    etp_blob_check check = NULL;
-    switch (expect & (ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM)) {
-    case ETP_EXPECT_DUMP: check = etp__blob_check_dump; break;
-    case ETP_EXPECT_PROGRAM: check = etp__blob_check_program; break;
-    case ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM: check = etp__blob_check_dump_or_program; break;
-    default: break;
-    }
-    return etp__blob_open_checked(b, path, check, err);
 }
 
 int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check,

@@ -121,7 +121,7 @@ static int run_check(cli_args *a) {
                 snprintf(rule, sizeof rule, "exact");
         }
         etp_node *j = etp_node_obj(arr, NULL);
-        etp_node_uint(j, "run", x->run);
+        etp_node_uint(j, "run", etp_run_number(x->run));
         etp_node_uint(j, "block", x->block);
         etp_node_uint(j, "output_index", x->output_index);
         etp_node_str(j, "method", x->method);
@@ -140,7 +140,7 @@ static int run_check(cli_args *a) {
         etp_node_bool(j, "tolerance_used", x->tolerance_used);
 
         etp_table_row(t);
-        etp_table_uint(t, x->run);
+        etp_table_uint(t, etp_run_number(x->run));
         etp_table_uint(t, x->block);
         etp_table_uint(t, x->output_index);
         etp_table_str(t, etp_chk_status_name(x->status));

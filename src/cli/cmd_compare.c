@@ -127,7 +127,7 @@ static int run_compare(cli_args *a) {
         snprintf(note, sizeof note,
                  "first divergence in execution order: run %u, instruction %d%s%s (SNR %.2f dB, "
                  "max |diff| %g)",
-                 f->run, (int)f->instruction_id, f->op_base ? ", " : "",
+                 etp_run_number(f->run), (int)f->instruction_id, f->op_base ? ", " : "",
                  f->op_base ? f->op_base : "", f->cmp.snr_db, f->cmp.max_abs);
     } else {
         snprintf(note, sizeof note, "every matched tensor is identical (%llu matched)",
@@ -177,7 +177,7 @@ static int run_compare(cli_args *a) {
         bool m = x->status == ETP_CMP_MATCHED;
         etp_node *j = etp_node_obj(tens, NULL);
         etp_node_str(j, "status", etp_cmp_status_name(x->status));
-        etp_node_uint(j, "run", x->run);
+        etp_node_uint(j, "run", etp_run_number(x->run));
         etp_node_int(j, "instruction_id", x->instruction_id);
         etp_node_uint(j, "occurrence", x->occurrence);
         if (x->list_index >= 0) etp_node_int(j, "list_index", x->list_index);
@@ -201,7 +201,7 @@ static int run_compare(cli_args *a) {
 
         etp_table_row(t);
         etp_table_str(t, etp_cmp_status_name(x->status));
-        etp_table_uint(t, x->run);
+        etp_table_uint(t, etp_run_number(x->run));
         etp_table_int(t, x->instruction_id);
         etp_table_uint(t, x->occurrence);
         etp_table_bool(t, x->output);
@@ -257,7 +257,7 @@ static int run_compare(cli_args *a) {
     if (!rc && below >= 0) {
         const etp_cmp_row *f = etp_cmp_row_get(r, (size_t)below);
         fprintf(stderr, "etprof: compare: SNR %.2f dB < %g dB at run %u, instruction %d: exit 7\n",
-                f->cmp.snr_db, thr, f->run, (int)f->instruction_id);
+                f->cmp.snr_db, thr, etp_run_number(f->run), (int)f->instruction_id);
         rc = EXIT_DIVERGED;
     }
 out_r:

@@ -41,7 +41,7 @@ typedef struct dctx {
 
 /* ------------------------------------------------------------------------------------------- */
 
-static const char *mname(const char *n) { return n ? n : "(unnamed)"; }
+static const char *mname(const char *n) { return n ? n : ETP_METHOD_UNKNOWN_LABEL; }
 
 /* The etp_ops_method of a diff method (base side first), NULL when none. */
 static const etp_ops_method *side_method(const dctx *c, const etp_diff_method *m) {

@@ -423,14 +423,13 @@ static int run_ops(cli_args *a) {
     }
     uint32_t flags = 0, units = 0;
     size_t wall_rows = 0;
-    /* the text views name an inferred backend (issue 14.2); without memory: the placement */
-    const char **plab = NULL;
-    if (a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD) {
-        plab = malloc((etp_ops_row_count(r) + 1) * sizeof *plab);
-        if (plab && etp_backend_placement_labels(r, plab) != ETP_OK) {
-            free(plab);
-            plab = NULL;
-        }
+    /* every format names an inferred backend as the other views do (etp_backend_placement_labels);
+     * without memory: the placement */
+    const bool text = a->fmt == ETP_FMT_TABLE || a->fmt == ETP_FMT_MD;
+    const char **plab = malloc((etp_ops_row_count(r) + 1) * sizeof *plab);
+    if (plab && etp_backend_placement_labels(r, plab) != ETP_OK) {
+        free(plab);
+        plab = NULL;
     }
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(r, idx[k]);
@@ -439,7 +438,7 @@ static int run_ops(cli_args *a) {
         units |= 1u << row->unit;
         etp_table_row(t);
         const char *un = row_cells(t, &d, row, m);
-        if (plab && etp_backend_row_device_clock(r, idx[k])) { /* text views (issue 14.2) */
+        if (text && etp_backend_row_device_clock(r, idx[k])) { /* text views (issue 14.2) */
             char du[64];
             snprintf(du, sizeof du, "%s (device clock)", un);
             etp_table_str(t, du);

@@ -200,7 +200,7 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         if (c->labels[f]) etp_node_str(w, "file", c->labels[f]);
         etp_node_str(w, "method", m->name);
         etp_fig_method_candidates(w, m);
-        etp_node_uint(w, "run", rw->run);
+        etp_node_uint(w, "run", etp_run_number(rw->run));
         etp_node_uint(w, "block", rw->block);
         etp_node_bool(w, "warmup", rw->warmup);
         etp_node_bool(w, "outlier", rw->outlier);
@@ -280,7 +280,7 @@ static etp_table *fill_table(const runs_ctx *c, etp_doc *doc) {
         etp_table_row(t);
         if (c->labels[f]) etp_table_str(t, c->labels[f]);
         etp_table_str(t, etp_method_label(m, lb, sizeof lb));
-        etp_table_uint(t, rw->run);
+        etp_table_uint(t, etp_run_number(rw->run));
         etp_table_uint(t, rw->block);
         etp_table_str(t, flag_text(rw));
         etp_table_float(t, rw->robust_z);

@@ -184,7 +184,7 @@ static void method_json(sum_ctx *c, etp_node *methods, uint32_t mi) {
         size_t n = top_ops(c, mi, c->idx);
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
-            etp_node *o = etp_fig_top_op(to, NULL, d, row);
+            etp_node *o = etp_fig_top_op(to, NULL, d, r, c->idx[k]);
             if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
         }
         etp_node *hn = etp_node_obj(mo, "htp_nodes");
@@ -193,7 +193,7 @@ static void method_json(sum_ctx *c, etp_node *methods, uint32_t mi) {
         n = top_nodes(c, mi, c->idx);
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
-            etp_node *o = etp_fig_top_op(ht, NULL, d, row);
+            etp_node *o = etp_fig_top_op(ht, NULL, d, r, c->idx[k]);
             if (c->rec) cli_etr_node(o, c->rec, m->name, row, json ? &c->etr : NULL);
         }
         op_types_json(c, mo, mi);
@@ -276,7 +276,9 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
             double v = etp_disp_conv(c->d, row->unit, row->stats.p50, &un);
-            flat(t, "top_op", m->name, row->op ? row->op : row->name, row->placement,
+            char pl[300];
+            flat(t, "top_op", m->name, row->op ? row->op : row->name,
+                 etp_backend_placement_label(r, c->idx[k], pl, sizeof pl),
                  row->instr >= 0 && row->chain >= 0 ? row->instr : -1, (int64_t)row->count, v, un,
                  row->share);
         }
@@ -284,7 +286,9 @@ static int fill_flat(const sum_ctx *c, etp_doc *doc) {
         for (size_t k = 0; k < n; k++) {
             const etp_ops_row *row = etp_ops_row_get(r, c->idx[k]);
             double v = etp_disp_conv(c->d, row->unit, row->stats.p50, &un);
-            flat(t, "htp_node", m->name, row->name, row->placement, row->instr, (int64_t)row->count,
+            char pl[300];
+            flat(t, "htp_node", m->name, row->name,
+                 etp_backend_placement_label(r, c->idx[k], pl, sizeof pl), row->instr, (int64_t)row->count,
                  v, un, row->share);
         }
         /* operators by type: value = per run, share = % of the type's domain and unit */

@@ -27,6 +27,7 @@
 #include "etprof.h"
 
 #include <pthread.h>
+#include "thread.h" /* etp__thread_start: every helper thread of the library starts so */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,9 +55,6 @@ void etp__pair_release(void);
  * ETPROF_THREADS says. A true holds the pair: etp__pair_release() once the work is done. */
 #define PAIR_WORK_MIN 200000
 
-/* pthread_create(th, NULL, fn, arg), the thread started on another of the caller's CPUs when it
- * has one (pair.c): every helper thread of the library starts so. */
-int etp__thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 bool etp__pair_work_wanted(uint64_t items);
 
 /* The worker's half: a clone of m (charging `event_charge` bytes per event of its block, 0: as

@@ -16,7 +16,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "etprof.h"
 #include "etdump_int.h"
-#include "pair_int.h"
+#include "thread.h"
 #include "b64log.h"
 #include "etprof_arm_pmu.h"
 #include "fb.h"
@@ -725,6 +725,19 @@ int etp__blob_check_dump_or_program(const uint8_t *data, size_t size, const char
     etp_file_kind k = etp_sniff_kind(data, size);
     if (k == ETP_FILE_PROGRAM || k == ETP_FILE_BUNDLED) return ETP_OK;
     return etp__blob_check_dump(data, size, file, err);
+}
+
+/* The public form of the blob's first-bytes check (etprof.h): the check is the reader's, passed
+ * to the base layer's mapping as a callback. */
+int etp_blob_open_expect(etp_blob *b, const char *path, unsigned expect, etp_error *err) {
+    etp_blob_check check = NULL;
+    switch (expect & (ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM)) {
+    case ETP_EXPECT_DUMP: check = etp__blob_check_dump; break;
+    case ETP_EXPECT_PROGRAM: check = etp__blob_check_program; break;
+    case ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM: check = etp__blob_check_dump_or_program; break;
+    default: break;
+    }
+    return etp__blob_open_checked(b, path, check, err);
 }
 
 static int open_impl(etp_dump **out, const etp_blob *blob,

@@ -89,13 +89,7 @@ int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi);
 #define ETP_MODEL_BUDGET_BASE ((uint64_t)64 << 20)
 #define ETP_MODEL_BUDGET_PER_BYTE 8u
 
-/* A check of an input's first bytes, before the rest is read: ETP_OK to read on, or an error
- * (set in `err`) that ends the read. `n` >= ETP_BLOB_HEAD. */
-typedef int (*etp_blob_check)(const uint8_t *head, size_t n, const char *name, etp_error *err);
-#define ETP_BLOB_HEAD 16
-/* etp_blob_open() that, for a pipe or device (not a regular file: a mapping reads nothing up
- * front), shows the first ETP_BLOB_HEAD bytes to `check` (may be NULL) before reading on. */
-int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, etp_error *err);
+#include "blob.h" /* etp_blob_check, etp__blob_open_checked */
 /* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
  * error of etp_program_open()), of either (the ETDump's error). */
 int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);

@@ -143,7 +143,7 @@ static void node_facts(ex_ctx *c, etp_node *fx, const etp_finding *fi) {
         }
         if (f->kind == ETP_FACT_ROW) {
             const etp_ops_row *row = etp_ops_row_get(c->r, (size_t)f->row);
-            etp_node *o = etp_fig_top_op(list ? list : fx, NULL, c->d, row);
+            etp_node *o = etp_fig_top_op(list ? list : fx, NULL, c->d, c->r, (size_t)f->row);
             if (c->rec)
                 etp_etrecord_node_cells(o, c->rec, etp_ops_method_get(c->r, row->method)->name, row, NULL);
             continue;
@@ -546,7 +546,7 @@ static void r_hmx_hvx(ex_ctx *c, const etp_finding *fi) {
         const etp_fact *w = M("wall_estimate");
         double wall = tv(c, w->unit, w->value);
         if (!isnan(wall)) {
-            sb_printf(&c->ans, ", its ETDump node ~%.3g %s of wall time (estimate)", wall,
+            sb_printf(&c->ans, ", its ETDump node ~%.3f %s of wall time (estimate)", wall,
                       c->d->est_unit);
             any_wall = true;
         }

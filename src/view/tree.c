@@ -26,8 +26,8 @@ typedef struct tree_ctx {
     const struct etp_etrecord *rec; /* --etrecord (etp_etrecord_*_cells render its fields) */
     etp_etr_counts etr;
     bool etr_machine;
-    const char **plab; /* text views: each row's placement, an inferred backend named (NULL:
-                          the placement) */
+    const char **plab; /* each row's placement, an inferred backend named (NULL: the
+                          placement) */
 } tree_ctx;
 
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
@@ -148,14 +148,16 @@ static void node_values(tree_ctx *c, size_t i, node_vals *nv) {
     if (row->parent_varies && !nv->meaning)
         nv->meaning = "enclosed by other events in some runs (no %parent)";
     nv->share_parent = nv->share_method = NAN;
-    /* a parent that is not this row's in every run: no share of it */
+    /* Shares are of totals over the runs, whatever --stat shows: the one definition every view
+     * uses (summary's "% of Method::execute" and "% of accelerator cycles", the report's), not a
+     * ratio of two medians. A parent that is not this row's in every run: no share of it. */
     if (parent && parent->unit == row->unit && !row->parent_varies) {
-        double pv = stat_of(c, &parent->stats);
-        if (pv > 0) nv->share_parent = incl / pv * 100.0;
+        double pv = parent->stats.total;
+        if (pv > 0) nv->share_parent = row->stats.total / pv * 100.0;
     }
     if (exec && is_time(row->unit) && exec->unit == row->unit) {
-        double ev = stat_of(c, &exec->stats);
-        if (ev > 0) nv->share_method = incl / ev * 100.0;
+        double ev = exec->stats.total;
+        if (ev > 0) nv->share_method = row->stats.total / ev * 100.0;
     }
     nv->wall = NAN;
     if (c->wall) {
@@ -207,11 +209,11 @@ static void flat_row(tree_ctx *c, size_t i, const node_vals *nv, bool indent) {
     if (row->chain >= 0 && row->instr >= 0) etp_table_int(t, row->instr);
     else etp_table_null(t);
     etp_table_str(t, etp_ops_row_kind_name(row));
-    etp_table_str(t, indent && c->plab ? c->plab[i] : row->placement);
+    etp_table_str(t, c->plab ? c->plab[i] : row->placement);
     etp_table_uint(t, row->count);
     etp_table_float(t, nv->incl);
     etp_table_float(t, strcmp(nv->role, "time") == 0 || row->has_children_same_unit ? nv->excl : NAN);
-    if (indent && c->plab && etp_backend_row_device_clock(c->r, i)) { /* issue 14.2 */
+    if (indent && c->limit_nodes && c->plab && etp_backend_row_device_clock(c->r, i)) {
         char du[64];
         snprintf(du, sizeof du, "%s (device clock)", nv->unit ? nv->unit : "");
         etp_table_str(t, du);
@@ -262,7 +264,7 @@ static void json_node(tree_ctx *c, etp_node *parent, size_t i, uint32_t *buf) {
     etp_node *o = etp_node_obj(parent, NULL);
     etp_node_str(o, "name", row->name);
     etp_node_str(o, "kind", etp_ops_row_kind_name(row));
-    etp_node_str(o, "placement", row->placement);
+    etp_node_str(o, "placement", c->plab ? c->plab[i] : row->placement);
     if (row->chain >= 0 && row->instr >= 0) etp_node_int(o, "instruction_id", row->instr);
     else etp_node_null(o, "instruction_id");
     etp_node_str(o, "operator", row->op);
@@ -339,12 +341,12 @@ int etp_tree_doc(etp_doc *doc, const etp_ops_result *r, const etp_tree_opts *o, 
     tree_ctx c = {.fmt = fmt, .r = r, .d = &d, .stat = stat, .top = o->top,
                   .limit_nodes = fmt == ETP_FMT_TABLE || fmt == ETP_FMT_MD, .wall = est,
                   .rec = rec, .etr_machine = fmt != ETP_FMT_TABLE && fmt != ETP_FMT_MD};
-    if (c.limit_nodes) { /* issue 14.2; without memory: the placement */
-        c.plab = malloc((nrows + 1) * sizeof *c.plab);
-        if (c.plab && etp_backend_placement_labels(r, c.plab) != ETP_OK) {
-            free(c.plab);
-            c.plab = NULL;
-        }
+    /* every format names an inferred backend as the other views do; without memory: the
+     * placement */
+    c.plab = malloc((nrows + 1) * sizeof *c.plab);
+    if (c.plab && etp_backend_placement_labels(r, c.plab) != ETP_OK) {
+        free(c.plab);
+        c.plab = NULL;
     }
     size_t nroots;
     const uint32_t *roots = etp_ops_children(r, SIZE_MAX, &nroots);

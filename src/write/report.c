@@ -1201,7 +1201,7 @@ static void write_modules(rep *R) {
         const etp_ops_method *meth = etp_ops_method_get(R->r, dm->method);
         const char *u = du(R, dm->unit);
         S(R, "<h3>");
-        E(R, meth->name ? meth->name : "(method unknown)");
+        E(R, meth->name ? meth->name : ETP_METHOD_UNKNOWN_LABEL);
         P(R, ": %s</h3>\n", dm->domain == ETP_MOD_HTP ? "HTP cycles (work share)" : "host time");
         etp_col cols[] = {
             {"module", NULL, NULL, ETP_T_STR, false, 0},
@@ -1621,7 +1621,8 @@ static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
         tab_v(R, t, ETP_UNIT_CYCLES, row->stats.p50);
         tab_v(R, t, ETP_UNIT_CYCLES, per_run(R, row));
         tab_f(t, row->share, 2);
-        if (excl) tab_v(R, t, excl->unit, isfinite(row->share) ? excl->stats.p50 * row->share / 100.0 : NAN);
+        /* the one estimate every view shows: the node's p50 cycles x the partition's ns per cycle */
+        if (excl) tab_v(R, t, ETP_UNIT_NS, row->stats.p50 * etp_qnn_wall_ns_per_cycle(r, idx[k]));
         if (joined) {
             const etp_qnn_op_row *d = drow_of(R, idx[k]);
             for (int u = 0; u < 3; u++) {
@@ -1638,9 +1639,9 @@ static void write_node_table(rep *R, const etp_ops_qnn *q, uint32_t *idx) {
              "htp_node</code> lists them all).</p>",
           n - shown);
     if (excl)
-        P(R, "<p class=\"note\">est. wall share = p50 of Accelerator (execute excluding wait) time "
-             "\xC3\x97 the node's cycle share: an ESTIMATE of the node's part of the NPU wall "
-             "time, not a measurement.</p>\n");
+        P(R, "<p class=\"note\">est. wall = the node's p50 cycles \xC3\x97 the partition's "
+             "Accelerator (execute excluding wait) time per accelerator cycle (totals over the "
+             "runs): an ESTIMATE of the node's part of the NPU wall time, not a measurement.</p>\n");
 }
 
 static void write_qnn(rep *R, uint32_t *idx) {
@@ -2357,7 +2358,7 @@ static void write_data(rep *R, uint32_t *idx) {
         jw_key(&w, "top_ops");
         jw_arr_begin(&w);
         size_t nt = etp_ops_top(r, (int32_t)mi, R->top_ops, idx);
-        for (size_t k = 0; k < nt; k++) ana_json_top_op(&w, &R->d, etp_ops_row_get(r, idx[k]));
+        for (size_t k = 0; k < nt; k++) ana_json_top_op(&w, &R->d, r, idx[k]);
         jw_arr_end(&w);
         jw_obj_end(&w);
     }

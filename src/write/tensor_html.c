@@ -62,7 +62,7 @@ int etp_cmp_write_html(const etp_cmp_result *r, FILE *f, const etp_cmp_html_opts
             (unsigned long long)only_b, (unsigned long long)only_n);
     if (first >= 0) {
         const etp_cmp_row *x = etp_cmp_row_get(r, (size_t)first);
-        fprintf(f, "<p>First divergence in execution order: run %u, instruction %d", x->run,
+        fprintf(f, "<p>First divergence in execution order: run %u, instruction %d", etp_run_number(x->run),
                 (int)x->instruction_id);
         if (x->op_base) {
             fputs(", ", f);
@@ -108,7 +108,7 @@ int etp_cmp_write_html(const etp_cmp_result *r, FILE *f, const etp_cmp_html_opts
         double ya = top < zero ? top : zero, h = fabs(zero - top);
         fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
                    "<title>run %u, instruction %d",
-                xl, ya, bw > 1.5 ? bw - 1 : bw, h, fill, x->run, (int)x->instruction_id);
+                xl, ya, bw > 1.5 ? bw - 1 : bw, h, fill, etp_run_number(x->run), (int)x->instruction_id);
         if (x->op_base) {
             fputs(", ", f);
             esc(f, x->op_base);
