@@ -1,4 +1,4 @@
-/* fuzz_b64log.c - fuzz target for ETDumps in a serial log or a base64 file (src/b64log.c).
+/* fuzz_b64log.c - fuzz target for ETDumps in a serial log or a base64 file (src/read/b64log.c).
  *
  * The input is read twice: by the decoder itself, whose rejection must be a located ETP_E_INPUT
  * (fuzz_common.h) and whose output fits the size it promises; then as a dump by etp_dump_open(),

@@ -213,10 +213,10 @@ static inline void fz_walk_dump(const fz_input *in, const etp_dump *d) {
 
 /* ---- the model and the writers ----
  *
- * Events are written by the same library calls `etprof events` makes (src/event_json.c, jw,
+ * Events are written by the same library calls `etprof events` makes (src/view/event_json.c, jw,
  * out); the analyses and the trace/report writers follow in fz_pipeline below. */
 
-/* Events are written by the library's own writers (src/event_json.c), as `etprof events` does. */
+/* Events are written by the library's own writers (src/view/event_json.c), as `etprof events` does. */
 
 static inline void fz_check_mevent(const fz_input *din, const fz_input *pin, const etp_block_view *v,
                             uint32_t i) {

@@ -1,4 +1,4 @@
-/* fuzz_etrecord.c - fuzz target for the ETRecord reader (src/etrecord.c) and its joins.
+/* fuzz_etrecord.c - fuzz target for the ETRecord reader (src/read/etrecord.c) and its joins.
  *
  * The input is opened as an ETRecord from memory (libzip's buffer source), with small limits so
  * that a claimed size cannot make the target allocate much. When it is accepted, every accessor

@@ -1,6 +1,6 @@
-/* fuzz_tensor.c - fuzz target for the tensor decoder (src/tensor.c, tensor_compare.c), the
- * bundled program reader (src/bundled.c), check-outputs (src/check_outputs.c) and the --select
- * parser (src/tensor_select.c).
+/* fuzz_tensor.c - fuzz target for the tensor decoder (src/read/tensor.c, tensor_compare.c), the
+ * bundled program reader (src/read/bundled.c), check-outputs (src/analyze/check_outputs.c) and the --select
+ * parser (src/analyze/tensor_select.c).
  *
  * The input is used three ways:
  *  - as a bundled program (.bpte): when accepted, every test suite, case and value is walked

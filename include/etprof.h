@@ -2,9 +2,16 @@
  * etprof.h - the public API of libetprof.
  *
  * libetprof reads the profiling artifacts of ExecuTorch (ETDump `.etdp`, programs `.pte`/`.bpte`)
- * and answers questions about them. Everything a caller needs is declared here. (The `etprof`
- * command still uses some internal headers; tests/layering_debt.txt lists them and may only
- * shrink: CONTRIBUTING.md.)
+ * and answers questions about them. The `etprof` command and the Python package use this API
+ * only (docs/architecture.md). The other public headers, by what a caller does:
+ *   open and verify            etprof.h (errors, files, dump, program, model), etprof_io.h
+ *   analyze                    etprof.h (ops, census), etprof_runs.h, etprof_figures.h,
+ *                              etprof_modules.h, etprof_inspector.h, etprof_backend.h,
+ *                              etprof_explain.h
+ *   views and rendering        etprof_result.h (etp_doc and its renderer), etprof_tree.h,
+ *                              etprof_explain_doc.h, etprof_events.h
+ *   QNN and other side files   etprof_qnn.h, etprof_etrecord.h, etprof_arm_pmu.h,
+ *                              etprof_bundled.h, etprof_tensor.h
  *
  * Conventions
  *  - Every function that can fail returns an `int` status: 0 (ETP_OK) or a negative ETP_E_* code,

@@ -2,7 +2,7 @@
  * (issue 14.2, docs/backends.md): a table of small decoders, one entry per backend, each saying
  * how its events are recognised, the unit and clock domain of their values, how its ops are
  * named and grouped, and what its delegate_debug_metadata means. Adding a backend is adding one
- * entry to the table in src/backend.c (a static table in one file: every entry is data plus at
+ * entry to the table in src/analyze/backend.c (a static table in one file: every entry is data plus at
  * most one small function, so one file per backend would be mostly boilerplate).
  *
  * Ownership and lifetime: etp_backend_info pointers point into a static table and stay valid for
@@ -204,7 +204,7 @@ void etp_backend_figures_free(etp_backend_figures *f);
 /* True when any backend figure is present (some backend's events were seen). */
 bool etp_backend_figures_any(const etp_backend_figures *f);
 
-/* Result-model facts of the figures (src/backend_view.c): the JSON object `key` of n (each
+/* Result-model facts of the figures (src/view/backend_view.c): the JSON object `key` of n (each
  * backend's object null when none of its events was seen), and the text view: a heading and a
  * table (backend, figure, events, per run, unit, basis / clock) appended to section s; nothing
  * when no backend figure is present. ETP_OK or ETP_E_INTERNAL. */

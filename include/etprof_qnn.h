@@ -548,7 +548,7 @@ const char *etp_qnn_etd_graph(const etp_qnn_etd_join *j);
 size_t etp_qnn_etd_graph_note(const etp_qnn_etd_join *j, char *buf, size_t n);
 
 /* ---------------------------------------------------------------------------------------------
- * Shared figures of the derived rows (src/figures.c): one definition for qnn, explain, report
+ * Shared figures of the derived rows (src/analyze/figures.c): one definition for qnn, explain, report
  * ------------------------------------------------------------------------------------------- */
 
 /* The rows of `d` by cycles, largest first; equal cycles keep row order (the order of "top QNN

@@ -3,7 +3,7 @@
 #   1. warnings-as-errors build + ctest
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)
 #   3. the readers under valgrind
-#   4. each libFuzzer target for FUZZ_SECONDS (default 60; 0 skips)
+#   4. each libFuzzer target for FUZZ_SECONDS (default 30; 0 skips)
 #   5. the fresh-machine check (scripts/check-fresh.sh): demo.sh and this script on a bare
 #      Debian 12 root; needs root, skips with a message otherwise; ETPROF_FRESH=0 skips it
 # Stages 2-5 can be skipped with ETPROF_QUICK=1 (for a fast local loop).
@@ -27,11 +27,14 @@ if [ -x scripts/check-sanitize.sh ]; then
     scripts/check-sanitize.sh
 fi
 if [ -x scripts/check-valgrind.sh ]; then
-    echo "== valgrind"
-    scripts/check-valgrind.sh
+    echo "== valgrind (on the stage-1 build: one compile less)"
+    VALGRIND_BUILD_DIR=${VALGRIND_BUILD_DIR:-build-test} scripts/check-valgrind.sh
 fi
-if [ -x scripts/fuzz.sh ] && [ "${FUZZ_SECONDS:-60}" != 0 ]; then
-    echo "== fuzzing (${FUZZ_SECONDS:-60} s per target)"
+# Each target fuzzes FUZZ_SECONDS on every commit (the corpus and the regressions are also
+# replayed by ctest, fuzz_replay_*, in stages 1 and 2); long campaigns are scripts/fuzz.sh --long.
+export FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+if [ -x scripts/fuzz.sh ] && [ "$FUZZ_SECONDS" != 0 ]; then
+    echo "== fuzzing ($FUZZ_SECONDS s per target)"
     scripts/fuzz.sh
 fi
 if [ -x scripts/check-fresh.sh ] && [ "${ETPROF_FRESH:-1}" != 0 ]; then

@@ -11,7 +11,7 @@ add_executable(test_explain ${CMAKE_SOURCE_DIR}/tests/test_explain.c)
 target_link_libraries(test_explain PRIVATE etprof)
 target_include_directories(test_explain PRIVATE ${ETPROF_INTERNAL_INCLUDES} ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME explain_facts COMMAND test_explain ${ETPROF_TEST_DATA})
-# The two-thread passes (src/pair_int.h; ops and the census): byte-identical to the one-thread pass on
+# The two-thread passes (src/model/pair_int.h; ops and the census): byte-identical to the one-thread pass on
 # every test dump and on generated dumps of every style (ETPROF_THREADS=1 vs 2).
 if(TARGET etprof-gen)
   add_test(NAME threads_identical

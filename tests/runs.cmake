@@ -12,7 +12,7 @@ add_test(NAME backends_decoded COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tes
 # frames byte for byte); summary's op types equal regex-grouped sums over the ops rows.
 add_test(NAME multi_files COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_multi.py
          ${ETPROF_BIN} ${ETPROF_TEST_DATA})
-# Each backend decoder (src/backends/*.c, issue 14.2) on its flatc-built fixture (Core ML ANE share,
+# Each backend decoder (src/analyze/backends/*.c, issue 14.2) on its flatc-built fixture (Core ML ANE share,
 # Vulkan dispatches per operator, Neutron profiling-dump overhead, VGF base64 blobs; expected values
 # computed from the fixture JSON in the test) and Ethos-U on the real dumps against flatc's decode.
 add_test(NAME backend_decoders COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_backend_decoders.py

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Each backend decoder (src/backends/*.c, issue 14.2) on its fixture, expected values computed
+"""Each backend decoder (src/analyze/backends/*.c, issue 14.2) on its fixture, expected values computed
 here from the fixture's flatc JSON (tests/data/flatc-built/{coreml,vulkan,neutron,vgf}.json,
 built with `flatc -b --size-prefixed schema/etdump.fbs X.json`), and the Ethos-U figures on the
 real dumps of tests/data/ethosu-partial-delegation against flatc's decode of them

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The two-thread pass of the analyses (src/pair_int.h; docs/analyses.md "Two threads") gives
+# The two-thread pass of the analyses (src/model/pair_int.h; docs/analyses.md "Two threads") gives
 # byte-identical output to the one-thread pass. ETPROF_THREADS=2 forces two threads on every dump
 # of two blocks or more, ETPROF_THREADS=1 forbids them. Inputs: every ETDump of tests/data (with
 # its program where the manifest pairs one), and dumps from bench/etprof-gen of every style, with
@@ -7,12 +7,12 @@
 # twice: as they come (small files are verified before the pass), and with the test hook
 # ETPROF_TEST_SPLIT_VERIFY=1, which verifies every file in the background and holds the verifier
 # until it is needed, so that the second half's thread verifies its own blocks (the split of
-# src/etdump.c, as on large files) and the first half's thread takes over the verifier at block
+# src/read/etdump.c, as on large files) and the first half's thread takes over the verifier at block
 # 0 (the handover); with ETPROF_TEST_SPLIT_VERIFY=2 the verifier reaches the split before the
 # handover can ask (none: three threads, as before it existed); with dumps corrupted in either
 # half, the error must be the one-thread one. Every case also runs with the test hook ETPROF_TEST_NO_REPLICA=1, which decodes
 # every block in full instead of repeating the previous block's derived fields when only the
-# times differ (src/model.c, "Repeated runs"): the output must be the same.
+# times differ (src/model/model.c, "Repeated runs"): the output must be the same.
 # usage: test_threads_identical.sh ETPROF ETPROF_GEN DATA_DIR
 set -u
 E=$1 GEN=$2 D=$3
@@ -94,7 +94,7 @@ done < <(find "$D" -name '*.etdp' | sort)
 check_dump "$D/fake-qnn-backend/stories260k_qnn_kv_forward_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte"
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/add.pte"
 # host scopes whose nesting changes from run to run: a repeated run finds their tree parents
-# again from its times (src/analysis.c, tree_parents): flatc-built/host_scopes*.etdp, checked
+# again from its times (src/analyze/analysis.c, tree_parents): flatc-built/host_scopes*.etdp, checked
 # with the rest of tests/data above (tests/data/README.md)
 check_dump "$D/real/add_pte_10x.etdp" --pte "$D/upstream/stories260k_hybrid_llama_qnn.pte" --ignore-program-mismatch
 

@@ -1,4 +1,4 @@
-/* test_zipload.c - libzip missing at run time (src/zipload.c): the loader is compiled here with
+/* test_zipload.c - libzip missing at run time (src/base/zipload.c): the loader is compiled here with
  * a soname that no system has, so dlopen fails as it would on a machine without libzip4. Opening
  * an ETRecord must then give one ETP_E_IO line naming the file, the library and the package to
  * install, every time (the failure is remembered, not retried into a crash), and never a NULL

@@ -9,7 +9,7 @@
 
 
 /* The shared figures (etprof.h "Shared figures") in JSON, written alike by every command that
- * shows them (src/figures.c; docs/json-contract.md). */
+ * shows them (src/analyze/figures.c; docs/json-contract.md). */
 struct jw;
 struct etp_qnn_etd_join;
 struct etp_qnn_unit_counts;

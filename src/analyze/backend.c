@@ -1,6 +1,6 @@
 /* backend.c - the backend registry (etprof_backend.h, docs/backends.md): one line per backend;
  * each backend's knowledge (how its events are recognised, unit and clock, naming and grouping,
- * metadata meaning) is its own file in src/backends/. The facts come from
+ * metadata meaning) is its own file in src/analyze/backends/. The facts come from
  * ../shared/docs/user-needs.md section 2 (each backend's ETDump conventions). */
 #include "backends/backend_int.h"
 #include "etprof_runs.h"
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* The registry: adding a backend is one file in src/backends/ and one line here. The order is
+/* The registry: adding a backend is one file in src/analyze/backends/ and one line here. The order is
  * etp_backend_at()'s. */
 static const etp_backend_decoder *const REGISTRY[] = {
     &etp__be_xnnpack, &etp__be_qnn, &etp__be_coreml, &etp__be_vulkan,

@@ -1,4 +1,4 @@
-/* zipload.c - libzip loaded on first use (src/zipload.h). */
+/* zipload.c - libzip loaded on first use (src/base/zipload.h). */
 #include "zipload.h"
 
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 /* cmd_report.c - `etprof report FILE [--pte P] [--qhas F ...] -o report.html`: one self-contained
- * HTML file with the summary, charts and tables (src/report.c, docs/report.md). */
+ * HTML file with the summary, charts and tables (src/write/report.c, docs/report.md). */
 #include "cli.h"
 #include "etprof_arm_pmu.h"
 #include "etprof_etrecord.h"

@@ -1,5 +1,5 @@
 /* cmd_trace.c - `etprof trace FILE [--pte P] -o trace.json`: Chrome Trace Event Format JSON for
- * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/trace.c and
+ * Perfetto (ui.perfetto.dev) and chrome://tracing. The layout is in src/write/trace.c and
  * docs/trace.md. */
 #include "etprof_etrecord.h"
 #include "cli.h"

@@ -43,7 +43,7 @@ void etp__mem_give(uint64_t bytes);
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err);
 
-/* When the last etp_model_block() call read its block as a replica (src/model.c, "Repeated
+/* When the last etp_model_block() call read its block as a replica (src/model/model.c, "Repeated
  * runs") of the block of the call before it: that block, whose events then had the same kinds,
  * labels, instructions, parents and units, in the same order. UINT32_MAX otherwise (a replica
  * one of whose events has another unit than in the block before included: a start time of 0

@@ -1,5 +1,5 @@
 /* bundled.c - bundled programs' test suites (include/etprof_bundled.h), verified field by field
- * with the FlatBuffer verifier (src/fb.h): every error is located (byte offset, field path). */
+ * with the FlatBuffer verifier (src/read/fb.h): every error is located (byte offset, field path). */
 #include "etprof_bundled.h"
 #include "fb.h"
 

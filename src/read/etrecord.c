@@ -1,6 +1,6 @@
 /* etrecord.c - the ETRecord reader (include/etprof_etrecord.h, docs/formats.md "ETRecord").
  *
- * The container is read with libzip (loaded on first use: src/zipload.h): the central
+ * The container is read with libzip (loaded on first use: src/base/zipload.h): the central
  * directory first, then only the JSON entries that are needed, one at a time, each into a
  * buffer bounded by its claimed size (checked against the limit before anything is read) and
  * parsed with jansson. What is kept is copied

@@ -1,5 +1,5 @@
 /* explain_doc.c - the `etprof explain` document (include/etprof_explain_doc.h): the findings of
- * etp_explain_compute (src/explain.c) rendered as answers in plain words with the file's own
+ * etp_explain_compute (src/analyze/explain.c) rendered as answers in plain words with the file's own
  * numbers, their facts as JSON, and the text views. Moved from the command (src/cli/
  * cmd_explain.c), which now calls etp_explain_doc(); the Python binding renders the same. */
 #include "etprof_explain_doc.h"
@@ -54,7 +54,7 @@ typedef struct finding {
     char *answer;
 } finding;
 
-/* The renderer's state: the findings are computed by etp_explain_compute (src/explain.c); this
+/* The renderer's state: the findings are computed by etp_explain_compute (src/analyze/explain.c); this
  * only turns their facts into the answer text and the document's facts nodes. */
 typedef struct ex_ctx {
     const etp_ops_result *r;

@@ -57,7 +57,7 @@ if [ "$san" != sanitize ]; then
             elif ! echo "$deps" | grep -q "$pkg"; then bad "$(basename "$b") loads $lib but Depends lacks $pkg"; fi
         done
     done
-    # libzip is opened with dlopen when an ETRecord is read (src/zipload.c): the soname the
+    # libzip is opened with dlopen when an ETRecord is read (src/base/zipload.c): the soname the
     # command and the library carry must be the one libzip4 provides, and not be NEEDED
     for b in "$tmp/root/usr/bin/etprof" "$tmp/root/usr/$libdir/libetprof.so.$version"; do
         grep -aq 'libzip\.so\.4' "$b" || bad "$(basename "$b") does not name libzip.so.4 (dlopen)"

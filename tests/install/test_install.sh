@@ -54,7 +54,7 @@ export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 got=$(pkg-config --modversion etprof) || bad "pkg-config cannot find etprof.pc"
 [ "$got" = "$version" ] || bad "pkg-config --modversion etprof: $got, expected $version"
 pkg-config --print-requires-private etprof | grep -qw jansson || bad "etprof.pc: Requires.private lacks jansson"
-# libzip is opened at run time (src/zipload.c): a static link must not need its -lbz2 -lcrypto
+# libzip is opened at run time (src/base/zipload.c): a static link must not need its -lbz2 -lcrypto
 if pkg-config --print-requires-private etprof | grep -qw libzip; then bad "etprof.pc: Requires.private lists libzip (dlopened, not linked)"; fi
 # shellcheck disable=SC2046,SC2086
 $cc $cflags -o "$tmp/pc_shared" "$src/tests/install/consumer.c" $(pkg-config --cflags --libs etprof) \

@@ -1,5 +1,5 @@
 /* backend_int.h - one backend decoder (internal; docs/backends.md "Adding a backend"). Each file
- * of src/backends/ defines one or more of these; src/backend.c lists them in its registry.
+ * of src/analyze/backends/ defines one or more of these; src/analyze/backend.c lists them in its registry.
  * A decoder is the public etp_backend_info (the facts) plus small rules:
  *   child    - does this delegate-internal row (directly inside DELEGATE_CALL `dcall`) look like
  *              one of ours? Used without --pte to infer the backend (etp_backend_infer).
@@ -30,7 +30,7 @@ typedef struct etp_backend_decoder {
 extern const etp_backend_decoder etp__be_xnnpack, etp__be_qnn, etp__be_coreml, etp__be_vulkan,
     etp__be_ethosu, etp__be_vgf, etp__be_neutron;
 
-/* Shared helpers (src/backend.c). */
+/* Shared helpers (src/analyze/backend.c). */
 /* "<backend id> (inferred)" (static) for DELEGATE_CALL row `row` when its backend was inferred,
  * else NULL. */
 const char *etp__backend_inferred_label(const etp_ops_result *r, size_t row);
