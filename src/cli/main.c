@@ -11,12 +11,13 @@
 extern const cli_cmd cmd_summary WEAK, cmd_info WEAK, cmd_events WEAK, cmd_ops WEAK,
     cmd_tree WEAK, cmd_explain WEAK, cmd_qnn WEAK, cmd_trace WEAK, cmd_report WEAK,
     cmd_diff WEAK, cmd_runs WEAK, cmd_tensors WEAK, cmd_compare WEAK, cmd_check_outputs WEAK,
-    cmd_modules WEAK;
+    cmd_modules WEAK, cmd_history WEAK, cmd_export WEAK;
 
 static const cli_cmd *const commands[] = {&cmd_summary, &cmd_info, &cmd_events, &cmd_ops, &cmd_runs,
                                           &cmd_tree, &cmd_explain, &cmd_qnn, &cmd_trace,
                                           &cmd_report, &cmd_diff, &cmd_tensors, &cmd_compare,
-                                          &cmd_check_outputs, &cmd_modules};
+                                          &cmd_check_outputs, &cmd_modules, &cmd_history,
+                                          &cmd_export};
 #define NCMD (sizeof commands / sizeof commands[0])
 
 static const opt_id global_opts[] = {OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_CSV_RAW,
@@ -235,6 +236,19 @@ static int parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
             }
             continue;
         }
+        if (c->max_pos > CLI_MAX_POS) { /* every argument kept (argc at most) */
+            if (!a->many && !(a->many = malloc((size_t)argc * sizeof *a->many))) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+            }
+            if (a->nmany >= c->max_pos) {
+                cli_errorf("%s: more than %d arguments", c->name, c->max_pos);
+                return EXIT_USAGE;
+            }
+            a->many[a->nmany++] = s;
+            if (a->npos < CLI_MAX_POS) a->pos[a->npos++] = s;
+            continue;
+        }
         if (a->npos >= CLI_MAX_POS || a->npos >= c->max_pos) {
             cli_errorf("%s: unexpected argument \"%s\" (usage: etprof %s %s)", c->name, s, c->name,
                        c->usage);
@@ -451,7 +465,7 @@ int main(int argc, char **argv) {
     }
     a.quiet = a.set[OPT_QUIET];
     a.fmt = ETP_FMT_TABLE;
-    if (a.set[OPT_FORMAT]) {
+    if (a.set[OPT_FORMAT] && !c->own_format) {
         if (etp_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
             cli_errorf("%s: unknown format \"%s\" (table, csv, tsv, json, jsonl, md)", c->name,
                        a.val[OPT_FORMAT]);
@@ -467,6 +481,7 @@ int main(int argc, char **argv) {
     }
     rc = c->run(&a);
 done:
+    free(a.many);
     free(args);
     return rc;
 }
