@@ -17,7 +17,7 @@ if(TARGET etprof-gen)
                    $<TARGET_FILE:etprof-gen>)
   set_tests_properties(cli_export PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   add_test(NAME fleet_clickhouse
-           COMMAND sh ${CMAKE_SOURCE_DIR}/tests/test_clickhouse.sh ${ETPROF_BIN}
-                   $<TARGET_FILE:etprof-gen> ${ETPROF_PYTHON3})
+           COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_clickhouse.py ${ETPROF_BIN}
+                   $<TARGET_FILE:etprof-gen>)
   set_tests_properties(fleet_clickhouse PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
