@@ -3,8 +3,8 @@
  * docs/export.md).
  *
  * Every figure stored or exported is the per-file analysis of the rest of the library, never
- * recomputed: a method's latency and shares are its etp_ops_method (etp_ops_compute), a run's
- * figures its etp_runs_row (etp_runs_compute), an op's statistics its etp_ops_row. A file's
+ * recomputed: a method's latency and shares are its etp_ops_method of etp_ops_compute(), a
+ * run's figures its etp_runs_row of etp_runs_compute(), an op's statistics its etp_ops_row. A file's
  * identity is the SHA-256 (FIPS 180-4) of its bytes, as 64 lower-case hex digits.
  *
  * Ownership: results are owned by the caller and freed with their _free function; their strings
@@ -92,7 +92,7 @@ void etp_history_list_free(etp_history_list *l);
 size_t etp_history_list_count(const etp_history_list *l);
 const etp_history_entry *etp_history_list_entry(const etp_history_list *l, size_t i);
 
-/* The per-run metrics a series follows: each run's value (etp_runs_row), steady runs only. */
+/* The per-run metrics a series follows: each run's value in its etp_runs_row, steady runs only. */
 typedef enum etp_history_metric {
     ETP_HM_LATENCY = 0, /* Method::execute */
     ETP_HM_DELEGATE,    /* all backends' DELEGATE_CALLs */
