@@ -114,8 +114,8 @@ static const opt_id export_opts[] = {OPT_PTE, OPT_METHOD, OPT_LABEL, OPT_GZIP, O
 
 const cli_cmd cmd_export = {
     .name = "export",
-    .summary = "many dumps as rows for a warehouse: PyTorch benchmark v3 records, or a long op "
-               "table (JSON Lines, CSV) that ClickHouse, DuckDB or Spark load",
+    .summary = "many dumps as warehouse rows: PyTorch benchmark v3 records, or a long op table "
+               "(JSONL, CSV) for ClickHouse, DuckDB, Spark",
     .usage = "FILE... --format v3|jsonl|csv [--pte P] [--label key=value ...] [--gzip] | --schema clickhouse",
     .help = "One file at a time (memory stays bounded whatever the number of files), every value\n"
             "the library's own per-file figure (docs/export.md):\n"

@@ -131,15 +131,16 @@ static const etp_col trend_cols[] = {
     {"method", "method", NULL, ETP_T_STR, false, -1},
     {"device", "device", NULL, ETP_T_STR, false, -1},
     {"program_sha256", "program", NULL, ETP_T_STR, false, -1},
-    {"unit", "unit", NULL, ETP_T_STR, false, -1},
     {"entry", "entry", NULL, ETP_T_INT, false, -1},
     {"captured_at", "captured", NULL, ETP_T_STR, false, -1},
     {"runs", "runs", NULL, ETP_T_UINT, false, -1},
-    {"p50", "p50", NULL, ETP_T_FLOAT, true, 0},
+    {"p50_ns", "p50", "ns", ETP_T_FLOAT, true, 0},
+    {"p50_ticks", "p50", "ticks", ETP_T_FLOAT, true, 0},
     {"runs_before", "runs before", NULL, ETP_T_UINT, false, -1},
-    {"p50_before", "p50 before", NULL, ETP_T_FLOAT, true, 0},
+    {"p50_before_ns", "p50 before", "ns", ETP_T_FLOAT, true, 0},
+    {"p50_before_ticks", "p50 before", "ticks", ETP_T_FLOAT, true, 0},
     {"p50_change_pct", "change", "%", ETP_T_FLOAT, true, 2},
-    {"p_value", "p", NULL, ETP_T_FLOAT, true, -1},
+    {"p_value", "p", NULL, ETP_T_FLOAT, true, 6},
     {"verdict", "verdict", NULL, ETP_T_STR, true, -1},
     {"gate", "gate", NULL, ETP_T_STR, true, -1},
 };
@@ -153,13 +154,16 @@ static void trend_row(etp_table *t, const etp_history_series *s, const etp_histo
     etp_table_str(t, s->method[0] ? s->method : "(unnamed)");
     etp_table_str(t, s->device);
     etp_table_str(t, machine ? s->program_sha256 : s2);
-    etp_table_str(t, etp_unit_name(s->unit));
+    bool ns = s->unit == ETP_UNIT_NS;
+    double before = p->compared ? p->cmp.p50_base : NAN;
     etp_table_int(t, p->entry->id);
     etp_table_str(t, p->entry->captured_at);
     etp_table_uint(t, p->runs);
-    etp_table_float(t, p->p50);
+    etp_table_float(t, ns ? p->p50 : NAN);
+    etp_table_float(t, ns ? NAN : p->p50);
     etp_table_uint(t, p->runs_before);
-    etp_table_float(t, p->compared ? p->cmp.p50_base : NAN);
+    etp_table_float(t, ns ? before : NAN);
+    etp_table_float(t, ns ? NAN : before);
     etp_table_float(t, p->compared ? p->cmp.p50_pct : NAN);
     etp_table_float(t, p->compared ? p->cmp.p : NAN);
     if (p->compared) {
@@ -206,7 +210,7 @@ static int do_trend(cli_args *a, etp_history *h, bool gate) {
     }
     char note[900];
     snprintf(note, sizeof note,
-             "metric: %s of each steady run (warm-up runs left out), in the unit of its series; "
+             "metric: %s of each steady run (warm-up runs left out); "
              "each entry is compared with every earlier entry of its series (program, method, "
              "device) pooled, by the test of diff (Mann-Whitney U, alpha %g, at least %u runs a "
              "side)",
@@ -275,8 +279,8 @@ static const opt_id history_opts[] = {OPT_PTE, OPT_METHOD, OPT_LABEL, OPT_METRIC
 
 const cli_cmd cmd_history = {
     .name = "history",
-    .summary = "a run history in SQLite: add dumps with labels, list them, follow a metric over "
-               "time per (program, method, device), gate the newest entry",
+    .summary = "a run history in SQLite: dumps added with labels, a metric over time per "
+               "(program, method, device), a gate on the newest entry",
     .usage = "add DB FILE... [--pte P] [--label key=value ...] | list DB | show DB ENTRY | "
              "trend DB [--metric M] | gate DB [--metric M] [--fail-on-regression PCT]",
     .help = "DB is an SQLite file (created when missing; docs/history.md has its schema). add\n"

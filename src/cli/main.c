@@ -35,10 +35,10 @@ static void usage(FILE *f) {
     fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --wide, "
                "--csv-raw, --help, --version\n"
                "'etprof COMMAND --help' describes a command. Exit codes: 0 ok, 1 input rejected,\n"
-               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff),\n"
-               "6 inconclusive: too few runs to judge a change (diff) or no outputs logged\n"
-               "(check-outputs), 7 a tensor below --fail-below-snr (compare) or an output out\n"
-               "of tolerance (check-outputs).\n");
+               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff, history\n"
+               "gate), 6 inconclusive: too few runs to judge a change (diff, history gate) or no\n"
+               "outputs logged (check-outputs), 7 a tensor below --fail-below-snr (compare) or\n"
+               "an output out of tolerance (check-outputs).\n");
 }
 
 static bool accepts(const cli_cmd *c, opt_id id) {
