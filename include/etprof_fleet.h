@@ -51,11 +51,12 @@ typedef struct etp_fleet_opts {
 
 typedef struct etp_history etp_history;
 
-/* Opens the history at `path`, creating it when the file does not exist or is empty. A file that
+/* Opens the history at `path`; with `create`, creates it when the file does not exist (without:
+ * ETP_E_IO), and an empty file is set up as a new history. A file that
  * is not an SQLite database, or one that is but not an etprof history (another application id,
  * or tables of its own), or one of a newer schema, is refused with ETP_E_INPUT and left as it
  * was. */
-int etp_history_open(etp_history **out, const char *path, etp_error *err);
+int etp_history_open(etp_history **out, const char *path, bool create, etp_error *err);
 void etp_history_close(etp_history *h);
 /* The schema version this library writes (PRAGMA user_version). */
 int etp_history_schema_version(void);
@@ -153,6 +154,8 @@ typedef struct etp_export_opts {
     etp_fleet_opts in;
     etp_export_format format;
     bool csv_raw; /* CSV: no "'" before text cells that begin with = + - @ (--csv-raw) */
+    const char *etrecord; /* the program's ETRecord: the op table's module column (the innermost
+                             nn.Module of the row, joined as ops --etrecord joins); NULL: "" */
     /* v3 metadata (docs/export.md): required for ETP_EXPORT_V3 (ETP_E_USAGE naming the first
      * missing one), ignored otherwise. timestamp: Unix seconds. */
     const char *repo, *head_branch, *head_sha, *workflow_id, *job_id, *run_attempt;

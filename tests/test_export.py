@@ -191,6 +191,37 @@ with tempfile.TemporaryDirectory() as t:
     for k in rows[0]:
         check((" " + k + " ") in sch, "schema has column " + k)
     run(["export", d1, "--format", "xml"], want=2)
+
+    # --- the module column from an ETRecord: a record written here (as tests/test_etrecord.py
+    # does) whose one node, debug handle 1 = instruction 0 of add.pte, lies in module
+    # "block.layers[0]" (the innermost entry of its nn_module_stack)
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    adump = os.path.join(data, "real", "add_pte_1x.etdp")
+    apte = os.path.join(data, "upstream", "add.pte")
+    nn = ("L__self__,,__main__.Net;L__self___block,block,blocks.Block;"
+          "L__self___block_layers_0,block.layers[0],torch.nn.modules.container.ModuleDict[a,b]")
+    node = {"target": "executorch.exir.dialects.edge.ops.aten.add.Tensor", "inputs": [],
+            "outputs": [{"as_none": None, "as_tensor": {"name": "aten_add_tensor"}}],
+            "metadata": {"debug_handle": "1", "nn_module_stack": nn}}
+    prog = json.dumps({"graph_module": {"graph": {"inputs": [], "outputs": [], "nodes": [node],
+                                                   "tensor_values": {}}},
+                       "schema_version": {"major": 3, "minor": 0}}).encode()
+    rec = os.path.join(t, "add.etrecord")
+    import zipfile
+    with zipfile.ZipFile(rec, "w") as z:
+        for n, b in [("ETRECORD_V0", b""), ("edge_dialect_exported_program", prog),
+                     ("debug_handle_map", b'{"forward": {"0": 1}}'), ("delegate_map", b"{}")]:
+            z.writestr(n, b)
+    em = os.path.join(t, "mod.jsonl")
+    run(["export", adump, "--pte", apte, "--etrecord", rec, "--format", "jsonl", "-o", em])
+    mrows = [json.loads(l) for l in open(em)]
+    kern = [r for r in mrows if r["kind"] == "kernel" and r["instruction"] == 0]
+    check(kern and all(r["module"] == "block.layers[0]" for r in kern),
+          "module of the add kernel: %r" % [r["module"] for r in kern])
+    check(all(r["module"] == "" for r in mrows if r["kind"] == "framework"),
+          "framework rows are not joined")
+    run(["export", adump, "--pte", apte, "--format", "jsonl", "-o", em])
+    check(all(r["module"] == "" for r in (json.loads(l) for l in open(em))), "no --etrecord: ''")
     junk = os.path.join(t, "junk.etdp")
     open(junk, "wb").write(b"not a dump" * 4)
     o2 = os.path.join(t, "o2.jsonl")

@@ -74,6 +74,8 @@ grep -q '"dump_sha256"' "$T/list.json" || fail "list json"
 run 0 "$T/show.txt" history show "$T/h1.db" 2
 grep -q 'pixel8' "$T/show.txt" || fail "show"
 run 2 "$T/show9" history show "$T/h1.db" 9
+run 3 "$T/nodb" history list "$T/none.db"
+[ ! -e "$T/none.db" ] || fail "list created a history"
 
 # --- 2. gate: a byte copy passes, a slowed copy is a regression ---------------------------------
 run 0 "$T/gate0.txt" history gate "$T/h1.db"

@@ -61,6 +61,7 @@ static int run_export(cli_args *a) {
     eo.in.pte = a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL;
     eo.in.method = a->set[OPT_METHOD] ? a->val[OPT_METHOD] : NULL;
     eo.csv_raw = a->set[OPT_CSV_RAW];
+    eo.etrecord = a->set[OPT_ETRECORD] ? a->val[OPT_ETRECORD] : NULL;
     eo.repo = a->val[OPT_REPO];
     eo.head_branch = a->val[OPT_HEAD_BRANCH];
     eo.head_sha = a->val[OPT_HEAD_SHA];
@@ -108,7 +109,7 @@ static int run_export(cli_args *a) {
     return rc;
 }
 
-static const opt_id export_opts[] = {OPT_PTE, OPT_METHOD, OPT_LABEL, OPT_GZIP, OPT_SCHEMA,
+static const opt_id export_opts[] = {OPT_PTE, OPT_METHOD, OPT_LABEL, OPT_ETRECORD, OPT_GZIP, OPT_SCHEMA,
                                      OPT_REPO, OPT_HEAD_BRANCH, OPT_HEAD_SHA, OPT_WORKFLOW_ID,
                                      OPT_JOB_ID, OPT_RUN_ATTEMPT, OPT_TIMESTAMP, OPT_NONE};
 
@@ -116,7 +117,7 @@ const cli_cmd cmd_export = {
     .name = "export",
     .summary = "many dumps as warehouse rows: PyTorch benchmark v3 records, or a long op table "
                "(JSONL, CSV) for ClickHouse, DuckDB, Spark",
-    .usage = "FILE... --format v3|jsonl|csv [--pte P] [--label key=value ...] [--gzip] | --schema clickhouse",
+    .usage = "FILE... --format v3|jsonl|csv [--pte P] [--etrecord R] [--label key=value ...] [--gzip] | --schema clickhouse",
     .help = "One file at a time (memory stays bounded whatever the number of files), every value\n"
             "the library's own per-file figure (docs/export.md):\n"
             "  --format v3     PyTorch benchmark v3 records as JSONEachRow, one per file, method\n"
@@ -127,6 +128,7 @@ const cli_cmd cmd_export = {
             "                  and exclusive where the op has children), with the dump's and the\n"
             "                  program's SHA-256, method, run index, warm-up flag and labels\n"
             "  --format csv    the same table as CSV\n"
+            "--etrecord R fills the op table's module column (the row's innermost nn.Module).\n"
             "--label key=value applies to every FILE (device, soc, os, build, commit, model,\n"
             "backend, dtype...). --schema clickhouse prints the CREATE TABLE of the op table.\n"
             "--gzip compresses the output (gzip).",

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int open_db(const char *path, etp_history **h) {
+static int open_db(const char *path, bool create, etp_history **h) {
     etp_error err = {0};
-    int rc = etp_history_open(h, path, &err);
+    int rc = etp_history_open(h, path, create, &err);
     if (rc) {
         cli_error(&err);
         return cli_exit_for(rc);
@@ -262,7 +262,7 @@ static int run_history(cli_args *a) {
         }
     }
     etp_history *h = NULL;
-    int rc = open_db(a->many[1], &h);
+    int rc = open_db(a->many[1], sub == 0, &h);
     if (rc) return rc;
     switch (sub) {
     case 0: rc = do_add(a, h); break;
@@ -283,7 +283,7 @@ const cli_cmd cmd_history = {
                "(program, method, device), a gate on the newest entry",
     .usage = "add DB FILE... [--pte P] [--label key=value ...] | list DB | show DB ENTRY | "
              "trend DB [--metric M] | gate DB [--metric M] [--fail-on-regression PCT]",
-    .help = "DB is an SQLite file (created when missing; docs/history.md has its schema). add\n"
+    .help = "DB is an SQLite file (add creates it; docs/history.md has its schema). add\n"
             "records each dump's SHA-256 and its program's, the labels (device, soc, os, build,\n"
             "commit...; `captured` sets the capture time, else the file's modification time),\n"
             "and its per-method, per-run and per-op figures. trend follows a per-run metric\n"

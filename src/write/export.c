@@ -4,6 +4,7 @@
  * stays bounded by the largest file whatever the number of files; and the ClickHouse table the
  * op table loads into. Every value is a figure of the library's analyses (fleet.c). */
 #include "etprof.h"
+#include "etprof_etrecord.h"
 #include "etprof_fleet.h"
 #include "etprof_runs.h"
 #include "fleet_int.h"
@@ -78,6 +79,8 @@ typedef struct row_ctx {
     char *buf;
     const char *type; /* the op row's type */
     char tbuf[256];
+    const etp_etrecord *rec; /* --etrecord, NULL without */
+    char module[512];        /* the op row's module ("" when none or not joined) */
     uint64_t rows;
 } row_ctx;
 
@@ -170,7 +173,9 @@ static void emit_row(row_ctx *c, const etp_ops_row *r, uint32_t ri, const char *
         csv_text(c, backend);
         putc(',', o);
         csv_text(c, r->placement);
-        fputs(",,", o); /* module: no ETRecord read */
+        putc(',', o);
+        csv_text(c, c->module);
+        putc(',', o);
         csv_num(c, value);
         fprintf(o, ",%s,%s,%d,%s\n", etp_unit_name(r->unit), clock_of(r), synthetic,
                 exclusive ? "exclusive" : "inclusive");
@@ -234,7 +239,7 @@ static void emit_row(row_ctx *c, const etp_ops_row *r, uint32_t ri, const char *
     jw_key_lit(w, "placement");
     jw_str(w, r->placement ? r->placement : "");
     jw_key_lit(w, "module");
-    jw_str(w, "");
+    jw_str(w, c->module);
     jw_key_lit(w, "value");
     jw_double(w, value);
     jw_key_lit(w, "unit");
@@ -272,6 +277,17 @@ static int write_table(row_ctx *c, etp_error *err) {
         bool placed = r->runs == m->runs && nr == m->runs;
         const double *cs = etp_ops_row_child_sums(f->ops, i);
         c->type = op_type(r, c->tbuf, sizeof c->tbuf);
+        c->module[0] = 0;
+        if (c->rec && etp_etrecord_row_joinable(r)) { /* the rule of ops --etrecord */
+            etp_etr_join j;
+            if (etp_etrecord_join_row(c->rec, m->name, r, &j)) {
+                free(rr);
+                etp_error_set(err, ETP_E_INTERNAL, f->path, -1, "", "out of memory");
+                return ETP_E_INTERNAL;
+            }
+            if (j.module) snprintf(c->module, sizeof c->module, "%s", j.module);
+            etp_etrecord_join_free(&j);
+        }
         for (uint32_t k = 0; k < r->runs; k++) {
             double v = r->samples[k];
             if (isnan(v)) continue;
@@ -547,8 +563,16 @@ int etp_export_write(FILE *f, const char *const *dumps, size_t n, const etp_expo
     int rc = fleet_prog_open(&p, o->in.pte, err);
     if (rc) return rc;
     c.p = &p;
+    etp_etrecord *rec = NULL;
+    if (o->etrecord && o->format != ETP_EXPORT_V3 &&
+        (rc = etp_etrecord_open(&rec, o->etrecord, NULL, err))) {
+        fleet_prog_close(&p);
+        return rc;
+    }
+    c.rec = rec;
     c.buf = malloc(1 << 16);
     if (!c.buf) {
+        etp_etrecord_close(rec);
         fleet_prog_close(&p);
         etp_error_set(err, ETP_E_INTERNAL, "", -1, "", "out of memory");
         return ETP_E_INTERNAL;
@@ -575,6 +599,7 @@ int etp_export_write(FILE *f, const char *const *dumps, size_t n, const etp_expo
     jw_flush(&c.w);
     if (st) st->records = c.rows;
     free(c.buf);
+    etp_etrecord_close(rec);
     fleet_prog_close(&p);
     if (!rc && (fflush(f) != 0 || ferror(f))) {
         etp_error_set(err, ETP_E_IO, "", -1, "", "write failed");

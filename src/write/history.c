@@ -183,7 +183,7 @@ fail:
     return rc;
 }
 
-int etp_history_open(etp_history **out, const char *path, etp_error *err) {
+int etp_history_open(etp_history **out, const char *path, bool create, etp_error *err) {
     *out = NULL;
     etp_history *h = calloc(1, sizeof *h);
     if (!h) {
@@ -194,6 +194,12 @@ int etp_history_open(etp_history **out, const char *path, etp_error *err) {
     int rc = ETP_OK;
     struct stat st;
     bool existed = stat(path, &st) == 0;
+    if (!existed && !create) {
+        etp_error_set(err, ETP_E_IO, path, -1, "", "cannot open: %s (history add creates a history)",
+                      strerror(errno));
+        rc = ETP_E_IO;
+        goto fail;
+    }
     if (existed && !S_ISREG(st.st_mode)) {
         etp_error_set(err, ETP_E_IO, path, -1, "", "not a regular file");
         rc = ETP_E_IO;
@@ -798,24 +804,34 @@ const etp_history_series *etp_history_series_get(const etp_history_trend *t, siz
 
 void etp_history_gate(const etp_history_trend *t, etp_diff_overall *out) {
     size_t n = t ? t->nseries : 0;
-    etp_diff_gate rows[256];
-    const char *names[256];
-    char nb[256][160];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < 256; i++) {
+    etp_diff_gate *rows = calloc(n + 1, sizeof *rows);
+    const char **names = calloc(n + 1, sizeof *names);
+    char *nb = calloc(n + 1, 160);
+    if (!rows || !names || !nb) { /* out of memory: nothing judged, said as such */
+        memset(out, 0, sizeof *out);
+        out->outcome = ETP_DIFF_INCONCLUSIVE;
+        out->first = -1;
+        snprintf(out->reason, sizeof out->reason, "out of memory: no series judged");
+        free(rows);
+        free(names);
+        free(nb);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
         const etp_history_series *s = &t->series[i];
         const etp_history_point *last = &s->points[s->npoints - 1];
         if (!last->compared) {
-            memset(&rows[k], 0, sizeof rows[k]);
-            rows[k].outcome = ETP_DIFF_NOT_COMPARED;
-            rows[k].reason = ETP_DR_ONE_SIDE;
+            rows[i].outcome = ETP_DIFF_NOT_COMPARED;
+            rows[i].reason = ETP_DR_ONE_SIDE;
         } else {
-            rows[k] = last->cmp.gate;
+            rows[i] = last->cmp.gate;
         }
-        snprintf(nb[k], sizeof nb[k], "%.60s%s%.60s", s->method[0] ? s->method : "(unnamed)",
+        snprintf(nb + 160 * i, 160, "%.60s%s%.60s", s->method[0] ? s->method : "(unnamed)",
                  s->device[0] ? " on " : "", s->device);
-        names[k] = nb[k];
-        k++;
+        names[i] = nb + 160 * i;
     }
-    etp_diff_gate_overall(rows, names, k, out);
+    etp_diff_gate_overall(rows, names, n, out);
+    free(rows);
+    free(names);
+    free(nb);
 }
