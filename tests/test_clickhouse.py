@@ -96,9 +96,11 @@ def main(t):
     server = subprocess.Popen([SERVER, "--config-file=" + os.path.join(cdir, "config.xml")],
                               stdout=log, stderr=subprocess.STDOUT, cwd=cdir)
 
-    def client(query, stdin=None):
-        p = subprocess.run([CLIENT, "--host", "127.0.0.1", "--port", str(tcp), "--query", query],
-                           stdin=stdin, capture_output=True)
+    def client(query, stdin=None, multi=False):
+        args = ["--multiquery"] if multi else ["--query", query]
+        p = subprocess.run([CLIENT, "--host", "127.0.0.1", "--port", str(tcp)] + args,
+                           stdin=stdin, input=query.encode() if multi else None,
+                           capture_output=True)
         if p.returncode != 0:
             fail("clickhouse-client %r: %s" % (query[:80], p.stderr.decode(errors="replace")))
         return p.stdout.decode()
@@ -136,8 +138,7 @@ def main(t):
         print("clickhouse-server %s on 127.0.0.1:%d" % (client("SELECT version()").strip(), tcp))
         schema = subprocess.run([ETPROF, "export", "--schema", "clickhouse"], check=True,
                                 capture_output=True).stdout.decode()
-        stmt = "\n".join(l for l in schema.splitlines() if not l.startswith("--")).strip().rstrip(";")
-        client(stmt)
+        client(schema, multi=True)  # as printed, comments and all (docs/export.md)
         total_lines = 0
         t0 = time.time()
         for group, gpte in ((cpu, pte), (mixed, mpte)):
