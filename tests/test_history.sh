@@ -146,6 +146,12 @@ before=$(sha256sum "$T/text.db" | cut -d' ' -f1)
 run 1 "$T/text" history list "$T/text.db"
 grep -q "text.db: offset 0: header: not an SQLite database" "$T/text.err" || fail "text located: $(cat "$T/text.err")"
 [ "$(sha256sum "$T/text.db" | cut -d' ' -f1)" = "$before" ] || fail "text file modified"
+# an SQLite header over random bytes: SQLite says "file is not a database"
+"$PY" -c 'import random, sys; random.seed(7); open(sys.argv[1], "wb").write(b"SQLite format 3\0" + bytes(random.getrandbits(8) for _ in range(8000)))' "$T/rand.db"
+before=$(sha256sum "$T/rand.db" | cut -d' ' -f1)
+run 1 "$T/rand" history add "$T/rand.db" "$T/base.etdp"
+grep -q "rand.db: offset 0: header: not a valid SQLite database" "$T/rand.err" || fail "random: $(cat "$T/rand.err")"
+[ "$(sha256sum "$T/rand.db" | cut -d' ' -f1)" = "$before" ] || fail "random DB modified"
 printf 'short' >"$T/short.db"
 run 1 "$T/short" history list "$T/short.db"
 grep -q "too short for an SQLite database" "$T/short.err" || fail "short: $(cat "$T/short.err")"

@@ -99,8 +99,15 @@ static int db_error(etp_history *h, etp_error *err, const char *what) {
                        pc == SQLITE_FULL || pc == SQLITE_PERM
                    ? ETP_E_IO
                    : ETP_E_INTERNAL;
-    etp_error_set(err, code, h->path, -1, "", "%s: %s", what,
-                  h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(ec));
+    const char *m = h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(ec);
+    if (pc == SQLITE_NOTADB) /* SQLite's header or first page does not hold */
+        etp_error_set(err, code, h->path, 0, "header",
+                      "not a valid SQLite database (sqlite: %s); left as it is", m);
+    else if (pc == SQLITE_CORRUPT)
+        etp_error_set(err, code, h->path, -1, "sqlite",
+                      "corrupt history database (%s: %s); left as it is", what, m);
+    else
+        etp_error_set(err, code, h->path, -1, "", "%s: %s", what, m);
     return code;
 }
 
