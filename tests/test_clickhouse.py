@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -200,6 +201,10 @@ def main(t):
             server.wait()
         log.close()
 
+
+# ctest's timeout or ^C: end through the finally that stops the server
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
 
 with tempfile.TemporaryDirectory() as tmp:
     try:
