@@ -16,6 +16,7 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "etprof.h"
+#include "etprof_fleet.h"
 #include "etdump_int.h"
 #include "model_int.h"
 #include "ops_int.h"
@@ -1934,4 +1935,11 @@ int32_t etp__ops_row_part(const etp_ops_result *r, size_t i) { return r->acc[i].
 
 const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m) {
     return r->methods[m].run_block;
+}
+
+/* etprof_fleet.h: the per-run sums of the row's children of the same unit (its exclusive time
+ * per run is samples[k] minus this), NULL when the row has none */
+const double *etp_ops_row_child_sums(const etp_ops_result *r, size_t i) {
+    if (!r || i >= r->nacc || !r->rows_ready || !r->acc[i].childsum_any) return NULL;
+    return r->acc[i].childsum;
 }

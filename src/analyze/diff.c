@@ -2,6 +2,7 @@
  * p50 and total, a Mann-Whitney U test per row with Benjamini-Hochberg q-values over the
  * operators, operators added and removed, placement changes (docs/diff.md). */
 #include "etprof.h"
+#include "etprof_fleet.h"
 #include "etprof_figures.h"
 
 #include <ctype.h>
@@ -1365,4 +1366,37 @@ void etp_diff_list(const etp_diff_result *d, bool all, size_t top, etp_diff_list
     }
     uint32_t need = etp_mwu_runs_needed(d->alpha);
     out->runs_needed = need > d->min_runs ? need : d->min_runs;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Two bare samples (the run history's gate, etprof_fleet.h): the same comparison as a method's
+ * latency in etp_diff_compute, on rows that hold only the samples and their statistics
+ * ------------------------------------------------------------------------------------------- */
+
+int etp_diff_compare_samples(const double *base, size_t nb, const double *new_, size_t nn,
+                             const etp_diff_opts *o, etp_diff_cmp *out) {
+    etp_diff_opts def;
+    if (!o) {
+        etp_diff_opts_init(&def);
+        o = &def;
+    }
+    double *tmp = malloc((nb + nn + 1) * sizeof *tmp);
+    if (!tmp) return ETP_E_INTERNAL;
+    etp_ops_row rb, rn;
+    memset(&rb, 0, sizeof rb);
+    memset(&rn, 0, sizeof rn);
+    if (nb) memcpy(tmp, base, nb * sizeof *tmp);
+    if (nn) memcpy(tmp + nb, new_, nn * sizeof *tmp);
+    etp_stats_compute(tmp, nb, &rb.stats); /* sorts its copy; the test reads the originals */
+    etp_stats_compute(tmp + nb, nn, &rn.stats);
+    free(tmp);
+    rb.runs = (uint32_t)nb;
+    rn.runs = (uint32_t)nn;
+    rb.samples = base;
+    rn.samples = new_;
+    int rc = compare(&rb, &rn, (uint32_t)nb, (uint32_t)nn, o, out);
+    if (rc) return rc;
+    set_verdict(out, o, ETP_DS_MATCHED);
+    etp_diff_gate_row(out, true, false, o, &out->gate);
+    return ETP_OK;
 }

@@ -74,6 +74,17 @@ static const cli_optdef optdefs[] = {
      "the runner's log, when the ETDump is a file apart: Ethos-U PMU report, VGF device times"},
     {OPT_RUNNER_LOG_NEW, "runner-log-new", 0, "F",
      "diff: the Arm runner's serial log of NEW, when its ETDump is a file apart"},
+    {OPT_METRIC, "metric", 0, "M",
+     "history: the per-run figure a series follows: latency (default), delegate, cpu, framework"},
+    {OPT_GZIP, "gzip", 0, NULL, "export: gzip the output (the fleet upload's .json.gz)"},
+    {OPT_SCHEMA, "schema", 0, "DB", "export: print the CREATE TABLE of the op table for DB (clickhouse)"},
+    {OPT_REPO, "repo", 0, "OWNER/NAME", "export v3: the repository (required)"},
+    {OPT_HEAD_BRANCH, "head-branch", 0, "B", "export v3: the branch"},
+    {OPT_HEAD_SHA, "head-sha", 0, "SHA", "export v3: the commit benchmarked (required)"},
+    {OPT_WORKFLOW_ID, "workflow-id", 0, "N", "export v3: the CI workflow run id (required)"},
+    {OPT_JOB_ID, "job-id", 0, "N", "export v3: the CI job id (required)"},
+    {OPT_RUN_ATTEMPT, "run-attempt", 0, "N", "export v3: the workflow run attempt (required)"},
+    {OPT_TIMESTAMP, "timestamp", 0, "T", "export v3: the records' Unix time in seconds (required)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

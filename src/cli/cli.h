@@ -47,6 +47,9 @@ typedef enum opt_id {
     OPT_MODULE,
     /* the Arm runner's serial log apart from the ETDump (summary, explain, report) */
     OPT_RUNNER_LOG, OPT_RUNNER_LOG_NEW,
+    /* history, export (cmd_history.c, cmd_export.c) */
+    OPT_METRIC, OPT_GZIP, OPT_SCHEMA, OPT_REPO, OPT_HEAD_BRANCH, OPT_HEAD_SHA, OPT_WORKFLOW_ID,
+    OPT_JOB_ID, OPT_RUN_ATTEMPT, OPT_TIMESTAMP,
     OPT_COUNT_
 } opt_id;
 
@@ -75,6 +78,10 @@ typedef struct cli_args {
     /* --method, repeated: with several FILEs, one per FILE (a single one applies to all) */
     const char *methods[CLI_MAX_POS];
     int nmethods;
+    /* a command taking more than CLI_MAX_POS arguments (max_pos > CLI_MAX_POS: history, export):
+     * every argument in order (pos[] holds the first CLI_MAX_POS) */
+    const char **many;
+    int nmany;
 } cli_args;
 
 typedef struct cli_cmd {
@@ -85,6 +92,7 @@ typedef struct cli_cmd {
     const opt_id *opts;      /* accepted options (besides --format, -o, --help, -q), 0-terminated */
     int min_pos, max_pos;
     int (*run)(cli_args *a);
+    bool own_format;         /* --format takes the command's own names (export): not parsed here */
 } cli_cmd;
 
 /* Lookup of an option definition by id. */
@@ -222,4 +230,9 @@ void cli_etr_notes(const struct etp_etrecord *rec, const cli_etr_stats *st,
 
 /* The command table (cmd_*.c). */
 extern const cli_cmd cmd_info, cmd_events;
+/* history, export: --label key=value, repeated, parsed into labels[] (text in bufs[]); prints
+ * the error and returns EXIT_USAGE on a bad one (cmd_export.c). */
+struct etp_label;
+int cli_fleet_labels(cli_args *a, struct etp_label *labels, char (*bufs)[512], size_t *n);
+
 #endif

@@ -11,12 +11,13 @@
 extern const cli_cmd cmd_summary WEAK, cmd_info WEAK, cmd_events WEAK, cmd_ops WEAK,
     cmd_tree WEAK, cmd_explain WEAK, cmd_qnn WEAK, cmd_trace WEAK, cmd_report WEAK,
     cmd_diff WEAK, cmd_runs WEAK, cmd_tensors WEAK, cmd_compare WEAK, cmd_check_outputs WEAK,
-    cmd_modules WEAK;
+    cmd_modules WEAK, cmd_history WEAK, cmd_export WEAK;
 
 static const cli_cmd *const commands[] = {&cmd_summary, &cmd_info, &cmd_events, &cmd_ops, &cmd_runs,
                                           &cmd_tree, &cmd_explain, &cmd_qnn, &cmd_trace,
                                           &cmd_report, &cmd_diff, &cmd_tensors, &cmd_compare,
-                                          &cmd_check_outputs, &cmd_modules};
+                                          &cmd_check_outputs, &cmd_modules, &cmd_history,
+                                          &cmd_export};
 #define NCMD (sizeof commands / sizeof commands[0])
 
 static const opt_id global_opts[] = {OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_CSV_RAW,
@@ -34,10 +35,10 @@ static void usage(FILE *f) {
     fprintf(f, "\nglobal options: --format table|csv|tsv|json|jsonl|md, -o FILE, -q, --wide, "
                "--csv-raw, --help, --version\n"
                "'etprof COMMAND --help' describes a command. Exit codes: 0 ok, 1 input rejected,\n"
-               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff),\n"
-               "6 inconclusive: too few runs to judge a change (diff) or no outputs logged\n"
-               "(check-outputs), 7 a tensor below --fail-below-snr (compare) or an output out\n"
-               "of tolerance (check-outputs).\n");
+               "2 usage error, 3 I/O error, 4 internal error, 5 regression found (diff, history\n"
+               "gate), 6 inconclusive: too few runs to judge a change (diff, history gate) or no\n"
+               "outputs logged (check-outputs), 7 a tensor below --fail-below-snr (compare) or\n"
+               "an output out of tolerance (check-outputs).\n");
 }
 
 static bool accepts(const cli_cmd *c, opt_id id) {
@@ -233,6 +234,19 @@ static int parse(const cli_cmd *c, int argc, char **argv, cli_args *a) {
                 if ((rc = take_option(c, d, val, argc, argv, &i, a))) return rc;
                 if (d->arg) break;
             }
+            continue;
+        }
+        if (c->max_pos > CLI_MAX_POS) { /* every argument kept (argc at most) */
+            if (!a->many && !(a->many = malloc((size_t)argc * sizeof *a->many))) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+            }
+            if (a->nmany >= c->max_pos) {
+                cli_errorf("%s: more than %d arguments", c->name, c->max_pos);
+                return EXIT_USAGE;
+            }
+            a->many[a->nmany++] = s;
+            if (a->npos < CLI_MAX_POS) a->pos[a->npos++] = s;
             continue;
         }
         if (a->npos >= CLI_MAX_POS || a->npos >= c->max_pos) {
@@ -451,7 +465,7 @@ int main(int argc, char **argv) {
     }
     a.quiet = a.set[OPT_QUIET];
     a.fmt = ETP_FMT_TABLE;
-    if (a.set[OPT_FORMAT]) {
+    if (a.set[OPT_FORMAT] && !c->own_format) {
         if (etp_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
             cli_errorf("%s: unknown format \"%s\" (table, csv, tsv, json, jsonl, md)", c->name,
                        a.val[OPT_FORMAT]);
@@ -467,6 +481,7 @@ int main(int argc, char **argv) {
     }
     rc = c->run(&a);
 done:
+    free(a.many);
     free(args);
     return rc;
 }
