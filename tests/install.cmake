@@ -39,3 +39,8 @@ if(ETPROF_GEN_DOCS)
                             ${CMAKE_INSTALL_DATADIR} ${ETPROF_DEB_SAN})
   set_tests_properties(deb PROPERTIES LABELS "install" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# api_doc: docs/api.md is what tests/tools/gen_api_md.py makes from the headers (the manual cannot
+# drift), and lists exactly the functions the shared library exports
+add_test(NAME api_doc COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/tools/gen_api_md.py
+         ${CMAKE_SOURCE_DIR} --check --so $<TARGET_FILE:etprof_shared>)
+set_tests_properties(api_doc PROPERTIES LABELS "install;symbols")
