@@ -451,7 +451,9 @@ def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, tren
     ``steady_runs``, ``median``, ``robust_scale``, ``execute_total``, ``unit``, ``trend``
     (``verdict`` stable / drifting up / drifting down / too few runs, ``slope_per_run``,
     ``drift_pct``, ``p``, ``runs``), ``runs_per_second``, ``decode_style`` and
-    ``tokens_per_second`` (``etprof runs --format json`` "methods")."""
+    ``tokens_per_second`` (every run, warm-up included), ``steady_execute_total``,
+    ``runs_per_second_steady`` and ``tokens_per_second_steady`` (warm-up excluded)
+    (``etprof runs --format json`` "methods")."""
     _, methods = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
                               outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
                               trend_pct=float(trend_pct))

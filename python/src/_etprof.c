@@ -1563,7 +1563,9 @@ static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
         const etp_runs_method *rm = etp_runs_method_get(x, i);
         const etp_ops_method *m = etp_ops_method_get(p->ops, rm->method);
         PyObject *v = Py_BuildValue(
-            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N}", "name",
+            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N,s:N,s:N,"
+            "s:N}",
+            "name",
             text(m ? m->name : NULL), "method_candidates", candidates(m), "runs", rm->runs,
             "warmup_runs", rm->warmup_runs, "outliers", rm->outliers, "steady_runs",
             rm->steady_runs, "median", tval(rm->unit, rm->median, uns), "robust_scale",
@@ -1572,7 +1574,10 @@ static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
             "slope_per_run", tval(rm->unit, rm->slope, uns), "drift_pct", fnum(rm->drift_pct),
             "p", fnum(rm->trend_p), "runs", rm->trend_runs, "runs_per_second",
             fnum(rm->runs_per_second), "decode_style", rm->decode_style ? Py_True : Py_False,
-            "tokens_per_second", fnum(rm->tokens_per_second));
+            "tokens_per_second", fnum(rm->tokens_per_second), "steady_execute_total",
+            tval(rm->unit, rm->steady_execute_total, uns), "runs_per_second_steady",
+            fnum(rm->runs_per_second_steady), "tokens_per_second_steady",
+            fnum(rm->tokens_per_second_steady));
         if (!v) goto done;
         PyList_SET_ITEM(methods, (Py_ssize_t)i, v);
     }
