@@ -74,6 +74,10 @@ static const cli_optdef optdefs[] = {
      "the runner's log, when the ETDump is a file apart: Ethos-U PMU report, VGF device times"},
     {OPT_RUNNER_LOG_NEW, "runner-log-new", 0, "F",
      "diff: the Arm runner's serial log of NEW, when its ETDump is a file apart"},
+    {OPT_PREFILL_RUNS, "prefill-runs", 0, "N",
+     "session: the first N runs of each generation are prefill (when the files cannot tell)"},
+    {OPT_PROMPT_TOKENS, "prompt-tokens", 0, "N",
+     "session: the prompt length in tokens (default: the prefill method's input shape)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

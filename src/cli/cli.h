@@ -47,6 +47,8 @@ typedef enum opt_id {
     OPT_MODULE,
     /* the Arm runner's serial log apart from the ETDump (summary, explain, report) */
     OPT_RUNNER_LOG, OPT_RUNNER_LOG_NEW,
+    /* session (cmd_session.c) */
+    OPT_PREFILL_RUNS, OPT_PROMPT_TOKENS,
     OPT_COUNT_
 } opt_id;
 
