@@ -215,6 +215,12 @@ if j:
     check([(r["phase"], r["phase_by"], r["method"]) for r in j["runs"]] ==
           [("prefill", "inferred", None), ("decode", "method", "kv_forward"), ("decode", "method", "kv_forward")],
           f"mixed runs: {[(r['phase'], r['phase_by'], r['method']) for r in j['runs']]}")
+# --prefill-runs where the files tell some runs: said, and those runs keep their method's phase
+j = run(mixed, "--pte", PTE, "--prefill-runs", "1")
+if j:
+    check([r["phase_by"] for r in j["runs"]] == ["option", "method", "method"], "mixed + option: bases")
+    check(any("applies only to the 1 run(s) the files cannot tell" in n for n in j["notes"]),
+          "mixed + option: the note says where the flag applies")
 # a forced method that says prefill: every run is a prefill of one generation, from the files
 j = run(s1, "--pte", PTE, "--method", "prefill_forward")
 if j:

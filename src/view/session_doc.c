@@ -333,6 +333,16 @@ int etp_session_doc(etp_doc *doc, const etp_session_result *s, const etp_disp *d
         snprintf(b, sizeof b, "AMBIGUOUS: %s", stmt);
         note_cb(&ns, b);
     }
+    const etp_session_opts *so = etp_session_get_opts(s);
+    uint32_t told = etp_session_basis_count(s, ETP_SB_METHOD);
+    if (so->prefill_runs && told) {
+        char b[400];
+        snprintf(b, sizeof b,
+                 "--prefill-runs %u applies only to the %u run(s) the files cannot tell; the "
+                 "phase of the other %u run(s) comes from their method (phase_by \"method\")",
+                 so->prefill_runs, etp_session_unresolved(s), told);
+        note_cb(&ns, b);
+    }
     definitions(&ns, &c);
     etp_quality_notes(etp_session_ops(s), note_cb, &ns);
     (void)err;
