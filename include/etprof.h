@@ -425,6 +425,8 @@ typedef struct etp_tensor_meta {
  * etp_program_value_tensor: 1 and *out filled when value `value` of `plan` is a Tensor, 0 when it
  * is another kind, -1 when absent or malformed. */
 uint32_t etp_program_value_count(const etp_program *p, uint32_t plan);
+/* The value index of input `i` of `plan` (ExecutionPlan.inputs[i]); -1 when out of range. */
+int64_t etp_program_plan_input(const etp_program *p, uint32_t plan, uint32_t i);
 int etp_program_value_tensor(const etp_program *p, uint32_t plan, uint32_t value, etp_tensor_meta *out);
 /* The processed blob of delegate `del` of `plan` (inline data or a segment of the file); its bytes
  * stay valid as long as the program's blob. False when absent or out of bounds. */

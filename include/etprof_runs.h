@@ -117,6 +117,12 @@ typedef struct etp_runs_method {
     bool decode_style;      /* the method's name holds "decode", "kv" or "token" (any case)
                                and neither "prefill" nor "prompt" */
     double tokens_per_second; /* = runs_per_second when decode_style, else NaN */
+    /* The same over the steady runs only (warm-up excluded, the rule of warmup_factor):
+     * steady_runs / the sum of their Method::execute. runs_per_second and tokens_per_second
+     * above cover every run, the cold first one included (docs/analyses.md "Runs"). */
+    double steady_execute_total;      /* sum of Method::execute over the steady runs */
+    double runs_per_second_steady;    /* NaN for ticks or no steady run */
+    double tokens_per_second_steady;  /* = runs_per_second_steady when decode_style, else NaN */
 } etp_runs_method;
 
 typedef struct etp_runs_result etp_runs_result;

@@ -18,3 +18,10 @@ add_test(NAME multi_files COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/te
 add_test(NAME backend_decoders COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_backend_decoders.py
          ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema)
 set_tests_properties(backend_decoders PROPERTIES SKIP_RETURN_CODE 77)
+# LLM generation sessions (issue 33.1): `etprof session` on dumps built here with flatc from the
+# corpus's real prefill_forward and kv_forward blocks; TTFT, prefill/decode tokens/s, token
+# latency, slowest steps and each phase's split against flatc's decode by hand; an ambiguous
+# session said in every format; Python Profile.session() equals the command's JSON.
+add_test(NAME session_view COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_session.py
+         ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${CMAKE_SOURCE_DIR}/schema ${ETPROF_PY_LIB})
+set_tests_properties(session_view PROPERTIES SKIP_RETURN_CODE 77)

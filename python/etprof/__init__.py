@@ -451,7 +451,9 @@ def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, tren
     ``steady_runs``, ``median``, ``robust_scale``, ``execute_total``, ``unit``, ``trend``
     (``verdict`` stable / drifting up / drifting down / too few runs, ``slope_per_run``,
     ``drift_pct``, ``p``, ``runs``), ``runs_per_second``, ``decode_style`` and
-    ``tokens_per_second`` (``etprof runs --format json`` "methods")."""
+    ``tokens_per_second`` (every run, warm-up included), ``steady_execute_total``,
+    ``runs_per_second_steady`` and ``tokens_per_second_steady`` (warm-up excluded)
+    (``etprof runs --format json`` "methods")."""
     _, methods = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
                               outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
                               trend_pct=float(trend_pct))
@@ -710,6 +712,20 @@ def check_outputs(bundled_program, etdump, debug_buffer=None, *, test_case=0, rt
         return CheckOutputs(p._p.check_outputs(test_case=int(test_case), rtol=rtol, atol=atol))
 
 
+def _session(self, *, prefill_runs=None, prompt_tokens=None, time_unit="us", top=5):
+    """The LLM generations of the dump (``etprof session FILE --pte P --format json``;
+    docs/session.md), built by the library's ``etp_session_doc`` and returned as a dict:
+    ``phases`` (how prefill and decode were told apart: ``decided_by`` method, option,
+    inferred or mixed, ``ambiguous`` and its ``statement``), ``generations`` (per generation
+    ``prefill`` with ``ttft`` and ``tokens_per_second``, ``decode`` with steady and all-steps
+    ``tokens_per_second``, ``token_latency``, ``slowest`` and the ``latencies`` series, and
+    each phase's split), ``runs`` and ``notes``. ``prefill_runs`` is ``--prefill-runs N``,
+    ``prompt_tokens`` ``--prompt-tokens N``. Times in ``time_unit``; ``None`` for null."""
+    return _json.loads(self._p.session_json(prefill_runs=int(prefill_runs or 0),
+                                            prompt_tokens=int(prompt_tokens or 0),
+                                            time_unit=time_unit, top=int(top)))
+
+
 def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):
     """The hierarchy of each method's time (``etprof tree FILE [--pte P] --format json``;
     docs/analyses.md), built by the library's ``etp_tree_doc`` (the command's own document) and
@@ -773,6 +789,7 @@ def _diff_html(self):
 
 Profile.explain = _explain
 Profile.tree = _tree
+Profile.session = _session
 Profile.modules = _modules
 Profile.op_types = _op_types
 Profile.runs = _runs

@@ -32,6 +32,7 @@
 #include "etprof_backend.h"
 #include "etprof_arm_pmu.h"
 #include "etprof_explain_doc.h"
+#include "etprof_session.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
 
@@ -1563,7 +1564,9 @@ static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
         const etp_runs_method *rm = etp_runs_method_get(x, i);
         const etp_ops_method *m = etp_ops_method_get(p->ops, rm->method);
         PyObject *v = Py_BuildValue(
-            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N}", "name",
+            "{s:N,s:N,s:I,s:I,s:I,s:I,s:N,s:N,s:N,s:s,s:{s:s,s:N,s:N,s:N,s:I},s:N,s:O,s:N,s:N,s:N,"
+            "s:N}",
+            "name",
             text(m ? m->name : NULL), "method_candidates", candidates(m), "runs", rm->runs,
             "warmup_runs", rm->warmup_runs, "outliers", rm->outliers, "steady_runs",
             rm->steady_runs, "median", tval(rm->unit, rm->median, uns), "robust_scale",
@@ -1572,7 +1575,10 @@ static PyObject *Profile_runs(Profile *p, PyObject *args, PyObject *kw) {
             "slope_per_run", tval(rm->unit, rm->slope, uns), "drift_pct", fnum(rm->drift_pct),
             "p", fnum(rm->trend_p), "runs", rm->trend_runs, "runs_per_second",
             fnum(rm->runs_per_second), "decode_style", rm->decode_style ? Py_True : Py_False,
-            "tokens_per_second", fnum(rm->tokens_per_second));
+            "tokens_per_second", fnum(rm->tokens_per_second), "steady_execute_total",
+            tval(rm->unit, rm->steady_execute_total, uns), "runs_per_second_steady",
+            fnum(rm->runs_per_second_steady), "tokens_per_second_steady",
+            fnum(rm->tokens_per_second_steady));
         if (!v) goto done;
         PyList_SET_ITEM(methods, (Py_ssize_t)i, v);
     }
@@ -1838,6 +1844,44 @@ static PyObject *Profile_tree_json(Profile *p, PyObject *args, PyObject *kw) {
         return raise_etp(rc, &err);
     }
     return doc_result(rrc, buf, n);
+}
+
+/* Profile.session_json(): `etprof session FILE --pte P --format json` (etp_session_compute,
+ * etp_session_doc) as a str. */
+static PyObject *Profile_session_json(Profile *p, PyObject *args, PyObject *kw) {
+    if (busy_error(p)) return NULL;
+    static char *kwlist[] = {"prefill_runs", "prompt_tokens", "time_unit", "top", NULL};
+    unsigned int prefill = 0, prompt = 0, top = 5;
+    const char *tu = "us";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$IIsI:session", kwlist, &prefill, &prompt, &tu,
+                                     &top))
+        return NULL;
+    etp_disp d;
+    if (etp_disp_init(&d, tu, 0, p->tick_ns))
+        return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
+    if (need_ops(p)) return NULL;
+    const char *file = pystr_utf8(p->etdump_path), *prog = pystr_utf8(p->pte_path);
+    if (PyErr_Occurred()) return NULL;
+    etp_session_opts so;
+    etp_session_opts_init(&so);
+    so.prefill_runs = prefill;
+    so.prompt_tokens = prompt;
+    so.slowest = top;
+    etp_doc *doc = etp_doc_new("session", 1, file, prog);
+    if (!doc) return PyErr_NoMemory();
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    etp_session_result *s = NULL;
+    int rc = etp_session_compute(p->ops, etp_model_program(p->model), &so, &s, &err);
+    if (!rc) rc = etp_session_doc(doc, s, &d, &err);
+    etp_session_free(s);
+    if (rc) {
+        etp_doc_free(doc);
+        return raise_etp(rc, &err);
+    }
+    PyObject *res = doc_text(doc, ETP_FMT_JSON);
+    etp_doc_free(doc);
+    return res;
 }
 
 /* Profile.backend_figures_json(): summary's "backend_figures" member (etp_backend_figures_get,
@@ -2808,6 +2852,10 @@ static PyMethodDef Profile_methods[] = {
     {"explain_doc", (PyCFunction)(void (*)(void))Profile_explain_doc, METH_VARARGS | METH_KEYWORDS,
      "explain_doc(*, time_unit='us', top=5, htp_clock_ghz=None, format='table'): etprof "
      "explain's document rendered as the command does"},
+    {"session_json", (PyCFunction)(void (*)(void))Profile_session_json,
+     METH_VARARGS | METH_KEYWORDS,
+     "session_json(*, prefill_runs=0, prompt_tokens=0, time_unit='us', top=5): etprof "
+     "session's JSON document"},
     {"tree_json", (PyCFunction)(void (*)(void))Profile_tree_json, METH_VARARGS | METH_KEYWORDS,
      "tree_json(*, stat='p50', time_unit='us', htp_clock_ghz=None, format='json'): etprof "
      "tree's document rendered as the command does (json or table)"},

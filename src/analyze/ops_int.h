@@ -7,6 +7,8 @@
 #include "etprof.h"
 #include "etprof_qnn.h"
 
+#include <stdbool.h>
+
 /* The run (0-based index among its method's runs kept) of sample k of row i (k < row->runs). */
 uint32_t etp__ops_sample_run(const etp_ops_result *r, size_t i, uint32_t k);
 /* Sample k of row i minus its exclusive part: the sum of its children of the same unit in that
@@ -21,5 +23,15 @@ const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m);
 /* What the program's QNN delegates were compiled for (etp_qnn_program_soc, read when the result
  * was computed; present false without a program or a spec): explain's memory answer. */
 const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r);
+
+/* The warm-up rule of `etprof runs` and `etprof session` (etp_runs_opts.warmup_factor): run i of
+ * a series is warm-up when it is the first, or when the run before it was warm-up and its
+ * execute[i] is above factor x median_all (the median of the whole series). NaN: not warm-up
+ * (but the first). One definition for both views. */
+bool etp__warmup_is(const double *execute, size_t i, double factor, double median_all,
+                    bool prev_warmup);
+/* runs per second of `total` ns over `runs` runs; NaN unless the unit is ns, runs > 0 and
+ * total > 0 (tokens/s of decode-style runs: one token per run). */
+double etp__per_second(uint32_t runs, double total, etp_unit unit);
 
 #endif

@@ -87,6 +87,18 @@ static bool decode_name(const char *name) {
     return name_holds(name, "decode") || name_holds(name, "kv") || name_holds(name, "token");
 }
 
+bool etp__warmup_is(const double *execute, size_t i, double factor, double median_all,
+                    bool prev_warmup) {
+    if (i == 0) return true;
+    return prev_warmup && !isnan(execute[i]) && !isnan(median_all) &&
+           execute[i] > factor * median_all;
+}
+
+double etp__per_second(uint32_t runs, double total, etp_unit unit) {
+    if (unit != ETP_UNIT_NS || !(total > 0) || !runs) return NAN;
+    return (double)runs / (total / 1e9);
+}
+
 #define TREND_MAX 2000
 
 /* Flags and the trend of method `mr` over its rows rows[0..n). */
@@ -106,17 +118,18 @@ static int judge(etp_runs_result *x, etp_runs_method *mr, etp_runs_row *rows, si
             mr->execute_total += rows[i].execute;
         }
     mr->median_all = median(v, m);
-    /* warm-up: the first run, and the runs after it while each is above the threshold */
+    for (size_t i = 0; i < n; i++) v[i] = rows[i].execute;
     for (size_t i = 0; i < n; i++) {
-        if (i == 0) rows[i].warmup = true;
-        else if (rows[i - 1].warmup && !isnan(rows[i].execute) && !isnan(mr->median_all) &&
-                 rows[i].execute > o->warmup_factor * mr->median_all)
-            rows[i].warmup = true;
+        rows[i].warmup = etp__warmup_is(v, i, o->warmup_factor, mr->median_all, i && rows[i - 1].warmup);
         mr->warmup_runs += rows[i].warmup;
     }
     m = 0;
+    mr->steady_execute_total = 0;
     for (size_t i = 0; i < n; i++)
-        if (!rows[i].warmup && !isnan(rows[i].execute)) v[m++] = rows[i].execute;
+        if (!rows[i].warmup && !isnan(rows[i].execute)) {
+            v[m++] = rows[i].execute;
+            mr->steady_execute_total += rows[i].execute;
+        }
     mr->steady_runs = (uint32_t)m;
     mr->median = median(v, m);
     for (size_t i = 0; i < m; i++) v[i] = fabs(v[i] - mr->median);
@@ -332,8 +345,13 @@ int etp_runs_compute(const etp_ops_result *r, const etp_runs_opts *o, etp_runs_r
         mr->runs_per_second = mr->tokens_per_second = NAN;
         if (m->unit == ETP_UNIT_NS && mr->execute_total > 0)
             mr->runs_per_second = (double)m->runs / (mr->execute_total / 1e9);
+        mr->runs_per_second_steady = etp__per_second(mr->steady_runs, mr->steady_execute_total, m->unit);
+        mr->tokens_per_second_steady = NAN;
         mr->decode_style = decode_name(m->name);
-        if (mr->decode_style) mr->tokens_per_second = mr->runs_per_second;
+        if (mr->decode_style) {
+            mr->tokens_per_second = mr->runs_per_second;
+            mr->tokens_per_second_steady = mr->runs_per_second_steady;
+        }
         ro += m->runs;
         bo += (size_t)m->runs * nd;
         qo += (size_t)m->runs * nqm;

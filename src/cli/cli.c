@@ -85,6 +85,10 @@ static const cli_optdef optdefs[] = {
     {OPT_JOB_ID, "job-id", 0, "N", "export v3: the CI job id (required)"},
     {OPT_RUN_ATTEMPT, "run-attempt", 0, "N", "export v3: the workflow run attempt (required)"},
     {OPT_TIMESTAMP, "timestamp", 0, "T", "export v3: the records' Unix time in seconds (required)"},
+    {OPT_PREFILL_RUNS, "prefill-runs", 0, "N",
+     "session: the first N runs of each generation are prefill (when the files cannot tell)"},
+    {OPT_PROMPT_TOKENS, "prompt-tokens", 0, "N",
+     "session: the prompt length in tokens (default: the prefill method's input shape)"},
 };
 
 const cli_optdef *cli_opt(opt_id id) {

@@ -50,6 +50,8 @@ typedef enum opt_id {
     /* history, export (cmd_history.c, cmd_export.c) */
     OPT_METRIC, OPT_GZIP, OPT_SCHEMA, OPT_REPO, OPT_HEAD_BRANCH, OPT_HEAD_SHA, OPT_WORKFLOW_ID,
     OPT_JOB_ID, OPT_RUN_ATTEMPT, OPT_TIMESTAMP,
+    /* session (cmd_session.c) */
+    OPT_PREFILL_RUNS, OPT_PROMPT_TOKENS,
     OPT_COUNT_
 } opt_id;
 

@@ -88,8 +88,16 @@ static void method_note(const runs_ctx *c, const etp_runs_method *mr, char *b, s
                       mr->steady_runs);
     if (w < 0 || (size_t)w >= cap) return;
     if (!isnan(mr->runs_per_second))
-        snprintf(b + w, cap - (size_t)w, "; %.4g runs/s of summed Method::execute%s",
-                 mr->runs_per_second, mr->decode_style ? " (decode-style: tokens/s)" : "");
+        w += snprintf(b + w, cap - (size_t)w,
+                      "; %.4g runs/s of summed Method::execute over all %u runs (warm-up "
+                      "included)%s",
+                      mr->runs_per_second, mr->runs,
+                      mr->decode_style ? " (decode-style: tokens/s)" : "");
+    if (w < 0 || (size_t)w >= cap) return;
+    if (!isnan(mr->runs_per_second_steady))
+        snprintf(b + w, cap - (size_t)w, ", %.4g %s over the %u steady runs (warm-up excluded)",
+                 mr->runs_per_second_steady, mr->decode_style ? "tokens/s" : "runs/s",
+                 mr->steady_runs);
 }
 
 static void general_notes(const runs_ctx *c, void (*emit)(void *, const char *), void *ctx) {
@@ -189,6 +197,9 @@ static void fill_json(const runs_ctx *c, etp_doc *doc) {
         etp_node_float(w, "runs_per_second", mr->runs_per_second);
         etp_node_bool(w, "decode_style", mr->decode_style);
         etp_node_float(w, "tokens_per_second", mr->tokens_per_second);
+        etp_node_float(w, "steady_execute_total", conv(c, mr->unit, mr->steady_execute_total));
+        etp_node_float(w, "runs_per_second_steady", mr->runs_per_second_steady);
+        etp_node_float(w, "tokens_per_second_steady", mr->tokens_per_second_steady);
     }
     etp_node *rs = etp_node_arr(root, "runs");
     for (size_t f = 0; f < c->nf; f++)

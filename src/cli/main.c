@@ -11,9 +11,10 @@
 extern const cli_cmd cmd_summary WEAK, cmd_info WEAK, cmd_events WEAK, cmd_ops WEAK,
     cmd_tree WEAK, cmd_explain WEAK, cmd_qnn WEAK, cmd_trace WEAK, cmd_report WEAK,
     cmd_diff WEAK, cmd_runs WEAK, cmd_tensors WEAK, cmd_compare WEAK, cmd_check_outputs WEAK,
-    cmd_modules WEAK, cmd_history WEAK, cmd_export WEAK;
+    cmd_modules WEAK, cmd_history WEAK, cmd_export WEAK, cmd_session WEAK;
 
 static const cli_cmd *const commands[] = {&cmd_summary, &cmd_info, &cmd_events, &cmd_ops, &cmd_runs,
+                                          &cmd_session,
                                           &cmd_tree, &cmd_explain, &cmd_qnn, &cmd_trace,
                                           &cmd_report, &cmd_diff, &cmd_tensors, &cmd_compare,
                                           &cmd_check_outputs, &cmd_modules, &cmd_history,

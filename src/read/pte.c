@@ -546,6 +546,13 @@ int etp_program_value_tensor(const etp_program *p, uint32_t pi, uint32_t vi, etp
     return 1;
 }
 
+int64_t etp_program_plan_input(const etp_program *p, uint32_t pi, uint32_t i) {
+    if (pi >= p->info.plan_count) return -1;
+    etp_vec in = fb_vec(p->buf, p->plans[pi].table, 3); /* verified at open (4-byte elements) */
+    if (i >= in.len) return -1;
+    return etp_vec_i32(in, i);
+}
+
 uint32_t etp_program_value_count(const etp_program *p, uint32_t pi) {
     if (pi >= p->info.plan_count) return 0;
     fbv v;
