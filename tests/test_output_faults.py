@@ -12,6 +12,9 @@ and that no file is left behind (the directory listing before and after).
    exit 3 and `FILE: write failed: File too large`, no temporary file, the old target intact.
 3. A legal 245-255-byte `-o` name works (the temporary name stays within NAME_MAX); a 256-byte
    one is exit 3 with one line, nothing left.
+4. `-o` (or compare's `--html`) naming one of the inputs, by the same path, another path, a
+   symbolic link, a hard link or standard input, is exit 2 before anything is written: the
+   input keeps its bytes; a copy of the input is no input and is written.
 
 usage: test_output_faults.py ETPROF DATA_DIR TMP
 """
@@ -232,6 +235,49 @@ rc, out, err = info_to(name, cwd=d)
 check(rc == 3, "-o a 256-byte name: exit 3 (%d)" % rc)
 one_line(err, name, "-o a 256-byte name")
 check(listing(d) == before, "-o a 256-byte name: nothing left")
+
+# ---- 4. -o naming an input ---------------------------------------------------------------------
+d = os.path.join(TMP, "same")
+os.makedirs(d)
+x = os.path.join(d, "x.etdp")
+shutil.copyfile(D, x)
+os.symlink("x.etdp", os.path.join(d, "x_link"))
+os.link(x, os.path.join(d, "x_hard"))
+for f, src in (("p.pte", PTE), ("l.etdp", LIN + ".etdp"), ("l.bin", LIN + ".debug.bin"),
+               ("rec.bin", os.path.join(U, "etrecord.bin"))):
+    shutil.copyfile(src, os.path.join(d, f))
+raw = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+cases = [
+    (["summary", "x.etdp", "-o", "x.etdp"], "x.etdp", "the same path"),
+    (["summary", "x.etdp", "-o", "../same/./x.etdp"], "../same/./x.etdp", "another path"),
+    (["report", "x.etdp", "-o", "x_link"], "x_link", "a symbolic link to it"),
+    (["ops", "x.etdp", "-o", "x_hard"], "x_hard", "a hard link to it"),
+    (["ops", "x.etdp", "--pte", "p.pte", "-o", "p.pte"], "p.pte", "the --pte"),
+    (["diff", "x.etdp", "l.etdp", "-o", "l.etdp"], "l.etdp", "diff's NEW"),
+    (["tensors", "l.etdp", "--debug-buffer", "l.bin", "-o", "l.bin"], "l.bin", "the --debug-buffer"),
+    (["modules", "x.etdp", "--pte", "p.pte", "--etrecord", "rec.bin", "-o", "rec.bin"], "rec.bin",
+     "the --etrecord"),
+    (["compare", "l.etdp", "l.etdp", "--debug-buffer", "l.bin", "--debug-buffer-new", "l.bin",
+      "--html", "l.etdp"], "l.etdp", "compare --html"),
+]
+for args, out, what in cases:
+    before = listing(d)
+    rc, so, err = run(args, cwd=d)
+    check(rc == 2 and so == b"", "-o naming %s: exit 2, nothing on stdout (%d)" % (what, rc))
+    one_line(err, out, "-o naming %s" % what)
+    check(listing(d) == before and all(open(os.path.join(d, f), "rb").read() == b
+                                       for f, b in raw.items()),
+          "-o naming %s: every input keeps its bytes, nothing left" % what)
+with open(x, "rb") as f:
+    p = subprocess.run([E, "info", "-", "-o", x], cwd=d, stdin=f, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+check(p.returncode == 2 and open(x, "rb").read() == raw["x.etdp"],
+      "info - < x.etdp -o x.etdp: exit 2, the file keeps its bytes (%d)" % p.returncode)
+one_line(p.stderr.decode(), "<stdin>", "info - < x.etdp -o x.etdp")
+shutil.copyfile(x, os.path.join(d, "copy.etdp"))
+rc, so, err = run(["info", "x.etdp", "-f", "json", "-o", "copy.etdp"], cwd=d)
+check(rc == 0 and open(os.path.join(d, "copy.etdp"), "rb").read().startswith(b"{"),
+      "-o a copy of the input (another inode): written (%d %r)" % (rc, err))
 
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)
