@@ -502,6 +502,7 @@ int main(int argc, char **argv) {
     }
     if ((rc = output_is_input(c, &a))) goto done;
     rc = c->run(&a);
+    cli_warn_flush(rc);
 done:
     free(args);
     return rc;
