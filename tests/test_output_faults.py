@@ -15,6 +15,10 @@ and that no file is left behind (the directory listing before and after).
 4. `-o` (or compare's `--html`) naming one of the inputs, by the same path, another path, a
    symbolic link, a hard link or standard input, is exit 2 before anything is written: the
    input keeps its bytes; a copy of the input is no input and is written.
+5. ETPROF_MEMORY_BUDGET that does not parse or overflows: one warning line naming it and the
+   default kept (52 MiB), never the limit lifted: a block of 90,000 shared events (~61 MiB to
+   decode, tests/tools/shared_event_dump.py) is refused under it with exactly one line (the
+   refusal; the warning is not printed on exit 1), read with 0 or 200.
 
 usage: test_output_faults.py ETPROF DATA_DIR TMP
 """
@@ -278,6 +282,45 @@ shutil.copyfile(x, os.path.join(d, "copy.etdp"))
 rc, so, err = run(["info", "x.etdp", "-f", "json", "-o", "copy.etdp"], cwd=d)
 check(rc == 0 and open(os.path.join(d, "copy.etdp"), "rb").read().startswith(b"{"),
       "-o a copy of the input (another inode): written (%d %r)" % (rc, err))
+
+# ---- 5. ETPROF_MEMORY_BUDGET ------------------------------------------------------------------
+d = os.path.join(TMP, "budget")
+os.makedirs(d)
+big = os.path.join(d, "s90k.etdp")
+subprocess.check_call([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                    "tools", "shared_event_dump.py"),
+                       big, "1", "90000"], stdout=subprocess.DEVNULL)
+
+
+def with_budget(value, args):
+    env = dict(os.environ)
+    env.pop("ETPROF_MEMORY_BUDGET", None)
+    if value is not None:
+        env["ETPROF_MEMORY_BUDGET"] = value
+    p = subprocess.run([E] + args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+for value, want in ((None, 1), ("", 1), ("0", 0), ("200", 0), ("52", 1)):
+    rc, err = with_budget(value, ["events", big, "-f", "csv"])
+    check(rc == want and (err == "" if want == 0 else len(err.splitlines()) == 1),
+          "ETPROF_MEMORY_BUDGET=%r, 90,000 shared events: exit %d (%d %r)" % (value, want, rc, err[:120]))
+BAD = ("64M", "-1", " 8", "+8", "0x40", "1e3", "8 ", "abc", "17592186044416",
+       "18446744073709551615", "18446744073709551616", "99999999999999999999999")
+for value in BAD:
+    rc, err = with_budget(value, ["events", big, "-f", "csv"])
+    check(rc == 1, "ETPROF_MEMORY_BUDGET=%r: the default is kept, the block refused (%d)" % (value, rc))
+    one_line(err, "memory budget of 52.0 MiB", "ETPROF_MEMORY_BUDGET=%r, refused" % value)
+    rc, err = with_budget(value, ["info", D])
+    lines = err.splitlines()
+    check(rc == 0 and len(lines) == 1 and lines[0].startswith(
+              'etprof: warning: ETPROF_MEMORY_BUDGET="%s" ' % value) and
+          "the default memory budget of 52 MiB is kept" in lines[0],
+          "ETPROF_MEMORY_BUDGET=%r on a small dump: exit 0, one warning line: %r" % (value, err))
+rc, err = with_budget("x\ny", ["info", D])
+check(rc == 0 and len(err.splitlines()) == 1 and 'ETPROF_MEMORY_BUDGET="x?y"' in err,
+      "ETPROF_MEMORY_BUDGET with a line break: one warning line, shown as '?': %r" % err)
 
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

@@ -501,6 +501,9 @@ int main(int argc, char **argv) {
         goto done;
     }
     if ((rc = output_is_input(c, &a))) goto done;
+    char budget_warning[256]; /* ETPROF_MEMORY_BUDGET that does not parse: the default kept */
+    etp_memory_budget(budget_warning, sizeof budget_warning);
+    if (*budget_warning) cli_warnf("%s", budget_warning);
     rc = c->run(&a);
     cli_warn_flush(rc);
 done:
