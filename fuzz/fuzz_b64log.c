@@ -5,7 +5,10 @@
  * which takes a log in place of an ETDump: a rejection must name the log (alone, or with the
  * dump's place in it) with an offset inside the log, and an accepted dump goes through the
  * analyses and writers. The runner's PMU report is read from the same bytes (etprof_arm_pmu.h):
- * never more counters than kept, a report's line inside the text, every view of it built. */
+ * never more counters than kept, a report's line inside the text, every view of it built. An
+ * accepted dump is also checked against a fixed program (add.pte, what `summary LOG --pte P`
+ * does after its warning that the log's times are ticks): a rejection must name the log, on one
+ * line (issue 35.7). */
 #include "fuzz_common.h"
 
 #include <math.h>
@@ -34,6 +37,42 @@ static void pmu_check(const etp_arm_pmu_report *r, size_t size) {
         }
         etp_doc_free(doc);
     }
+}
+
+static void program_check(const etp_dump *d, size_t size) {
+    static etp_blob pb;
+    static etp_program *prog;
+    etp_error err = {0};
+    if (!prog) {
+        etp_blob_borrow(&pb, etprof_fuzz_program_data[0], etprof_fuzz_program_size[0],
+                        etprof_fuzz_program_name[0]);
+        if (etp_program_open(&prog, &pb, &err))
+            fz_die("the built-in program %s does not open: %s", etprof_fuzz_program_name[0],
+                   err.msg);
+    }
+    etp_model_opts o;
+    etp_model_opts_init(&o);
+    o.dump_name = "fuzz.log";
+    o.tick_ns = etp_dump_default_tick_ns(d, NULL);
+    etp_model *m = NULL;
+    int rc = etp_model_open(&m, d, prog, &o, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_model_open with a program failed: %s", err.msg);
+    const etp_dump_info *di = etp_dump_get_info(d);
+    for (uint32_t b = 0; b < di->block_count; b++) {
+        etp_block_view v;
+        rc = etp_model_block(m, b, &v, &err);
+        if (rc == ETP_OK) continue;
+        char line[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 64];
+        etp_error_format(&err, line, sizeof line);
+        FZ_ASSERT(rc == ETP_E_INPUT && err.code == rc, "program check returned %d: %s", rc, line);
+        FZ_ASSERT(strcmp(err.file, "fuzz.log") == 0, "program check error names \"%s\", not the "
+                  "log: %s", err.file, line);
+        FZ_ASSERT(err.offset >= -1 && err.offset <= (int64_t)size, "offset outside the log: %s",
+                  line);
+        FZ_ASSERT(strpbrk(line, "\r\n") == NULL, "error message is not one line: %s", line);
+        break;
+    }
+    etp_model_close(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -100,6 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     etprof_fuzz_accepted++;
     if (etp_dump_arm_pmu(d)) pmu_check(etp_dump_arm_pmu(d), size);
+    program_check(d, size);
     fz_pipeline(d, NULL, (unsigned)size);
     etp_dump_close(d);
     return 0;

@@ -860,6 +860,12 @@ void etp_ops_free(etp_ops_result *r);
  * results it keeps do not make the next computation fail. The command does not: its peak is
  * what it holds. */
 void etp_ops_release_budget(etp_ops_result *r);
+/* The process's memory budget in bytes (docs/verifier.md "Memory"): ETPROF_MEMORY_BUDGET (MiB) as
+ * read now, 52 MiB when unset or empty, UINT64_MAX when 0 (no limit). A value that is not a
+ * whole number of MiB (digits only: "64M", "-1", " 8"), or one too large to be counted in bytes
+ * (over 2^44 - 1 MiB), keeps the default, never lifting the limit; `warning` (n bytes, may be
+ * NULL) then receives one line saying so, else "". Thread-safe (reads the environment). */
+uint64_t etp_memory_budget(char *warning, size_t n);
 
 /* Rows are in hierarchy order: per method, a depth-first walk from Method::execute, children in
  * execution order (chain, instruction, then order of appearance); a parent precedes its

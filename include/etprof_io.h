@@ -4,7 +4,8 @@
  * new one, never a part.
  *
  * etp_outfile_open() on a real path writes into a new temporary file next to the target
- * ("<path>.XXXXXX.tmp", same directory so the final rename() cannot cross file systems);
+ * ("<path>.XXXXXX.tmp", or ".etprof-XXXXXX.tmp" when that name would pass NAME_MAX; same
+ * directory so the final rename() cannot cross file systems);
  * etp_outfile_commit() flushes, closes and renames it over the target in one step. Path NULL or
  * "-" means stdout: no temporary file, commit only flushes (stdout is not closed). A device or
  * FIFO target (e.g. /dev/null) is written directly.
@@ -19,7 +20,14 @@
  *
  * Mode: the new file is created with mode 0666 minus the umask (like fopen "w"); when it
  * replaces a regular file, that file's permission bits are carried over. A symbolic link at the
- * target is replaced, not followed.
+ * target is followed (up to 40 links; ELOOP beyond) and the file it points to is replaced, in its
+ * own directory: the link is never replaced. A link to a device or FIFO, or through /proc or
+ * /dev/fd (/dev/stdout), is written in place; standard output named so is written through a
+ * duplicate of its descriptor (its offset, its O_APPEND).
+ *
+ * SIGXFSZ: the first etp_outfile_open() (stdout too) sets SIGXFSZ to ignored when it is at its
+ * default action, so that a write past RLIMIT_FSIZE fails with EFBIG (reported and cleaned up
+ * like any failed write) instead of killing the process with the temporary file left behind.
  *
  * Threads: one etp_outfile is used by one thread at a time; distinct ones may be used from
  * different threads (the table of live temporary files is the library's only process-wide

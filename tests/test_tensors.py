@@ -224,6 +224,28 @@ check(rc == 1 and len(err.strip().splitlines()) == 1 and short in err and
       "bytes past the end: one located line, exit 1: %r" % err)
 rc, _, err = tensors(dump, None)
 check(rc == 1 and "--debug-buffer" in err, "no debug buffer: says to give it: %r" % err)
+# nothing written on exit 1 (issue 35): the tensors before the bad one were sound, yet no row of
+# them reaches stdout (any format), no .npy file nor --dump directory is made, and -o leaves
+# nothing
+for fmt in ("json", "table", "csv"):
+    r = subprocess.run([E, "tensors", dump, "--debug-buffer", short, "-f", fmt],
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and r.stdout == "" and len(r.stderr.splitlines()) == 1,
+          "bytes past the end, -f %s: exit 1, nothing on stdout, one line (%d, %d bytes)"
+          % (fmt, r.returncode, len(r.stdout)))
+npd_bad = os.path.join(T, "npy_bad")
+before = sorted(os.listdir(T))
+r = subprocess.run([E, "tensors", dump, "--debug-buffer", short, "--dump", npd_bad, "-o",
+                    os.path.join(T, "bad.json")], capture_output=True, text=True)
+check(r.returncode == 1 and len(r.stderr.splitlines()) == 1 and sorted(os.listdir(T)) == before,
+      "bytes past the end with --dump and -o: exit 1, no .npy, no directory, no output file "
+      "(%d, new: %s)" % (r.returncode, sorted(set(os.listdir(T)) - set(before))))
+os.makedirs(npd_bad)
+r = subprocess.run([E, "tensors", dump, "--debug-buffer", short, "--dump", npd_bad],
+                   capture_output=True, text=True)
+check(r.returncode == 1 and os.listdir(npd_bad) == [] and r.stdout == "",
+      "bytes past the end, --dump into an existing directory: no .npy file in it (%s)"
+      % os.listdir(npd_bad))
 
 
 # hostile shapes: sizes whose product overflows once a zero is skipped (the row-major strides

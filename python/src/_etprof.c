@@ -327,6 +327,11 @@ static int Profile_init(Profile *p, PyObject *args, PyObject *kw) {
                                      &tick_ratio))
         return -1;
     if (busy_error(p)) return -1;
+    /* ETPROF_MEMORY_BUDGET that does not parse or overflows: the default is kept, said once per
+     * Profile as a RuntimeWarning (the command's warning line) */
+    char budget_warning[256];
+    etp_memory_budget(budget_warning, sizeof budget_warning);
+    if (*budget_warning && PyErr_WarnEx(PyExc_RuntimeWarning, budget_warning, 1) < 0) return -1;
     if (p->have_dump_blob || p->dump) {
         PyErr_SetString(PyExc_RuntimeError, "Profile is already open");
         return -1;

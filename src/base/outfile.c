@@ -2,6 +2,7 @@
 #include "etprof_io.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <errno.h>
@@ -20,8 +21,10 @@
 
 struct etp_outfile {
     FILE *f;
-    char *path; /* NULL for stdout */
-    char *tmp;  /* NULL when writing directly (stdout, or a device/FIFO such as /dev/null) */
+    char *path;   /* NULL for stdout */
+    char *tmp;    /* NULL when writing directly (stdout, or a device/FIFO such as /dev/null) */
+    char *target; /* what the temporary file is renamed to: path with its symbolic links
+                   * resolved (NULL when writing directly) */
 };
 
 /* Temporary files to remove when SIGINT, SIGTERM or SIGHUP ends the process (issue 16.4). The
@@ -77,6 +80,24 @@ static void untrack_tmp(const char *tmp) {
     pthread_mutex_unlock(&live_lock);
 }
 
+/* A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the process and would
+ * leave the temporary file behind (issue 35.5). At its default it is ignored instead, so that the
+ * write fails with EFBIG and is reported and cleaned up like any failed write (exit 3). Done
+ * once, on the first output opened (standard output too); a handler of the caller's is kept. */
+static pthread_once_t xfsz_once = PTHREAD_ONCE_INIT;
+
+static void xfsz_ignore(void) {
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        old.sa_handler == SIG_DFL) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_IGN;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGXFSZ, &sa, NULL);
+    }
+}
+
 static void io_error(etp_error *err, const char *file, const char *what, int errnum) {
     char reason[128];
     snprintf(reason, sizeof reason, "%s", errnum ? strerror(errnum) : "write error");
@@ -100,30 +121,105 @@ static uint64_t mix(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-/* Creates "<path>.XXXXXX.tmp" with O_EXCL (mkstemp would force mode 0600 onto the output, and
- * mkstemps is not POSIX). Returns the fd, or -1 with errno set. */
-static int create_tmp(char *tmp, const char *path, const void *salt) {
+/* The temporary file's name for `target`: "<target>.XXXXXX.tmp" (X filled in by create_tmp), or,
+ * when that name would pass NAME_MAX, the short "<dir>/.etprof-XXXXXX.tmp" in the same directory
+ * (a legal 245-255-byte name must work: issue 35.6). NULL when out of memory; *x is where the six
+ * X start. */
+#define TMP_LONG_SUFFIX ".XXXXXX.tmp"
+#define TMP_SHORT_NAME ".etprof-XXXXXX.tmp"
+static char *tmp_name(const char *target, size_t *x) {
+    size_t n = strlen(target);
+    const char *slash = strrchr(target, '/');
+    size_t dir = slash ? (size_t)(slash - target) + 1 : 0; /* bytes of "<dir>/" */
+    bool shortname = n - dir + sizeof TMP_LONG_SUFFIX - 1 > NAME_MAX;
+    size_t len = shortname ? dir + sizeof TMP_SHORT_NAME : n + sizeof TMP_LONG_SUFFIX;
+    char *t = malloc(len);
+    if (!t) return NULL;
+    memcpy(t, target, dir);
+    if (shortname) {
+        memcpy(t + dir, TMP_SHORT_NAME, sizeof TMP_SHORT_NAME);
+        *x = dir + 8;
+    } else {
+        memcpy(t + dir, target + dir, n - dir);
+        memcpy(t + n, TMP_LONG_SUFFIX, sizeof TMP_LONG_SUFFIX);
+        *x = n + 1;
+    }
+    return t;
+}
+
+/* Creates the file named by tmp_name(), its six X replaced, with O_EXCL (mkstemp would force
+ * mode 0600 onto the output, and mkstemps is not POSIX). Returns the fd, or -1 with errno set. */
+static int create_tmp(char *tmp, size_t x, const void *salt) {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = mix((uint64_t)ts.tv_sec ^ ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() ^
                         (uint64_t)(uintptr_t)salt);
-    size_t n = strlen(path);
     for (int attempt = 0; attempt < 100; attempt++) {
         seed = mix(seed + (uint64_t)attempt);
-        memcpy(tmp, path, n);
-        tmp[n] = '.';
         uint64_t r = seed;
-        for (int i = 0; i < 6; i++, r /= 62) tmp[n + 1 + i] = alphabet[r % 62];
-        memcpy(tmp + n + 7, ".tmp", 5);
+        for (int i = 0; i < 6; i++, r /= 62) tmp[x + i] = alphabet[r % 62];
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1; /* errno == EEXIST */
 }
 
+/* A path through the kernel's links to open files (/dev/stdout -> /proc/self/fd/1): what they
+ * name is an open file, not a place to create one in. */
+static bool magic_link(const char *p) {
+    return strncmp(p, "/proc/", 6) == 0 || strncmp(p, "/dev/fd/", 8) == 0;
+}
+
+/* `path` with its symbolic links followed (issue 35.8): the file a rename must replace so that
+ * a link keeps pointing at the new output. *direct is set when the chain reaches a link to an
+ * open file (/dev/stdout, /dev/fd/N, /proc/...): such a target is written in place. The result
+ * may name a file that does not exist yet (a dangling link creates its target). NULL with errno
+ * set (ELOOP after 40 links, ENOMEM, readlink's error). */
+static char *resolve_links(const char *path, bool *direct) {
+    *direct = false;
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        if (magic_link(cur)) {
+            *direct = true;
+            return cur;
+        }
+        struct stat lst;
+        if (lstat(cur, &lst) != 0 || !S_ISLNK(lst.st_mode)) return cur;
+        if (hops == 40) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        size_t cap = lst.st_size > 0 && lst.st_size < PATH_MAX ? (size_t)lst.st_size + 1 : PATH_MAX;
+        char *to = malloc(cap);
+        ssize_t k = to ? readlink(cur, to, cap) : -1;
+        if (k < 0 || (size_t)k >= cap) {
+            int e = k < 0 ? (to ? errno : ENOMEM) : ENAMETOOLONG;
+            free(to);
+            free(cur);
+            errno = e;
+            return NULL;
+        }
+        to[k] = 0;
+        const char *slash = strrchr(cur, '/');
+        size_t dir = to[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dir + (size_t)k + 1);
+        if (next) {
+            memcpy(next, cur, dir);
+            memcpy(next + dir, to, (size_t)k + 1);
+        }
+        free(to);
+        free(cur);
+        cur = next;
+        if (!cur) errno = ENOMEM;
+    }
+    return NULL;
+}
+
 int etp_outfile_open(etp_outfile **out, const char *path, etp_error *err) {
     *out = NULL;
+    pthread_once(&xfsz_once, xfsz_ignore);
     etp_outfile *s = calloc(1, sizeof *s);
     if (!s) {
         if (err) etp_error_set(err, ETP_E_INTERNAL, path ? path : "", -1, "", "out of memory");
@@ -136,24 +232,36 @@ int etp_outfile_open(etp_outfile **out, const char *path, etp_error *err) {
         *out = s;
         return ETP_OK;
     }
-    size_t n = strlen(path);
-    s->path = malloc(n + 1);
-    s->tmp = malloc(n + sizeof ".XXXXXX.tmp");
-    if (!s->path || !s->tmp) {
+    s->path = strdup(path);
+    bool direct = false;
+    s->target = s->path ? resolve_links(path, &direct) : NULL;
+    if (!s->path || !s->target) {
+        int e = s->path ? errno : ENOMEM;
         etp_outfile_abort(s);
-        if (err) etp_error_set(err, ETP_E_INTERNAL, path, -1, "", "out of memory");
-        return ETP_E_INTERNAL;
+        if (e == ENOMEM) {
+            if (err) etp_error_set(err, ETP_E_INTERNAL, path, -1, "", "out of memory");
+            return ETP_E_INTERNAL;
+        }
+        io_error(err, path, "cannot open output", e);
+        return ETP_E_IO;
     }
-    memcpy(s->path, path, n + 1);
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        /* A device or FIFO (/dev/null, /dev/stdout, a pipe): renaming over it would replace it,
-         * so write to it directly; there is nothing partial to clean up there. */
-        free(s->tmp);
-        s->tmp = NULL;
-        s->f = fopen(path, "w");
+    if (direct || (stat(s->target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+        /* A device or FIFO (/dev/null, a pipe), or a link to an open file (/dev/stdout):
+         * renaming over it would replace it, so write to it directly; there is nothing partial
+         * to clean up there. Standard output named by such a link is written as it is open (its
+         * offset, O_APPEND), not truncated. */
+        free(s->target);
+        s->target = NULL;
+        struct stat so;
+        int fd = -1;
+        if (direct && stat(path, &st) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+            st.st_dev == so.st_dev && st.st_ino == so.st_ino)
+            fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+        s->f = fd >= 0 ? fdopen(fd, "w") : fopen(path, "w");
         if (!s->f) {
             int e = errno;
+            if (fd >= 0) close(fd);
             etp_outfile_abort(s);
             io_error(err, path, "cannot open output", e);
             return ETP_E_IO;
@@ -162,13 +270,20 @@ int etp_outfile_open(etp_outfile **out, const char *path, etp_error *err) {
         *out = s;
         return ETP_OK;
     }
-    bool replacing = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    bool replacing = stat(s->target, &st) == 0 && S_ISREG(st.st_mode);
+    size_t x = 0;
+    s->tmp = tmp_name(s->target, &x);
+    if (!s->tmp) {
+        etp_outfile_abort(s);
+        if (err) etp_error_set(err, ETP_E_INTERNAL, path, -1, "", "out of memory");
+        return ETP_E_INTERNAL;
+    }
     sigset_t block, old;
     sigemptyset(&block);
     for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
         sigaddset(&block, cleanup_signals[i]);
     sigprocmask(SIG_BLOCK, &block, &old); /* no window between creating and registering it */
-    int fd = create_tmp(s->tmp, path, s);
+    int fd = create_tmp(s->tmp, x, s);
     int cerr = errno;
     if (fd >= 0) track_tmp(s->tmp);
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -205,6 +320,7 @@ static void outfile_free(etp_outfile *s) {
     if (s->tmp) untrack_tmp(s->tmp);
     free(s->path);
     free(s->tmp);
+    free(s->target);
     free(s);
 }
 
@@ -234,7 +350,7 @@ int etp_outfile_commit(etp_outfile *s, etp_error *err) {
     if (failed) {
         etp_outfile_write_error(s, e, err);
         rc = ETP_E_IO;
-    } else if (s->tmp && rename(s->tmp, s->path) != 0) {
+    } else if (s->tmp && rename(s->tmp, s->target) != 0) {
         io_error(err, s->path, "cannot replace file", errno);
         rc = ETP_E_IO;
     }

@@ -106,6 +106,39 @@ void cli_errorf(const char *fmt, ...) {
     va_end(ap);
 }
 
+static char *warn_text; /* the held warnings, each "etprof: warning: ...\n" */
+static size_t warn_len;
+
+void cli_warnf(const char *fmt, ...) {
+    static const char head[] = "etprof: warning: ";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    char *t = realloc(warn_text, warn_len + sizeof head + (size_t)n + 1);
+    if (!t) return; /* out of memory: a warning is not worth failing for */
+    warn_text = t;
+    memcpy(t + warn_len, head, sizeof head - 1);
+    warn_len += sizeof head - 1;
+    va_start(ap, fmt);
+    vsnprintf(t + warn_len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    warn_len += (size_t)n;
+    memcpy(t + warn_len, "\n", 2);
+    warn_len += 1;
+}
+
+void cli_warn_flush(int rc) {
+    if (warn_text && rc != EXIT_INPUT) {
+        fputs(warn_text, stderr);
+        fflush(stderr);
+    }
+    free(warn_text);
+    warn_text = NULL;
+    warn_len = 0;
+}
+
 void cli_error(const etp_error *err) {
     char buf[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 64];
     etp_error_format(err, buf, sizeof buf);
@@ -227,7 +260,7 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         cli_progress_end(a);
     }
     if (!rc && etp_dump_source_note(in->dump))
-        fprintf(stderr, "etprof: warning: %s\n", etp_dump_source_note(in->dump));
+        cli_warnf("%s", etp_dump_source_note(in->dump));
     if (!rc && a->set[OPT_PTE]) {
         rc = etp_blob_open_expect(&in->pte_blob, a->val[OPT_PTE], ETP_EXPECT_PROGRAM, &err);
         if (!rc) rc = etp_program_open(&in->prog, &in->pte_blob, &err);
@@ -244,7 +277,7 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
         /* no rate given: the dump's own (ticks for a bare-metal runner's log), said once */
         const char *why = NULL;
         mo.tick_ns = etp_dump_default_tick_ns(in->dump, &why);
-        if (why) fprintf(stderr, "etprof: warning: %s: %s\n", in->dump_blob.name, why);
+        if (why) cli_warnf("%s: %s", in->dump_blob.name, why);
     }
     in->tick_ns = mo.tick_ns;
     if (!rc) rc = etp_model_open(&in->model, in->dump, in->prog, &mo, &err);
@@ -262,10 +295,9 @@ void cli_close_inputs(cli_inputs *in) {
     const char *first = NULL;
     uint32_t nm = in->model ? etp_model_mismatch(in->model, &first) : 0;
     if (nm)
-        fprintf(stderr,
-                "etprof: warning: --ignore-program-mismatch: %u block(s) do not fit the program and "
-                "were left unresolved; first: %s\n",
-                nm, first);
+        cli_warnf("--ignore-program-mismatch: %u block(s) do not fit the program and were left "
+                  "unresolved; first: %s",
+                  nm, first);
     etp_model_close(in->model);
     etp_dump_close(in->dump);
     etp_program_close(in->prog);

@@ -107,6 +107,17 @@ void cli_errorf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Warnings ("etprof: warning: ..."), held until the command ends and printed then by
+ * cli_warn_flush(), unless it ends with exit 1: an input rejected is exactly one line on stderr
+ * (issue 35.7), even when a warning came before the rejection (the runner log's ticks warning,
+ * then the program check's error). */
+void cli_warnf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Prints the held warnings (dropped when rc is EXIT_INPUT) and forgets them. */
+void cli_warn_flush(int rc);
 int cli_exit_for(int etp_code);
 /* Opens a --debug-buffer file and checks that it can be one (etp_debug_buffer_check), before
  * anything is written: 0, or the error reported and the exit status (b is then closed). */

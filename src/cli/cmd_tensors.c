@@ -43,6 +43,7 @@ static void dims(char *b, size_t n, const int64_t *d, uint32_t rank) {
 
 typedef struct tctx {
     const char *dump_dir; /* --dump DIR, or NULL */
+    bool npy_pass;        /* the second pass: only the .npy files of --dump (no rows) */
     uint64_t written;     /* .npy files written */
     cli_args *a;
     etp_node *json; /* the "tensors" array of the JSON view */
@@ -165,6 +166,91 @@ static int dump_npy(tctx *c, const etp_block_view *bv, const etp_mevent *e, int 
     return EXIT_OK;
 }
 
+/* One pass over every logged value: the rows (c->npy_pass false), or the .npy files of --dump.
+ * *n_out: the values logged, *nsel_out: those --select kept. EXIT_OK, or the exit code of the
+ * error it printed. */
+static int walk(tctx *c, cli_inputs *in, const etp_tensor_select *sel, const etp_blob *dbuf,
+                uint64_t *n_out, uint64_t *nsel_out) {
+    const etp_dump_info *di = etp_dump_get_info(in->dump);
+    etp_error err = {0};
+    int rc = EXIT_OK;
+    uint64_t n = 0, nsel = 0;
+    uint32_t run = 0; /* runs (blocks) that logged values so far: --select run=N */
+    for (uint32_t b = 0; b < di->block_count && !rc; b++) {
+        etp_block_view bv;
+        if ((rc = etp_model_block(in->model, b, &bv, &err))) {
+            cli_error(&err);
+            rc = cli_exit_for(rc);
+            break;
+        }
+        bool logged = false;
+        for (uint32_t i = 0; i < bv.n && !rc; i++) {
+            const etp_mevent *e = &bv.events[i];
+            if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
+            const etp_value *val = &e->ev.debug.debug_entry;
+            bool output = val->has_output && val->output;
+            if ((val->val == ETP_VAL_TENSOR && val->has_tensor) ||
+                (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) ||
+                (val->val == ETP_VAL_INT && val->has_int) ||
+                (val->val == ETP_VAL_BOOL && val->has_bool) ||
+                (val->val == ETP_VAL_FLOAT && val->has_float) ||
+                (val->val == ETP_VAL_DOUBLE && val->has_double))
+                logged = true;
+            else
+                continue;
+            n++;
+            if (!etp_tensor_select_match(sel, b, run, e->instr, e->op_name, e->op_overload))
+                continue;
+            nsel++;
+            char p[160];
+            snprintf(p, sizeof p, "run_data[%u].events[%u].debug_event.debug_entry.tensor", b, i);
+            if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
+                etp_tensor_view v;
+                if ((rc = etp_tensor_view_init(&val->tensor, dbuf,
+                                               p, &v, &err))) {
+                    cli_error(&err);
+                    rc = cli_exit_for(rc);
+                    break;
+                }
+                if (c->npy_pass) rc = dump_npy(c, &bv, e, -1, output, &v);
+                else row(c, &bv, e, "tensor", etp_scalar_type_name(v.scalar_type), &v, 0, output);
+            } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
+                for (uint32_t k = 0; k < val->tensor_list_len && !rc; k++) {
+                    etp_tensor tk;
+                    etp_value_tensor_list_get(val, k, &tk);
+                    char ent[32], pk[200];
+                    snprintf(ent, sizeof ent, "tensor_list[%u]", k);
+                    snprintf(pk, sizeof pk, "run_data[%u].events[%u].debug_event.debug_entry."
+                             "tensor_list.tensors[%u]", b, i, k);
+                    etp_tensor_view v;
+                    if ((rc = etp_tensor_view_init(&tk, dbuf,
+                                                   pk, &v, &err))) {
+                        cli_error(&err);
+                        rc = cli_exit_for(rc);
+                        break;
+                    }
+                    if (c->npy_pass) rc = dump_npy(c, &bv, e, (int)k, output, &v);
+                    else row(c, &bv, e, ent, etp_scalar_type_name(v.scalar_type), &v, 0, output);
+                }
+            } else if (c->npy_pass) {
+                continue; /* an inline value has no .npy file */
+            } else if (val->val == ETP_VAL_INT && val->has_int) {
+                row(c, &bv, e, "int", "int64", NULL, (double)val->int_val, output);
+            } else if (val->val == ETP_VAL_BOOL && val->has_bool) {
+                row(c, &bv, e, "bool", "bool", NULL, val->bool_val, output);
+            } else if (val->val == ETP_VAL_FLOAT && val->has_float) {
+                row(c, &bv, e, "float", "float32", NULL, val->float_val, output);
+            } else if (val->val == ETP_VAL_DOUBLE && val->has_double) {
+                row(c, &bv, e, "double", "float64", NULL, val->double_val, output);
+            }
+        }
+        if (logged) run++;
+    }
+    *n_out = n;
+    *nsel_out = nsel;
+    return rc;
+}
+
 static int run_tensors(cli_args *a) {
     const char *path = a->pos[0];
     if (a->fmt_set && a->fmt == ETP_FMT_JSONL) {
@@ -198,19 +284,6 @@ static int run_tensors(cli_args *a) {
     tctx c;
     memset(&c, 0, sizeof c);
     c.a = a;
-    if (a->set[OPT_DUMP_DIR]) {
-        c.dump_dir = a->val[OPT_DUMP_DIR];
-        struct stat sb;
-        if (mkdir(c.dump_dir, 0777) && (errno != EEXIST || stat(c.dump_dir, &sb) ||
-                                        !S_ISDIR(sb.st_mode))) {
-            cli_errorf("tensors: --dump %s: cannot make the directory: %s", c.dump_dir,
-                       strerror(errno == EEXIST ? ENOTDIR : errno));
-            cli_close_inputs(&in);
-            etp_blob_close(&dbuf);
-            cli_out_close(&o, EXIT_USAGE);
-            return EXIT_USAGE;
-        }
-    }
     c.nvalues = 8;
     /* one document: the JSON view {schema_version, file, debug_buffer, tensors} (no notes), the
      * table (with its note) for the others */
@@ -227,77 +300,12 @@ static int run_tensors(cli_args *a) {
     etp_table_droppable(c.t, drop);
     etp_section_table(etp_doc_section(doc, "tensors"), c.t);
     etp_doc_flat(doc, c.t);
-    const etp_dump_info *di = etp_dump_get_info(in.dump);
+    /* Every value is decoded and checked, and its row made, before anything is written
+     * (issue 35): an input error is then exit 1 with no output (no rows of the values before it
+     * on stdout, no .npy files); the .npy files of --dump come from a second pass once every
+     * tensor is known to be sound. */
     uint64_t n = 0, nsel = 0;
-    uint32_t run = 0; /* runs (blocks) that logged values so far: --select run=N */
-    for (uint32_t b = 0; b < di->block_count && !rc; b++) {
-        etp_block_view bv;
-        if ((rc = etp_model_block(in.model, b, &bv, &err))) {
-            cli_error(&err);
-            rc = cli_exit_for(rc);
-            break;
-        }
-        bool logged = false;
-        for (uint32_t i = 0; i < bv.n && !rc; i++) {
-            const etp_mevent *e = &bv.events[i];
-            if (e->ev.type != ETP_EVENT_DEBUG || !e->ev.debug.has_debug_entry) continue;
-            const etp_value *val = &e->ev.debug.debug_entry;
-            bool output = val->has_output && val->output;
-            if ((val->val == ETP_VAL_TENSOR && val->has_tensor) ||
-                (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) ||
-                (val->val == ETP_VAL_INT && val->has_int) ||
-                (val->val == ETP_VAL_BOOL && val->has_bool) ||
-                (val->val == ETP_VAL_FLOAT && val->has_float) ||
-                (val->val == ETP_VAL_DOUBLE && val->has_double))
-                logged = true;
-            else
-                continue;
-            n++;
-            if (!etp_tensor_select_match(&sel, b, run, e->instr, e->op_name, e->op_overload))
-                continue;
-            nsel++;
-            char p[160];
-            snprintf(p, sizeof p, "run_data[%u].events[%u].debug_event.debug_entry.tensor", b, i);
-            if (val->val == ETP_VAL_TENSOR && val->has_tensor) {
-                etp_tensor_view v;
-                if ((rc = etp_tensor_view_init(&val->tensor, a->set[OPT_DEBUG_BUFFER] ? &dbuf : NULL,
-                                               p, &v, &err))) {
-                    cli_error(&err);
-                    rc = cli_exit_for(rc);
-                    break;
-                }
-                row(&c, &bv, e, "tensor", etp_scalar_type_name(v.scalar_type), &v, 0, output);
-                if (c.dump_dir) rc = dump_npy(&c, &bv, e, -1, output, &v);
-            } else if (val->val == ETP_VAL_TENSOR_LIST && val->has_tensor_list) {
-                for (uint32_t k = 0; k < val->tensor_list_len && !rc; k++) {
-                    etp_tensor tk;
-                    etp_value_tensor_list_get(val, k, &tk);
-                    char ent[32], pk[200];
-                    snprintf(ent, sizeof ent, "tensor_list[%u]", k);
-                    snprintf(pk, sizeof pk, "run_data[%u].events[%u].debug_event.debug_entry."
-                             "tensor_list.tensors[%u]", b, i, k);
-                    etp_tensor_view v;
-                    if ((rc = etp_tensor_view_init(&tk, a->set[OPT_DEBUG_BUFFER] ? &dbuf : NULL,
-                                                   pk, &v, &err))) {
-                        cli_error(&err);
-                        rc = cli_exit_for(rc);
-                        break;
-                    }
-                    row(&c, &bv, e, ent, etp_scalar_type_name(v.scalar_type), &v, 0, output);
-                    if (c.dump_dir) rc = dump_npy(&c, &bv, e, (int)k, output, &v);
-                }
-            } else if (val->val == ETP_VAL_INT && val->has_int) {
-                row(&c, &bv, e, "int", "int64", NULL, (double)val->int_val, output);
-            } else if (val->val == ETP_VAL_BOOL && val->has_bool) {
-                row(&c, &bv, e, "bool", "bool", NULL, val->bool_val, output);
-            } else if (val->val == ETP_VAL_FLOAT && val->has_float) {
-                row(&c, &bv, e, "float", "float32", NULL, val->float_val, output);
-            } else if (val->val == ETP_VAL_DOUBLE && val->has_double) {
-                row(&c, &bv, e, "double", "float64", NULL, val->double_val, output);
-            }
-        }
-        if (logged) run++;
-    }
+    rc = walk(&c, &in, &sel, a->set[OPT_DEBUG_BUFFER] ? &dbuf : NULL, &n, &nsel);
     if (!rc && n == 0)
         etp_table_note(c.t, "no logged values: run with intermediate-output logging "
                             "(etdump_runner --debug_level intermediate, or "
@@ -310,9 +318,21 @@ static int run_tensors(cli_args *a) {
                                                    "value has an operator name)" : "");
         etp_table_note(c.t, note);
     }
-    /* written after an error too: the rows before it */
-    int r = cli_render(a, &o, doc);
-    if (r && !rc) rc = r;
+    if (!rc && a->set[OPT_DUMP_DIR]) {
+        c.dump_dir = a->val[OPT_DUMP_DIR];
+        struct stat sb;
+        if (mkdir(c.dump_dir, 0777) && (errno != EEXIST || stat(c.dump_dir, &sb) ||
+                                        !S_ISDIR(sb.st_mode))) {
+            cli_errorf("tensors: --dump %s: cannot make the directory: %s", c.dump_dir,
+                       strerror(errno == EEXIST ? ENOTDIR : errno));
+            rc = EXIT_USAGE;
+        } else {
+            c.npy_pass = true;
+            uint64_t n2, nsel2;
+            rc = walk(&c, &in, &sel, a->set[OPT_DEBUG_BUFFER] ? &dbuf : NULL, &n2, &nsel2);
+        }
+    }
+    if (!rc) rc = cli_render(a, &o, doc);
     etp_doc_free(doc);
     cli_close_inputs(&in);
     etp_blob_close(&dbuf);

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Commands live in cmd_*.c. They are declared weak so that the table below can name commands
  * that a build does not contain yet. */
@@ -402,6 +404,39 @@ static void unknown_command(int argc, char **argv, int g) {
         cli_errorf("unknown command \"%s\" (see 'etprof --help')", name);
 }
 
+/* An output naming one of the inputs (issue 35): `-o run.etdp` (through a link or another path
+ * to the same file too) would replace the user's dump with the report. Refused as a usage error
+ * before anything is read or written: the same device and inode, an existing regular file. */
+static int output_is_input(const cli_cmd *c, const cli_args *a) {
+    static const opt_id outs[] = {OPT_OUTPUT, OPT_HTML};
+    static const opt_id ins[] = {
+        OPT_PTE,      OPT_PTE_NEW,     OPT_QHAS,         OPT_OPTRACE,          OPT_RUNTRACE,
+        OPT_HEAP,     OPT_PROFILE_LOG, OPT_PROFILE_CSV,  OPT_DEBUG_BUFFER,     OPT_DEBUG_BUFFER_NEW,
+        OPT_ETRECORD, OPT_ETRECORD_NEW, OPT_RUNNER_LOG, OPT_RUNNER_LOG_NEW};
+    const int nins = (int)(sizeof ins / sizeof ins[0]);
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++) {
+        const char *out = a->set[outs[o]] ? a->val[outs[o]] : NULL;
+        struct stat so;
+        if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0) continue;
+        for (int i = 0; i < a->npos + nins; i++) {
+            int k = i - a->npos; /* an option, after the positional FILEs */
+            const char *in = k < 0 ? a->pos[i] : a->set[ins[k]] ? a->val[ins[k]] : NULL;
+            if (!in) continue;
+            struct stat si;
+            /* "-": standard input, which may be the file itself (`< run.etdp -o run.etdp`) */
+            int r = strcmp(in, "-") == 0 ? fstat(STDIN_FILENO, &si) : stat(in, &si);
+            if (r != 0 || !S_ISREG(si.st_mode) || si.st_dev != so.st_dev || si.st_ino != so.st_ino)
+                continue;
+            cli_errorf("%s: %s %s is the input %s: the output would replace it; write it to "
+                       "another file",
+                       c->name, outs[o] == OPT_HTML ? "--html" : "-o", out,
+                       strcmp(in, "-") == 0 ? "<stdin>" : in);
+            return EXIT_USAGE;
+        }
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     /* Global options may stand before the command: "etprof --format csv ops F". They are
      * moved after it (before its own arguments, so that a "--" there still ends options). */
@@ -480,7 +515,12 @@ int main(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
+    if ((rc = output_is_input(c, &a))) goto done;
+    char budget_warning[256]; /* ETPROF_MEMORY_BUDGET that does not parse: the default kept */
+    etp_memory_budget(budget_warning, sizeof budget_warning);
+    if (*budget_warning) cli_warnf("%s", budget_warning);
     rc = c->run(&a);
+    cli_warn_flush(rc);
 done:
     free(a.many);
     free(args);

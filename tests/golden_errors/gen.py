@@ -429,6 +429,46 @@ def cases():
            'no VGF device time (VGF_DATA_GRAPH_DEVICE_TIME lines) here: the runner logs them with '
            'its performance monitor or EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES; this looks like a '
            'JSON document')
+    # The Arm runner's serial log (docs/formats.md "ETDumps in a serial log") holding add_pte_1x
+    # with its one kernel renamed native_call_sub.out: the dump is sound, the program check with
+    # --pte add.pte then rejects it. Exactly one line (issue 35.7): the warning that the log's
+    # times are ticks, said before the check, is not printed when the command then fails.
+    run = load('real/add_pte_1x.etdp')
+    old, new_name = b'native_call_add.out', b'native_call_sub.out'
+    assert run.count(old) == 1
+    rfb = FB(run, 4)
+    rw = walk_etdump(rfb)
+    ev = [p for p, pos in rw.at.items() if p.endswith('.profile_event.name') and
+          run[rfb.file(pos) + 4:rfb.file(pos) + 4 + len(old)] == old][0]
+    pe = rw.at[ev[:-len('.name')]]
+    def scalar(fb, t, fid, default):  # an int field, its schema default when absent
+        o = fb.field(t, fid)
+        return fb.i32(t + o) if o else default
+    chain = scalar(rfb, pe, 1, 0)
+    instr = scalar(rfb, pe, 2, -1)
+    blk, evi = [int(x.split(']')[0]) for x in ev.split('[')[1:3]]
+    run[run.index(old):run.index(old) + len(old)] = new_name
+    # what add.pte has there: execution_plan[0].chains[chain].instructions[instr], a KernelCall
+    pfb = FB(pte, 0)
+    pw = walk_program(pfb)
+    pname = pte[pw.at['execution_plan[0].name'] + 4:]
+    pname = bytes(pname[:pname.index(0)]).decode()
+    args = pw.at['execution_plan[0].chains[%d].instructions[%d].instr_args' % (chain, instr)]
+    op = scalar(pfb, args, 0, 0)
+
+    def pstr(path):
+        q = pw.at[path]
+        return bytes(pte[q + 4:q + 4 + pfb.u32(q)]).decode()
+    opname = '%s.%s' % (pstr('execution_plan[0].operators[%d].name' % op),
+                        pstr('execution_plan[0].operators[%d].overload' % op))
+    import base64
+    log = (b'I [executorch] Model run: 1\n#[RUN THIS]\n# Writing etdump.bin [base64]\necho "' +
+           base64.b64encode(bytes(run)) + b'" | base64 -d >etdump.bin\n#[END]\n')
+    yield ('mismatch_runner.log', log, 1, 'summary mismatch_runner.log --pte valid_add.pte',
+           E + 'mismatch_runner.log: run_data[%d].events[%d]: block %d event %d (%s, chain %d '
+           'instruction %d): method %s of the program has a KernelCall of %s there: not the '
+           'program of this dump (check --pte, or --ignore-program-mismatch)'
+           % (blk, evi, blk, evi, new_name.decode(), chain, instr, pname, opname))
     yield (None, None, 3, 'report valid_all_kinds.etdp --runner-log no_such_file.log',
            E + 'no_such_file.log: cannot open: No such file or directory')
     # The test creates a_directory/ itself (git does not keep empty directories).
