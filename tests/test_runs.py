@@ -72,7 +72,8 @@ if r:
     for k, (row, blk) in enumerate(zip(rows, blocks)):
         want = per_block[blk]
         check(row["method"] == "kv_forward", f"run {k}: method {row['method']}")
-        check(row["run"] == k and row["block"] == blk, f"run {k}: run/block {row['run']}/{row['block']}, flatc block {blk}")
+        # runs are numbered from 1 in file order (docs/json-contract.md)
+        check(row["run"] == k + 1 and row["block"] == blk, f"run {k + 1}: run/block {row['run']}/{row['block']}, flatc block {blk}")
         check(len(want["exec"]) == 1 and close(row["execute"], want["exec"][0]),
               f"run {k}: execute {row['execute']} us, flatc {want['exec']}")
         check(row["unit"] == "us", f"run {k}: unit {row['unit']}")

@@ -92,8 +92,10 @@ cases = {
     "op=mul": lambda x: x[4] is not None and "mul" in x[4],
     "op==aten::add.out": lambda x: x[4] == "aten.add.out",
     "op==aten.add": lambda x: x[4] == "aten.add",
-    "run=0,op=add,instr=2": lambda x: x[2] == 0 and x[4] and "add" in x[4] and x[3] == 2,
-    "run=1": lambda x: x[2] == 1,
+    # runs are numbered from 1 in every view (docs/json-contract.md); x[2] is the 0-based
+    # position among the runs that logged values, counted here from flatc's blocks
+    "run=1,op=add,instr=2": lambda x: x[2] == 0 and x[4] and "add" in x[4] and x[3] == 2,
+    "run=2": lambda x: x[2] == 1,
     "block=1": lambda x: x[0] == 1,
 }
 for expr, f in cases.items():
@@ -110,7 +112,7 @@ want = sorted("b%d_e%d_i%d.npy" % (x[0], x[1], x[3]) for x in logged
               if x[4] and "aten.add" in x[4])
 check(r.returncode == 0 and sorted(os.listdir(npd)) == want,
       "--dump with --select op=aten.add: %s (got %s)" % (want, sorted(os.listdir(npd))))
-for bad in ["instr", "foo=1", "instr=3-1", "run=-1", "op=", "instr=x"]:
+for bad in ["instr", "foo=1", "instr=3-1", "run=-1", "run=0", "op=", "instr=x"]:
     rc, _, err = sel(bad)
     check(rc == 2 and "--select" in err, "--select %s: usage error, exit 2 (%s)" % (bad, err.strip()))
 

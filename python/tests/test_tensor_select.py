@@ -73,8 +73,9 @@ CASES = {
     "op=mul": lambda x: x[4] is not None and "mul" in x[4],
     "op==aten::add.out": lambda x: x[4] == "aten.add.out",
     "op==aten.add": lambda x: x[4] == "aten.add",
-    "run=0,op=add,instr=2": lambda x: x[2] == 0 and x[4] and "add" in x[4] and x[3] == 2,
-    "run=1": lambda x: x[2] == 1,
+    # runs are numbered from 1 in every view; x[2] is the 0-based position from flatc
+    "run=1,op=add,instr=2": lambda x: x[2] == 0 and x[4] and "add" in x[4] and x[3] == 2,
+    "run=2": lambda x: x[2] == 1,
     "block=1": lambda x: x[0] == 1,
     "": lambda x: True,
 }
