@@ -51,6 +51,7 @@ if [ "$san" != sanitize ]; then
             libjansson.so.4) pkg=libjansson4 ;;
             libz.so.1) pkg=zlib1g ;;
             libzip.so.4) pkg=libzip4 ;;
+            libprotobuf-c.so.1) pkg=libprotobuf-c1 ;;
             *) pkg="" ;;
             esac
             if [ -z "$pkg" ]; then bad "$(basename "$b") loads $lib, which no Depends entry provides"
