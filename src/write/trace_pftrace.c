@@ -578,13 +578,37 @@ static void slice_args(pf *p, const etp_block_view *v, const tslice *s, const et
     }
 }
 
-/* Node cycles of container `c` as one dictionary argument "qnn_node_cycles" {label: cycles}:
- * appended to p->ann[0..*n). The dictionary's entries live after the top-level ones. */
-static Ann **node_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, size_t *nent) {
+/* Whether instant `in` (a value without a time, inside a call) is a counter; else it is an
+ * argument of its call: counts, bytes and QNN's top-level cycles are counters (one track each
+ * per method), other cycles (per-op values not classed as QNN nodes) and raw values are
+ * arguments, so that a backend's per-op values never make thousands of tracks. */
+static bool value_is_counter(const etp_mevent *e) {
+    return e->unit == ETP_UNIT_COUNT || e->unit == ETP_UNIT_BYTES ||
+           (e->unit == ETP_UNIT_CYCLES && e->qnn == ETP_QNN_TOP);
+}
+
+/* Kid q of a container: a node slice (its cycles), or a value instant that is not a counter. */
+static const etp_mevent *dict_member(const trace *t, const etp_block_view *v, int32_t kid,
+                                     int unit) {
+    if ((size_t)kid < t->nsl) {
+        const tslice *s = &t->sl[kid];
+        return s->role == ROLE_NODE && unit == -1 ? &v->events[s->ev] : NULL;
+    }
+    const tinst *in = &t->in[(size_t)kid - t->nsl];
+    const etp_mevent *e = &v->events[in->ev];
+    if (unit == -1 || value_is_counter(e)) return NULL;
+    return (int)e->unit == unit ? e : NULL;
+}
+
+/* The values of container kids [lo, lo+cnt) that `dict_member(.., unit)` selects, as one
+ * dictionary argument {label: value}: QNN node cycles (unit -1) or the other values of one
+ * unit. NULL when none; else ptrs[0] is the entries' array (the caller frees both). */
+static Ann **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, int unit,
+                         size_t *nent) {
     trace *t = p->t;
     size_t m = 0;
     for (int32_t q = 0; q < cnt; q++)
-        if (t->sl[p->kids[lo + q]].role == ROLE_NODE) m++;
+        if (dict_member(t, v, p->kids[lo + q], unit)) m++;
     *nent = m;
     if (!m) return NULL;
     Ann *ents = malloc(m * sizeof *ents);
@@ -597,9 +621,8 @@ static Ann **node_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, 
     }
     size_t i = 0;
     for (int32_t q = 0; q < cnt; q++) {
-        const tslice *s = &t->sl[p->kids[lo + q]];
-        if (s->role != ROLE_NODE) continue;
-        const etp_mevent *e = &v->events[s->ev];
+        const etp_mevent *e = dict_member(t, v, p->kids[lo + q], unit);
+        if (!e) continue;
         Ann a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
         a.has_name_iid = 1;
         a.name_iid = intern(p, T_ANN, e->label ? e->label : "?");
@@ -607,6 +630,9 @@ static Ann **node_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, 
         if (val >= 0 && val == floor(val) && val < 9e15) {
             a.has_uint_value = 1;
             a.uint_value = (uint64_t)val;
+        } else if (val == floor(val) && fabs(val) < 9e15) {
+            a.has_int_value = 1;
+            a.int_value = (int64_t)val;
         } else {
             a.has_double_value = 1;
             a.double_value = val;
@@ -615,7 +641,7 @@ static Ann **node_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, 
         ptrs[i] = &ents[i];
         i++;
     }
-    return ptrs; /* ptrs[0] == ents: the caller frees both */
+    return ptrs;
 }
 
 static int cmp_kid(const void *a, const void *b, void *ctx) {
@@ -628,8 +654,8 @@ static int cmp_kid(const void *a, const void *b, void *ctx) {
 static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, etp_error *err) {
     pf *p = t->sink_state;
     (void)err;
-    size_t nsl = t->nsl, nev = v->n ? v->n : 1;
-    if (!grow_arr((void **)&p->kids, &p->capkids, nsl + 1, sizeof *p->kids) ||
+    size_t nsl = t->nsl, nev = v->n ? v->n : 1, nkid = nsl + t->nin;
+    if (!grow_arr((void **)&p->kids, &p->capkids, nkid + 1, sizeof *p->kids) ||
         !grow_arr((void **)&p->pos, &p->capev, nev, sizeof *p->pos) ||
         !(p->kid_lo = realloc(p->kid_lo, p->capev * sizeof *p->kid_lo)) ||
         !(p->kid_n = realloc(p->kid_n, p->capev * sizeof *p->kid_n)) ||
@@ -639,7 +665,7 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         return t->sink_rc;
     }
     /* Children of each container (its flows and node arguments), by the container's event. */
-    int32_t *own = malloc((nsl ? nsl : 1) * sizeof *own);
+    int32_t *own = malloc((nkid ? nkid : 1) * sizeof *own);
     if (!own) {
         oom(t);
         return t->sink_rc;
@@ -651,6 +677,10 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         own[k] = owner_of(t, v, s);
         if (s->role == ROLE_REAL && s->ev >= 0) p->pos[s->ev] = (int32_t)k;
         if (own[k] >= 0) p->kids[nk++] = (int32_t)k;
+    }
+    for (size_t k = 0; k < t->nin; k++) { /* values inside a call: its counters or arguments */
+        own[nsl + k] = t->in[k].container;
+        if (own[nsl + k] >= 0) p->kids[nk++] = (int32_t)(nsl + k);
     }
     if (nk) etp__sort(p->kids, nk, sizeof *p->kids, cmp_kid, own);
     for (size_t q = 0; q < nk; q++) {
@@ -692,20 +722,30 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         const etp_mevent *e = s->ev >= 0 ? &v->events[s->ev] : NULL;
         size_t nann = 0;
         slice_args(p, v, s, e, &nann);
-        size_t nflows = 0, nent = 0;
-        Ann **dict = NULL;
+        size_t nflows = 0, ndict = 0;
+        Ann **dict[4];
         if (s->role == ROLE_REAL && s->ev >= 0 && p->kid_lo[s->ev] >= 0) {
             int32_t lo = p->kid_lo[s->ev], cnt = p->kid_n[s->ev];
             for (int32_t q = 0; q < cnt; q++) {
                 int32_t kk = p->kids[lo + q];
-                if (!is_node(&t->sl[kk])) p->flows[nflows++] = flow_base + (uint64_t)kk;
+                if ((size_t)kk < nsl && !is_node(&t->sl[kk]))
+                    p->flows[nflows++] = flow_base + (uint64_t)kk;
             }
-            dict = node_dict(p, v, lo, cnt, &nent);
-            if (dict) {
-                Ann *a = ann_add(p, &nann, "qnn_node_cycles");
+            /* -1: QNN node cycles; then the other values that are not counters, by unit */
+            static const int units[] = {-1, ETP_UNIT_CYCLES, ETP_UNIT_RAW, ETP_UNIT_NONE};
+            for (size_t u = 0; u < sizeof units / sizeof units[0] && ndict < 4; u++) {
+                size_t nent = 0;
+                Ann **d = values_dict(p, v, lo, cnt, units[u], &nent);
+                if (!d) continue;
+                dict[ndict++] = d;
+                const char *dn = units[u] == -1              ? "qnn_node_cycles"
+                                 : units[u] == ETP_UNIT_CYCLES ? "values_cycles"
+                                 : units[u] == ETP_UNIT_RAW    ? "values_raw"
+                                                               : "values_unitless";
+                Ann *a = ann_add(p, &nann, dn);
                 if (a) {
                     a->n_dict_entries = nent;
-                    a->dict_entries = dict;
+                    a->dict_entries = d;
                 }
             }
         }
@@ -715,9 +755,9 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
                     slice_name(s, e, nb, sizeof nb),
                     s->role != ROLE_REAL ? "synthetic" : etp_kind_name(e->kind), nann, p->flows,
                     nflows, flow_in);
-        if (dict) {
-            free(dict[0]);
-            free(dict);
+        for (size_t q = 0; q < ndict; q++) {
+            free(dict[q][0]);
+            free(dict[q]);
         }
         p->stack[depth++] = (open_sl){s->ts, end};
         t->st->slices++;
@@ -739,6 +779,7 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         const tinst *in = &t->in[k];
         const etp_mevent *e = &v->events[in->ev];
         if (in->container >= 0) {
+            if (!value_is_counter(e)) continue; /* an argument of its call */
             int32_t c = in->container;
             const tslice *cs = p->pos[c] >= 0 ? &t->sl[p->pos[c]] : NULL;
             uint64_t cu = counter_track(p, pid, e->label, e->unit ? (int)e->unit : ETP_UNIT_RAW);
