@@ -14,7 +14,6 @@
  */
 #include "etprof.h"
 #include "etprof_etrecord.h"
-#include "sort.h"
 #include "trace_int.h"
 #include "perfetto_trace.pb-c.h"
 
@@ -28,6 +27,7 @@
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent TEvent;
 typedef Perfetto__Protos__DebugAnnotation Ann;
+typedef Perfetto__Protos__DebugAnnotationNumber NumAnn;
 
 /* Interning tables (InternedData fields). */
 enum { T_NAME, T_CAT, T_ANN, T_STR, N_TABS };
@@ -35,7 +35,7 @@ enum { T_NAME, T_CAT, T_ANN, T_STR, N_TABS };
 /* A string -> iid table (open addressing; keys copied). */
 typedef struct stab {
     char **key;
-    uint64_t *iid;
+    uint64_t *iid, *hash;
     size_t cap, n;
 } stab;
 
@@ -102,6 +102,12 @@ typedef struct pf {
     size_t capann;
     uint64_t *flows;
     size_t capflows;
+    /* arguments packed ahead of their event (the dictionaries: thousands of QNN nodes), added
+     * to the TrackEvent as already-encoded debug_annotations fields */
+    uint8_t *pre;
+    size_t npre, cappre;
+    ProtobufCMessageUnknownField uf[4];
+    size_t uf_off[4], nuf;
     /* HTP */
     uint64_t htp_uuid;
     htp_track *ht;
@@ -127,10 +133,20 @@ static bool grow_arr(void **p, size_t *cap, size_t need, size_t elem) {
     return true;
 }
 
+/* 64-bit hash of a string, 8 bytes at a time. */
 static uint64_t hash_str(const char *s, uint64_t seed) {
-    uint64_t h = 1469598103934665603u ^ seed;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211u;
-    return h;
+    size_t n = strlen(s);
+    uint64_t h = 0x9e3779b97f4a7c15u ^ seed ^ n;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdu;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    return h ^ (h >> 32);
 }
 
 /* ---- output ------------------------------------------------------------------------------- */
@@ -205,29 +221,34 @@ static uint64_t intern(pf *p, int k, const char *s) {
     if ((tb->n + 1) * 2 > tb->cap) {
         size_t nc = tb->cap ? tb->cap * 2 : 256;
         char **nk = calloc(nc, sizeof *nk);
-        uint64_t *ni = calloc(nc, sizeof *ni);
-        if (!nk || !ni) {
+        uint64_t *ni = calloc(nc, sizeof *ni), *nh = calloc(nc, sizeof *nh);
+        if (!nk || !ni || !nh) {
             free(nk);
             free(ni);
+            free(nh);
             oom(p->t);
             return 0;
         }
         for (size_t i = 0; i < tb->cap; i++) {
             if (!tb->key[i]) continue;
-            size_t j = hash_str(tb->key[i], (uint64_t)k) & (nc - 1);
+            size_t j = tb->hash[i] & (nc - 1);
             while (nk[j]) j = (j + 1) & (nc - 1);
             nk[j] = tb->key[i];
             ni[j] = tb->iid[i];
+            nh[j] = tb->hash[i];
         }
         free(tb->key);
         free(tb->iid);
+        free(tb->hash);
         tb->key = nk;
         tb->iid = ni;
+        tb->hash = nh;
         tb->cap = nc;
     }
-    size_t j = hash_str(s, (uint64_t)k) & (tb->cap - 1);
+    uint64_t h = hash_str(s, (uint64_t)k);
+    size_t j = h & (tb->cap - 1);
     while (tb->key[j]) {
-        if (strcmp(tb->key[j], s) == 0) return tb->iid[j];
+        if (tb->hash[j] == h && strcmp(tb->key[j], s) == 0) return tb->iid[j];
         j = (j + 1) & (tb->cap - 1);
     }
     char *copy = strdup(s);
@@ -263,6 +284,7 @@ static uint64_t intern(pf *p, int k, const char *s) {
     uint64_t iid = ++p->next_iid[k];
     tb->key[j] = copy;
     tb->iid[j] = iid;
+    tb->hash[j] = h;
     tb->n++;
     switch (k) {
     case T_NAME: {
@@ -508,8 +530,48 @@ static void event_begin(pf *p, int type, uint64_t track, int64_t ts, const char 
         te.n_terminating_flow_ids = 1;
         te.terminating_flow_ids = &flow_in;
     }
+    if (p->nuf) {
+        for (size_t i = 0; i < p->nuf; i++) p->uf[i].data = p->pre + p->uf_off[i];
+        te.base.n_unknown_fields = (unsigned)p->nuf;
+        te.base.unknown_fields = p->uf;
+    }
     pk.track_event = &te;
     emit(p, &pk);
+    p->nuf = 0;
+    p->npre = 0;
+}
+
+/* Packs the dictionary argument `name` {entries} now (libprotobuf-c, DebugAnnotation) for the
+ * next event_begin: sized and encoded once, instead of once per enclosing message. */
+static void prepack_dict(pf *p, const char *name, NumAnn **entries, size_t n) {
+    if (p->nuf >= 4) return;
+    Perfetto__Protos__DebugAnnotationNumberDict a =
+        PERFETTO__PROTOS__DEBUG_ANNOTATION_NUMBER_DICT__INIT;
+    a.has_name_iid = 1;
+    a.name_iid = intern(p, T_ANN, name);
+    a.n_dict_entries = n;
+    a.dict_entries = entries;
+    size_t sz = perfetto__protos__debug_annotation_number_dict__get_packed_size(&a);
+    if (!grow_arr((void **)&p->pre, &p->cappre, p->npre + sz + 10, 1)) {
+        oom(p->t);
+        return;
+    }
+    /* an unknown field's data is what follows its tag: the length, then the message */
+    size_t h = 0;
+    for (uint64_t v = sz;;) {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        p->pre[p->npre + h++] = v ? (uint8_t)(b | 0x80) : b;
+        if (!v) break;
+    }
+    size_t got = h + perfetto__protos__debug_annotation_number_dict__pack(&a, p->pre + p->npre + h);
+    ProtobufCMessageUnknownField *f = &p->uf[p->nuf];
+    f->tag = 4; /* TrackEvent.debug_annotations */
+    f->wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+    f->len = got;
+    f->data = NULL; /* set by event_begin: p->pre may still move */
+    p->uf_off[p->nuf++] = p->npre;
+    p->npre += got;
 }
 
 static bool is_node(const tslice *s) { return s->role == ROLE_NODE || s->role == ROLE_NODE_PARENT; }
@@ -603,16 +665,16 @@ static const etp_mevent *dict_member(const trace *t, const etp_block_view *v, in
 /* The values of container kids [lo, lo+cnt) that `dict_member(.., unit)` selects, as one
  * dictionary argument {label: value}: QNN node cycles (unit -1) or the other values of one
  * unit. NULL when none; else ptrs[0] is the entries' array (the caller frees both). */
-static Ann **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, int unit,
-                         size_t *nent) {
+static NumAnn **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt, int unit,
+                            size_t *nent) {
     trace *t = p->t;
     size_t m = 0;
     for (int32_t q = 0; q < cnt; q++)
         if (dict_member(t, v, p->kids[lo + q], unit)) m++;
     *nent = m;
     if (!m) return NULL;
-    Ann *ents = malloc(m * sizeof *ents);
-    Ann **ptrs = malloc(m * sizeof *ptrs);
+    NumAnn *ents = malloc(m * sizeof *ents);
+    NumAnn **ptrs = malloc(m * sizeof *ptrs);
     if (!ents || !ptrs) {
         free(ents);
         free(ptrs);
@@ -623,7 +685,7 @@ static Ann **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt
     for (int32_t q = 0; q < cnt; q++) {
         const etp_mevent *e = dict_member(t, v, p->kids[lo + q], unit);
         if (!e) continue;
-        Ann a = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
+        NumAnn a = PERFETTO__PROTOS__DEBUG_ANNOTATION_NUMBER__INIT;
         a.has_name_iid = 1;
         a.name_iid = intern(p, T_ANN, e->label ? e->label : "?");
         double val = e->value;
@@ -644,18 +706,11 @@ static Ann **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t cnt
     return ptrs;
 }
 
-static int cmp_kid(const void *a, const void *b, void *ctx) {
-    const int32_t *own = ctx;
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    if (own[x] != own[y]) return own[x] < own[y] ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
 static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, etp_error *err) {
     pf *p = t->sink_state;
     (void)err;
     size_t nsl = t->nsl, nev = v->n ? v->n : 1, nkid = nsl + t->nin;
-    if (!grow_arr((void **)&p->kids, &p->capkids, nkid + 1, sizeof *p->kids) ||
+    if (!grow_arr((void **)&p->kids, &p->capkids, 2 * nkid + 1, sizeof *p->kids) ||
         !grow_arr((void **)&p->pos, &p->capev, nev, sizeof *p->pos) ||
         !(p->kid_lo = realloc(p->kid_lo, p->capev * sizeof *p->kid_lo)) ||
         !(p->kid_n = realloc(p->kid_n, p->capev * sizeof *p->kid_n)) ||
@@ -682,12 +737,16 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         own[nsl + k] = t->in[k].container;
         if (own[nsl + k] >= 0) p->kids[nk++] = (int32_t)(nsl + k);
     }
-    if (nk) etp__sort(p->kids, nk, sizeof *p->kids, cmp_kid, own);
+    /* grouped by container, in slice order within a group (a counting sort) */
+    for (size_t q = 0; q < nk; q++) p->kid_n[own[p->kids[q]]]++;
+    int32_t at = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        if (p->kid_n[i]) p->kid_lo[i] = at, at += p->kid_n[i], p->kid_n[i] = 0;
     for (size_t q = 0; q < nk; q++) {
-        int32_t c = own[p->kids[q]];
-        if (p->kid_lo[c] < 0) p->kid_lo[c] = (int32_t)q;
-        p->kid_n[c]++;
+        int32_t k = p->kids[q], c = own[k];
+        p->kids[nkid + (size_t)p->kid_lo[c] + (size_t)p->kid_n[c]++] = k;
     }
+    memmove(p->kids, p->kids + nkid, nk * sizeof *p->kids);
     uint64_t flow_base = p->next_flow;
     p->next_flow += nsl;
     /* Tracks: "run N" under the method, the run's other tracks under it. */
@@ -723,7 +782,7 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
         size_t nann = 0;
         slice_args(p, v, s, e, &nann);
         size_t nflows = 0, ndict = 0;
-        Ann **dict[4];
+        NumAnn **dict[4];
         if (s->role == ROLE_REAL && s->ev >= 0 && p->kid_lo[s->ev] >= 0) {
             int32_t lo = p->kid_lo[s->ev], cnt = p->kid_n[s->ev];
             for (int32_t q = 0; q < cnt; q++) {
@@ -735,18 +794,14 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
             static const int units[] = {-1, ETP_UNIT_CYCLES, ETP_UNIT_RAW, ETP_UNIT_NONE};
             for (size_t u = 0; u < sizeof units / sizeof units[0] && ndict < 4; u++) {
                 size_t nent = 0;
-                Ann **d = values_dict(p, v, lo, cnt, units[u], &nent);
+                NumAnn **d = values_dict(p, v, lo, cnt, units[u], &nent);
                 if (!d) continue;
                 dict[ndict++] = d;
                 const char *dn = units[u] == -1              ? "qnn_node_cycles"
                                  : units[u] == ETP_UNIT_CYCLES ? "values_cycles"
                                  : units[u] == ETP_UNIT_RAW    ? "values_raw"
                                                                : "values_unitless";
-                Ann *a = ann_add(p, &nann, dn);
-                if (a) {
-                    a->n_dict_entries = nent;
-                    a->dict_entries = d;
-                }
+                prepack_dict(p, dn, d, nent);
             }
         }
         uint64_t flow_in = own[k] >= 0 ? flow_base + (uint64_t)k : 0;
@@ -968,6 +1023,7 @@ static void pf_release(trace *t) {
         for (size_t i = 0; i < p->tab[k].cap; i++) free(p->tab[k].key[i]);
         free(p->tab[k].key);
         free(p->tab[k].iid);
+        free(p->tab[k].hash);
     }
     for (size_t i = 0; i < p->nctr; i++) free(p->ctr[i].label);
     for (size_t i = 0; i < p->nht; i++) free(p->ht[i].st);
@@ -991,6 +1047,7 @@ static void pf_release(trace *t) {
     free(p->ann);
     free(p->annp);
     free(p->flows);
+    free(p->pre);
     free(p->pk);
     free(p->out);
     free(p);
