@@ -587,6 +587,40 @@ static int cmp_slice(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Sorts t->sl by cmp_slice (a total order, so any algorithm gives the same result): a stable
+ * distribution by track first (cmp_slice's first key), then each track's slices sorted only
+ * when they are not in order already - the usual case, as each track's layout is made in order
+ * (a QNN run's thousands of node slices are). false when out of memory. */
+static bool sort_slices(trace *t) {
+    size_t n = t->nsl, cnt[SUB_COUNT_ + 1] = {0};
+    bool sorted = true;
+    for (size_t k = 1; k < n && sorted; k++)
+        if (cmp_slice(&t->sl[k - 1], &t->sl[k]) > 0) sorted = false;
+    if (sorted) return true;
+    tslice *d = grow(t->sl2, &t->capsl2, n, sizeof *t->sl2);
+    if (!d) return false;
+    t->sl2 = d;
+    for (size_t k = 0; k < n; k++) cnt[t->sl[k].sub + 1]++;
+    for (int s = 0; s < SUB_COUNT_; s++) cnt[s + 1] += cnt[s];
+    size_t at[SUB_COUNT_];
+    memcpy(at, cnt, sizeof at);
+    for (size_t k = 0; k < n; k++) d[at[t->sl[k].sub]++] = t->sl[k];
+    for (int s = 0; s < SUB_COUNT_; s++) {
+        size_t lo = cnt[s], hi = cnt[s + 1];
+        bool ok = true;
+        for (size_t k = lo + 1; k < hi && ok; k++)
+            if (cmp_slice(&d[k - 1], &d[k]) > 0) ok = false;
+        if (!ok) qsort(d + lo, hi - lo, sizeof *d, cmp_slice);
+    }
+    tslice *tmp = t->sl;
+    size_t tc = t->capsl;
+    t->sl = d;
+    t->capsl = t->capsl2;
+    t->sl2 = tmp;
+    t->capsl2 = tc;
+    return true;
+}
+
 static int cmp_inst(const void *a, const void *b) {
     const tinst *x = a, *y = b;
     if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
@@ -984,7 +1018,10 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
         t->grp[2 * ng + 1] = (int32_t)i;
         ng++;
     }
-    if (ng) qsort(t->grp, ng, 2 * sizeof *t->grp, cmp_pair);
+    bool grp_sorted = true; /* the usual case: one container, events in file order */
+    for (uint32_t k = 1; k < ng && grp_sorted; k++)
+        if (cmp_pair(t->grp + 2 * (k - 1), t->grp + 2 * k) > 0) grp_sorted = false;
+    if (ng && !grp_sorted) qsort(t->grp, ng, 2 * sizeof *t->grp, cmp_pair);
     /* One group per container; containers sorted by start get the first track set whose last
      * container has ended (interval colouring), so that groups on one track never overlap. */
     uint32_t ngroups = 0;
@@ -1030,7 +1067,10 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
             return ETP_E_INTERNAL;
         }
     }
-    if (t->nsl) qsort(t->sl, t->nsl, sizeof *t->sl, cmp_slice);
+    if (t->nsl && !sort_slices(t)) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     if (t->nin) qsort(t->in, t->nin, sizeof *t->in, cmp_inst);
     uint64_t run = number;
     int pid = block_process(t, &v, &run, err);
@@ -1443,6 +1483,7 @@ static int trace_run(etp_model *m, FILE *f, const etp_trace_opts *o, const etp_q
     free(t.procs);
     free(t.rc);
     free(t.sl);
+    free(t.sl2);
     free(t.in);
     free(t.slice_of);
     free(t.ws);

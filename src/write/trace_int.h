@@ -105,6 +105,8 @@ typedef struct trace {
     /* per-block scratch */
     tslice *sl;
     size_t nsl, capsl;
+    tslice *sl2;         /* sort scratch */
+    size_t capsl2;
     tinst *in;
     size_t nin, capin;
     int32_t *slice_of;   /* event -> slice index, -1 */
