@@ -108,6 +108,11 @@ typedef struct pf {
     size_t npre, cappre;
     ProtobufCMessageUnknownField uf[4];
     size_t uf_off[4], nuf;
+    /* the last call's node labels by position, with their iids: the next run's nodes usually
+     * come in the same order, so one strcmp replaces a hash lookup */
+    const char **pred_key;
+    uint64_t *pred_iid;
+    size_t npred, cappred;
     /* HTP */
     uint64_t htp_uuid;
     htp_track *ht;
@@ -215,7 +220,12 @@ static void emit(pf *p, Packet *pk) {
 
 /* The iid of `s` in table `k`, adding it (and queueing its entry for the next packet) when new.
  * The queued entries point at the table's own copy of the string. 0 when out of memory. */
-static uint64_t intern(pf *p, int k, const char *s) {
+static uint64_t intern_key(pf *p, int k, const char *s, const char **key);
+
+static uint64_t intern(pf *p, int k, const char *s) { return intern_key(p, k, s, NULL); }
+
+/* intern(), and *key (when not NULL) receives the table's copy of the string. */
+static uint64_t intern_key(pf *p, int k, const char *s, const char **key) {
     stab *tb = &p->tab[k];
     if (!s) s = "";
     if ((tb->n + 1) * 2 > tb->cap) {
@@ -248,7 +258,10 @@ static uint64_t intern(pf *p, int k, const char *s) {
     uint64_t h = hash_str(s, (uint64_t)k);
     size_t j = h & (tb->cap - 1);
     while (tb->key[j]) {
-        if (tb->hash[j] == h && strcmp(tb->key[j], s) == 0) return tb->iid[j];
+        if (tb->hash[j] == h && strcmp(tb->key[j], s) == 0) {
+            if (key) *key = tb->key[j];
+            return tb->iid[j];
+        }
         j = (j + 1) & (tb->cap - 1);
     }
     char *copy = strdup(s);
@@ -285,6 +298,7 @@ static uint64_t intern(pf *p, int k, const char *s) {
     tb->key[j] = copy;
     tb->iid[j] = iid;
     tb->hash[j] = h;
+    if (key) *key = copy;
     tb->n++;
     switch (k) {
     case T_NAME: {
@@ -687,7 +701,23 @@ static NumAnn **values_dict(pf *p, const etp_block_view *v, int32_t lo, int32_t 
         if (!e) continue;
         NumAnn a = PERFETTO__PROTOS__DEBUG_ANNOTATION_NUMBER__INIT;
         a.has_name_iid = 1;
-        a.name_iid = intern(p, T_ANN, e->label ? e->label : "?");
+        const char *lab = e->label ? e->label : "?";
+        if (unit == -1 && i < p->npred && strcmp(p->pred_key[i], lab) == 0) {
+            a.name_iid = p->pred_iid[i];
+        } else {
+            const char *key = NULL;
+            a.name_iid = intern_key(p, T_ANN, lab, &key);
+            if (unit == -1 && key &&
+                grow_arr((void **)&p->pred_key, &p->cappred, i + 1, sizeof *p->pred_key)) {
+                uint64_t *pi = realloc(p->pred_iid, p->cappred * sizeof *pi);
+                if (pi) {
+                    p->pred_iid = pi;
+                    p->pred_key[i] = key;
+                    p->pred_iid[i] = a.name_iid;
+                    if (i >= p->npred) p->npred = i + 1;
+                }
+            }
+        }
         double val = e->value;
         if (val >= 0 && val == floor(val) && val < 9e15) {
             a.has_uint_value = 1;
@@ -792,7 +822,18 @@ static int pf_block(trace *t, const etp_block_view *v, int pid, uint64_t run, et
             }
             /* -1: QNN node cycles; then the other values that are not counters, by unit */
             static const int units[] = {-1, ETP_UNIT_CYCLES, ETP_UNIT_RAW, ETP_UNIT_NONE};
+            bool present[4] = {false, false, false, false};
+            for (int32_t q = 0; q < cnt; q++) {
+                int32_t kk = p->kids[lo + q];
+                if ((size_t)kk < nsl) present[0] |= t->sl[kk].role == ROLE_NODE;
+                else {
+                    const etp_mevent *ie = &v->events[t->in[(size_t)kk - nsl].ev];
+                    if (!value_is_counter(ie))
+                        for (int u = 1; u < 4; u++) present[u] |= (int)ie->unit == units[u];
+                }
+            }
             for (size_t u = 0; u < sizeof units / sizeof units[0] && ndict < 4; u++) {
+                if (!present[u]) continue;
                 size_t nent = 0;
                 NumAnn **d = values_dict(p, v, lo, cnt, units[u], &nent);
                 if (!d) continue;
@@ -1047,6 +1088,8 @@ static void pf_release(trace *t) {
     free(p->ann);
     free(p->annp);
     free(p->flows);
+    free(p->pred_key);
+    free(p->pred_iid);
     free(p->pre);
     free(p->pk);
     free(p->out);
