@@ -1,4 +1,6 @@
-/* trace.c - Chrome Trace Event Format JSON (Perfetto, chrome://tracing) from the model.
+/* trace.c - the trace walk and its Chrome Trace Event Format JSON writer (Perfetto,
+ * chrome://tracing). The walk lays each block out once (trace_int.h) and hands it to a sink:
+ * the JSON one here, or Perfetto's protobuf one (trace_pftrace.c, etp_trace_write_perfetto).
  *
  * Layout (docs/trace.md):
  *  - one process per method ("Execute (method unknown)" without a program), one process "load"
