@@ -304,6 +304,16 @@ static void htp_trace(const etp_qnn_trace *t, double ghz) {
     fclose(f);
     fz_check_json(buf, len, "HTP trace");
     free(buf);
+    /* the same walk into Perfetto's protobuf: a Trace (packets, field 1) */
+    buf = NULL;
+    len = 0;
+    f = open_memstream(&buf, &len);
+    FZ_ASSERT(f != NULL, "open_memstream failed");
+    rc = etp_trace_write_perfetto(fx.model, f, &o, t, ghz, "fuzz", &st, &err);
+    FZ_ASSERT(rc == ETP_OK, "etp_trace_write_perfetto failed: %s", err.msg);
+    fclose(f);
+    FZ_ASSERT(len > 0 && (unsigned char)buf[0] == 0x0a, "perfetto trace is not a Trace");
+    free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -567,6 +567,17 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
                         const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
                         etp_trace_stats *st, etp_error *err);
 
+/* The same trace as Perfetto's native protobuf (a .pftrace: TracePacket messages, interned names,
+ * a track tree file > method > run, QNN cycles and counts as typed counters or slice arguments,
+ * never as durations, flows from each DELEGATE_CALL to the backend events inside it; the
+ * messages are schema/perfetto_trace.proto, the layout docs/trace.md). Streams like the JSON:
+ * one block at a time, memory bounded by the largest block and the distinct names. `optrace`
+ * may be NULL. `st` counts what was written (slices: begin/end pairs; instants: instant
+ * events). Returns as etp_trace_write_htp(). */
+int etp_trace_write_perfetto(etp_model *m, FILE *f, const etp_trace_opts *o,
+                             const etp_qnn_trace *optrace, double clock_ghz,
+                             const char *clock_source, etp_trace_stats *st, etp_error *err);
+
 ETP_API_END
 #ifdef __cplusplus
 }

@@ -112,3 +112,31 @@ add_test(NAME trace_backend COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/
                                     ${ETPROF_BIN} ${ETPROF_TEST_DATA}
                                     ${CMAKE_CURRENT_BINARY_DIR}/trace-backend-tmp)
 set_tests_properties(trace_backend PROPERTIES LABELS "trace")
+
+# --format perfetto (.pftrace): one driver over every corpus dump (with its program when known),
+# decoded by protoc against schema/perfetto_trace.proto and checked against the JSON trace:
+# slices and nesting, no duration from cycles/counts, flows inside their DELEGATE_CALL, node
+# cycles as arguments, counter units, names interned once; plus the optrace fixture, --max-runs
+# and the error paths (tests/test_pftrace.py).
+find_program(ETPROF_PROTOC protoc)
+if(ETPROF_PROTOC)
+  set(_pf_args "")
+  foreach(dump ${_trace_dumps})
+    _trace_pte_for(${dump} pte)
+    if(pte)
+      list(APPEND _pf_args "${dump}::${pte}")
+    else()
+      list(APPEND _pf_args "${dump}")
+    endif()
+  endforeach()
+  add_test(NAME trace_perfetto
+           COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_pftrace.py
+                   --etprof ${ETPROF_BIN} --proto ${CMAKE_SOURCE_DIR}/schema/perfetto_trace.proto
+                   --tmp ${CMAKE_CURRENT_BINARY_DIR}/pftrace-tmp
+                   --optrace "${ETPROF_TEST_DATA}/fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp::${_up}/stories260k_hybrid_llama_qnn.pte"
+                             ${_qfx}/optrace_small.json 1.5
+                   ${_pf_args})
+  set_tests_properties(trace_perfetto PROPERTIES LABELS "trace")
+else()
+  message(WARNING "protoc (protobuf-compiler) not found: trace_perfetto is not registered")
+endif()

@@ -331,14 +331,23 @@ class Profile:
         return {"device_time": d["vgf_device_time"], "notes": d.get("notes", [])}
 
 
-def _trace(self, path):
+def _trace(self, path, *, format=None):
     """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
     docs/trace.md), atomically: a temporary file beside it is renamed over it only when the
     whole trace was written, so a failure never leaves a partial file; a ``.gz`` path is written
-    gzip-compressed, as the command does. Returns the trace's
+    gzip-compressed, as the command does. ``format``: ``"json"`` (Chrome Trace Event JSON) or
+    ``"perfetto"`` (Perfetto's protobuf trace, ``etprof trace --format perfetto``); None (the
+    default) chooses by the name, as the command does: ``.pftrace`` (or ``.pftrace.gz``) is
+    Perfetto's, anything else JSON. Returns the trace's
     counts (``processes``, ``tracks``, ``slices``, ``synthetic``, ``instants``, ``clamped``,
     ``unplaced``). Raises :class:`IOError` (with the path) when it cannot be written."""
-    return self._p.write_trace(os.fspath(path))
+    p = os.fspath(path)
+    if format is None:
+        name = os.fsdecode(p)
+        format = "perfetto" if name.endswith((".pftrace", ".pftrace.gz")) else "json"
+    if format not in ("json", "perfetto"):
+        raise ValueError("format: \"json\" or \"perfetto\", got %r" % (format,))
+    return self._p.write_trace(p, perfetto=format == "perfetto")
 
 
 def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):

@@ -2285,7 +2285,8 @@ static PyObject *Profile_check_outputs(Profile *p, PyObject *args, PyObject *kw)
 /* Writes `path` atomically: a temporary file beside it, renamed over it when the writer
  * succeeded, removed otherwise (no partial output file). kind 0: trace, 1: report. */
 /* The body of write_file: the trace or report written into `f` (closed here), then renamed
- * over `dst`. C only: runs without the GIL. The library's code, or 0 with *werr an errno. */
+ * over `dst`. kind 0: JSON trace, 1: report, 2: Perfetto trace. C only: runs without the GIL.
+ * The library's code, or 0 with *werr an errno. */
 static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, const char *src,
                       const char *prog, const char *tu, const char *const qnn[4],
                       const char *tmp, etp_trace_stats *stp, int *werrp, etp_error *errp) {
@@ -2294,7 +2295,7 @@ static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, 
     etp_error err;
     memset(&st, 0, sizeof st);
     memset(&err, 0, sizeof err);
-    if (kind == 0) {
+    if (kind == 0 || kind == 2) {
         etp_trace_opts to;
         memset(&to, 0, sizeof to);
         to.source = src;
@@ -2302,6 +2303,8 @@ static int write_body(Profile *p, int kind, FILE *f, const char *dst, size_t n, 
         to.tick_ns = p->tick_ns;
         FILE *gz = n > 3 && strcmp(dst + n - 3, ".gz") == 0 ? etp_gzip_open(f, &err) : NULL;
         if (n > 3 && strcmp(dst + n - 3, ".gz") == 0 && !gz) rc = ETP_E_INTERNAL;
+        else if (kind == 2)
+            rc = etp_trace_write_perfetto(p->model, gz ? gz : f, &to, NULL, 0, NULL, &st, &err);
         else rc = etp_trace_write(p->model, gz ? gz : f, &to, &st, &err);
         if (gz && fclose(gz) && !rc) rc = ETP_E_IO; /* the gzip trailer; errno is set */
     } else {
@@ -2387,7 +2390,7 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
     }
     free(tmp);
     Py_DECREF(pb);
-    if (kind == 0)
+    if (kind == 0 || kind == 2)
         return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "processes",
                              (unsigned long long)st.processes, "tracks",
                              (unsigned long long)st.tracks, "slices",
@@ -2401,10 +2404,12 @@ static PyObject *write_file(Profile *p, int kind, PyObject *path, const char *tu
 
 static PyObject *Profile_write_trace(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
-    static char *kwlist[] = {"path", NULL};
+    static char *kwlist[] = {"path", "perfetto", NULL};
     PyObject *path;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:write_trace", kwlist, &path)) return NULL;
-    return write_file(p, 0, path, NULL, NULL);
+    int perfetto = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p:write_trace", kwlist, &path, &perfetto))
+        return NULL;
+    return write_file(p, perfetto ? 2 : 0, path, NULL, NULL);
 }
 
 static PyObject *Profile_write_report(Profile *p, PyObject *args, PyObject *kw) {

@@ -446,6 +446,25 @@ def test_trace_gzip(tmp_path):
         (tmp_path / "a.json").read_bytes()
 
 
+def test_trace_perfetto(tmp_path):
+    """Profile.trace(path, format="perfetto") writes the command's .pftrace, byte for byte (one
+    library writer); a .pftrace name chooses it; an unknown format is a ValueError."""
+    dump = data("fake-qnn-backend/stories260k_qnn_kv_forward_1x.etdp")
+    pte = data("upstream/stories260k_hybrid_llama_qnn.pte")
+    p = etprof.open(dump, pte)
+    counts = p.trace(tmp_path / "a.bin", format="perfetto")
+    p.trace(tmp_path / "b.pftrace")
+    rc, _, err = cli("trace", dump, "--pte", pte, "-q", "-o", str(tmp_path / "c.pftrace"))
+    assert rc == 0, err
+    c = (tmp_path / "c.pftrace").read_bytes()
+    assert c[:1] == b"\x0a"  # Trace.packet, length-delimited
+    assert (tmp_path / "a.bin").read_bytes() == c == (tmp_path / "b.pftrace").read_bytes()
+    assert counts["slices"] > 0
+    with pytest.raises(ValueError):
+        p.trace(tmp_path / "d.json", format="xml")
+    p.close()
+
+
 def test_qnn_files_equal_command_json():
     """etprof.qnn() gives `etprof qnn --format json`'s rows and summary (one library load)."""
     qhas = data("qnn-fixtures/qhas_small.json")

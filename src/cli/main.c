@@ -502,13 +502,15 @@ int main(int argc, char **argv) {
     a.quiet = a.set[OPT_QUIET];
     a.fmt = ETP_FMT_TABLE;
     if (a.set[OPT_FORMAT] && !c->own_format) {
-        if (etp_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
+        /* `trace --format perfetto`: the trace's own second format (cmd_trace.c reads it) */
+        bool trace_own = strcmp(c->name, "trace") == 0 && strcmp(a.val[OPT_FORMAT], "perfetto") == 0;
+        if (!trace_own && etp_format_parse(a.val[OPT_FORMAT], &a.fmt) != 0) {
             cli_errorf("%s: unknown format \"%s\" (table, csv, tsv, json, jsonl, md)", c->name,
                        a.val[OPT_FORMAT]);
             rc = EXIT_USAGE;
             goto done;
         }
-        a.fmt_set = true;
+        a.fmt_set = !trace_own;
     }
     if (a.npos < c->min_pos) {
         cli_errorf("%s: missing argument (usage: etprof %s %s)", c->name, c->name, c->usage);

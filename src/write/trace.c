@@ -1,4 +1,6 @@
-/* trace.c - Chrome Trace Event Format JSON (Perfetto, chrome://tracing) from the model.
+/* trace.c - the trace walk and its Chrome Trace Event Format JSON writer (Perfetto,
+ * chrome://tracing). The walk lays each block out once (trace_int.h) and hands it to a sink:
+ * the JSON one here, or Perfetto's protobuf one (trace_pftrace.c, etp_trace_write_perfetto).
  *
  * Layout (docs/trace.md):
  *  - one process per method ("Execute (method unknown)" without a program), one process "load"
@@ -19,120 +21,11 @@
 #include "etprof_qnn.h"
 #include "jw.h"
 #include "qnn.h"
+#include "trace_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Tracks of one run: tid = run_base + sub. */
-enum {
-    SUB_HOST = 0,   /* real host timestamps */
-    SUB_LANE1,      /* overflow lanes: real events that overlap a sibling without nesting */
-    SUB_LANE2,
-    SUB_LANE3,
-    SUB_TIME,       /* synthetic: backend-reported times (QNN µs chain and waits) */
-    SUB_OTHER,      /* synthetic: other backend-reported times, each ending at the call's end */
-    SUB_NODES,      /* synthetic: QNN nodes laid back to back by cycle share */
-    /* Synthetic set k (k = 1 .. N_SETS-1) is SUB_TIME + 3k .. SUB_NODES + 3k: used when the
-     * containers of a run nest (e.g. events that lost their DELEGATE_CALL fall back to
-     * Method::execute), so that groups sharing a track never overlap in time. */
-    SUB_COUNT_ = SUB_TIME + 3 * 8
-};
-#define N_LANES 4 /* host + 3 overflow lanes */
-#define N_SETS 8  /* synthetic track sets */
-#define TIDS_PER_RUN 32
-
-/* What a slice is, for its name, args and sort order. */
-enum {
-    ROLE_REAL = 0,    /* an event with real timestamps */
-    ROLE_CHAIN,       /* QNN top-level µs event of the nesting chain, end-aligned */
-    ROLE_WAIT,        /* QNN VTCM acquire / power-up wait, after the accelerator start */
-    ROLE_OTHER,       /* other time-valued backend event, end-aligned */
-    ROLE_NODE_PARENT, /* container of the node slices (the cycles parent event, or made up) */
-    ROLE_NODE,        /* QNN node, sized by its share of the node-cycle total */
-};
-
-typedef struct tslice {
-    int64_t ts, dur;   /* ns since the trace base */
-    int64_t rank;      /* order among slices of one track with equal ts and dur (outer first) */
-    int32_t ev;        /* event index in the block, -1 for a made-up container */
-    int32_t container; /* event index of the enclosing timed event (synthetic slices), else -1 */
-    uint8_t sub, role;
-    bool clamped;      /* shortened to fit its container */
-    double share;      /* ROLE_NODE: fraction of the node-cycle total */
-    double node_sum;   /* ROLE_NODE_PARENT: sum of the node cycles */
-    uint32_t node_count;
-    const char *window; /* ROLE_NODE_PARENT: which span the nodes were spread over */
-} tslice;
-
-typedef struct tinst {
-    int64_t ts;
-    int32_t ev;
-    int32_t container; /* -1 when placed by file order (allocations) */
-    uint8_t sub;
-} tinst;
-
-typedef struct method_proc {
-    const char *name; /* NULL = unknown */
-    int pid;
-    uint64_t runs;
-} method_proc;
-
-/* Runs seen and written per method, for the run selection (etp_trace_opts.run_*). */
-typedef struct run_count {
-    const char *name;
-    uint64_t seen, kept;
-} run_count;
-
-/* Host clock: unwraps 32-bit counters (decided by the pre-pass), converts ticks to ns. */
-typedef struct hclock {
-    bool unwrap;
-    uint64_t epoch, last;
-    bool have_last;
-} hclock;
-
-typedef struct trace {
-    etp_model *m;
-    const etp_trace_opts *o;
-    etp_trace_stats *st;
-    jw w;
-    FILE *f;
-    /* clock */
-    double ns_per_tick;
-    uint64_t base;
-    bool have_base, unwrap;
-    hclock clk;
-    /* processes */
-    method_proc *procs;
-    size_t nprocs, capprocs;
-    int next_pid;
-    bool load_named;
-    uint64_t load_runs;
-    run_count *rc;
-    size_t nrc, caprc;
-    /* per-block scratch */
-    tslice *sl;
-    size_t nsl, capsl;
-    tinst *in;
-    size_t nin, capin;
-    int32_t *slice_of;   /* event -> slice index, -1 */
-    int64_t *ws, *we;    /* event -> wall start/end in ns since the base (valid when wall[i]) */
-    uint8_t *wall;       /* event has real timestamps */
-    int32_t *order;      /* scratch permutation */
-    int32_t *lane[N_LANES];  /* open slices per lane (a stack) */
-    int32_t *grp;        /* (container, event) pairs for synthetic placement */
-    uint32_t cap;
-    /* origin of the HTP (optrace) process: the first QnnBackend DELEGATE_CALL, ns */
-    int64_t qnn_origin;
-    bool have_qnn_origin;
-    /* without a program: the DELEGATE_CALLs whose backend the ops views infer
-     * (etp_backend_infer), by instruction */
-    struct inferred {
-        int32_t chain, instr;
-        const char *name; /* static (the backend table) */
-    } *inf;
-    size_t ninf;
-} trace;
 
 /* ---- small helpers ---------------------------------------------------------------------- */
 
@@ -218,7 +111,7 @@ static int64_t us_to_ns(double us) {
     return (int64_t)llround(v);
 }
 
-static const char *placement(const etp_mevent *e) {
+const char *etp__trace_placement(const etp_mevent *e) {
     switch (e->kind) {
     case ETP_KIND_KERNEL:
     case ETP_KIND_OPERATOR_CALL: return "cpu";
@@ -229,7 +122,7 @@ static const char *placement(const etp_mevent *e) {
     }
 }
 
-static const char *qnn_class_name(etp_qnn_class q) {
+const char *etp__trace_qnn_class_name(etp_qnn_class q) {
     switch (q) {
     case ETP_QNN_TOP: return "top";
     case ETP_QNN_NODE: return "node";
@@ -286,13 +179,17 @@ static void meta(trace *t, const char *what, int pid, int64_t tid, const char *k
     jw_newline(&t->w);
 }
 
-static void name_process(trace *t, int pid, const char *name, int sort) {
+static void json_process(trace *t, int pid, const char *name, int sort) {
     meta(t, "process_name", pid, -1, "name", name, 0);
     meta(t, "process_sort_index", pid, -1, "sort_index", NULL, sort);
+}
+
+static void name_process(trace *t, int pid, const char *name, int sort) {
+    t->sink->process(t, pid, name, sort);
     t->st->processes++;
 }
 
-static void name_thread(trace *t, int pid, int64_t tid, const char *name) {
+static void json_thread(trace *t, int pid, int64_t tid, const char *name) {
     meta(t, "thread_name", pid, tid, "name", name, 0);
     meta(t, "thread_sort_index", pid, tid, "sort_index", NULL, tid);
     t->st->tracks++;
@@ -692,6 +589,40 @@ static int cmp_slice(const void *a, const void *b) {
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Sorts t->sl by cmp_slice (a total order, so any algorithm gives the same result): a stable
+ * distribution by track first (cmp_slice's first key), then each track's slices sorted only
+ * when they are not in order already - the usual case, as each track's layout is made in order
+ * (a QNN run's thousands of node slices are). false when out of memory. */
+static bool sort_slices(trace *t) {
+    size_t n = t->nsl, cnt[SUB_COUNT_ + 1] = {0};
+    bool sorted = true;
+    for (size_t k = 1; k < n && sorted; k++)
+        if (cmp_slice(&t->sl[k - 1], &t->sl[k]) > 0) sorted = false;
+    if (sorted) return true;
+    tslice *d = grow(t->sl2, &t->capsl2, n, sizeof *t->sl2);
+    if (!d) return false;
+    t->sl2 = d;
+    for (size_t k = 0; k < n; k++) cnt[t->sl[k].sub + 1]++;
+    for (int s = 0; s < SUB_COUNT_; s++) cnt[s + 1] += cnt[s];
+    size_t at[SUB_COUNT_];
+    memcpy(at, cnt, sizeof at);
+    for (size_t k = 0; k < n; k++) d[at[t->sl[k].sub]++] = t->sl[k];
+    for (int s = 0; s < SUB_COUNT_; s++) {
+        size_t lo = cnt[s], hi = cnt[s + 1];
+        bool ok = true;
+        for (size_t k = lo + 1; k < hi && ok; k++)
+            if (cmp_slice(&d[k - 1], &d[k]) > 0) ok = false;
+        if (!ok) qsort(d + lo, hi - lo, sizeof *d, cmp_slice);
+    }
+    tslice *tmp = t->sl;
+    size_t tc = t->capsl;
+    t->sl = d;
+    t->capsl = t->capsl2;
+    t->sl2 = tmp;
+    t->capsl2 = tc;
+    return true;
+}
+
 static int cmp_inst(const void *a, const void *b) {
     const tinst *x = a, *y = b;
     if (x->sub != y->sub) return x->sub < y->sub ? -1 : 1;
@@ -730,7 +661,7 @@ static void write_flags(jw *w, uint32_t fl) {
 }
 
 /* The backend the ops views infer for the DELEGATE_CALL of instruction (chain, instr), NULL. */
-static const char *inferred_backend(const trace *t, int32_t chain, int32_t instr) {
+const char *etp__trace_inferred_backend(const trace *t, int32_t chain, int32_t instr) {
     for (size_t i = 0; i < t->ninf; i++)
         if (t->inf[i].chain == chain && t->inf[i].instr == instr) return t->inf[i].name;
     return NULL;
@@ -751,7 +682,7 @@ static void infer_backends(trace *t) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
         etp_backend_guess g;
         if (row->kind != ETP_KIND_DELEGATE_CALL || etp_backend_infer(r, i, &g) != ETP_OK ||
-            !g.inferred || !g.info || inferred_backend(t, row->chain, row->instr))
+            !g.inferred || !g.info || etp__trace_inferred_backend(t, row->chain, row->instr))
             continue;
         struct inferred *x = realloc(t->inf, (t->ninf + 1) * sizeof *x);
         if (!x) break;
@@ -766,11 +697,11 @@ static void common_args(const trace *t, jw *w, const etp_block_view *v, const et
                         const etp_mevent *ctr, bool synthetic, const struct etp_etrecord *rec) {
     const etp_mevent *src = e ? e : ctr;
     jw_key_lit(w, "kind"); jw_str(w, etp_kind_name(src->kind));
-    jw_key_lit(w, "placement"); jw_str(w, placement(src));
+    jw_key_lit(w, "placement"); jw_str(w, etp__trace_placement(src));
     jw_key_lit(w, "backend"); jw_str(w, src->backend);
     if (t->ninf && !src->backend &&
         (src->kind == ETP_KIND_DELEGATE_CALL || src->kind == ETP_KIND_DELEGATE_INTERNAL)) {
-        const char *inf = inferred_backend(t, src->chain, src->instr);
+        const char *inf = etp__trace_inferred_backend(t, src->chain, src->instr);
         if (inf) {
             jw_key_lit(w, "backend_inferred");
             jw_str(w, inf);
@@ -860,7 +791,7 @@ static void write_slice(trace *t, const etp_block_view *v, const tslice *s, int 
         }
         jw_key_lit(w, "container_event"); jw_int(w, s->container);
         if (e && e->qnn) {
-            jw_key_lit(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
+            jw_key_lit(w, "qnn_class"); jw_str(w, etp__trace_qnn_class_name(e->qnn));
         }
         if (e && e->qnn_op_id >= 0) {
             jw_key_lit(w, "qnn_op_id"); jw_int(w, e->qnn_op_id);
@@ -918,7 +849,7 @@ static void write_inst(trace *t, const etp_block_view *v, const tinst *p, int pi
     }
     write_flags(w, e->flags);
     if (e->qnn) {
-        jw_key_lit(w, "qnn_class"); jw_str(w, qnn_class_name(e->qnn));
+        jw_key_lit(w, "qnn_class"); jw_str(w, etp__trace_qnn_class_name(e->qnn));
     }
     jw_key_lit(w, "layout");
     jw_str(w, p->container >= 0 ? "at the end of the enclosing call (no timestamp)"
@@ -936,9 +867,8 @@ static const char *const lane_suffix[N_LANES] = {"", " (overlapping 1)", " (over
                                                  " (overlapping 3)"};
 static const char *const set_suffix[3] = {" time", " other times", " nodes by cycle share"};
 
-static void write_block(trace *t, const etp_block_view *v, int pid, uint64_t run) {
-    int64_t base_tid = (int64_t)(run - 1) * TIDS_PER_RUN + 1;
-    bool named[SUB_COUNT_] = {false};
+void etp__trace_block_names(const trace *t, const etp_block_view *v, int pid, uint64_t run,
+                            char *runname, size_t nrun, const char **backend_out) {
     /* The backend that names the synthetic tracks: the containers' one, "delegates" if mixed. */
     const char *backend = NULL;
     bool mixed = false;
@@ -951,26 +881,40 @@ static void write_block(trace *t, const etp_block_view *v, int pid, uint64_t run
     }
     if (!backend) backend = "delegate";
     if (mixed) backend = "delegates";
-    char runname[200];
+    *backend_out = backend;
     if (pid == 1)
-        snprintf(runname, sizeof runname, "%s (block %u)",
-                 v->info.name.ptr ? v->info.name.ptr : "block", v->block);
-    else snprintf(runname, sizeof runname, "run %llu", (unsigned long long)run);
+        snprintf(runname, nrun, "%s (block %u)", v->info.name.ptr ? v->info.name.ptr : "block",
+                 v->block);
+    else snprintf(runname, nrun, "run %llu", (unsigned long long)run);
+}
+
+void etp__trace_track_name(const char *runname, const char *backend, int sub, char *tn,
+                           size_t n) {
+    if (sub < N_LANES) snprintf(tn, n, "%s%s", runname, lane_suffix[sub]);
+    else {
+        int set = (sub - SUB_TIME) / 3;
+        char nth[24] = "";
+        if (set) snprintf(nth, sizeof nth, " #%d", set + 1);
+        snprintf(tn, n, "%s: %s%s (synthetic%s)", runname, backend,
+                 set_suffix[(sub - SUB_TIME) % 3], nth);
+    }
+}
+
+static int json_block(trace *t, const etp_block_view *v, int pid, uint64_t run, etp_error *err) {
+    (void)err;
+    int64_t base_tid = (int64_t)(run - 1) * TIDS_PER_RUN + 1;
+    bool named[SUB_COUNT_] = {false};
+    const char *backend;
+    char runname[200];
+    etp__trace_block_names(t, v, pid, run, runname, sizeof runname, &backend);
     for (int pass = 0; pass < 2; pass++) {
         size_t cnt = pass ? t->nin : t->nsl;
         for (size_t k = 0; k < cnt; k++) {
             uint8_t sub = pass ? t->in[k].sub : t->sl[k].sub;
             if (!named[sub]) {
                 char tn[300];
-                if (sub < N_LANES) snprintf(tn, sizeof tn, "%s%s", runname, lane_suffix[sub]);
-                else {
-                    int set = (sub - SUB_TIME) / 3;
-                    char nth[24] = "";
-                    if (set) snprintf(nth, sizeof nth, " #%d", set + 1);
-                    snprintf(tn, sizeof tn, "%s: %s%s (synthetic%s)", runname, backend,
-                             set_suffix[(sub - SUB_TIME) % 3], nth);
-                }
-                name_thread(t, pid, base_tid + sub, tn);
+                etp__trace_track_name(runname, backend, sub, tn, sizeof tn);
+                json_thread(t, pid, base_tid + sub, tn);
                 named[sub] = true;
             }
             if (pass) write_inst(t, v, &t->in[k], pid, base_tid + sub, etp_model_dump(t->m));
@@ -978,10 +922,11 @@ static void write_block(trace *t, const etp_block_view *v, int pid, uint64_t run
         }
     }
     /* An empty run still gets its track, so every run is visible. */
-    if (!named[SUB_HOST]) name_thread(t, pid, base_tid, runname);
+    if (!named[SUB_HOST]) json_thread(t, pid, base_tid, runname);
+    return ETP_OK;
 }
 
-/* ---- driver ------------------------------------------------------------------------------- */
+/* ---- the walk ----------------------------------------------------------------------------- */
 
 /* Pre-pass: the trace base (first host timestamp) and whether 32-bit counters wrapped. */
 static int prepass(trace *t, etp_error *err) {
@@ -1075,7 +1020,10 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
         t->grp[2 * ng + 1] = (int32_t)i;
         ng++;
     }
-    if (ng) qsort(t->grp, ng, 2 * sizeof *t->grp, cmp_pair);
+    bool grp_sorted = true; /* the usual case: one container, events in file order */
+    for (uint32_t k = 1; k < ng && grp_sorted; k++)
+        if (cmp_pair(t->grp + 2 * (k - 1), t->grp + 2 * k) > 0) grp_sorted = false;
+    if (ng && !grp_sorted) qsort(t->grp, ng, 2 * sizeof *t->grp, cmp_pair);
     /* One group per container; containers sorted by start get the first track set whose last
      * container has ended (interval colouring), so that groups on one track never overlap. */
     uint32_t ngroups = 0;
@@ -1121,12 +1069,15 @@ static int do_block(trace *t, uint32_t b, etp_error *err) {
             return ETP_E_INTERNAL;
         }
     }
-    if (t->nsl) qsort(t->sl, t->nsl, sizeof *t->sl, cmp_slice);
+    if (t->nsl && !sort_slices(t)) {
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     if (t->nin) qsort(t->in, t->nin, sizeof *t->in, cmp_inst);
     uint64_t run = number;
     int pid = block_process(t, &v, &run, err);
     if (pid < 0) return ETP_E_INTERNAL;
-    write_block(t, &v, pid, run);
+    if ((rc = t->sink->block(t, &v, pid, run, err))) return rc;
     t->st->blocks++;
     return ETP_OK;
 }
@@ -1189,9 +1140,66 @@ static void htp_thread_name(const etp_qnn_trace *ot, int64_t pid, int64_t tid, u
 
 #define HTP_LANE_TID 1000000 /* overflow lane k of hardware thread T: tid T + k * HTP_LANE_TID */
 
+/* JSON sink: one optrace op, an X event on its hardware thread's track. */
+static void json_htp_op(trace *t, int pid, int64_t tid, const etp_qnn_trace_op *op, int64_t s,
+                        int64_t e, bool overlap) {
+    jw *w = &t->w;
+    double ghz = t->ghz;
+    const char *source = t->clock_source;
+        char idbuf[24];
+        snprintf(idbuf, sizeof idbuf, "0x%016llx", (unsigned long long)op->id);
+        jw_obj_begin(w);
+        jw_key_lit(w, "name"); jw_str(w, op->name);
+        jw_key_lit(w, "cat"); jw_str(w, "htp");
+        jw_key_lit(w, "ph"); jw_str(w, "X");
+        jw_key_lit(w, "pid"); jw_int(w, pid);
+        jw_key_lit(w, "tid"); jw_int(w, tid);
+        key_us(w, "ts", s);
+        key_us(w, "dur", e - s);
+        jw_key_lit(w, "args");
+        jw_obj_begin(w);
+        jw_key_lit(w, "htp_op"); jw_str(w, op->name);
+        jw_key_lit(w, "qnn_op"); jw_str(w, op->qnn_op);
+        jw_key_lit(w, "op_id"); jw_str(w, idbuf);
+        jw_key_lit(w, "cycles"); jw_int(w, op->dur);
+        jw_key_lit(w, "hmx"); jw_bool(w, (op->flags & ETP_QNN_F_HMX) != 0);
+        jw_key_lit(w, "hvx"); jw_bool(w, (op->flags & ETP_QNN_F_HVX) != 0);
+        jw_key_lit(w, "dma"); jw_bool(w, (op->flags & ETP_QNN_F_ANY_DMA) != 0);
+        jw_key_lit(w, "clock_ghz"); jw_double(w, ghz);
+        jw_key_lit(w, "clock_source"); jw_str(w, source);
+        jw_key_lit(w, "synthetic_time"); jw_bool(w, true);
+        if (overlap) {
+            jw_key_lit(w, "overlap"); jw_bool(w, true);
+        }
+        jw_obj_end(w);
+        jw_obj_end(w);
+        jw_newline(&t->w);
+}
+
+/* JSON sink: one point of an optrace counter, a C event. */
+static void json_htp_counter(trace *t, int pid, const etp_qnn_trace_counter *ct,
+                             const char *label, int64_t ts, double value) {
+    jw *w = &t->w;
+    jw_obj_begin(w);
+    jw_key_lit(w, "name"); jw_str(w, label);
+    jw_key_lit(w, "cat"); jw_str(w, "htp");
+    jw_key_lit(w, "ph"); jw_str(w, "C");
+    jw_key_lit(w, "pid"); jw_int(w, pid);
+    jw_key_lit(w, "tid"); jw_int(w, 0);
+    key_us(w, "ts", ts);
+    jw_key_lit(w, "args");
+    jw_obj_begin(w);
+    jw_key(w, ct->kind == ETP_QNN_CTR_OTHER ? "value" : "bytes");
+    jw_double(w, value);
+    jw_obj_end(w);
+    jw_obj_end(w);
+    jw_newline(&t->w);
+}
+
+
 static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *source,
                      uint64_t *n_slices, uint64_t *n_overlap, etp_error *err) {
-    jw *w = &t->w;
+    (void)source;
     int rc = ETP_OK;
     int pid = t->next_pid++;
     int64_t origin = t->have_qnn_origin ? t->qnn_origin : 0;
@@ -1268,7 +1276,7 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
         for (uint32_t l = 0; l <= max_lane && cnt; l++) {
             char tn[256];
             htp_thread_name(ot, ot->ops[ord[a]].pid, tid, l, tn, sizeof tn);
-            name_thread(t, pid, tid + (int64_t)l * HTP_LANE_TID, tn);
+            t->sink->thread(t, pid, tid + (int64_t)l * HTP_LANE_TID, tn);
         }
         a = b;
     }
@@ -1276,34 +1284,8 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
     for (uint32_t k = 0; k < n; k++) {
         const etp_qnn_trace_op *op = &ot->ops[hs[k].op];
         int64_t s = CYC_NS(op->ts), e = CYC_NS(op->ts + op->dur);
-        char idbuf[24];
-        snprintf(idbuf, sizeof idbuf, "0x%016llx", (unsigned long long)op->id);
-        jw_obj_begin(w);
-        jw_key_lit(w, "name"); jw_str(w, op->name);
-        jw_key_lit(w, "cat"); jw_str(w, "htp");
-        jw_key_lit(w, "ph"); jw_str(w, "X");
-        jw_key_lit(w, "pid"); jw_int(w, pid);
-        jw_key_lit(w, "tid"); jw_int(w, op->tid + (int64_t)hs[k].lane * HTP_LANE_TID);
-        key_us(w, "ts", s);
-        key_us(w, "dur", e - s);
-        jw_key_lit(w, "args");
-        jw_obj_begin(w);
-        jw_key_lit(w, "htp_op"); jw_str(w, op->name);
-        jw_key_lit(w, "qnn_op"); jw_str(w, op->qnn_op);
-        jw_key_lit(w, "op_id"); jw_str(w, idbuf);
-        jw_key_lit(w, "cycles"); jw_int(w, op->dur);
-        jw_key_lit(w, "hmx"); jw_bool(w, (op->flags & ETP_QNN_F_HMX) != 0);
-        jw_key_lit(w, "hvx"); jw_bool(w, (op->flags & ETP_QNN_F_HVX) != 0);
-        jw_key_lit(w, "dma"); jw_bool(w, (op->flags & ETP_QNN_F_ANY_DMA) != 0);
-        jw_key_lit(w, "clock_ghz"); jw_double(w, ghz);
-        jw_key_lit(w, "clock_source"); jw_str(w, source);
-        jw_key_lit(w, "synthetic_time"); jw_bool(w, true);
-        if (hs[k].lane) {
-            jw_key_lit(w, "overlap"); jw_bool(w, true);
-        }
-        jw_obj_end(w);
-        jw_obj_end(w);
-        jw_newline(&t->w);
+        t->sink->htp_op(t, pid, op->tid + (int64_t)hs[k].lane * HTP_LANE_TID, op, s, e,
+                        hs[k].lane != 0);
         (*n_slices)++;
         t->st->slices++;
         if (hs[k].lane) (*n_overlap)++;
@@ -1326,22 +1308,8 @@ static int write_htp(trace *t, const etp_qnn_trace *ot, double ghz, const char *
             snprintf(other, sizeof other, "%s", ct->name ? ct->name : "counter");
             label = other;
         }
-        for (uint32_t k = 0; k < ct->n_points; k++) {
-            jw_obj_begin(w);
-            jw_key_lit(w, "name"); jw_str(w, label);
-            jw_key_lit(w, "cat"); jw_str(w, "htp");
-            jw_key_lit(w, "ph"); jw_str(w, "C");
-            jw_key_lit(w, "pid"); jw_int(w, pid);
-            jw_key_lit(w, "tid"); jw_int(w, 0);
-            key_us(w, "ts", CYC_NS(pts[k].ts));
-            jw_key_lit(w, "args");
-            jw_obj_begin(w);
-            jw_key(w, ct->kind == ETP_QNN_CTR_OTHER ? "value" : "bytes");
-            jw_double(w, pts[k].value);
-            jw_obj_end(w);
-            jw_obj_end(w);
-            jw_newline(&t->w);
-        }
+        for (uint32_t k = 0; k < ct->n_points; k++)
+            t->sink->htp_counter(t, pid, ct, label, CYC_NS(pts[k].ts), pts[k].value);
         free(pts);
     }
 #undef CYC_NS
@@ -1358,14 +1326,108 @@ done:
     return rc;
 }
 
-int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
-                    etp_error *err) {
-    return etp_trace_write_htp(m, f, o, NULL, 0, NULL, st, err);
+/* ---- the JSON sink ------------------------------------------------------------------------ */
+
+static int json_begin(trace *t, etp_error *err) {
+    (void)err;
+    jw_init(&t->w, t->f, false);
+    /* hundreds of MB of small values: the writer keeps them and hands the FILE 256 KiB at once */
+    char *wbuf = malloc((size_t)1 << 18);
+    t->sink_state = wbuf;
+    if (wbuf) jw_set_buffer(&t->w, wbuf, (size_t)1 << 18);
+    jw_obj_begin(&t->w);
+    jw_key_lit(&t->w, "traceEvents");
+    jw_arr_begin(&t->w);
+    jw_newline(&t->w);
+    return ETP_OK;
 }
 
-int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
-                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
-                        etp_trace_stats *st, etp_error *err) {
+static int json_end(trace *t, etp_error *err) {
+    const etp_trace_opts *o = t->o;
+    etp_trace_stats *st = t->st;
+    jw_arr_end(&t->w);
+    jw_key_lit(&t->w, "otherData");
+    jw_obj_begin(&t->w);
+    jw_key_lit(&t->w, "generator"); jw_str(&t->w, "etprof " ETPROF_VERSION);
+    jw_key_lit(&t->w, "source"); jw_str(&t->w, o->source);
+    jw_key_lit(&t->w, "program"); jw_str(&t->w, o->program);
+    jw_key_lit(&t->w, "time_base");
+    jw_str(&t->w, o->tick_ns > 0
+                      ? "us since the first host timestamp in the file"
+                      : "host ticks of unknown rate since the first one, 1 tick drawn as 1 ns");
+    jw_key_lit(&t->w, "tick_ns"); jw_double(&t->w, o->tick_ns);
+    jw_key_lit(&t->w, "base_ticks");
+    if (t->have_base) jw_uint(&t->w, t->base);
+    else jw_null(&t->w);
+    jw_key_lit(&t->w, "counter_unwrapped_32bit"); jw_bool(&t->w, t->unwrap);
+    jw_key_lit(&t->w, "synthetic_note");
+    jw_str(&t->w, "slices with args.synthetic = true have no timestamps of their own: they are "
+                  "laid out inside their DELEGATE_CALL from backend-reported values (see "
+                  "docs/trace.md)");
+    jw_key_lit(&t->w, "slices"); jw_uint(&t->w, st->slices);
+    jw_key_lit(&t->w, "synthetic_slices"); jw_uint(&t->w, st->synthetic);
+    jw_key_lit(&t->w, "instants"); jw_uint(&t->w, st->instants);
+    jw_key_lit(&t->w, "clamped"); jw_uint(&t->w, st->clamped);
+    jw_key_lit(&t->w, "overlapping"); jw_uint(&t->w, st->overlapped);
+    jw_key_lit(&t->w, "unplaced"); jw_uint(&t->w, st->unplaced);
+    jw_key_lit(&t->w, "run_selection");
+    jw_obj_begin(&t->w);
+    jw_key_lit(&t->w, "skip_first"); jw_uint(&t->w, o->skip_first);
+    jw_key_lit(&t->w, "first");
+    if (o->run_first) jw_uint(&t->w, o->run_first);
+    else jw_null(&t->w);
+    jw_key_lit(&t->w, "last");
+    if (o->run_last) jw_uint(&t->w, o->run_last);
+    else jw_null(&t->w);
+    jw_key_lit(&t->w, "max_runs");
+    if (o->max_runs) jw_uint(&t->w, o->max_runs);
+    else jw_null(&t->w);
+    jw_key_lit(&t->w, "runs_left_out"); jw_uint(&t->w, st->runs_left_out);
+    jw_obj_end(&t->w);
+    if (t->ot) {
+        jw_key_lit(&t->w, "htp_optrace");
+        jw_obj_begin(&t->w);
+        jw_key_lit(&t->w, "clock_ghz"); jw_double(&t->w, t->ghz);
+        jw_key_lit(&t->w, "clock_source"); jw_str(&t->w, t->clock_source);
+        jw_key_lit(&t->w, "origin");
+        jw_str(&t->w, t->have_qnn_origin ? "first QnnBackend DELEGATE_CALL"
+                                         : "0 (no QnnBackend DELEGATE_CALL with timestamps)");
+        jw_key_lit(&t->w, "slices"); jw_uint(&t->w, t->htp_slices);
+        jw_key_lit(&t->w, "overlap_lane_slices"); jw_uint(&t->w, t->htp_overlap);
+        jw_key_lit(&t->w, "note");
+        jw_str(&t->w, "HTP op times are optrace cycles / clock: placed (args.synthetic_time = "
+                      "true), not measured on the host clock");
+        jw_obj_end(&t->w);
+    }
+    jw_obj_end(&t->w);
+    jw_obj_end(&t->w);
+    jw_newline(&t->w);
+    if (jw_finish(&t->w) != 0 || ferror(t->f)) {
+        etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
+        return ETP_E_IO;
+    }
+    return ETP_OK;
+}
+
+static void json_release(trace *t) { free(t->sink_state); }
+
+const trace_sink etp__trace_json_sink = {
+    .begin = json_begin,
+    .process = json_process,
+    .thread = json_thread,
+    .block = json_block,
+    .htp_op = json_htp_op,
+    .htp_counter = json_htp_counter,
+    .end = json_end,
+    .release = json_release,
+};
+
+/* ---- driver ------------------------------------------------------------------------------- */
+
+/* The walk: the pre-pass, every block laid out and handed to `sink`, then the optrace. */
+static int trace_run(etp_model *m, FILE *f, const etp_trace_opts *o, const etp_qnn_trace *optrace,
+                     double clock_ghz, const char *clock_source, etp_trace_stats *st,
+                     etp_error *err, const trace_sink *sink) {
     etp_trace_opts defo;
     etp_trace_stats dst;
     if (optrace && !(clock_ghz > 0 && clock_ghz < 1e6)) {
@@ -1389,97 +1451,41 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
     t.f = f;
     t.next_pid = 2;
     t.ns_per_tick = o->tick_ns > 0 ? o->tick_ns : 1.0;
+    t.sink = sink;
+    t.ot = optrace;
+    t.ghz = clock_ghz;
+    t.clock_source = clock_source;
     int rc = prepass(&t, err);
     if (!rc) infer_backends(&t);
     t.clk.unwrap = t.unwrap;
     const etp_dump_info *di = etp_dump_get_info(etp_model_dump(m));
-    jw_init(&t.w, f, false);
-    /* hundreds of MB of small values: the writer keeps them and hands the FILE 256 KiB at once */
-    char *wbuf = malloc((size_t)1 << 18);
-    if (wbuf) jw_set_buffer(&t.w, wbuf, (size_t)1 << 18);
-    jw_obj_begin(&t.w);
-    jw_key_lit(&t.w, "traceEvents");
-    jw_arr_begin(&t.w);
-    jw_newline(&t.w);
+    int brc = sink->begin(&t, err);
+    if (!rc) rc = brc;
     for (uint32_t b = 0; b < di->block_count && !rc; b++) {
         rc = do_block(&t, b, err);
         if (o->progress) o->progress(o->progress_ctx, b + 1, di->block_count);
+        if (!rc && t.sink_rc) {
+            *err = t.sink_err;
+            rc = t.sink_rc;
+        }
         if (!rc && ferror(f)) {
             etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
             rc = ETP_E_IO;
         }
     }
     /* With a QNN optrace: one process "HTP (optrace)" after the ETDump blocks (write_htp). */
-    uint64_t htp_slices = 0, htp_overlap = 0;
     if (!rc && optrace)
-        rc = write_htp(&t, optrace, clock_ghz, clock_source, &htp_slices, &htp_overlap, err);
-    if (!rc) {
-        jw_arr_end(&t.w);
-        jw_key_lit(&t.w, "otherData");
-        jw_obj_begin(&t.w);
-        jw_key_lit(&t.w, "generator"); jw_str(&t.w, "etprof " ETPROF_VERSION);
-        jw_key_lit(&t.w, "source"); jw_str(&t.w, o->source);
-        jw_key_lit(&t.w, "program"); jw_str(&t.w, o->program);
-        jw_key_lit(&t.w, "time_base");
-        jw_str(&t.w, o->tick_ns > 0
-                         ? "us since the first host timestamp in the file"
-                         : "host ticks of unknown rate since the first one, 1 tick drawn as 1 ns");
-        jw_key_lit(&t.w, "tick_ns"); jw_double(&t.w, o->tick_ns);
-        jw_key_lit(&t.w, "base_ticks");
-        if (t.have_base) jw_uint(&t.w, t.base);
-        else jw_null(&t.w);
-        jw_key_lit(&t.w, "counter_unwrapped_32bit"); jw_bool(&t.w, t.unwrap);
-        jw_key_lit(&t.w, "synthetic_note");
-        jw_str(&t.w, "slices with args.synthetic = true have no timestamps of their own: they are "
-                     "laid out inside their DELEGATE_CALL from backend-reported values (see "
-                     "docs/trace.md)");
-        jw_key_lit(&t.w, "slices"); jw_uint(&t.w, st->slices);
-        jw_key_lit(&t.w, "synthetic_slices"); jw_uint(&t.w, st->synthetic);
-        jw_key_lit(&t.w, "instants"); jw_uint(&t.w, st->instants);
-        jw_key_lit(&t.w, "clamped"); jw_uint(&t.w, st->clamped);
-        jw_key_lit(&t.w, "overlapping"); jw_uint(&t.w, st->overlapped);
-        jw_key_lit(&t.w, "unplaced"); jw_uint(&t.w, st->unplaced);
-        jw_key_lit(&t.w, "run_selection");
-        jw_obj_begin(&t.w);
-        jw_key_lit(&t.w, "skip_first"); jw_uint(&t.w, o->skip_first);
-        jw_key_lit(&t.w, "first");
-        if (o->run_first) jw_uint(&t.w, o->run_first);
-        else jw_null(&t.w);
-        jw_key_lit(&t.w, "last");
-        if (o->run_last) jw_uint(&t.w, o->run_last);
-        else jw_null(&t.w);
-        jw_key_lit(&t.w, "max_runs");
-        if (o->max_runs) jw_uint(&t.w, o->max_runs);
-        else jw_null(&t.w);
-        jw_key_lit(&t.w, "runs_left_out"); jw_uint(&t.w, st->runs_left_out);
-        jw_obj_end(&t.w);
-        if (optrace) {
-            jw_key_lit(&t.w, "htp_optrace");
-            jw_obj_begin(&t.w);
-            jw_key_lit(&t.w, "clock_ghz"); jw_double(&t.w, clock_ghz);
-            jw_key_lit(&t.w, "clock_source"); jw_str(&t.w, clock_source);
-            jw_key_lit(&t.w, "origin");
-            jw_str(&t.w, t.have_qnn_origin ? "first QnnBackend DELEGATE_CALL"
-                                           : "0 (no QnnBackend DELEGATE_CALL with timestamps)");
-            jw_key_lit(&t.w, "slices"); jw_uint(&t.w, htp_slices);
-            jw_key_lit(&t.w, "overlap_lane_slices"); jw_uint(&t.w, htp_overlap);
-            jw_key_lit(&t.w, "note");
-            jw_str(&t.w, "HTP op times are optrace cycles / clock: placed (args.synthetic_time = "
-                         "true), not measured on the host clock");
-            jw_obj_end(&t.w);
-        }
-        jw_obj_end(&t.w);
-        jw_obj_end(&t.w);
-        jw_newline(&t.w);
-        if (jw_finish(&t.w) != 0 || ferror(f)) {
-            etp_error_set(err, ETP_E_IO, NULL, -1, NULL, "write failed");
-            rc = ETP_E_IO;
-        }
+        rc = write_htp(&t, optrace, clock_ghz, clock_source, &t.htp_slices, &t.htp_overlap, err);
+    if (!rc && t.sink_rc) {
+        *err = t.sink_err;
+        rc = t.sink_rc;
     }
-    free(wbuf);
+    if (!rc) rc = sink->end(&t, err);
+    sink->release(&t);
     free(t.procs);
     free(t.rc);
     free(t.sl);
+    free(t.sl2);
     free(t.in);
     free(t.slice_of);
     free(t.ws);
@@ -1490,4 +1496,22 @@ int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
     free(t.grp);
     free(t.inf);
     return rc;
+}
+
+int etp_trace_write(etp_model *m, FILE *f, const etp_trace_opts *o, etp_trace_stats *st,
+                    etp_error *err) {
+    return trace_run(m, f, o, NULL, 0, NULL, st, err, &etp__trace_json_sink);
+}
+
+int etp_trace_write_htp(etp_model *m, FILE *f, const etp_trace_opts *o,
+                        const etp_qnn_trace *optrace, double clock_ghz, const char *clock_source,
+                        etp_trace_stats *st, etp_error *err) {
+    return trace_run(m, f, o, optrace, clock_ghz, clock_source, st, err, &etp__trace_json_sink);
+}
+
+int etp_trace_write_perfetto(etp_model *m, FILE *f, const etp_trace_opts *o,
+                             const etp_qnn_trace *optrace, double clock_ghz,
+                             const char *clock_source, etp_trace_stats *st, etp_error *err) {
+    return trace_run(m, f, o, optrace, clock_ghz, clock_source, st, err,
+                     &etp__trace_pftrace_sink);
 }

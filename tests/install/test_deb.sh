@@ -52,6 +52,7 @@ if [ "$san" != sanitize ]; then
             libz.so.1) pkg=zlib1g ;;
             libzip.so.4) pkg=libzip4 ;;
             libsqlite3.so.0) pkg=libsqlite3-0 ;;
+            libprotobuf-c.so.1) pkg=libprotobuf-c1 ;;
             *) pkg="" ;;
             esac
             if [ -z "$pkg" ]; then bad "$(basename "$b") loads $lib, which no Depends entry provides"
