@@ -105,6 +105,72 @@ def _pandas():
     return pandas
 
 
+def _need_pandas(what):
+    """pandas, or an ImportError that says what needed it and how to do without."""
+    try:
+        import pandas  # noqa: PLC0415 (imported only when a DataFrame is asked for)
+    except ImportError as e:
+        raise ImportError("etprof: %s returns a pandas DataFrame, and pandas does not import "
+                          "(Debian: apt-get install python3-pandas); pass as_dict=True for a "
+                          "dict of columns (lists) instead" % what) from e
+    return pandas
+
+
+_ARRAY_CODES = {"i": "q", "u": "Q", "f": "d", "b": "q"}
+
+
+def _col_list(kind, data, valid):
+    """One column of the library's table converter as a list (None for null cells)."""
+    if kind in ("s", "o"):
+        return data
+    if kind == "n":
+        return [None] * (len(data) // 8)
+    vals = memoryview(data).cast(_ARRAY_CODES[kind]).tolist()
+    if kind == "b":
+        vals = [bool(v) for v in vals]
+    if valid is not None:
+        vals = [v if ok else None for v, ok in zip(vals, valid)]
+    return vals
+
+
+def _col_array(pd, np, kind, data, valid, nullable):
+    """One column as a NumPy array or pandas extension array, whole: int/uint columns that may
+    hold nulls are pandas' nullable Int64/UInt64, floats NaN for null, text an object column."""
+    if kind in ("s", "o"):
+        return data
+    if kind == "n":
+        return pd.array([None] * (len(data) // 8), dtype="object")
+    if kind == "f":
+        return np.frombuffer(data, dtype=np.float64)
+    mask = None if valid is None else np.frombuffer(valid, dtype=np.bool_) == 0
+    if kind == "b":
+        v = np.frombuffer(data, dtype=np.int64) != 0
+        return v if mask is None else pd.arrays.BooleanArray(v, mask)
+    v = np.frombuffer(data, dtype=np.int64 if kind == "i" else np.uint64)
+    if mask is not None or nullable:
+        return pd.arrays.IntegerArray(v, np.zeros(len(v), dtype=np.bool_) if mask is None
+                                      else mask)
+    if kind == "u" and (len(v) == 0 or int(v.max()) < (1 << 63)):
+        return v.astype(np.int64)
+    return v
+
+
+def _frame(cols, *, as_dict=False, what="this table", attrs=None):
+    """The library's columns (the extension's table converter: key, unit, kind, data, valid,
+    nullable) as a DataFrame built from whole columns, with ``attrs`` (units per column and the
+    file identity); with ``as_dict`` a dict of column name -> list."""
+    if as_dict:
+        return {k: _col_list(kind, data, valid) for k, _u, kind, data, valid, _n in cols}
+    pd = _need_pandas(what)
+    import numpy as np  # noqa: PLC0415 (pandas needs it)
+    df = pd.DataFrame({k: _col_array(pd, np, kind, data, valid, nl)
+                       for k, _u, kind, data, valid, nl in cols}, copy=False)
+    a = dict(attrs or {})
+    a.setdefault("units", {k: u for k, u, *_ in cols if u})
+    df.attrs.update(a)
+    return df
+
+
 def _numpy(required=False, what=None):
     """numpy, or None when it does not import; with ``required`` an ImportError that says what
     needed it (Debian: apt-get install python3-numpy)."""
@@ -261,28 +327,30 @@ class Profile:
         if samples not in ("auto", "numpy", "list"):
             raise UsageError('samples: expected "auto", "numpy" or "list", got %r' % (samples,))
         np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
-        cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
-                                   placement=placement, sort=sort, top=int(top),
-                                   samples_packed=np is not None, htp_clock_ghz=htp_clock_ghz)
+        if not as_dict:
+            _need_pandas("Profile.ops()")
+        cols, flat, lens = self._p.ops_table(time_unit=time_unit, all=bool(all), kind=kind,
+                                             placement=placement, sort=sort, top=int(top),
+                                             htp_clock_ghz=htp_clock_ghz)
+        ends = list(memoryview(lens).cast("q"))
+        for k in range(1, len(ends)):
+            ends[k] += ends[k - 1]
+        starts = [0] + ends[:-1]
         if np is not None:
             # one float64 array for every row's samples, each row's cell a slice (view) of it
-            flat = np.frombuffer(cols["samples"], dtype=np.float64).copy()
-            lens = cols.pop("samples_len")
-            ends = np.cumsum(lens).tolist()
-            cols["samples"] = [flat[e - k:e] for e, k in zip(ends, lens)]
+            a = np.frombuffer(flat, dtype=np.float64).copy()
+        else:
+            a = memoryview(flat).cast("d").tolist()
+        samples_col = ("samples", None, "o", [a[s:e] for s, e in zip(starts, ends)], None, False)
         names = OPS_COLUMNS if self.etrecord is None else \
             OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
-        if "wall_est_p50" in cols:
+        by = {c[0]: c for c in cols}
+        if "wall_est_p50" in by:
             k = names.index("operator") + 1
             names = names[:k] + WALL_EST_COLUMNS + names[k:]
-        cols = {c: cols[c] for c in names}
-        pd = None if as_dict else _pandas()
-        if pd is None:
-            return cols
-        df = pd.DataFrame(cols, columns=list(names))
-        # an integer column with absent values (framework rows): pandas' nullable integer
-        df["instruction_id"] = pd.array(cols["instruction_id"], dtype="Int64")
-        return df
+        by["samples"] = samples_col
+        return _frame([by[c] for c in names], as_dict=as_dict, what="Profile.ops()",
+                      attrs=_attrs(self, time_unit=time_unit))
 
     def summary(self, *, time_unit="us"):
         """What the dump holds: a dict with ``blocks``, ``blocks_read``, ``runs`` (runs kept),
@@ -361,6 +429,14 @@ EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "inst
                  "method", "operator", "backend")
 
 
+def _attrs(self, **extra):
+    """DataFrame.attrs of this Profile's tables: which files (and method) they come from."""
+    a = {"etdump": self.etdump, "pte": self.pte, "method": self.method,
+         "etrecord": self.etrecord, "library_version": __version__}
+    a.update(extra)
+    return a
+
+
 def _blocks(self):
     """The block count; when None (closed, or busy in another thread), the C layer's error."""
     n = self._p.blocks
@@ -406,23 +482,14 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
     if max_events is not None and n > max_events:
         raise UsageError("Profile.events: %d events is more than max_events=%d; use "
                          "events(stream=True) or a larger max_events" % (n, max_events))
-    cols = {k: [] for k in EVENT_COLUMNS}
+    if not as_dict:
+        _need_pandas("Profile.events()")
     try:
-        for b in range(self._p.blocks):
-            c = self._p.event_columns(b)
-            for k in EVENT_COLUMNS:
-                cols[k].extend(c[k])
+        cols = self._p.events_table()  # the library's events table, whole columns
     finally:
         _trim(self)
-    pd = None if as_dict else _pandas()
-    if pd is None:
-        return cols
-    df = pd.DataFrame(cols, columns=list(EVENT_COLUMNS))
-    for k in ("chain_index", "instruction_id", "delegate_debug_id_int", "parent", "start_time",
-              "end_time"):
-        df[k] = pd.array(cols[k], dtype="Int64" if k not in ("start_time", "end_time") else
-                         "UInt64")
-    return df
+    return _frame(cols, as_dict=as_dict, what="Profile.events()",
+                  attrs=_attrs(self, host_time_unit="ns"))
 
 
 Profile.events = _events
@@ -441,7 +508,7 @@ def _runs(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha
     cols, _ = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
                            outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
                            trend_pct=float(trend_pct))
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.runs()")
     return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
 
 
@@ -465,7 +532,7 @@ def _op_types(self, *, time_unit="us", as_dict=False):
     ``unit``; HTP nodes by their ATen op, XNNPACK-style ops by name without ``" #k"``, CPU
     kernels by operator. A DataFrame (dict of columns with ``as_dict`` or without pandas)."""
     cols = self._p.op_types(time_unit=time_unit)
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.op_types()")
     return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
 
 
@@ -643,7 +710,7 @@ def _modules(self, module=None, *, time_unit="us", as_dict=False):
     ``unit``, ``runs``, ``total``, ``rows``, ``rows_module``), ``joins`` and ``etrecord``; with
     ``as_dict`` (or without pandas) the dict of columns."""
     cols, meta = self._p.modules_columns(time_unit=time_unit, module=module)
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.modules()")
     if pd is None:
         return cols
     df = pd.DataFrame(cols, columns=list(MODULE_COLUMNS))
@@ -809,7 +876,7 @@ class Diff:
             row.update({k: v for k, v in m.items() if k not in ("method", "latency")})
             self.methods.append(row)
         rows = [dict({k: v for k, v in o.items() if k != "cmp"}, **o["cmp"]) for o in d["ops"]]
-        pd = None if as_dict else _pandas()
+        pd = None if as_dict else _need_pandas("qnn() tables")
         self.ops = rows if pd is None else pd.DataFrame(rows)
         self.placement = d["placement"]
 
@@ -911,7 +978,7 @@ def qnn_viewer(path, *, as_dict=False):
                        share=e["share"], wall_est_us=e["wall_est_us"])
             for k in QNN_VIEWER_COLUMNS:
                 cols[k].append(row[k])
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("qnn_viewer()")
     if pd is None:
         v.events = cols
     else:
@@ -931,7 +998,7 @@ def _make_qnn(d, as_dict, top=0):
     ops = d["ops"]
     if top:
         ops = {k: v[:top] for k, v in ops.items()}
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("qnn() tables")
     q.ops = ops if pd is None else pd.DataFrame(ops, columns=list(ops))
     return q
 
@@ -1075,7 +1142,7 @@ def _tensors(self, select=None, *, as_dict=False):
     elif select is not None:
         idx = _select(len(cols["block"]), select, "tensors")
         cols = {k: [v[i] for i in idx] for k, v in cols.items()}
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.tensors()")
     if pd is None:
         return cols
     df = pd.DataFrame(cols, columns=list(TENSOR_COLUMNS))
@@ -1202,7 +1269,7 @@ def compare(base, new, *, debug_buffer=None, debug_buffer_new=None, pte=None, pt
         c.first_below_snr = d["first_below_snr"]
         c.fail_below_snr = None if fail_below_snr is None else float(fail_below_snr)
         c._rows = {k: d["tensors"][k] for k in COMPARE_COLUMNS}
-        pd = None if as_dict else _pandas()
+        pd = None if as_dict else _need_pandas("compare()")
         c.tensors = c._rows if pd is None else pd.DataFrame(c._rows, columns=list(COMPARE_COLUMNS))
         if pd is not None:
             c.tensors["list_index"] = pd.array(c._rows["list_index"], dtype="Int64")

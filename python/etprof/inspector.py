@@ -395,10 +395,8 @@ class Inspector:
         ``delegate_debug_metadata`` column (per row the per-sample bytes, ``""`` when empty, or
         None when all are empty; or the ``delegate_metadata_parser``'s list), or one column per
         key when the parser returns a dict."""
+        pd = _need_pandas()
         cols = self._columns(include_units, include_delegate_debug_data)
-        pd = _pandas()
-        if pd is None:
-            return cols
         return pd.DataFrame(cols, columns=list(cols))
 
     def _shown(self, include_units, include_delegate_debug_data=False):
@@ -464,6 +462,15 @@ class Inspector:
     def get_op_list(self, event_block=None, show_delegated_ops=True):
         """A stub in the Inspector (returns {}); here too."""
         return {}
+
+
+def _need_pandas():
+    try:
+        import pandas  # noqa: PLC0415
+    except ImportError as e:
+        raise ImportError("etprof: Inspector.to_dataframe() returns a pandas DataFrame, and pandas "
+                          "does not import (Debian: apt-get install python3-pandas)") from e
+    return pandas
 
 
 def _pandas():
