@@ -397,7 +397,10 @@ class Inspector:
         key when the parser returns a dict."""
         pd = _need_pandas()
         cols = self._columns(include_units, include_delegate_debug_data)
-        return pd.DataFrame(cols, columns=list(cols))
+        df = pd.DataFrame(cols, columns=list(cols))
+        df.attrs.update({"etdump": self._p.etdump, "pte": self._p.pte,
+                         "time_unit": self._target})
+        return df
 
     def _shown(self, include_units, include_delegate_debug_data=False):
         cols = self._columns(include_units, include_delegate_debug_data)

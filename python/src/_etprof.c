@@ -1248,25 +1248,28 @@ typedef struct {
     char *key, *unit;
     etp_type type;
     bool nullable;
-    unsigned char *data; /* 8 bytes a value */
-    unsigned char *valid;
+    PyObject *data;  /* numeric: bytes of cap values (8 bytes each), filled in place */
+    PyObject *valid; /* numeric: bytes of cap flags */
+    PyObject **strs; /* ETP_T_STR: cap new references */
     size_t n, cap, nnull;
-    PyObject *strs; /* ETP_T_STR: list */
 } colacc;
 
 typedef struct {
     colacc *c;
     size_t ncols;
+    size_t reserve; /* rows expected in all (the buffers' first size) */
     strcache sc;
 } tabacc;
 
 static void tabacc_free(tabacc *a) {
     for (size_t j = 0; j < a->ncols; j++) {
-        free(a->c[j].key);
-        free(a->c[j].unit);
-        free(a->c[j].data);
-        free(a->c[j].valid);
-        Py_XDECREF(a->c[j].strs);
+        colacc *c = &a->c[j];
+        free(c->key);
+        free(c->unit);
+        Py_XDECREF(c->data);
+        Py_XDECREF(c->valid);
+        for (size_t r = 0; c->strs && r < c->n; r++) Py_DECREF(c->strs[r]);
+        free(c->strs);
     }
     free(a->c);
     strcache_free(&a->sc);
@@ -1279,6 +1282,27 @@ static char *xstrdup(const char *s) {
     char *d = malloc(n);
     if (d) memcpy(d, s, n);
     return d;
+}
+
+/* Room for `need` rows in column c (one allocation when the reserve was right). */
+static int colacc_room(colacc *c, size_t need) {
+    if (need <= c->cap) return 0;
+    size_t cap = c->cap ? c->cap : 1024;
+    while (cap < need) cap *= 2;
+    if (c->type == ETP_T_STR) {
+        PyObject **s = realloc(c->strs, cap * sizeof *s);
+        if (!s) return -1;
+        c->strs = s;
+    } else if (!c->data) {
+        if (!(c->data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * 8))) ||
+            !(c->valid = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap)))
+            return -1;
+    } else if (_PyBytes_Resize(&c->data, (Py_ssize_t)(cap * 8)) ||
+               _PyBytes_Resize(&c->valid, (Py_ssize_t)cap)) {
+        return -1;
+    }
+    c->cap = cap;
+    return 0;
 }
 
 /* Appends every row of t (the first table gives the columns). -1 with a Python error. */
@@ -1295,7 +1319,7 @@ static int tabacc_add(tabacc *a, const etp_table *t) {
             c->type = col->type;
             c->nullable = col->nullable;
             if (!c->key || (col->unit && !c->unit)) goto nomem;
-            if (c->type == ETP_T_STR && !(c->strs = PyList_New(0))) return -1;
+            if (a->reserve && colacc_room(c, a->reserve)) goto nomem;
         }
     } else if (nc != a->ncols) {
         PyErr_SetString(PyExc_RuntimeError, "etprof: tables of different columns");
@@ -1312,39 +1336,24 @@ static int tabacc_add(tabacc *a, const etp_table *t) {
         }
         size_t n = cd.n;
         if (!n) continue;
+        if (colacc_room(c, c->n + n)) {
+            free(cd.mem);
+            goto nomem;
+        }
         c->nnull += n - cd.nvalid;
         if (c->type == ETP_T_STR) {
             for (size_t r = 0; r < n; r++) {
                 PyObject *o = cd.valid[r] ? strcache_get(&a->sc, cd.s[r]) : (Py_INCREF(Py_None), Py_None);
-                if (!o || PyList_Append(c->strs, o)) {
-                    Py_XDECREF(o);
+                if (!o) {
                     free(cd.mem);
                     return -1;
                 }
-                Py_DECREF(o);
+                c->strs[c->n++] = o;
             }
-            c->n += n;
             free(cd.mem);
             continue;
         }
-        if (c->n + n > c->cap) {
-            size_t cap = c->cap ? c->cap : 1024;
-            while (cap < c->n + n) cap *= 2;
-            unsigned char *d = realloc(c->data, cap * 8);
-            if (!d) {
-                free(cd.mem);
-                goto nomem;
-            }
-            c->data = d;
-            unsigned char *v = realloc(c->valid, cap);
-            if (!v) {
-                free(cd.mem);
-                goto nomem;
-            }
-            c->valid = v;
-            c->cap = cap;
-        }
-        unsigned char *dst = c->data + c->n * 8;
+        unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(c->data) + c->n * 8;
         if (c->type == ETP_T_BOOL) {
             for (size_t r = 0; r < n; r++) {
                 int64_t x = cd.b[r];
@@ -1355,17 +1364,18 @@ static int tabacc_add(tabacc *a, const etp_table *t) {
         } else {
             memcpy(dst, cd.mem, n * 8); /* int64, uint64, double: as etp_table_column gave them */
         }
-        for (size_t r = 0; r < n; r++) c->valid[c->n + r] = cd.valid[r];
+        memcpy(PyBytes_AS_STRING(c->valid) + c->n, cd.valid, n);
         c->n += n;
         free(cd.mem);
     }
     return 0;
 nomem:
-    PyErr_NoMemory();
+    if (!PyErr_Occurred()) PyErr_NoMemory();
     return -1;
 }
 
-/* The columns gathered: a list of (key, unit, kind, data, valid, nullable). */
+/* The columns gathered: a list of (key, unit, kind, data, valid, nullable). The buffers move
+ * into the result (the accumulator is then only freed). */
 static PyObject *tabacc_result(tabacc *a) {
     PyObject *l = PyList_New((Py_ssize_t)a->ncols);
     if (!l) return NULL;
@@ -1374,15 +1384,31 @@ static PyObject *tabacc_result(tabacc *a) {
         const char *kind = c->type == ETP_T_INT ? "i" : c->type == ETP_T_UINT ? "u"
                            : c->type == ETP_T_FLOAT ? "f" : c->type == ETP_T_BOOL ? "b"
                            : c->type == ETP_T_STR ? "s" : "n";
-        PyObject *data, *valid;
+        PyObject *data = NULL, *valid = NULL;
         if (c->type == ETP_T_STR) {
-            data = c->strs ? c->strs : PyList_New(0);
-            Py_XINCREF(c->strs);
+            if ((data = PyList_New((Py_ssize_t)c->n))) {
+                for (size_t r = 0; r < c->n; r++) PyList_SET_ITEM(data, (Py_ssize_t)r, c->strs[r]);
+                c->n = 0; /* the references moved */
+            }
+            valid = (Py_INCREF(Py_None), Py_None);
+        } else if (!c->data) { /* no rows */
+            data = PyBytes_FromStringAndSize(NULL, 0);
             valid = (Py_INCREF(Py_None), Py_None);
         } else {
-            data = PyBytes_FromStringAndSize((const char *)c->data, (Py_ssize_t)(c->n * 8));
-            valid = c->nnull ? PyBytes_FromStringAndSize((const char *)c->valid, (Py_ssize_t)c->n)
-                             : (Py_INCREF(Py_None), Py_None);
+            if (c->n != c->cap && (_PyBytes_Resize(&c->data, (Py_ssize_t)(c->n * 8)) ||
+                                   _PyBytes_Resize(&c->valid, (Py_ssize_t)c->n))) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            c->cap = c->n;
+            data = c->data;
+            c->data = NULL;
+            if (c->nnull) {
+                valid = c->valid;
+                c->valid = NULL;
+            } else {
+                valid = (Py_INCREF(Py_None), Py_None);
+            }
         }
         PyObject *t6 = data && valid ? PyTuple_New(6) : NULL;
         PyObject *key = t6 ? text(c->key) : NULL, *unit = key ? text(c->unit) : NULL;
@@ -1411,6 +1437,7 @@ static PyObject *tabacc_result(tabacc *a) {
 static PyObject *table_columns(const etp_table *t) {
     tabacc a;
     memset(&a, 0, sizeof a);
+    a.reserve = etp_table_rows(t);
     PyObject *r = tabacc_add(&a, t) ? NULL : tabacc_result(&a);
     tabacc_free(&a);
     return r;
@@ -1428,6 +1455,7 @@ static PyObject *Profile_events_table(Profile *p, PyObject *Py_UNUSED(ignored)) 
     uint32_t nb = etp_dump_get_info(p->dump)->block_count;
     tabacc a;
     memset(&a, 0, sizeof a);
+    a.reserve = etp_dump_get_info(p->dump)->event_count;
     etp_doc *doc = NULL;
     etp_table *t = NULL;
     PyObject *r = NULL;
@@ -1448,7 +1476,7 @@ static PyObject *Profile_events_table(Profile *p, PyObject *Py_UNUSED(ignored)) 
             PyErr_NoMemory();
             goto done;
         }
-        if (etp_table_rows(t) >= 65536 || b + 1 == nb) {
+        if (etp_table_rows(t) >= 16384 || b + 1 == nb) {
             if (tabacc_add(&a, t)) goto done;
             etp_doc_free(doc);
             doc = NULL;
