@@ -6,8 +6,10 @@
     >>> p.summary()["methods"][0]["latency"]["p50"]
 
 Results are computed by the C library (libetprof.so.0) from the memory-mapped file; only the
-table you ask for becomes Python objects. pandas is optional: with it, tables are DataFrames;
-without it, dicts of columns (lists). See docs/python.md.
+table you ask for becomes Python objects, whole columns at a time (NumPy arrays from the
+library's typed tables). Tables are pandas DataFrames (pandas is imported by the first call that
+makes one, not by `import etprof`; without it that call raises ImportError) or, with
+``as_dict=True``, dicts of columns (lists). See docs/python.md.
 """
 
 from __future__ import annotations
@@ -351,7 +353,7 @@ class Profile:
         ``stack_trace`` (the innermost user frame, FILE:LINE), ``stack_trace_full`` and
         ``debug_handles``; None where the row is not joined (framework rows never are).
 
-        Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
+        Returns a pandas DataFrame (ImportError without pandas), or with ``as_dict`` a dict
         of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
 
         Raises :class:`InputError` when the dump cannot be analysed (e.g. a block over the
