@@ -1,10 +1,13 @@
 /*
  * _etprof.c - the CPython extension module behind the `etprof` Python package (docs/python.md).
  *
- * Written against the public API of libetprof only (include/etprof.h): it links the shared
- * library libetprof.so.0, which exports nothing else. One type, _etprof.Profile, holds the mapped
- * files, the verified dump and program, the model and (computed once, on first use) the ops
- * result; the Python layer (etprof/__init__.py) turns its columns into a DataFrame.
+ * Written against the public API of libetprof only (include/etprof.h): CMake's build links the
+ * shared library libetprof.so.0, which exports nothing else; `pip install ./python` compiles the
+ * library's sources into this module instead (python/setup.py), hidden. One type,
+ * _etprof.Profile, holds the mapped files, the verified dump and program, the model and
+ * (computed once, on first use) the ops result. Tables the library builds as etp_table (ops,
+ * events) leave through one converter (tabacc: etp_table_column, whole columns as bytes and
+ * lists); the Python layer (etprof/__init__.py, _frame) turns them into DataFrames.
  *
  * Errors of the library (etp_error) become etprof.InputError / UsageError / IOError /
  * InternalError with the fields .file, .offset, .path, .reason and .exit_code.
