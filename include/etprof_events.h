@@ -41,6 +41,14 @@ etp_stream *etp_events_open(etp_format fmt, FILE *f, const etp_render_opts *opts
 void etp_events_row(etp_stream *s, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program);
 
+/* The same flat rows as a table of document `d` (one row per event of block view `v`, in the
+ * columns listed above: block, index, type, kind, label, chain_index, instruction_id,
+ * delegate_debug_id_int, start_time, end_time, value, unit, parent, method, operator, backend),
+ * appended to `t` when given (a table this function made), else to a new table. Whole columns of
+ * it come out with etp_table_column (the Python package's events()). NULL on error (the
+ * document's sticky error). */
+etp_table *etp_events_table(etp_doc *d, etp_table *t, const etp_block_view *v);
+
 ETP_API_END
 #ifdef __cplusplus
 }

@@ -99,6 +99,17 @@ void etp_fig_unit_counts(etp_node *n, const char *key, const struct etp_qnn_unit
 /* The same eight members added to the object `obj` itself (qnn's summary holds them flat). */
 void etp_fig_unit_counts_members(etp_node *obj, const struct etp_qnn_unit_counts *u);
 
+/* ---- the ops rows as one typed table (the Python package's ops()) ----
+ * Rows idx[0..n) of `r` (etp_ops_select's order) with the columns of `etprof ops --format json`
+ * rows: method, instruction_id, name, count, min, p10, p50, p90, avg, max, total, share, unit,
+ * placement, kind, operator, then (disp->htp_ghz > 0) wall_est_p50, wall_est_total,
+ * wall_est_unit, then bad_time_count, wrapped_count, event_name, then (rec given) the ETRecord's
+ * six machine columns (etp_etrecord_cols). Values as etp_disp_conv() shows them; absent values
+ * null. NULL on a NULL argument or the document's error. */
+struct etp_etrecord;
+etp_table *etp_ops_table(etp_doc *d, const etp_ops_result *r, const uint32_t *idx, size_t n,
+                         const etp_disp *disp, const struct etp_etrecord *rec);
+
 ETP_API_END
 #ifdef __cplusplus
 }

@@ -123,6 +123,31 @@ const etp_col *etp_table_col(const etp_table *t, size_t i);
  * out of range. */
 bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, int64_t *i,
                     uint64_t *u, double *f, const char **s);
+/* ---- a whole column at once (bindings: the Python package's DataFrames) ----
+ * Column `j` of `t` as one typed array: out->type is the column's declared type (ETP_T_STR,
+ * INT, UINT, FLOAT, BOOL; ETP_T_NULL: every cell null) and exactly the matching one of
+ * i / u / f / b / s points at out->n values, row order; out->valid[r] is false for a null
+ * cell, whose value is then 0 (NaN for FLOAT, NULL for STR). Cells of another numeric type
+ * are converted to the column's (an INT cell in a FLOAT column: its value as a double; a UINT
+ * cell in an INT column: cast); a cell that cannot be (text in a numeric column) is null.
+ * Strings point into the table's document (valid until etp_doc_free), NUL-terminated.
+ * out->key and out->unit are the column's (unit NULL: none). Everything is in one allocation,
+ * out->mem: free(out->mem) when done (NULL for a table of no rows). 0, ETP_E_USAGE (t NULL or
+ * j out of range; *out zeroed), ETP_E_INTERNAL (out of memory; *out zeroed). Thread-safe for
+ * distinct `out` (the table is only read). */
+typedef struct etp_col_data {
+    const char *key, *unit;
+    etp_type type;
+    size_t n, nvalid; /* rows; rows whose cell is not null */
+    int64_t *i;
+    uint64_t *u;
+    double *f;
+    bool *b;
+    const char **s;
+    bool *valid;
+    void *mem;
+} etp_col_data;
+int etp_table_column(const etp_table *t, size_t j, etp_col_data *out);
 
 /* ---- sections: the text views ---- */
 etp_section *etp_doc_section(etp_doc *d, const char *key);

@@ -3,7 +3,8 @@
 # bookworm` root plus git and ca-certificates (the README starts from a clone), a fresh `git clone`
 # of the commit under test (HEAD; uncommitted changes are not tested), then, inside a chroot and as
 # the README reads them, `scripts/demo.sh` and then `scripts/test.sh`; then the Debian package is
-# built from test.sh's build (cpack -G DEB), installed with dpkg -i, and /usr/bin/etprof run.
+# built from test.sh's build (cpack -G DEB), installed with dpkg -i, and /usr/bin/etprof run;
+# last the Python wheel (pip wheel ./python) is installed offline on a second fresh root.
 #
 # Needs root, debootstrap (scripts/install-deps.sh --test installs it) and network to Debian's
 # mirror; without them it prints "SKIPPED: <why>" and exits 0.
@@ -130,7 +131,7 @@ fi
 say "test.sh passed ($(( $(date +%s) - t2 )) s)"
 
 # The Debian package (docs/install.md): made from test.sh's build, installed with dpkg -i, and
-# the command run from /usr/bin.
+# the command run from /usr/bin. Then the Python wheel, installed on a second fresh root.
 t3=$(date +%s)
 version=$(sed -n 's/^project(etprof VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 say "package: cpack -G DEB in build-test, dpkg -i, /usr/bin/etprof --version"
@@ -146,4 +147,47 @@ if ! in_root sh -c 'dpkg -L etprof | grep -qx /usr/share/man/man1/etprof.1 && te
     echo "FAILED: fresh-machine check: the installed .deb lacks etprof.1 or libetprof.so.0, or its etprof cannot read a dump (commit $commit)" >&2; exit 1
 fi
 say "package passed ($(( $(date +%s) - t3 )) s)"
-echo "fresh-machine check passed: demo.sh, test.sh and the .deb (dpkg -i, etprof --version) on a bare Debian 12 root, $(( $(date +%s) - t0 )) s in all"
+
+# The Python wheel (docs/python.md): built in this root with Debian's pip, offline
+# (python3-pip/-wheel/-setuptools are there: install-deps.sh --test), then installed offline on
+# ANOTHER fresh root from the same pristine base, which gets only what running it needs
+# (python3, python3-pip, libjansson4, libsqlite3-0, libprotobuf-c1: no compiler, no -dev package, no cmake) and imports it
+# from pip install --target; its figure must be the MANIFEST's (add_pte_1x.etdp: one run of
+# Method::execute and of native_call_add.out).
+t4=$(date +%s)
+say "python wheel: pip wheel ./python here, pip install on a second fresh root"
+if ! in_root sh -c 'cd /root/etprof && rm -rf /tmp/etprof-wheel && python3 -m pip wheel -q --no-build-isolation --no-deps --no-index -w /tmp/etprof-wheel ./python'; then
+    echo "FAILED: fresh-machine check: pip wheel ./python on a bare Debian 12 root (commit $commit)" >&2; exit 1
+fi
+root2=$cache/root-wheel
+if grep -q " $root2[/ ]" /proc/mounts; then
+    echo "check-fresh: $root2 has mounts from an earlier run; unmount them first" >&2; exit 2
+fi
+rm -rf --one-file-system "$root2"
+mkdir -p "$root2"
+tar --numeric-owner -C "$root2" -xpf "$base"
+mnt -t proc proc "$root2/proc"
+mnt --bind /dev "$root2/dev"
+mnt --bind "$cache/apt-archives" "$root2/var/cache/apt/archives"
+cp -L /etc/resolv.conf "$root2/etc/resolv.conf"
+cp "$root"/tmp/etprof-wheel/etprof-*.whl "$root2/tmp/" && cp tests/data/real/add_pte_1x.etdp "$root2/tmp/"
+in_root2() {
+    chroot "$root2" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
+}
+if ! in_root2 sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 python3-pip libjansson4 libsqlite3-0 libprotobuf-c1 >/dev/null'; then
+    echo "FAILED: fresh-machine check: installing python3, python3-pip, libjansson4, libsqlite3-0, libprotobuf-c1 on the second root (commit $commit)" >&2; exit 1
+fi
+got=$(in_root2 sh -c 'python3 -m pip install -q --no-index --no-deps --target /opt/etprof-py /tmp/etprof-*.whl && cd / && PYTHONPATH=/opt/etprof-py python3 -c "
+import etprof
+o = etprof.open(\"/tmp/add_pte_1x.etdp\").ops(as_dict=True)
+n = dict(zip(o[\"name\"], o[\"count\"]))
+assert etprof.__file__.startswith(\"/opt/etprof-py/\"), etprof.__file__
+print(n[\"Method::execute\"], n[\"native_call_add.out\"])"' 2>&1) || got="$got (exit $?)"
+if [ "$got" != "1 1" ]; then
+    echo "FAILED: fresh-machine check: the wheel on a second bare Debian 12 root: '$got', expected '1 1' (commit $commit)" >&2; exit 1
+fi
+for m in "$root2/var/cache/apt/archives" "$root2/dev" "$root2/proc"; do umount -l "$m" 2>/dev/null || true; done
+rm -rf --one-file-system "$root2"
+say "python wheel passed: installed with pip --target on a second fresh root, import etprof, MANIFEST's runs ($(( $(date +%s) - t4 )) s)"
+echo "fresh-machine check passed: demo.sh, test.sh, the .deb (dpkg -i, etprof --version) and the Python wheel (a second root) on a bare Debian 12 root, $(( $(date +%s) - t0 )) s in all"

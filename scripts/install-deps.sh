@@ -2,14 +2,15 @@
 # Installs, from Debian's packages only, what etprof needs to build and test.
 # Usage: scripts/install-deps.sh [--test | --bench]
 #   --test   adds the test-only tools (debootstrap: scripts/check-fresh.sh; python3-dev,
-#            python3-setuptools, python3-pytest, python3-pandas, python3-numpy: the Python
+#            python3-setuptools, python3-pytest, python3-pandas, python3-numpy, python3-pip,
+#            python3-venv, python3-wheel (pip install ./python, tests/python_pip.sh): the Python
 #            package, docs/python.md; clickhouse-server, clickhouse-client: the fleet export
 #            loaded into a real ClickHouse, docs/export.md)
 #   --bench  adds what bench/run.sh uses: flatc and python3 (the Inspector baseline, and the
 #            interleaved timer bench/measure.py) and GNU time (peak RSS)
 set -eu
 build_pkgs="build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libzip-dev libsqlite3-dev libprotobuf-c-dev protobuf-c-compiler"
-test_pkgs="flatbuffers-compiler protobuf-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas python3-numpy clickhouse-server clickhouse-client"
+test_pkgs="flatbuffers-compiler protobuf-compiler jq python3 clang-14 libclang-rt-14-dev llvm-14 valgrind time chromium debootstrap python3-dev python3-setuptools python3-pytest python3-pandas python3-numpy python3-pip python3-venv python3-wheel clickhouse-server clickhouse-client"
 bench_pkgs="flatbuffers-compiler python3 time"
 pkgs=$build_pkgs
 case "${1:-}" in

@@ -22,3 +22,11 @@ if(ETPROF_PYTHON)
                    ${CMAKE_SOURCE_DIR}/python/tests)
   set_tests_properties(python PROPERTIES LABELS python SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
+# The package as a Python user installs it (docs/python.md): `pip install ./python` into a fresh
+# venv and with --target, offline, the library compiled into the module (tests/python_pip.sh).
+# Not under ETPROF_SANITIZE (an uninstrumented pip build) nor without pip/venv (skipped, 77).
+if(ETPROF_PY_EXE AND NOT ETPROF_SANITIZE AND NOT ETPROF_FUZZ)
+  add_test(NAME python_pip COMMAND sh ${CMAKE_SOURCE_DIR}/tests/python_pip.sh ${CMAKE_SOURCE_DIR}
+                                   ${ETPROF_PY_EXE})
+  set_tests_properties(python_pip PROPERTIES LABELS "python;install" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()

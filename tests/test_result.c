@@ -290,6 +290,78 @@ static void html_tests(void) {
     etp_doc_free(d);
 }
 
+/* etp_table_column: whole columns as typed arrays, values given by hand below, nulls flagged,
+ * cells of another numeric type converted to the column's, text in a numeric column null. */
+static void column_tests(void) {
+    etp_doc *d = etp_doc_new("cols", 1, NULL, NULL);
+    static const etp_col cols[] = {{"i", NULL, NULL, ETP_T_INT, true, 0},
+                                   {"u", NULL, "ns", ETP_T_UINT, false, 0},
+                                   {"f", NULL, "us", ETP_T_FLOAT, true, 3},
+                                   {"b", NULL, NULL, ETP_T_BOOL, true, 0},
+                                   {"s", NULL, NULL, ETP_T_STR, true, 0}};
+    etp_table *t = etp_doc_table(d, cols, 5);
+    etp_table_row(t); /* row 0 */
+    etp_table_int(t, -7);
+    etp_table_uint(t, UINT64_C(18446744073709551615));
+    etp_table_float(t, 2.5);
+    etp_table_bool(t, true);
+    etp_table_str(t, "conv");
+    etp_table_row(t); /* row 1: nulls, and cells of another type */
+    etp_table_null(t);
+    etp_table_int(t, 42);        /* INT cell in a UINT column: 42 */
+    etp_table_float(t, NAN);     /* NaN: null */
+    etp_table_int(t, 0);         /* INT 0 in a BOOL column: false */
+    etp_table_null(t);
+    etp_table_row(t); /* row 2 */
+    etp_table_uint(t, 9);        /* UINT cell in an INT column: 9 */
+    etp_table_uint(t, 0);
+    etp_table_int(t, 3);         /* INT 3 in a FLOAT column: 3.0 */
+    etp_table_null(t);
+    etp_table_str(t, "");
+    etp_table_row(t); /* row 3: text in a numeric column is null */
+    etp_table_str(t, "x");
+    etp_table_uint(t, 1);
+    etp_table_float_prec(t, -0.125, 2);
+    etp_table_bool(t, false);
+    etp_table_int(t, 5); /* a number in a text column: null */
+    CHECK(etp_doc_ok(d));
+    etp_col_data c;
+    CHECK_EQ_I(etp_table_column(t, 0, &c), 0);
+    CHECK(c.type == ETP_T_INT && c.n == 4 && c.nvalid == 2 && c.i && !c.u && !c.f && !c.s);
+    CHECK_STR(c.key, "i");
+    CHECK(c.unit == NULL);
+    CHECK(c.valid[0] && !c.valid[1] && c.valid[2] && !c.valid[3]);
+    CHECK(c.i[0] == -7 && c.i[1] == 0 && c.i[2] == 9 && c.i[3] == 0);
+    free(c.mem);
+    CHECK_EQ_I(etp_table_column(t, 1, &c), 0);
+    CHECK(c.type == ETP_T_UINT && c.nvalid == 4 && c.u);
+    CHECK_STR(c.unit, "ns");
+    CHECK(c.u[0] == UINT64_MAX && c.u[1] == 42 && c.u[2] == 0 && c.u[3] == 1);
+    free(c.mem);
+    CHECK_EQ_I(etp_table_column(t, 2, &c), 0);
+    CHECK(c.type == ETP_T_FLOAT && c.nvalid == 3 && c.f);
+    CHECK_STR(c.unit, "us");
+    CHECK(c.f[0] == 2.5 && isnan(c.f[1]) && !c.valid[1] && c.f[2] == 3.0 && c.f[3] == -0.125);
+    free(c.mem);
+    CHECK_EQ_I(etp_table_column(t, 3, &c), 0);
+    CHECK(c.type == ETP_T_BOOL && c.nvalid == 3 && c.b);
+    CHECK(c.b[0] && !c.b[1] && c.valid[1] && !c.valid[2] && !c.b[3] && c.valid[3]);
+    free(c.mem);
+    CHECK_EQ_I(etp_table_column(t, 4, &c), 0);
+    CHECK(c.type == ETP_T_STR && c.nvalid == 2 && c.s);
+    CHECK_STR(c.s[0], "conv");
+    CHECK(c.s[1] == NULL && !c.valid[1] && c.s[3] == NULL && !c.valid[3]);
+    CHECK_STR(c.s[2], "");
+    free(c.mem);
+    CHECK_EQ_I(etp_table_column(t, 5, &c), ETP_E_USAGE); /* out of range */
+    CHECK(c.n == 0 && c.mem == NULL);
+    CHECK_EQ_I(etp_table_column(NULL, 0, &c), ETP_E_USAGE);
+    etp_table *empty = etp_doc_table(d, cols, 2);
+    CHECK_EQ_I(etp_table_column(empty, 1, &c), 0);
+    CHECK(c.n == 0 && c.mem == NULL && c.type == ETP_T_UINT);
+    etp_doc_free(d);
+}
+
 int main(void) {
     int rc;
     etp_doc *d = sample();
@@ -500,5 +572,6 @@ int main(void) {
     stream_tests();
     json_omit_tests();
     html_tests();
+    column_tests();
     return check_done();
 }

@@ -6,17 +6,49 @@
     >>> p.summary()["methods"][0]["latency"]["p50"]
 
 Results are computed by the C library (libetprof.so.0) from the memory-mapped file; only the
-table you ask for becomes Python objects. pandas is optional: with it, tables are DataFrames;
-without it, dicts of columns (lists). See docs/python.md.
+table you ask for becomes Python objects, whole columns at a time (NumPy arrays from the
+library's typed tables). Tables are pandas DataFrames (pandas is imported by the first call that
+makes one, not by `import etprof`; without it that call raises ImportError) or, with
+``as_dict=True``, dicts of columns (lists). See docs/python.md.
 """
 
-import filecmp
-import html as _html
-import io as _io
-import json as _json
+from __future__ import annotations
+
 import os
 
-from . import _etprof
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the annotations' names; nothing imported at run time
+    from typing import Any, Iterator, Union
+
+    import pandas
+
+    PathArg = Union[str, "os.PathLike[str]"]
+    Data = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+    Frame = Union["pandas.DataFrame", dict[str, list[Any]]]
+
+class _Lazy:
+    """A module imported on first use: `import etprof` stays cheap (json, html, filecmp and
+    pandas are loaded only by the calls that need them)."""
+
+    __slots__ = ("_name", "_mod")
+
+    def __init__(self, name):
+        self._name, self._mod = name, None
+
+    def __getattr__(self, attr):
+        if self._mod is None:
+            import importlib  # noqa: PLC0415
+
+            self._mod = importlib.import_module(self._name)
+        return getattr(self._mod, attr)
+
+
+filecmp = _Lazy("filecmp")
+_html = _Lazy("html")
+_io = _Lazy("io")
+_json = _Lazy("json")
+
+from . import _etprof  # noqa: E402
 from ._etprof import Error, InputError, InternalError, IOError, UsageError
 from .inspector import INSPECTOR_COLUMNS, Inspector, TimeScale
 
@@ -92,7 +124,7 @@ ETRECORD_COLUMNS = ("op_types", "module", "module_class", "stack_trace", "stack_
                     "debug_handles")
 
 
-def library_version():
+def library_version() -> str:
     """The version of libetprof the extension module was built against."""
     return _etprof.library_version()
 
@@ -103,6 +135,72 @@ def _pandas():
     except ImportError:
         return None
     return pandas
+
+
+def _need_pandas(what):
+    """pandas, or an ImportError that says what needed it and how to do without."""
+    try:
+        import pandas  # noqa: PLC0415 (imported only when a DataFrame is asked for)
+    except ImportError as e:
+        raise ImportError("etprof: %s returns a pandas DataFrame, and pandas does not import "
+                          "(Debian: apt-get install python3-pandas); pass as_dict=True for a "
+                          "dict of columns (lists) instead" % what) from e
+    return pandas
+
+
+_ARRAY_CODES = {"i": "q", "u": "Q", "f": "d", "b": "q"}
+
+
+def _col_list(kind, data, valid):
+    """One column of the library's table converter as a list (None for null cells)."""
+    if kind in ("s", "o"):
+        return data
+    if kind == "n":
+        return [None] * (len(data) // 8)
+    vals = memoryview(data).cast(_ARRAY_CODES[kind]).tolist()
+    if kind == "b":
+        vals = [bool(v) for v in vals]
+    if valid is not None:
+        vals = [v if ok else None for v, ok in zip(vals, valid)]
+    return vals
+
+
+def _col_array(pd, np, kind, data, valid, nullable):
+    """One column as a NumPy array or pandas extension array, whole: int/uint columns that may
+    hold nulls are pandas' nullable Int64/UInt64, floats NaN for null, text an object column."""
+    if kind in ("s", "o"):
+        return data
+    if kind == "n":
+        return pd.array([None] * (len(data) // 8), dtype="object")
+    if kind == "f":
+        return np.frombuffer(data, dtype=np.float64)
+    mask = None if valid is None else np.frombuffer(valid, dtype=np.bool_) == 0
+    if kind == "b":
+        v = np.frombuffer(data, dtype=np.int64) != 0
+        return v if mask is None else pd.arrays.BooleanArray(v, mask)
+    v = np.frombuffer(data, dtype=np.int64 if kind == "i" else np.uint64)
+    if mask is not None or nullable:
+        return pd.arrays.IntegerArray(v, np.zeros(len(v), dtype=np.bool_) if mask is None
+                                      else mask)
+    if kind == "u" and (len(v) == 0 or int(v.max()) < (1 << 63)):
+        return v.astype(np.int64)
+    return v
+
+
+def _frame(cols, *, as_dict=False, what="this table", attrs=None):
+    """The library's columns (the extension's table converter: key, unit, kind, data, valid,
+    nullable) as a DataFrame built from whole columns, with ``attrs`` (units per column and the
+    file identity); with ``as_dict`` a dict of column name -> list."""
+    if as_dict:
+        return {k: _col_list(kind, data, valid) for k, _u, kind, data, valid, _n in cols}
+    pd = _need_pandas(what)
+    import numpy as np  # noqa: PLC0415 (pandas needs it)
+    df = pd.DataFrame({k: _col_array(pd, np, kind, data, valid, nl)
+                       for k, _u, kind, data, valid, nl in cols}, copy=False)
+    a = dict(attrs or {})
+    a.setdefault("units", {k: u for k, u, *_ in cols if u})
+    df.attrs.update(a)
+    return df
 
 
 def _numpy(required=False, what=None):
@@ -127,10 +225,13 @@ class Profile:
 
     __slots__ = ("_p",)
 
-    def __init__(self, etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,
-                 ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-                 optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False,
-                 runner_log=None):
+    def __init__(self, etdump: Data, pte: Data | None = None, *, method: str | None = None,
+                 skip_first: int = 0, block: str | None = None, tick_hz: float | None = None,
+                 ignore_program_mismatch: bool = False, debug_buffer: Data | None = None,
+                 etrecord: PathArg | None = None, qhas: PathArg | None = None,
+                 optrace: PathArg | None = None, runtrace: PathArg | None = None,
+                 heap: PathArg | None = None, tick_ns: float | None = None,
+                 ticks: bool = False, runner_log: PathArg | None = None) -> None:
         self._p = _etprof.Profile(etdump, pte, method=method, skip_first=skip_first,
                                   block=block, tick_hz=tick_hz,
                                   ignore_program_mismatch=bool(ignore_program_mismatch),
@@ -142,42 +243,42 @@ class Profile:
 
     # -- what it is -----------------------------------------------------------------------
     @property
-    def etdump(self):
+    def etdump(self) -> str:
         """The ETDump path as given ("<bytes>" for a dump given as bytes)."""
         return self._p.etdump
 
     @property
-    def pte(self):
+    def pte(self) -> str | None:
         """The program (.pte/.bpte) path as given, or None."""
         return self._p.pte
 
     @property
-    def method(self):
+    def method(self) -> str | None:
         """The method forced with ``method=``, or None (resolved from the program)."""
         return self._p.method
 
     @property
-    def qnn_files(self):
+    def qnn_files(self) -> dict[str, str | None]:
         """QNN's files given at open: a dict qhas/optrace/runtrace/heap -> path or None."""
         return self._p.qnn_files
 
     @property
-    def etrecord(self):
+    def etrecord(self) -> str | None:
         """The ETRecord path as given, or None."""
         return self._p.etrecord
 
     @property
-    def debug_buffer(self):
+    def debug_buffer(self) -> str | None:
         """The debug buffer path as given ("<debug_buffer>" for bytes), or None."""
         return self._p.debug_buffer
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         """True once :meth:`close` was called."""
         return self._p.closed
 
     @property
-    def busy(self):
+    def busy(self) -> bool:
         """True while another thread runs a long library call on this Profile (opening,
         ops, trace/report writing, compare): the GIL is released during those, and every
         other use of the Profile meanwhile raises :class:`UsageError`."""
@@ -207,7 +308,7 @@ class Profile:
         )
 
     # -- life ---------------------------------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Releases the mapped files and the results; later calls raise ValueError."""
         self._p.close()
 
@@ -219,8 +320,9 @@ class Profile:
         return False
 
     # -- analyses -----------------------------------------------------------------------------
-    def ops(self, *, time_unit="us", all=False, kind=None, placement=None, sort=None, top=0,
-            as_dict=False, samples="auto", htp_clock_ghz=None):
+    def ops(self, *, time_unit: str = "us", all: bool = False, kind: str | None = None,
+            placement: str | None = None, sort: str | None = None, top: int = 0,
+            as_dict: bool = False, samples: str = "auto", htp_clock_ghz: float | None = None) -> Frame:
         """Per-operator statistics over the runs: one row per (method, instruction, identity).
 
         The rows, columns and units are those of ``etprof ops --format json`` with the same
@@ -251,7 +353,7 @@ class Profile:
         ``stack_trace`` (the innermost user frame, FILE:LINE), ``stack_trace_full`` and
         ``debug_handles``; None where the row is not joined (framework rows never are).
 
-        Returns a pandas DataFrame when pandas imports (and ``as_dict`` is false), else a dict
+        Returns a pandas DataFrame (ImportError without pandas), or with ``as_dict`` a dict
         of column name -> list, in the order of :data:`etprof.OPS_COLUMNS`.
 
         Raises :class:`InputError` when the dump cannot be analysed (e.g. a block over the
@@ -261,30 +363,38 @@ class Profile:
         if samples not in ("auto", "numpy", "list"):
             raise UsageError('samples: expected "auto", "numpy" or "list", got %r' % (samples,))
         np = None if samples == "list" else _numpy(samples == "numpy", "ops(samples=\"numpy\")")
-        cols = self._p.ops_columns(time_unit=time_unit, all=bool(all), kind=kind,
-                                   placement=placement, sort=sort, top=int(top),
-                                   samples_packed=np is not None, htp_clock_ghz=htp_clock_ghz)
+        if not as_dict:
+            _need_pandas("Profile.ops()")
+        cols, flat, lens = self._p.ops_table(time_unit=time_unit, all=bool(all), kind=kind,
+                                             placement=placement, sort=sort, top=int(top),
+                                             htp_clock_ghz=htp_clock_ghz)
+        ends = list(memoryview(lens).cast("q"))
+        for k in range(1, len(ends)):
+            ends[k] += ends[k - 1]
+        starts = [0] + ends[:-1]
         if np is not None:
             # one float64 array for every row's samples, each row's cell a slice (view) of it
-            flat = np.frombuffer(cols["samples"], dtype=np.float64).copy()
-            lens = cols.pop("samples_len")
-            ends = np.cumsum(lens).tolist()
-            cols["samples"] = [flat[e - k:e] for e, k in zip(ends, lens)]
+            a = np.frombuffer(flat, dtype=np.float64).copy()
+        else:
+            a = memoryview(flat).cast("d").tolist()
+        samples_col = ("samples", None, "o", [a[s:e] for s, e in zip(starts, ends)], None, False)
         names = OPS_COLUMNS if self.etrecord is None else \
             OPS_COLUMNS[:-1] + ETRECORD_COLUMNS + OPS_COLUMNS[-1:]
-        if "wall_est_p50" in cols:
+        by = {c[0]: c for c in cols}
+        if "wall_est_p50" in by:
             k = names.index("operator") + 1
             names = names[:k] + WALL_EST_COLUMNS + names[k:]
-        cols = {c: cols[c] for c in names}
-        pd = None if as_dict else _pandas()
-        if pd is None:
-            return cols
-        df = pd.DataFrame(cols, columns=list(names))
-        # an integer column with absent values (framework rows): pandas' nullable integer
-        df["instruction_id"] = pd.array(cols["instruction_id"], dtype="Int64")
-        return df
+        by["samples"] = samples_col
+        # units: the statistics' unit is the row's (the unit column); named here when one
+        units = {c: by[c][1] for c in names if by[c][1]}
+        row_units = set(u for u in by["unit"][3] if u is not None)
+        one = next(iter(row_units)) if len(row_units) == 1 else "per row: the unit column"
+        for c in ("min", "p10", "p50", "p90", "avg", "max", "total", "samples"):
+            units[c] = one
+        return _frame([by[c] for c in names], as_dict=as_dict, what="Profile.ops()",
+                      attrs=_attrs(self, time_unit=time_unit, units=units))
 
-    def summary(self, *, time_unit="us"):
+    def summary(self, *, time_unit: str = "us") -> dict[str, Any]:
         """What the dump holds: a dict with ``blocks``, ``blocks_read``, ``runs`` (runs kept),
         ``events`` and ``methods``: one dict per method with ``name`` (None when no program
         names it), ``runs``, ``skipped``, ``unit`` (of the latency: ``time_unit``, or
@@ -299,7 +409,7 @@ class Profile:
             self._p.backend_figures_json(time_unit=time_unit))["backend_figures"]
         return s
 
-    def arm_pmu(self):
+    def arm_pmu(self) -> dict[str, Any] | None:
         """The Ethos-U PMU report of the Arm bare-metal runner's serial log: ``runner_log``'s
         given to ``open``, else the one of the log this dump was read from (a log given to
         ``open`` in place of an ETDump; the library's ``etp_runner_log_read`` and
@@ -317,7 +427,7 @@ class Profile:
         d = _json.loads(text)
         return {"report": d["arm_pmu"], "notes": d.get("notes", [])}
 
-    def vgf_device_time(self, *, time_unit="us"):
+    def vgf_device_time(self, *, time_unit: str = "us") -> dict[str, Any] | None:
         """The Arm VGF backend's device times from ``runner_log`` (its
         VGF_DATA_GRAPH_DEVICE_TIME lines, logged with EXECUTORCH_VGF_ENABLE_TIMESTAMP_QUERIES):
         None without ``runner_log`` or when the log has none; else ``{"device_time": R,
@@ -331,7 +441,7 @@ class Profile:
         return {"device_time": d["vgf_device_time"], "notes": d.get("notes", [])}
 
 
-def _trace(self, path, *, format=None):
+def _trace(self: Profile, path: PathArg, *, format: str | None = None) -> dict[str, int]:
     """Writes the Perfetto / chrome://tracing trace of every run to ``path`` (``etprof trace``;
     docs/trace.md), atomically: a temporary file beside it is renamed over it only when the
     whole trace was written, so a failure never leaves a partial file; a ``.gz`` path is written
@@ -350,24 +460,45 @@ def _trace(self, path, *, format=None):
     return self._p.write_trace(p, perfetto=format == "perfetto")
 
 
-def _report(self, path, *, time_unit="us", qhas=None, optrace=None, runtrace=None, heap=None):
+def _report(self: Profile, path: PathArg, *, time_unit: str = "us", qhas: PathArg | None = None,
+            optrace: PathArg | None = None, runtrace: PathArg | None = None,
+            heap: PathArg | None = None) -> dict[str, Any]:
     """Writes the self-contained HTML report (``etprof report``; docs/report.md) to ``path``,
     atomically as :meth:`trace` does. ``time_unit`` is the unit of its time columns; ``qhas``,
     ``optrace``, ``runtrace``, ``heap`` are QNN's own files, as the command's options (when
-    none is given, those given to :func:`etprof.open`)."""
+    none is given, those given to :func:`etprof.open`). Returns what it wrote: ``path``,
+    ``bytes`` (the page's size), ``time_unit`` and the ``qnn_files`` it joined (path or None)."""
     f = (lambda v: None if v is None else os.fspath(v))
     if qhas is None and optrace is None and runtrace is None and heap is None:
         qf = self.qnn_files or {}
         qhas, optrace, runtrace, heap = (qf.get(k) for k in ("qhas", "optrace", "runtrace",
                                                               "heap"))
-    self._p.write_report(os.fspath(path), time_unit=time_unit, qhas=f(qhas),
+    out = os.fspath(path)
+    self._p.write_report(out, time_unit=time_unit, qhas=f(qhas),
                          optrace=f(optrace), runtrace=f(runtrace), heap=f(heap))
+    return {"path": out, "bytes": os.path.getsize(out), "time_unit": time_unit,
+            "qnn_files": {"qhas": f(qhas), "optrace": f(optrace), "runtrace": f(runtrace),
+                          "heap": f(heap)}}
 
 
 #: The columns of Profile.events(): those of `etprof events --format csv`.
 EVENT_COLUMNS = ("block", "index", "type", "kind", "label", "chain_index", "instruction_id",
                  "delegate_debug_id_int", "start_time", "end_time", "value", "unit", "parent",
                  "method", "operator", "backend")
+
+
+def _attrs(self, **extra):
+    """DataFrame.attrs of this Profile's tables: which files (and method) they come from."""
+    a = {"etdump": self.etdump, "pte": self.pte, "method": self.method,
+         "etrecord": self.etrecord, "library_version": __version__}
+    a.update(extra)
+    return a
+
+
+def _with_attrs(df, attrs):
+    """df with ``attrs`` (the file identity, time unit) in ``DataFrame.attrs``."""
+    df.attrs.update(attrs)
+    return df
 
 
 def _blocks(self):
@@ -398,7 +529,8 @@ def _iter_events(self):
         _trim(self)
 
 
-def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
+def _events(self: Profile, *, stream: bool | None = None, as_dict: bool = False,
+            max_events: int | None = 1_000_000) -> Frame | Iterator[dict[str, Any]]:
     """Every event of every block, with the model's classification: the columns of
     ``etprof events --format csv`` (:data:`etprof.EVENT_COLUMNS`: ``value`` in ``unit``, host
     time in ns; absent values None).
@@ -415,30 +547,22 @@ def _events(self, *, stream=None, as_dict=False, max_events=1_000_000):
     if max_events is not None and n > max_events:
         raise UsageError("Profile.events: %d events is more than max_events=%d; use "
                          "events(stream=True) or a larger max_events" % (n, max_events))
-    cols = {k: [] for k in EVENT_COLUMNS}
+    if not as_dict:
+        _need_pandas("Profile.events()")
     try:
-        for b in range(self._p.blocks):
-            c = self._p.event_columns(b)
-            for k in EVENT_COLUMNS:
-                cols[k].extend(c[k])
+        cols = self._p.events_table()  # the library's events table, whole columns
     finally:
         _trim(self)
-    pd = None if as_dict else _pandas()
-    if pd is None:
-        return cols
-    df = pd.DataFrame(cols, columns=list(EVENT_COLUMNS))
-    for k in ("chain_index", "instruction_id", "delegate_debug_id_int", "parent", "start_time",
-              "end_time"):
-        df[k] = pd.array(cols[k], dtype="Int64" if k not in ("start_time", "end_time") else
-                         "UInt64")
-    return df
+    return _frame(cols, as_dict=as_dict, what="Profile.events()",
+                  attrs=_attrs(self, host_time_unit="ns"))
 
 
 Profile.events = _events
 
 
-def _runs(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
-          trend_pct=5.0, as_dict=False):
+def _runs(self: Profile, *, time_unit: str = "us", warmup_factor: float = 1.5,
+          outlier_k: float = 3.5, trend_alpha: float = 0.05, trend_pct: float = 5.0,
+          as_dict: bool = False) -> Frame:
     """One row per run (``etprof runs``; docs/analyses.md): ``method`` (None with
     ``method_candidates`` when the program cannot tell), ``run``, ``block``, ``warmup``,
     ``outlier``, ``robust_z``, ``execute`` (Method::execute), ``delegate`` (all backends),
@@ -450,12 +574,13 @@ def _runs(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha
     cols, _ = self._p.runs(time_unit=time_unit, warmup_factor=float(warmup_factor),
                            outlier_k=float(outlier_k), trend_alpha=float(trend_alpha),
                            trend_pct=float(trend_pct))
-    pd = None if as_dict else _pandas()
-    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+    pd = None if as_dict else _need_pandas("Profile.runs()")
+    return cols if pd is None else _with_attrs(pd.DataFrame(cols, columns=list(cols)),
+                                               _attrs(self, time_unit=time_unit))
 
 
-def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, trend_alpha=0.05,
-                 trend_pct=5.0):
+def _run_methods(self: Profile, *, time_unit: str = "us", warmup_factor: float = 1.5,
+                 outlier_k: float = 3.5, trend_alpha: float = 0.05, trend_pct: float = 5.0) -> list[dict[str, Any]]:
     """Per method, over its runs: ``name``, ``runs``, ``warmup_runs``, ``outliers``,
     ``steady_runs``, ``median``, ``robust_scale``, ``execute_total``, ``unit``, ``trend``
     (``verdict`` stable / drifting up / drifting down / too few runs, ``slope_per_run``,
@@ -469,15 +594,16 @@ def _run_methods(self, *, time_unit="us", warmup_factor=1.5, outlier_k=3.5, tren
     return methods
 
 
-def _op_types(self, *, time_unit="us", as_dict=False):
+def _op_types(self: Profile, *, time_unit: str = "us", as_dict: bool = False) -> Frame:
     """The summary by operator type (``etprof ops --by type``; docs/analyses.md): per
     (method, domain cpu/htp/delegate, placement, unit, type) the rows grouped, ``count``,
     ``total``, ``avg``, ``per_run``, ``share`` and ``cum_share`` (percent of their group) and
     ``unit``; HTP nodes by their ATen op, XNNPACK-style ops by name without ``" #k"``, CPU
     kernels by operator. A DataFrame (dict of columns with ``as_dict`` or without pandas)."""
     cols = self._p.op_types(time_unit=time_unit)
-    pd = None if as_dict else _pandas()
-    return cols if pd is None else pd.DataFrame(cols, columns=list(cols))
+    pd = None if as_dict else _need_pandas("Profile.op_types()")
+    return cols if pd is None else _with_attrs(pd.DataFrame(cols, columns=list(cols)),
+                                               _attrs(self, time_unit=time_unit))
 
 
 def _tv(v, unit, unit_ns):
@@ -597,7 +723,8 @@ class Explain(list):
         return "".join(f._repr_html_() for f in self)
 
 
-def _explain(self, *, time_unit="us", top=5, htp_clock_ghz=None):
+def _explain(self: Profile, *, time_unit: str = "us", top: int = 5,
+             htp_clock_ghz: float | None = None) -> Explain:
     """The answers of ``etprof explain`` (an :class:`Explain`: a list of :class:`Finding`),
     from the library's typed facts (etprof_explain.h) and the command's own document
     (``etp_explain_doc``, etprof_explain_doc.h): ``.text`` is exactly what
@@ -639,7 +766,8 @@ MODULE_COLUMNS = ("method", "domain", "depth", "module", "class", "no_module", "
                   "inclusive", "exclusive", "share", "count", "count_exclusive", "unit", "runs")
 
 
-def _modules(self, module=None, *, time_unit="us", as_dict=False):
+def _modules(self: Profile, module: str | None = None, *, time_unit: str = "us",
+             as_dict: bool = False) -> Frame:
     """Time per ``nn.Module`` (``etprof modules FILE --etrecord R``; docs/analyses.md), from
     the library's ``etp_modules_compute``: needs ``etrecord=`` given to :func:`open`. One row
     per module and domain in tree order (depth first; each domain's ``(no module)`` row last),
@@ -654,10 +782,11 @@ def _modules(self, module=None, *, time_unit="us", as_dict=False):
     ``unit``, ``runs``, ``total``, ``rows``, ``rows_module``), ``joins`` and ``etrecord``; with
     ``as_dict`` (or without pandas) the dict of columns."""
     cols, meta = self._p.modules_columns(time_unit=time_unit, module=module)
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.modules()")
     if pd is None:
         return cols
     df = pd.DataFrame(cols, columns=list(MODULE_COLUMNS))
+    df.attrs.update(_attrs(self, time_unit=time_unit))
     df.attrs.update(meta)
     return df
 
@@ -681,7 +810,7 @@ class CheckOutputs:
         self.verdicts = [o["status"] for o in self.outputs]
         self.exit_code = 6 if self.passed is None else 0 if self.passed else 7
 
-    def to_dataframe(self):
+    def to_dataframe(self) -> pandas.DataFrame:
         pd = _pandas()
         if pd is None:
             raise ImportError("CheckOutputs.to_dataframe needs pandas (Debian python3-pandas)")
@@ -701,8 +830,9 @@ class CheckOutputs:
                               o["mismatched"], o["max_abs"]) for o in self.outputs]))
 
 
-def check_outputs(bundled_program, etdump, debug_buffer=None, *, test_case=0, rtol=None,
-                  atol=None, method=None, ignore_program_mismatch=False):
+def check_outputs(bundled_program: PathArg, etdump: PathArg, debug_buffer: PathArg | None = None, *,
+                  test_case: int = 0, rtol: float | None = None, atol: float | None = None,
+                  method: str | None = None, ignore_program_mismatch: bool = False) -> CheckOutputs:
     """The method outputs a run logged, compared with a bundled program's expected outputs
     (``etprof check-outputs ETDUMP --pte BPTE --debug-buffer B``; docs/tensors.md), by the
     library's ``etp_check_outputs``: for every run that logged method outputs (debug events
@@ -721,7 +851,8 @@ def check_outputs(bundled_program, etdump, debug_buffer=None, *, test_case=0, rt
         return CheckOutputs(p._p.check_outputs(test_case=int(test_case), rtol=rtol, atol=atol))
 
 
-def _session(self, *, prefill_runs=None, prompt_tokens=None, time_unit="us", top=5):
+def _session(self: Profile, *, prefill_runs: int | None = None, prompt_tokens: int | None = None,
+             time_unit: str = "us", top: int = 5) -> dict[str, Any]:
     """The LLM generations of the dump (``etprof session FILE --pte P --format json``;
     docs/session.md), built by the library's ``etp_session_doc`` and returned as a dict:
     ``phases`` (how prefill and decode were told apart: ``decided_by`` method, option,
@@ -735,7 +866,8 @@ def _session(self, *, prefill_runs=None, prompt_tokens=None, time_unit="us", top
                                             time_unit=time_unit, top=int(top)))
 
 
-def _tree(self, *, stat="p50", time_unit="us", htp_clock_ghz=None):
+def _tree(self: Profile, *, stat: str = "p50", time_unit: str = "us",
+          htp_clock_ghz: float | None = None) -> dict[str, Any]:
     """The hierarchy of each method's time (``etprof tree FILE [--pte P] --format json``;
     docs/analyses.md), built by the library's ``etp_tree_doc`` (the command's own document) and
     returned as nested dicts, equal to ``json.loads`` of the command's output for the same
@@ -835,12 +967,12 @@ class Diff:
             row.update({k: v for k, v in m.items() if k not in ("method", "latency")})
             self.methods.append(row)
         rows = [dict({k: v for k, v in o.items() if k != "cmp"}, **o["cmp"]) for o in d["ops"]]
-        pd = None if as_dict else _pandas()
+        pd = None if as_dict else _need_pandas("qnn() tables")
         self.ops = rows if pd is None else pd.DataFrame(rows)
         self.placement = d["placement"]
 
     @property
-    def regressed(self):
+    def regressed(self) -> bool:
         return self.gate["outcome"] == "regression"
 
     def __repr__(self):
@@ -871,8 +1003,9 @@ class Qnn:
                                                       j)
 
 
-def qnn(*, qhas=None, optrace=None, runtrace=None, heap=None, sort="cycles", top=0,
-        htp_clock_ghz=None, as_dict=False):
+def qnn(*, qhas: PathArg | None = None, optrace: PathArg | None = None,
+        runtrace: PathArg | None = None, heap: PathArg | None = None, sort: str = "cycles",
+        top: int = 0, htp_clock_ghz: float | None = None, as_dict: bool = False) -> Qnn:
     """Loads QNN's own files (paths) and returns a :class:`Qnn`, the figures of
     ``etprof qnn --format json`` without an ETDump; ``sort`` orders the ops as ``--sort`` does
     (default cycles, largest first; "order" keeps file order), ``top`` keeps the first N rows
@@ -911,7 +1044,7 @@ class QnnViewer:
             self.path, self.facts["format"], len(self.facts["executes"]), n)
 
 
-def qnn_viewer(path, *, as_dict=False):
+def qnn_viewer(path: PathArg, *, as_dict: bool = False) -> QnnViewer:
     """Reads qnn-profile-viewer output (text or CSV, told apart by its content) and returns a
     :class:`QnnViewer`: ``etprof qnn --profile-log/--profile-csv PATH``. A malformed file raises
     :class:`InputError` with the command's located line."""
@@ -937,7 +1070,7 @@ def qnn_viewer(path, *, as_dict=False):
                        share=e["share"], wall_est_us=e["wall_est_us"])
             for k in QNN_VIEWER_COLUMNS:
                 cols[k].append(row[k])
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("qnn_viewer()")
     if pd is None:
         v.events = cols
     else:
@@ -957,12 +1090,13 @@ def _make_qnn(d, as_dict, top=0):
     ops = d["ops"]
     if top:
         ops = {k: v[:top] for k, v in ops.items()}
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("qnn() tables")
     q.ops = ops if pd is None else pd.DataFrame(ops, columns=list(ops))
     return q
 
 
-def _profile_qnn(self, *, sort="cycles", top=0, htp_clock_ghz=None, as_dict=False):
+def _profile_qnn(self: Profile, *, sort: str = "cycles", top: int = 0,
+                 htp_clock_ghz: float | None = None, as_dict: bool = False) -> Qnn:
     """QNN's own files given to :func:`etprof.open` (``qhas``, ``optrace``, ``runtrace``,
     ``heap``) joined to this dump's QNN HTP node rows, as ``etprof qnn DUMP --pte P --qhas Q
     ... --format json``: a :class:`Qnn` whose ``ops`` also has ``etdump_cycles`` (the p50 over
@@ -979,8 +1113,10 @@ def _profile_qnn(self, *, sort="cycles", top=0, htp_clock_ghz=None, as_dict=Fals
 Profile.qnn = _profile_qnn
 
 
-def diff(base, new, *, base_pte=None, new_pte=None, time_unit="us", alpha=0.05, min_runs=3,
-         no_change_pct=1.0, threshold_pct=0.0, fail_pct=None, as_dict=False):
+def diff(base: PathArg | Profile, new: PathArg | Profile, *, base_pte: PathArg | None = None,
+         new_pte: PathArg | None = None, time_unit: str = "us", alpha: float = 0.05,
+         min_runs: int = 3, no_change_pct: float = 1.0, threshold_pct: float = 0.0,
+         fail_pct: float | None = None, as_dict: bool = False) -> Diff:
     """Compares two profiles as ``etprof diff BASE NEW`` does (docs/diff.md): each side a
     :class:`Profile` or an ETDump path (opened with ``base_pte`` / ``new_pte``); the options are
     the command's (``--alpha``, ``--min-runs``, ``--threshold``, ``--fail-on-regression PCT`` =
@@ -1001,9 +1137,13 @@ Profile.trace = _trace
 Profile.report = _report
 
 
-def open(etdump, pte=None, *, method=None, skip_first=0, block=None, tick_hz=None,  # noqa: A001
-         ignore_program_mismatch=False, debug_buffer=None, etrecord=None, qhas=None,
-         optrace=None, runtrace=None, heap=None, tick_ns=None, ticks=False, runner_log=None):
+def open(etdump: Data, pte: Data | None = None, *, method: str | None = None,  # noqa: A001
+         skip_first: int = 0, block: str | None = None, tick_hz: float | None = None,
+         ignore_program_mismatch: bool = False, debug_buffer: Data | None = None,
+         etrecord: PathArg | None = None, qhas: PathArg | None = None,
+         optrace: PathArg | None = None, runtrace: PathArg | None = None,
+         heap: PathArg | None = None, tick_ns: float | None = None, ticks: bool = False,
+         runner_log: PathArg | None = None) -> Profile:
     """Opens and verifies an ETDump, and its program when ``pte`` is given.
 
     ``etdump`` is a path (str or os.PathLike) or the dump's content (``bytes``, used without a
@@ -1071,7 +1211,7 @@ def _select(n, select, what):
     return out
 
 
-def _tensors(self, select=None, *, as_dict=False):
+def _tensors(self: Profile, select: str | None = None, *, as_dict: bool = False) -> Frame:
     """Every tensor and value the runtime logged (``etprof tensors --debug-buffer B --format
     json``; needs ``debug_buffer=`` at open): one row per logged tensor, TensorList element or
     inline int/bool/float/double, in the command's order, with its columns
@@ -1101,18 +1241,18 @@ def _tensors(self, select=None, *, as_dict=False):
     elif select is not None:
         idx = _select(len(cols["block"]), select, "tensors")
         cols = {k: [v[i] for i in idx] for k, v in cols.items()}
-    pd = None if as_dict else _pandas()
+    pd = None if as_dict else _need_pandas("Profile.tensors()")
     if pd is None:
         return cols
     df = pd.DataFrame(cols, columns=list(TENSOR_COLUMNS))
     df["offset"] = pd.array(cols["offset"], dtype="Int64")
-    return df
+    return _with_attrs(df, _attrs(self))
 
 
 _INLINE_DTYPES = {"int": "int64", "bool": "bool", "float": "float32", "double": "float64"}
 
 
-def _tensor(self, i):
+def _tensor(self: Profile, i: int) -> Any:
     """The values of row ``i`` of :meth:`tensors` as a ``numpy.ndarray`` with the file's dtype
     and shape, elements in row-major order read through the file's strides (so the array is
     C-contiguous). The bytes are those :c:func:`etp_tensor_write_npy` writes (``etprof tensors
@@ -1162,12 +1302,12 @@ class Compare:
                  "first_below_snr", "fail_below_snr", "_rows")
 
     @property
-    def diverged(self):
+    def diverged(self) -> bool:
         """True when a matched tensor differs."""
         return self.first_divergence is not None
 
     @property
-    def divergence(self):
+    def divergence(self) -> Any:
         """The first divergence's row as a dict (None when every matched tensor is equal)."""
         if self.first_divergence is None:
             return None
@@ -1194,8 +1334,10 @@ class Compare:
                              "max |diff|", "SNR dB", "cosine"), rows))
 
 
-def compare(base, new, *, debug_buffer=None, debug_buffer_new=None, pte=None, pte_new=None,
-            method=None, fail_below_snr=None, as_dict=False):
+def compare(base: PathArg | Profile, new: PathArg | Profile, *, debug_buffer: Data | None = None,
+            debug_buffer_new: Data | None = None, pte: PathArg | None = None,
+            pte_new: PathArg | None = None, method: str | None = None,
+            fail_below_snr: float | None = None, as_dict: bool = False) -> Compare:
     """Compares the tensors two runs of the same program logged (``etprof compare BASE NEW
     --debug-buffer A --debug-buffer-new B [--pte P] [--fail-below-snr DB]``), by the library's
     matching (run, instruction, occurrence, TensorList index) and figures (MSE, max and mean
@@ -1228,7 +1370,7 @@ def compare(base, new, *, debug_buffer=None, debug_buffer_new=None, pte=None, pt
         c.first_below_snr = d["first_below_snr"]
         c.fail_below_snr = None if fail_below_snr is None else float(fail_below_snr)
         c._rows = {k: d["tensors"][k] for k in COMPARE_COLUMNS}
-        pd = None if as_dict else _pandas()
+        pd = None if as_dict else _need_pandas("compare()")
         c.tensors = c._rows if pd is None else pd.DataFrame(c._rows, columns=list(COMPARE_COLUMNS))
         if pd is not None:
             c.tensors["list_index"] = pd.array(c._rows["list_index"], dtype="Int64")

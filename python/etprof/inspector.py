@@ -29,11 +29,21 @@ it like the Inspector's. It follows the Inspector's documented behaviour, with t
 * ``delegate_time_scale_converter`` gets the raw start and end ticks of delegated samples; a
   sample whose converted start is after its converted end is NaN (no wrap is guessed).
 """
+from __future__ import annotations
 
 import io as _io
 
 from . import _etprof
 from ._etprof import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the annotations' names; nothing imported at run time
+    import os
+    from typing import IO, Any, Callable, Union
+
+    import pandas
+
+    PathArg = Union[str, "os.PathLike[str]"]
 
 __all__ = ["Inspector", "EventBlock", "Event", "PerfData", "TimeScale", "INSPECTOR_COLUMNS"]
 
@@ -184,10 +194,14 @@ class Inspector:
     ``""`` when empty) when it has any, for ``include_delegate_debug_data=True``.
     """
 
-    def __init__(self, etdump_path=None, etrecord=None, source_time_scale="ns",
-                 target_time_scale="ms", debug_buffer_path=None, delegate_metadata_parser=None,
-                 delegate_time_scale_converter=None, enable_module_hierarchy=False, *,
-                 etdump_data=None, pte=None, method=None):
+    def __init__(self, etdump_path: PathArg | None = None, etrecord: PathArg | None = None,
+                 source_time_scale: str | TimeScale = "ns",
+                 target_time_scale: str | TimeScale = "ms",
+                 debug_buffer_path: PathArg | None = None,
+                 delegate_metadata_parser: Callable[[bytes], Any] | None = None,
+                 delegate_time_scale_converter: Callable[..., Any] | None = None,
+                 enable_module_hierarchy: bool = False, *, etdump_data: bytes | None = None,
+                 pte: PathArg | bytes | None = None, method: str | None = None) -> None:
         if (etdump_path is None) == (etdump_data is None):
             raise ValueError("Inspector: give exactly one of etdump_path and etdump_data")
         src = _scale(source_time_scale, "source_time_scale")
@@ -288,12 +302,12 @@ class Inspector:
         return self._parsed[i]
 
     @property
-    def runs(self):
+    def runs(self) -> int:
         """Runs read (run_data blocks with events)."""
         return self._meta["runs"]
 
     @property
-    def replaced_samples(self):
+    def replaced_samples(self) -> int:
         """Samples the Inspector's rule drops: a signature occurring again in the same run
         keeps only its last sample (counted here, per row in the ``replaced`` attribute)."""
         return self._meta["replaced"]
@@ -386,7 +400,8 @@ class Inspector:
         for k in keys:
             out[k] = [v.get(k) if isinstance(v, dict) else None for v in vals]
 
-    def to_dataframe(self, include_units=True, include_delegate_debug_data=False):
+    def to_dataframe(self, include_units: bool = True,
+                     include_delegate_debug_data: bool = False) -> pandas.DataFrame:
         """The table as a pandas DataFrame (a dict of column lists without pandas): the
         Inspector's columns (:data:`INSPECTOR_COLUMNS`), statistics suffixed with
         ``" (<target unit>)"`` when ``include_units``, extra statistic columns per other unit
@@ -395,19 +410,20 @@ class Inspector:
         ``delegate_debug_metadata`` column (per row the per-sample bytes, ``""`` when empty, or
         None when all are empty; or the ``delegate_metadata_parser``'s list), or one column per
         key when the parser returns a dict."""
+        pd = _need_pandas()
         cols = self._columns(include_units, include_delegate_debug_data)
-        pd = _pandas()
-        if pd is None:
-            return cols
-        return pd.DataFrame(cols, columns=list(cols))
+        df = pd.DataFrame(cols, columns=list(cols))
+        df.attrs.update({"etdump": self._p.etdump, "pte": self._p.pte,
+                         "time_unit": self._target})
+        return df
 
     def _shown(self, include_units, include_delegate_debug_data=False):
         cols = self._columns(include_units, include_delegate_debug_data)
         keep = [i for i, name in enumerate(cols["event_name"]) if "OPERATOR_CALL" not in name]
         return {k: [v[i] for i in keep] for k, v in cols.items() if k not in _HIDDEN}
 
-    def print_data_tabular(self, file=None, include_units=True,
-                           include_delegate_debug_data=False):
+    def print_data_tabular(self, file: IO[str] | None = None, include_units: bool = True,
+                           include_delegate_debug_data: bool = False) -> None:
         """Prints the table as the Inspector does: without ``raw``, the delegate identifier,
         stack traces, module hierarchy and debug data, and without rows whose name contains
         ``OPERATOR_CALL``; ``include_delegate_debug_data`` as in :meth:`to_dataframe`."""
@@ -426,7 +442,8 @@ class Inspector:
         for i in range(len(cols["event_name"])):
             print("\t".join("" if cols[k][i] is None else str(cols[k][i]) for k in keys), file=f)
 
-    def save_data_to_tsv(self, file, include_units=True, include_delegate_debug_data=False):
+    def save_data_to_tsv(self, file: PathArg | IO[str], include_units: bool = True,
+                         include_delegate_debug_data: bool = False) -> None:
         """Writes the printed table (see print_data_tabular) as TSV with the row index, as the
         Inspector does. ``file`` is a path or a text file object. Needs pandas.
         ``include_delegate_debug_data`` as in :meth:`to_dataframe`."""
@@ -436,7 +453,7 @@ class Inspector:
         cols = self._shown(include_units, include_delegate_debug_data)
         pd.DataFrame(cols, columns=list(cols)).to_csv(file, sep="\t")
 
-    def find_total_for_module(self, module_name):
+    def find_total_for_module(self, module_name: str) -> float:
         """The time of ``nn.Module`` ``module_name`` (its path, such as ``"enc.conv"``) per
         run, in ``target_time_scale``: its inclusive time from ``etprof modules``
         (``Profile.modules()``, the library's ``etp_modules_compute``) divided by the method's
@@ -461,9 +478,18 @@ class Inspector:
                 total += cols["inclusive"][i] / cols["runs"][i]
         return total
 
-    def get_op_list(self, event_block=None, show_delegated_ops=True):
+    def get_op_list(self, event_block: Any = None, show_delegated_ops: bool = True) -> dict:
         """A stub in the Inspector (returns {}); here too."""
         return {}
+
+
+def _need_pandas():
+    try:
+        import pandas  # noqa: PLC0415
+    except ImportError as e:
+        raise ImportError("etprof: Inspector.to_dataframe() returns a pandas DataFrame, and pandas "
+                          "does not import (Debian: apt-get install python3-pandas)") from e
+    return pandas
 
 
 def _pandas():

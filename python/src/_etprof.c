@@ -1,10 +1,13 @@
 /*
  * _etprof.c - the CPython extension module behind the `etprof` Python package (docs/python.md).
  *
- * Written against the public API of libetprof only (include/etprof.h): it links the shared
- * library libetprof.so.0, which exports nothing else. One type, _etprof.Profile, holds the mapped
- * files, the verified dump and program, the model and (computed once, on first use) the ops
- * result; the Python layer (etprof/__init__.py) turns its columns into a DataFrame.
+ * Written against the public API of libetprof only (include/etprof.h): CMake's build links the
+ * shared library libetprof.so.0, which exports nothing else; `pip install ./python` compiles the
+ * library's sources into this module instead (python/setup.py), hidden. One type,
+ * _etprof.Profile, holds the mapped files, the verified dump and program, the model and
+ * (computed once, on first use) the ops result. Tables the library builds as etp_table (ops,
+ * events) leave through one converter (tabacc: etp_table_column, whole columns as bytes and
+ * lists); the Python layer (etprof/__init__.py, _frame) turns them into DataFrames.
  *
  * Errors of the library (etp_error) become etprof.InputError / UsageError / IOError /
  * InternalError with the fields .file, .offset, .path, .reason and .exit_code.
@@ -35,6 +38,7 @@
 #include "etprof_session.h"
 #include "etprof_figures.h"
 #include "etprof_result.h"
+#include "etprof_events.h"
 
 #ifndef ETPROF_VERSION_STR
 #define ETPROF_VERSION_STR "unknown"
@@ -575,134 +579,6 @@ static PyObject *fnum(double v) { return PyFloat_FromDouble(v); } /* NaN stays N
 static int view_disp(Profile *p, const char *tu, PyObject *clock, etp_disp *d, double *ghz,
                      const char **src);
 
-/* The display of ops() values: time_unit, and with an HTP clock cycles as an estimate of time
- * (etp_disp_conv: cycles / GHz, unit "est_us"), as `etprof ops --htp-clock-ghz` shows them. */
-typedef struct ops_view {
-    double uns;      /* ns per time_unit */
-    const char *tu;  /* time_unit */
-    etp_disp d;      /* with the clock, when est */
-    bool est;        /* an HTP clock is known */
-} ops_view;
-
-static double vconv(const ops_view *v, etp_unit u, double x) {
-    if (v->est && u == ETP_UNIT_CYCLES) {
-        const char *un;
-        return etp_disp_conv(&v->d, u, x, &un);
-    }
-    return conv(u, x, v->uns);
-}
-static const char *vunit(const ops_view *v, etp_unit u) {
-    return v->est && u == ETP_UNIT_CYCLES ? v->d.est_unit : conv_unit(u, v->tu);
-}
-
-enum {
-    C_METHOD, C_INSTR, C_NAME, C_COUNT, C_MIN, C_P10, C_P50, C_P90, C_AVG, C_MAX, C_TOTAL,
-    C_SHARE, C_UNIT, C_PLACEMENT, C_KIND, C_OPERATOR, C_BAD, C_WRAPPED, C_EVNAME, C_SAMPLES,
-    C_N
-};
-static const char *const col_names[C_N] = {
-    "method", "instruction_id", "name", "count", "min", "p10", "p50", "p90", "avg", "max",
-    "total", "share", "unit", "placement", "kind", "operator", "bad_time_count",
-    "wrapped_count", "event_name", "samples"};
-
-static PyObject *row_value(const etp_ops_row *row, const etp_ops_method *m, int c,
-                           const ops_view *vw) {
-    switch (c) {
-    case C_METHOD: return text(m ? m->name : NULL);
-    case C_INSTR:
-        if (row->chain >= 0 && row->instr >= 0) return PyLong_FromLong(row->instr);
-        Py_RETURN_NONE;
-    case C_NAME: return text(row->name);
-    case C_COUNT: return PyLong_FromUnsignedLongLong(row->count);
-    case C_MIN: return fnum(vconv(vw, row->unit, row->stats.min));
-    case C_P10: return fnum(vconv(vw, row->unit, row->stats.p10));
-    case C_P50: return fnum(vconv(vw, row->unit, row->stats.p50));
-    case C_P90: return fnum(vconv(vw, row->unit, row->stats.p90));
-    case C_AVG: return fnum(vconv(vw, row->unit, row->stats.avg));
-    case C_MAX: return fnum(vconv(vw, row->unit, row->stats.max));
-    case C_TOTAL: return fnum(vconv(vw, row->unit, row->stats.total));
-    case C_SHARE: return fnum(row->share);
-    case C_UNIT: return text(vunit(vw, row->unit));
-    case C_PLACEMENT: return text(row->placement);
-    case C_KIND: return text(etp_ops_row_kind_name(row));
-    case C_OPERATOR: return text(row->op);
-    case C_BAD: return PyLong_FromUnsignedLongLong(row->bad_time_count);
-    case C_WRAPPED: return PyLong_FromUnsignedLongLong(row->wrapped_count);
-    case C_EVNAME: return text(row->event_name);
-    case C_SAMPLES: {
-        PyObject *l = PyList_New(row->samples ? row->runs : 0);
-        if (!l) return NULL;
-        for (uint32_t i = 0; row->samples && i < row->runs; i++) {
-            PyObject *f = fnum(vconv(vw, row->unit, row->samples[i]));
-            if (!f) {
-                Py_DECREF(l);
-                return NULL;
-            }
-            PyList_SET_ITEM(l, i, f);
-        }
-        return l;
-    }
-    }
-    Py_RETURN_NONE;
-}
-
-/* The ETRecord columns of an ops row, as `etprof ops --etrecord R --format json` writes them
- * (src/cli/cmd_etrecord.c): the join rule is the command's -- framework rows and rows without
- * an instruction are never joined; QNN HTP nodes by name, delegate-internal events through the
- * delegate map, other rows through the instruction's debug handles. */
-enum { X_OPTYPES, X_MODULE, X_MODCLASS, X_FRAME, X_TRACE, X_HANDLES, X_N };
-static const char *const xcol_names[X_N] = {"op_types", "module", "module_class",
-                                            "stack_trace", "stack_trace_full", "debug_handles"};
-
-static int etr_row(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
-                   PyObject *out[X_N]) {
-    for (int k = 0; k < X_N; k++) out[k] = NULL;
-    etp_etr_join j;
-    memset(&j, 0, sizeof j);
-    int rc = 1;
-    if (row->chain >= 0 && row->instr >= 0 && row->place != ETP_PLACE_FRAMEWORK) {
-        if (row->htp_node) rc = etp_etrecord_join_name(rec, method, row->name, &j);
-        else if (row->kind == ETP_KIND_DELEGATE_INTERNAL)
-            rc = etp_etrecord_join(rec, method, row->instr, row->name, &j);
-        else rc = etp_etrecord_join(rec, method, row->instr, NULL, &j);
-        if (rc < 0) {
-            etp_etrecord_join_free(&j);
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    bool have = rc == 0 && j.n_nodes > 0;
-    out[X_OPTYPES] = text(have ? j.op_types : NULL);
-    out[X_MODULE] = text(have ? j.module : NULL);
-    out[X_MODCLASS] = text(have ? j.module_class : NULL);
-    out[X_FRAME] = text(have ? j.frame : NULL);
-    out[X_TRACE] = text(have ? j.stack_trace : NULL);
-    if (have && j.n_handles) { /* as the command: the handles joined with "," */
-        PyObject *parts = PyList_New(j.n_handles), *sep = PyUnicode_FromString(",");
-        for (uint32_t i = 0; parts && i < j.n_handles; i++) {
-            PyObject *x = PyUnicode_FromFormat("%lld", (long long)j.handles[i]);
-            if (!x) {
-                Py_CLEAR(parts);
-                break;
-            }
-            PyList_SET_ITEM(parts, i, x);
-        }
-        out[X_HANDLES] = parts && sep ? PyUnicode_Join(sep, parts) : NULL;
-        Py_XDECREF(parts);
-        Py_XDECREF(sep);
-    } else {
-        Py_INCREF(Py_None);
-        out[X_HANDLES] = Py_None;
-    }
-    etp_etrecord_join_free(&j);
-    for (int k = 0; k < X_N; k++)
-        if (!out[k]) {
-            for (int q = 0; q < X_N; q++) Py_CLEAR(out[q]);
-            return -1;
-        }
-    return 0;
-}
-
 /* Frees the model's per-block scratch and its share of the memory budget (etp_model_trim): called
  * when a pass over the blocks driven from Python (events) ends, so that an idle Profile holds
  * only its file and its results. */
@@ -712,27 +588,32 @@ static PyObject *Profile_trim(Profile *p, PyObject *Py_UNUSED(a)) {
     Py_RETURN_NONE;
 }
 
-static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
+static PyObject *table_columns(const etp_table *t);
+
+/* ops(): the library's ops table (etp_ops_table: the rows of `etprof ops --format json`, with
+ * the HTP estimate and ETRecord columns) as whole columns, and every row's samples (its per-run
+ * values in the row's displayed unit, etp_disp_conv) in one float64 buffer with their counts
+ * (int64 each): numpy slices it without a Python float per value. */
+static PyObject *Profile_ops_table(Profile *p, PyObject *args, PyObject *kw) {
     if (busy_error(p)) return NULL;
     static char *kwlist[] = {"time_unit", "all", "kind", "placement", "sort", "top",
-                             "samples_packed", "htp_clock_ghz", NULL};
+                             "htp_clock_ghz", NULL};
     const char *tu = "us", *kind = NULL, *placement = NULL, *sort = NULL;
-    int all = 0, packed = 0;
+    int all = 0;
     Py_ssize_t top = 0;
     PyObject *clock = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzznpO:ops_columns", kwlist, &tu, &all, &kind,
-                                     &placement, &sort, &top, &packed, &clock))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$spzzznO:ops_table", kwlist, &tu, &all, &kind,
+                                     &placement, &sort, &top, &clock))
         return NULL;
     double uns = etp_time_unit_ns(tu);
     if (!(uns > 0)) return raise_usage("time_unit: expected ns, us, ms or s, got \"%s\"", tu);
     /* the HTP clock as `etprof ops` takes it: htp_clock_ghz=, else the Profile's runtrace or
      * QHAS (etp_qnn_clock); with one, cycles rows are shown as est_us and the wall-time estimate
      * columns are added */
-    ops_view vw = {.uns = uns, .tu = tu};
+    etp_disp disp;
     double ghz;
     const char *clock_src;
-    if (view_disp(p, tu, clock, &vw.d, &ghz, &clock_src)) return NULL;
-    vw.est = ghz > 0;
+    if (view_disp(p, tu, clock, &disp, &ghz, &clock_src)) return NULL;
     if (top < 0) {
         char v[32];
         snprintf(v, sizeof v, "%zd", top);
@@ -762,101 +643,39 @@ static PyObject *Profile_ops_columns(Profile *p, PyObject *args, PyObject *kw) {
         free(idx);
         return raise_etp(rc, &err);
     }
-    PyObject *cols[C_N] = {0};
-    PyObject *xcols[X_N] = {0};
-    PyObject *wcols[3] = {0};
-    PyObject *d = PyDict_New();
-    if (!d) goto fail;
-    for (int c = 0; c < C_N; c++) {
-        if (!(cols[c] = PyList_New((Py_ssize_t)n))) goto fail;
-        if ((!packed || c != C_SAMPLES) && PyDict_SetItemString(d, col_names[c], cols[c]))
-            goto fail;
+    PyObject *cols = NULL, *buf = NULL, *lens = NULL, *res = NULL;
+    etp_doc *doc = etp_doc_new("ops", 1, NULL, NULL);
+    etp_table *t = doc ? etp_ops_table(doc, p->ops, idx, n, &disp, p->rec) : NULL;
+    if (!t) {
+        PyErr_NoMemory();
+        goto done;
     }
-    for (int c = 0; p->rec && c < X_N; c++) {
-        if (!(xcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
-        if (PyDict_SetItemString(d, xcol_names[c], xcols[c])) goto fail;
-    }
-    static const char *const wcol_names[3] = {"wall_est_p50", "wall_est_total", "wall_est_unit"};
-    for (int c = 0; vw.est && c < 3; c++) {
-        if (!(wcols[c] = PyList_New((Py_ssize_t)n))) goto fail;
-        if (PyDict_SetItemString(d, wcol_names[c], wcols[c])) goto fail;
-    }
-    if (packed) {
-        /* samples_packed: every row's samples in one float64 buffer ("samples", native byte
-         * order, in the row's unit as row_value() converts them) and their counts
-         * ("samples_len"): numpy slices it without a Python float per value */
-        size_t total = 0;
-        for (size_t k = 0; k < n; k++) {
-            const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
-            total += row->samples ? row->runs : 0;
-        }
-        PyObject *buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(double)));
-        PyObject *lens = buf ? PyList_New((Py_ssize_t)n) : NULL;
-        if (!buf || !lens || PyDict_SetItemString(d, "samples_len", lens)) {
-            Py_XDECREF(buf);
-            Py_XDECREF(lens);
-            goto fail;
-        }
-        Py_DECREF(lens);
-        double *out = (double *)(void *)PyBytes_AS_STRING(buf);
-        for (size_t k = 0; k < n; k++) {
-            const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
-            uint32_t cnt = row->samples ? row->runs : 0;
-            for (uint32_t i = 0; i < cnt; i++) *out++ = vconv(&vw, row->unit, row->samples[i]);
-            PyObject *x = PyLong_FromUnsignedLong(cnt);
-            if (!x) {
-                Py_DECREF(buf);
-                goto fail;
-            }
-            PyList_SET_ITEM(lens, (Py_ssize_t)k, x);
-        }
-        int bad = PyDict_SetItemString(d, "samples", buf);
-        Py_DECREF(buf);
-        if (bad) goto fail;
-    }
+    if (!(cols = table_columns(t))) goto done;
+    size_t total = 0;
     for (size_t k = 0; k < n; k++) {
         const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
-        const etp_ops_method *m = etp_ops_method_get(p->ops, row->method);
-        for (int c = 0; c < C_N; c++) {
-            if (packed && c == C_SAMPLES) {
-                Py_INCREF(Py_None);
-                PyList_SET_ITEM(cols[c], (Py_ssize_t)k, Py_None);
-                continue;
-            }
-            PyObject *v = row_value(row, m, c, &vw);
-            if (!v) goto fail;
-            PyList_SET_ITEM(cols[c], (Py_ssize_t)k, v);
-        }
-        if (p->rec) {
-            PyObject *x[X_N];
-            if (etr_row(p->rec, m ? m->name : NULL, row, x)) goto fail;
-            for (int c = 0; c < X_N; c++) PyList_SET_ITEM(xcols[c], (Py_ssize_t)k, x[c]);
-        }
-        if (vw.est) { /* the command's columns: cycles x the partition's ns per cycle */
-            double wf = etp_qnn_wall_ns_per_cycle(p->ops, idx[k]);
-            PyObject *w[3] = {fnum(row->stats.p50 * wf / uns), fnum(row->stats.total * wf / uns),
-                              text(isnan(wf) ? NULL : vw.d.est_unit)};
-            for (int c = 0; c < 3; c++) {
-                if (!w[c]) {
-                    for (int q = 0; q < 3; q++) Py_XDECREF(w[q]);
-                    goto fail;
-                }
-            }
-            for (int c = 0; c < 3; c++) PyList_SET_ITEM(wcols[c], (Py_ssize_t)k, w[c]);
-        }
+        total += row->samples ? row->runs : 0;
     }
-    for (int c = 0; c < C_N; c++) Py_DECREF(cols[c]);
-    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
-    for (int c = 0; c < 3; c++) Py_XDECREF(wcols[c]);
+    buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(double)));
+    lens = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(int64_t)));
+    if (!buf || !lens) goto done;
+    double *out = (double *)(void *)PyBytes_AS_STRING(buf);
+    int64_t *ln = (int64_t *)(void *)PyBytes_AS_STRING(lens);
+    for (size_t k = 0; k < n; k++) {
+        const etp_ops_row *row = etp_ops_row_get(p->ops, idx[k]);
+        uint32_t cnt = row->samples ? row->runs : 0;
+        const char *un;
+        for (uint32_t i = 0; i < cnt; i++) *out++ = etp_disp_conv(&disp, row->unit, row->samples[i], &un);
+        ln[k] = cnt;
+    }
+    res = PyTuple_Pack(3, cols, buf, lens);
+done:
+    Py_XDECREF(cols);
+    Py_XDECREF(buf);
+    Py_XDECREF(lens);
+    etp_doc_free(doc);
     free(idx);
-    return d;
-fail:
-    for (int c = 0; c < C_N; c++) Py_XDECREF(cols[c]);
-    for (int c = 0; c < X_N; c++) Py_XDECREF(xcols[c]);
-    for (int c = 0; c < 3; c++) Py_XDECREF(wcols[c]);
-    Py_XDECREF(d);
-    free(idx);
-    return NULL;
+    return res;
 }
 
 static PyObject *stats_dict(const etp_stats *s, etp_unit u, double uns) {
@@ -1348,6 +1167,343 @@ fail:
     Py_XDECREF(d);
     etp_inspector_free(r);
     return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The one table converter: any etp_table of the library (etp_table_column) as whole columns    */
+/*                                                                                            */
+/* A tabacc gathers one or more tables of the same columns (appended chunk by chunk: events of */
+/* a whole dump) and gives, per column, (key, unit, kind, data, valid, nullable): kind 'i'     */
+/* int64, 'u' uint64, 'f' float64, 'b' bool (one int64 0/1 each), 's' text, 'n' all null;     */
+/* data the values as bytes (8 each, native order: numpy.frombuffer, memoryview.cast) or, for */
+/* text, a list of str/None (equal texts share one object); valid None when no cell is null,   */
+/* else bytes of 0/1. The Python layer (etprof._frame) makes the DataFrame or dict from it.    */
+
+typedef struct {
+    char *s;
+    size_t n;
+    Py_hash_t h;
+    PyObject *o;
+} strslot;
+
+typedef struct {
+    strslot *slot;
+    size_t cap, used; /* cap: a power of two */
+} strcache;
+
+#define STRCACHE_MAX 65536 /* distinct texts shared at most (labels of a huge dump: the rest new) */
+
+static Py_hash_t str_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return (Py_hash_t)(h & 0x7fffffffffffffffull);
+}
+
+static void strcache_free(strcache *c) {
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->slot[i].o) {
+            free(c->slot[i].s);
+            Py_DECREF(c->slot[i].o);
+        }
+    free(c->slot);
+    memset(c, 0, sizeof *c);
+}
+
+/* A new reference to the str of s (shared with earlier equal texts). */
+static PyObject *strcache_get(strcache *c, const char *s) {
+    size_t n = strlen(s);
+    if (c->used * 2 >= c->cap && c->used < STRCACHE_MAX) {
+        size_t nc = c->cap ? c->cap * 2 : 256;
+        strslot *ns = calloc(nc, sizeof *ns);
+        if (ns) {
+            for (size_t i = 0; i < c->cap; i++)
+                if (c->slot[i].o) {
+                    size_t k = (size_t)c->slot[i].h & (nc - 1);
+                    while (ns[k].o) k = (k + 1) & (nc - 1);
+                    ns[k] = c->slot[i];
+                }
+            free(c->slot);
+            c->slot = ns;
+            c->cap = nc;
+        }
+    }
+    Py_hash_t h = str_hash(s, n);
+    if (c->cap) {
+        size_t k = (size_t)h & (c->cap - 1);
+        while (c->slot[k].o) {
+            if (c->slot[k].h == h && c->slot[k].n == n && !memcmp(c->slot[k].s, s, n)) {
+                Py_INCREF(c->slot[k].o);
+                return c->slot[k].o;
+            }
+            k = (k + 1) & (c->cap - 1);
+        }
+        PyObject *o = PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+        if (!o) return NULL;
+        if (c->used * 2 < c->cap) {
+            char *cp = malloc(n + 1);
+            if (cp) {
+                memcpy(cp, s, n + 1);
+                c->slot[k] = (strslot){cp, n, h, o};
+                Py_INCREF(o);
+                c->used++;
+            }
+        }
+        return o;
+    }
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+}
+
+typedef struct {
+    char *key, *unit;
+    etp_type type;
+    bool nullable;
+    PyObject *data;  /* numeric: bytes of cap values (8 bytes each), filled in place */
+    PyObject *valid; /* numeric: bytes of cap flags */
+    PyObject **strs; /* ETP_T_STR: cap new references */
+    size_t n, cap, nnull;
+} colacc;
+
+typedef struct {
+    colacc *c;
+    size_t ncols;
+    size_t reserve; /* rows expected in all (the buffers' first size) */
+    strcache sc;
+} tabacc;
+
+static void tabacc_free(tabacc *a) {
+    for (size_t j = 0; j < a->ncols; j++) {
+        colacc *c = &a->c[j];
+        free(c->key);
+        free(c->unit);
+        Py_XDECREF(c->data);
+        Py_XDECREF(c->valid);
+        for (size_t r = 0; c->strs && r < c->n; r++) Py_DECREF(c->strs[r]);
+        free(c->strs);
+    }
+    free(a->c);
+    strcache_free(&a->sc);
+    memset(a, 0, sizeof *a);
+}
+
+static char *xstrdup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* Room for `need` rows in column c (one allocation when the reserve was right). */
+static int colacc_room(colacc *c, size_t need) {
+    if (need <= c->cap) return 0;
+    size_t cap = c->cap ? c->cap : 1024;
+    while (cap < need) cap *= 2;
+    if (c->type == ETP_T_STR) {
+        PyObject **s = realloc(c->strs, cap * sizeof *s);
+        if (!s) return -1;
+        c->strs = s;
+    } else if (!c->data) {
+        if (!(c->data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(cap * 8))) ||
+            !(c->valid = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap)))
+            return -1;
+    } else if (_PyBytes_Resize(&c->data, (Py_ssize_t)(cap * 8)) ||
+               _PyBytes_Resize(&c->valid, (Py_ssize_t)cap)) {
+        return -1;
+    }
+    c->cap = cap;
+    return 0;
+}
+
+/* Appends every row of t (the first table gives the columns). -1 with a Python error. */
+static int tabacc_add(tabacc *a, const etp_table *t) {
+    size_t nc = etp_table_cols(t);
+    if (!a->c) {
+        if (!(a->c = calloc(nc ? nc : 1, sizeof *a->c))) goto nomem;
+        a->ncols = nc;
+        for (size_t j = 0; j < nc; j++) {
+            const etp_col *col = etp_table_col(t, j);
+            colacc *c = &a->c[j];
+            c->key = xstrdup(col->key);
+            c->unit = xstrdup(col->unit);
+            c->type = col->type;
+            c->nullable = col->nullable;
+            if (!c->key || (col->unit && !c->unit)) goto nomem;
+            if (a->reserve && colacc_room(c, a->reserve)) goto nomem;
+        }
+    } else if (nc != a->ncols) {
+        PyErr_SetString(PyExc_RuntimeError, "etprof: tables of different columns");
+        return -1;
+    }
+    for (size_t j = 0; j < nc; j++) {
+        colacc *c = &a->c[j];
+        etp_col_data cd;
+        int rc = etp_table_column(t, j, &cd);
+        if (rc) {
+            if (rc == ETP_E_INTERNAL) goto nomem;
+            PyErr_SetString(PyExc_RuntimeError, "etprof: etp_table_column refused a column");
+            return -1;
+        }
+        size_t n = cd.n;
+        if (!n) continue;
+        if (colacc_room(c, c->n + n)) {
+            free(cd.mem);
+            goto nomem;
+        }
+        c->nnull += n - cd.nvalid;
+        if (c->type == ETP_T_STR) {
+            for (size_t r = 0; r < n; r++) {
+                PyObject *o = cd.valid[r] ? strcache_get(&a->sc, cd.s[r]) : (Py_INCREF(Py_None), Py_None);
+                if (!o) {
+                    free(cd.mem);
+                    return -1;
+                }
+                c->strs[c->n++] = o;
+            }
+            free(cd.mem);
+            continue;
+        }
+        unsigned char *dst = (unsigned char *)PyBytes_AS_STRING(c->data) + c->n * 8;
+        if (c->type == ETP_T_BOOL) {
+            for (size_t r = 0; r < n; r++) {
+                int64_t x = cd.b[r];
+                memcpy(dst + r * 8, &x, 8);
+            }
+        } else if (c->type == ETP_T_NULL) {
+            memset(dst, 0, n * 8);
+        } else {
+            memcpy(dst, cd.mem, n * 8); /* int64, uint64, double: as etp_table_column gave them */
+        }
+        memcpy(PyBytes_AS_STRING(c->valid) + c->n, cd.valid, n);
+        c->n += n;
+        free(cd.mem);
+    }
+    return 0;
+nomem:
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return -1;
+}
+
+/* The columns gathered: a list of (key, unit, kind, data, valid, nullable). The buffers move
+ * into the result (the accumulator is then only freed). */
+static PyObject *tabacc_result(tabacc *a) {
+    PyObject *l = PyList_New((Py_ssize_t)a->ncols);
+    if (!l) return NULL;
+    for (size_t j = 0; j < a->ncols; j++) {
+        colacc *c = &a->c[j];
+        const char *kind = c->type == ETP_T_INT ? "i" : c->type == ETP_T_UINT ? "u"
+                           : c->type == ETP_T_FLOAT ? "f" : c->type == ETP_T_BOOL ? "b"
+                           : c->type == ETP_T_STR ? "s" : "n";
+        PyObject *data = NULL, *valid = NULL;
+        if (c->type == ETP_T_STR) {
+            if ((data = PyList_New((Py_ssize_t)c->n))) {
+                for (size_t r = 0; r < c->n; r++) PyList_SET_ITEM(data, (Py_ssize_t)r, c->strs[r]);
+                c->n = 0; /* the references moved */
+            }
+            valid = (Py_INCREF(Py_None), Py_None);
+        } else if (!c->data) { /* no rows */
+            data = PyBytes_FromStringAndSize(NULL, 0);
+            valid = (Py_INCREF(Py_None), Py_None);
+        } else {
+            if (c->n != c->cap && (_PyBytes_Resize(&c->data, (Py_ssize_t)(c->n * 8)) ||
+                                   _PyBytes_Resize(&c->valid, (Py_ssize_t)c->n))) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            c->cap = c->n;
+            data = c->data;
+            c->data = NULL;
+            if (c->nnull) {
+                valid = c->valid;
+                c->valid = NULL;
+            } else {
+                valid = (Py_INCREF(Py_None), Py_None);
+            }
+        }
+        PyObject *t6 = data && valid ? PyTuple_New(6) : NULL;
+        PyObject *key = t6 ? text(c->key) : NULL, *unit = key ? text(c->unit) : NULL;
+        PyObject *kd = unit ? PyUnicode_FromString(kind) : NULL;
+        if (!kd) {
+            Py_XDECREF(data);
+            Py_XDECREF(valid);
+            Py_XDECREF(key);
+            Py_XDECREF(unit);
+            Py_XDECREF(t6);
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t6, 0, key);
+        PyTuple_SET_ITEM(t6, 1, unit);
+        PyTuple_SET_ITEM(t6, 2, kd);
+        PyTuple_SET_ITEM(t6, 3, data);
+        PyTuple_SET_ITEM(t6, 4, valid);
+        PyTuple_SET_ITEM(t6, 5, PyBool_FromLong(c->nullable));
+        PyList_SET_ITEM(l, (Py_ssize_t)j, t6);
+    }
+    return l;
+}
+
+/* One table as columns (tabacc_result). */
+static PyObject *table_columns(const etp_table *t) {
+    tabacc a;
+    memset(&a, 0, sizeof a);
+    a.reserve = etp_table_rows(t);
+    PyObject *r = tabacc_add(&a, t) ? NULL : tabacc_result(&a);
+    tabacc_free(&a);
+    return r;
+}
+
+/* Every event of every block as one set of columns (etp_events_table, the rows of `etprof
+ * events --format csv`), built a few blocks at a time: the documents holding the rows go after
+ * each chunk, so only the columns (8 bytes a value) stay. */
+static PyObject *Profile_events_table(Profile *p, PyObject *Py_UNUSED(ignored)) {
+    if (busy_error(p)) return NULL;
+    if (!p->model) {
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed etprof.Profile");
+        return NULL;
+    }
+    uint32_t nb = etp_dump_get_info(p->dump)->block_count;
+    tabacc a;
+    memset(&a, 0, sizeof a);
+    a.reserve = etp_dump_get_info(p->dump)->event_count;
+    etp_doc *doc = NULL;
+    etp_table *t = NULL;
+    PyObject *r = NULL;
+    etp_error err;
+    memset(&err, 0, sizeof err);
+    for (uint32_t b = 0; b < nb; b++) {
+        etp_block_view v;
+        int rc = etp_model_block(p->model, b, &v, &err);
+        if (rc) {
+            raise_etp(rc, &err);
+            goto done;
+        }
+        if (!doc && !(doc = etp_doc_new("events", 1, NULL, NULL))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (!(t = etp_events_table(doc, t, &v))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (etp_table_rows(t) >= 16384 || b + 1 == nb) {
+            if (tabacc_add(&a, t)) goto done;
+            etp_doc_free(doc);
+            doc = NULL;
+            t = NULL;
+        }
+    }
+    if (!a.c) { /* no blocks: the columns, empty */
+        if (!(doc = etp_doc_new("events", 1, NULL, NULL)) || !(t = etp_events_table(doc, NULL, NULL))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (tabacc_add(&a, t)) goto done;
+    }
+    r = tabacc_result(&a);
+done:
+    etp_doc_free(doc);
+    tabacc_free(&a);
+    return r;
 }
 
 /* The events of one block as columns, the columns of `etprof events --format csv` (src/cli
@@ -2836,6 +2992,8 @@ static PyObject *Profile_get_debug_buffer(Profile *p, void *Py_UNUSED(c)) {
 }
 
 static PyMethodDef Profile_methods[] = {
+    {"events_table", (PyCFunction)Profile_events_table, METH_NOARGS,
+     "events_table() -> list of (key, unit, kind, data, valid, nullable): every event's row"},
     {"qnn", (PyCFunction)(void (*)(void))Profile_qnn, METH_VARARGS | METH_KEYWORDS,
      "qnn(*, sort='cycles') -> dict: QNN's files joined to this dump (etprof qnn DUMP --qhas)"},
     {"tensor_columns", (PyCFunction)Profile_tensor_columns, METH_NOARGS,
@@ -2894,9 +3052,9 @@ static PyMethodDef Profile_methods[] = {
      "inspector_details(*, debug_data=False, samples=False) -> dict of column lists: per row of "
      "inspector_columns, the first run's debug entries (debug_data) and the per-run end ticks "
      "and delegate debug metadata (samples)"},
-    {"ops_columns", (PyCFunction)(void (*)(void))Profile_ops_columns, METH_VARARGS | METH_KEYWORDS,
-     "ops_columns(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0)"
-     " -> dict of column lists (etprof.Profile.ops builds on it)"},
+    {"ops_table", (PyCFunction)(void (*)(void))Profile_ops_table, METH_VARARGS | METH_KEYWORDS,
+     "ops_table(*, time_unit='us', all=False, kind=None, placement=None, sort=None, top=0, "
+     "htp_clock_ghz=None) -> (columns, samples, sample counts)"},
     {"summary", (PyCFunction)(void (*)(void))Profile_summary, METH_VARARGS | METH_KEYWORDS,
      "summary(*, time_unit='us') -> dict: blocks, runs, methods with latency statistics"},
     {"close", (PyCFunction)Profile_close, METH_NOARGS,

@@ -286,3 +286,51 @@ def test_inspector_etrecord_columns(tmp_path):
     bad.write_bytes(b"not a zip")
     with pytest.raises(etprof.InputError):
         etprof.Inspector(etdump_path=data("real/add_pte_10x.etdp"), etrecord=str(bad))
+
+
+def _zero_start_dump(flatc, tmp_path):
+    """The run grouping case of ExecuTorch's Inspector test (event_blocks_test.py): signature_a
+    run twice, its one delegate event (id 100, instruction 1) at (0, 1) then (2, 4); signature_b
+    with the same event at (5, 6) and a second one (id 100, instruction 2) at (7, 8)."""
+    import json
+    import subprocess
+
+    from conftest import SCHEMA, child_env
+
+    def ev(instr, start, end):
+        return {"profile_event": {"name": "profile_%d" % instr, "chain_index": 0,
+                                  "instruction_id": instr, "delegate_debug_id_int": 100,
+                                  "delegate_debug_id_str": "", "start_time": start,
+                                  "end_time": end}}
+
+    def run(name, *events):
+        return {"name": name, "bundled_input_index": -1, "allocators": [], "events": list(events)}
+
+    doc = {"version": 0, "run_data": [run("signature_a", ev(1, 0, 1)),
+                                      run("signature_a", ev(1, 2, 4)),
+                                      run("signature_b", ev(1, 5, 6), ev(2, 7, 8))]}
+    js = tmp_path / "zero_start.json"
+    js.write_text(json.dumps(doc))
+    subprocess.run([flatc, "-b", "--size-prefixed", "-o", str(tmp_path),
+                    os.path.join(SCHEMA, "etdump.fbs"), str(js)], check=True, env=child_env())
+    return str(tmp_path / "zero_start.etdp")
+
+
+def test_zero_start_first_run_keeps_every_sample(flatc, tmp_path):
+    """A first run whose event starts at 0 (read alone, a QNN-style raw value) and a later run of
+    it with real timestamps: both are one clock, as the Inspector takes every profile event
+    (end - start, in the dump's ticks read as ns, shown in ms). By hand from its rule:
+    signature_a: (1 - 0) = 1 ns and (4 - 2) = 2 ns -> raw [1e-6, 2e-6] ms, p50 (numpy's linear
+    interpolation of two values: their mean) 1.5e-6 ms; signature_b: (6 - 5) = (8 - 7) = 1 ns ->
+    [1e-6] each. Before the library's fix the first row was raw [1.0, nan] (its unit raw, the
+    2 ns sample dropped)."""
+    ins = etprof.Inspector(etdump_path=_zero_start_dump(flatc, tmp_path))
+    assert [(b.name, len(b.events)) for b in ins.event_blocks] == [("signature_a", 1),
+                                                                     ("signature_b", 2)]
+    a = [e for b in ins.event_blocks if b.name == "signature_a" for e in b.events]
+    assert len(a) == 1 and a[0].name == "100"
+    assert a[0].perf_data.raw == pytest.approx([1e-6, 2e-6], rel=1e-12)
+    assert a[0].perf_data.p50 == pytest.approx(1.5e-6, rel=1e-12)
+    for b in ins.event_blocks:
+        if b.name == "signature_b":
+            assert [e.perf_data.raw for e in b.events] == [pytest.approx([1e-6], rel=1e-12)] * 2

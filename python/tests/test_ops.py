@@ -226,13 +226,18 @@ def test_open_option_usage_errors():
         assert ei.value.exit_code == 2
 
 
-def test_without_pandas_ops_is_a_dict_of_columns(monkeypatch):
-    """pandas is optional: when it does not import, ops() gives column lists."""
+def test_without_pandas_a_dataframe_is_a_clear_import_error(monkeypatch):
+    """pandas is optional, but never silently: when it does not import, asking for a DataFrame
+    raises an ImportError that says what to install or pass, and as_dict=True gives the column
+    lists (the command's values)."""
     import sys
 
     monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` raises ImportError
     with etprof.open(data("real/add_pte_10x.etdp"), data("upstream/add.pte")) as p:
-        cols = p.ops()
+        for call in (p.ops, p.events, p.runs, p.op_types):
+            with pytest.raises(ImportError, match="python3-pandas.*as_dict=True"):
+                call()
+        cols = p.ops(as_dict=True)
     assert isinstance(cols, dict) and tuple(cols) == etprof.OPS_COLUMNS
     check(cli_rows("real/add_pte_10x.etdp", "upstream/add.pte", None), cols)
 

@@ -2,6 +2,7 @@
  * by event structure, one event per signature, samples per run. Written from the Inspector's
  * documented behaviour (../shared/docs/etdump-format.md section 3). */
 #include "etprof_inspector.h"
+#include "model_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -415,7 +416,18 @@ static int group_new(priv *p, const etp_block_view *v, const scratch *s, uint64_
     return 0;
 }
 
-static int group_add(group *g, const scratch *s) {
+static bool host_time(etp_unit u) { return u == ETP_UNIT_NS || u == ETP_UNIT_TICKS; }
+
+/* A sample read as `raw` only because its start time is 0 (the model's rule for delegate events
+ * and unlabelled names: a QNN-style value with no timestamps), in a signature whose other runs
+ * carry host timestamps: the Inspector takes every profile event as end - start on one clock
+ * (its event_blocks_test run grouping: runs (0, 1) and (2, 4) of one event give raw [1, 2]), so
+ * such a sample is host time too: its value (end - 0 ticks) in the host unit (x tick_ns for ns). */
+static double zero_start_as_host(double raw, etp_unit host, double tick_ns) {
+    return host == ETP_UNIT_NS && tick_ns > 0 ? raw * tick_ns : raw;
+}
+
+static int group_add(group *g, const scratch *s, double tick_ns) {
     uint32_t run = g->pub.n_runs;
     if (run == g->cap) {
         uint32_t c = g->cap ? g->cap * 2 : 4;
@@ -440,8 +452,27 @@ static int group_add(group *g, const scratch *s) {
         etp_inspector_event *e = &g->evs[k];
         double v = sg->value;
         if (sg->unit != e->unit) {
-            e->mixed_units = true;
-            v = NAN;
+            if (e->unit == ETP_UNIT_RAW && host_time(sg->unit)) {
+                /* earlier runs read as raw for their start 0: host time after all, when every
+                 * one of them started at 0 */
+                bool zero = true;
+                for (uint32_t i = 0; i < run && zero; i++)
+                    zero = isnan(g->vals[k][i]) || g->starts[k][i] == 0;
+                if (zero) {
+                    for (uint32_t i = 0; i < run; i++)
+                        g->vals[k][i] = zero_start_as_host(g->vals[k][i], sg->unit, tick_ns);
+                    e->unit = sg->unit;
+                }
+                if (sg->unit != e->unit) {
+                    e->mixed_units = true;
+                    v = NAN;
+                }
+            } else if (host_time(e->unit) && sg->unit == ETP_UNIT_RAW && sg->start == 0) {
+                v = zero_start_as_host(v, e->unit, tick_ns); /* this run started at 0 */
+            } else {
+                e->mixed_units = true;
+                v = NAN;
+            }
         }
         g->vals[k][run] = v;
         g->starts[k][run] = sg->start;
@@ -513,7 +544,7 @@ int etp_inspector_compute(etp_model *m, const etp_dump *d, etp_inspector_result 
                 gmask = nm;
             }
         }
-        if (group_add(&p->groups[gi], &s)) goto oom;
+        if (group_add(&p->groups[gi], &s, etp__model_tick_ns(m))) goto oom;
     }
     p->blocks = calloc(p->n_groups ? p->n_groups : 1, sizeof *p->blocks);
     if (!p->blocks) goto oom;

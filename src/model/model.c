@@ -1525,6 +1525,7 @@ static void replica_finish(etp_model *m, etp_block_view *bv, bool units) {
 }
 
 uint32_t etp__model_repeat_of(const etp_model *m) { return m->repeat_of; }
+double etp__model_tick_ns(const etp_model *m) { return m->opts.tick_ns; }
 
 int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error *err) {
     memset(bv, 0, sizeof *bv);

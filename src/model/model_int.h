@@ -49,6 +49,8 @@ void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index,
  * one of whose events has another unit than in the block before included: a start time of 0
  * decides some units). */
 uint32_t etp__model_repeat_of(const etp_model *m);
+/* ns per host tick the model reads host times at (etp_model_opts.tick_ns; 0: ticks). */
+double etp__model_tick_ns(const etp_model *m);
 
 /* A second model of the same dump, program and options (its own scratch and caches), for a
  * worker that decodes other blocks on another thread. */

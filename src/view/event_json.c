@@ -352,6 +352,49 @@ void etp_event_row(etp_stream *t, const etp_block_view *v, const etp_mevent *e) 
     etp_stream_row_end(t);
 }
 
+etp_table *etp_events_table(etp_doc *d, etp_table *t, const etp_block_view *v) {
+    if (!t) t = etp_doc_table(d, etp_event_cols, etp_event_ncols);
+    if (!t || !v) return t;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const etp_mevent *e = &v->events[i];
+        etp_table_row(t);
+        etp_table_uint(t, v->block);
+        etp_table_uint(t, e->index);
+        etp_table_str(t, etp_event_type_name(e->ev.type));
+        etp_table_str(t, etp_kind_name(e->kind));
+        etp_table_str(t, e->label);
+        if (e->ev.type == ETP_EVENT_PROFILE || e->ev.type == ETP_EVENT_DEBUG) {
+            etp_table_int(t, e->chain);
+            etp_table_int(t, e->instr);
+            etp_table_int(t, e->ev.type == ETP_EVENT_PROFILE ? e->ev.profile.delegate_debug_id_int
+                                                             : e->ev.debug.delegate_debug_id_int);
+        } else {
+            etp_table_null(t);
+            etp_table_null(t);
+            etp_table_null(t);
+        }
+        if (e->ev.type == ETP_EVENT_PROFILE) {
+            etp_table_uint(t, e->ev.profile.start_time);
+            etp_table_uint(t, e->ev.profile.end_time);
+        } else {
+            etp_table_null(t);
+            etp_table_null(t);
+        }
+        etp_table_float(t, e->value);
+        etp_table_str(t, e->unit ? etp_unit_name(e->unit) : NULL);
+        if (e->parent >= 0) etp_table_int(t, e->parent);
+        else etp_table_null(t);
+        etp_table_str(t, v->method);
+        if (e->op_name) {
+            char buf[512];
+            op_text(buf, e);
+            etp_table_str(t, buf);
+        } else etp_table_null(t);
+        etp_table_str(t, e->backend);
+    }
+    return etp_doc_ok(d) ? t : NULL;
+}
+
 /* ---- the public events view (etprof_events.h) ---- */
 
 etp_stream *etp_events_open(etp_format fmt, FILE *f, const etp_render_opts *opts, const char *file) {

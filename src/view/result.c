@@ -453,6 +453,68 @@ bool etp_table_cell(const etp_table *t, size_t row, size_t col, etp_type *type, 
     return true;
 }
 
+int etp_table_column(const etp_table *t, size_t j, etp_col_data *out) {
+    if (!out) return ETP_E_USAGE;
+    memset(out, 0, sizeof *out);
+    if (!t || j >= t->ncols) return ETP_E_USAGE;
+    const etp_col *col = &t->cols[j];
+    out->key = col->key;
+    out->unit = col->unit;
+    out->type = col->type;
+    size_t n = t->nrows;
+    out->n = n;
+    if (!n) return 0;
+    /* values (8 bytes each: int64, uint64, double, pointer; bool rounded up too) then flags */
+    if (n > (SIZE_MAX - 16) / 9) return ETP_E_INTERNAL;
+    unsigned char *mem = malloc(n * 8 + n);
+    if (!mem) {
+        memset(out, 0, sizeof *out);
+        return ETP_E_INTERNAL;
+    }
+    out->mem = mem;
+    bool *valid = (bool *)(mem + n * 8);
+    out->valid = valid;
+    switch (col->type) {
+    case ETP_T_INT: out->i = (int64_t *)(void *)mem; break;
+    case ETP_T_UINT: out->u = (uint64_t *)(void *)mem; break;
+    case ETP_T_FLOAT: out->f = (double *)(void *)mem; break;
+    case ETP_T_BOOL: out->b = (bool *)mem; break;
+    case ETP_T_STR: out->s = (const char **)(void *)mem; break;
+    case ETP_T_NULL: break;
+    }
+    size_t nv = 0;
+    const cell *c = &t->cells[j];
+    for (size_t r = 0; r < n; r++, c += t->ncols) {
+        bool ok = true;
+        switch (col->type) {
+        case ETP_T_INT:
+            out->i[r] = c->t == ETP_T_INT ? c->v.i : c->t == ETP_T_UINT ? (int64_t)c->v.u
+                        : c->t == ETP_T_BOOL ? (int64_t)c->v.b : (ok = false, 0);
+            break;
+        case ETP_T_UINT:
+            out->u[r] = c->t == ETP_T_UINT ? c->v.u : c->t == ETP_T_INT ? (uint64_t)c->v.i
+                        : c->t == ETP_T_BOOL ? (uint64_t)c->v.b : (ok = false, 0);
+            break;
+        case ETP_T_FLOAT:
+            out->f[r] = c->t == ETP_T_FLOAT ? c->v.f : c->t == ETP_T_INT ? (double)c->v.i
+                        : c->t == ETP_T_UINT ? (double)c->v.u : (ok = false, NAN);
+            break;
+        case ETP_T_BOOL:
+            out->b[r] = c->t == ETP_T_BOOL ? c->v.b : c->t == ETP_T_INT ? c->v.i != 0
+                        : c->t == ETP_T_UINT ? c->v.u != 0 : (ok = false, false);
+            break;
+        case ETP_T_STR:
+            out->s[r] = c->t == ETP_T_STR ? c->v.s : (ok = false, NULL);
+            break;
+        case ETP_T_NULL: ok = false; break;
+        }
+        valid[r] = ok;
+        nv += ok;
+    }
+    out->nvalid = nv;
+    return 0;
+}
+
 /* ---- sections ---- */
 
 etp_section *etp_doc_section(etp_doc *d, const char *key) {

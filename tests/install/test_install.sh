@@ -141,11 +141,23 @@ check("QNN ops using HMX (hand)", int(vals["qnn_ops_using_hmx"]), 1)
 check("QNN ops using DMA (etprof qnn JSON)", int(vals["qnn_ops_using_dma"]), qnn["summary"]["ops_using_dma"])
 sys.exit(0 if ok else 1)
 PY
-# The Python package, when the build has it: installed under lib/python3/dist-packages with a
-# run path relative to itself, it must load the installed libetprof (not the build tree's, which
-# must not be the one mapped: /proc/self/maps says which libetprof the process loaded) and give the
+# The Python package, when the build has it: installed under lib/python3.X/dist-packages (where
+# Debian's python3 searches under /usr/local: checked against its sys.path) with a run path
+# relative to itself, it must load the installed libetprof (not the build tree's, which must not
+# be the one mapped: /proc/self/maps says which libetprof the process loaded) and give the
 # installed command's Method::execute mean.
 pydir=$prefix/lib/python3/dist-packages
+for d in "$prefix"/lib/python3*/*-packages; do
+    [ -d "$d/etprof" ] && pydir=$d
+done
+if [ -d "$pydir/etprof" ]; then
+    rel=${pydir#"$prefix"/}
+    if env -u PYTHONPATH /usr/bin/python3 -c 'import sys; sys.exit(0 if "/usr/local/" + sys.argv[1] in sys.path else 1)' "$rel"; then
+        echo "ok: the Python package goes to PREFIX/$rel, which Debian's python3 searches for /usr/local"
+    else
+        echo "FAIL: the Python package goes to PREFIX/$rel, not on Debian's python3 sys.path for /usr/local"; fail=1
+    fi
+fi
 case "$cflags" in *sanitize*) sanitized=1 ;; *) sanitized=0 ;; esac
 if [ -d "$pydir/etprof" ] && [ "$sanitized" = 1 ]; then
     # the module is instrumented and Debian's python3 is not: the python test covers it with the
