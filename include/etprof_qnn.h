@@ -347,6 +347,10 @@ typedef enum etp_qnn_source {
 } etp_qnn_source;
 /* "qhas", "optrace", "runtrace"; NULL for ETP_QNN_SRC_NONE. */
 const char *etp_qnn_source_name(etp_qnn_source s);
+/* Where an execute time of the summary comes from, one phrase (static string) for its label:
+ * `graph` selects the graph-execute time (else the DSP-execute time), `src` and `estimated` are
+ * the summary's (graph_execute_source / dsp_execute_source, estimated). */
+const char *etp_qnn_exec_time_meaning(etp_qnn_source src, bool graph, bool estimated);
 
 typedef struct etp_qnn_op_row { /* one QNN op */
     const char *qnn_op;
@@ -414,6 +418,16 @@ typedef struct etp_qnn_summary {
      * more than one, the summary's figures are the first core's while the rows hold every
      * core's HTP ops (etp_qnn_scope_note says so). */
     uint32_t htp_cores;
+    /* The graph-execute and DSP-execute times, each with the file it comes from: the first
+     * execute's runtrace phase ("Graph Execute", "QNN DSP Execute": dur / 19.2 MHz, to the tick)
+     * when a runtrace is given, else the QHAS's graph_execute_us / time_us (whole us: the QHAS
+     * truncates its run's runtrace; estimated ones when `estimated`); source NONE and no value
+     * when neither file has it. graph_execute_us / time_us above stay the QHAS's own. */
+    etp_qnn_f64 graph_execute_time_us, dsp_execute_time_us;
+    etp_qnn_source graph_execute_source, dsp_execute_source;
+    /* The QHAS was written by QNN's host-side estimator (Hextimate), not measured on a device:
+     * its cycles and times are estimates (etp_qnn_qhas.estimated). */
+    bool estimated;
 } etp_qnn_summary;
 
 typedef struct etp_qnn_derived {

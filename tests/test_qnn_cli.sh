@@ -124,6 +124,13 @@ if [ "$MODE" = real ]; then
                  END{for (i = 1; i <= e; i++) print i, s[i], p[i]}' "$L" >"$TMP/$name.awk"
             check "[ \"\$(jq -r '.executes[] | \"\\(.index) \\(.node_cycles_sum) \\(.parent_cycles)\"' '$TMP/$name.log.json')\" = \"\$(cat '$TMP/$name.awk')\" ]" "$name: node sums = the text's own (awk)"
             if [ "$name" = fc256_native ]; then
+                # issue 36 item 3: graph execute 56.979 us from the runtrace (1094 ticks), labelled so;
+                # the QHAS alone gives its whole 56 us, labelled as the QHAS's
+                "$ETPROF" qnn --qhas "$Q" --runtrace "$R" >"$TMP/$name.rt.table" 2>/dev/null
+                check "grep -qE '^graph execute time +56\.979 +us +runtrace Graph Execute' '$TMP/$name.rt.table' && grep -qE '^DSP execute time +410\.885 +us +runtrace QNN DSP Execute' '$TMP/$name.rt.table'" "native: graph execute 56.979 us, DSP execute 410.885 us, from the runtrace"
+                check "jqt '$out' '.summary.graph_execute_time_us == 1094 / 19.2 and .summary.graph_execute_source == \"runtrace\" and .summary.graph_execute_us == 56'" "native: JSON graph execute 1094 / 19.2 us (runtrace), QHAS 56"
+                "$ETPROF" qnn --qhas "$Q" >"$TMP/$name.q.table" 2>/dev/null
+                check "grep -qE '^graph execute time +56 +us +QHAS graph_execute_us' '$TMP/$name.q.table' && ! grep -q '^graph execute time.*runtrace Graph' '$TMP/$name.q.table'" "native: QHAS alone: 56 us labelled QHAS"
                 check "jqt '$TMP/$name.log.json' '.executes[0].parent_cycles == 251974 and .executes[0].node_cycles_sum == 251974'" "native execute 1: 251974 cycles"
                 check "jqt '$TMP/$name.log.json' '[.executes[0].events[] | select(.name == \"Time for initial VTCM acquire\")][0] | .written_value == 517 and .qtimer_ticks_converted and ((.value - 517 / 19.2) | fabs) < 1e-9'" "native: VTCM acquire ticks converted"
                 # QHAS node cycles = execute 1 of the log (same run)
@@ -184,6 +191,10 @@ J="$TMP/join.json"
 check "[ $? -eq 0 ]" "joined run exit: $(head -c 300 "$TMP/err")"
 check "jqt '$J' '.schema_version == 1 and (.summary | type) == \"object\" and (.ops | type) == \"array\" and (.join | type) == \"object\"'" "JSON layout"
 check "jqt '$J' '.join.etdump_nodes == 1518 and .join.qnn_ops == 1517'" "1518 ETDump nodes, 1517 QNN ops"
+# issue 36 item 3: the execute times come from the runtrace to the tick (dur ticks / 19.2 MHz,
+# computed by jq from the file), labelled with it; the QHAS's own whole-us fields stay as written
+check "jqt '$J' '.summary.graph_execute_time_us == ([\$r[0].traceEvents[] | select(.ph == \"X\" and .name == \"Graph Execute\")][0].dur / 19.2) and .summary.graph_execute_source == \"runtrace\" and .summary.dsp_execute_time_us == ([\$r[0].traceEvents[] | select(.ph == \"X\" and .name == \"QNN DSP Execute\")][0].dur / 19.2) and .summary.dsp_execute_source == \"runtrace\"' --slurpfile r '$RT'" "execute times from the runtrace (960 / 19.2 = 50 us, 1920 / 19.2 = 100 us)"
+check "jqt '$J' '.summary.graph_execute_us == \$q[0].data.htp_overall_summary.data[0].graph_execute_us and .summary.estimated == false' --slurpfile q '$SQ'" "graph_execute_us stays the QHAS's"
 check "jqt '$J' '.join.matched == 1514 and .join.matched_by_op_id == 1513 and .join.matched_by_name_only == 1'" "1514 matched (1 by name only)"
 check "jqt '$J' '[.join.etdump_only[].name] == [\"aten_embedding_default:OpId_14 (cycles)\", \"aten_mul_tensor:OpId_16 (cycles)\", \"aten_rms_norm_default:OpId_17 (cycles)\"]'" "the 3 nodes left out of the QHAS are ETDump-only"
 check "jqt '$J' '[.join.etdump_only[] | .op_id] == [14, 16, 17] and [.join.etdump_only[].cycles] == [1413, 321, 1494]'" "ETDump-only OpIds and cycles"

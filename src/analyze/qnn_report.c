@@ -77,6 +77,22 @@ const char *etp_qnn_clock_meaning(const char *source) {
     return "given with --htp-clock-ghz";
 }
 
+const char *etp_qnn_exec_time_meaning(etp_qnn_source src, bool graph, bool estimated) {
+    if (src == ETP_QNN_SRC_RUNTRACE)
+        return graph ? "runtrace Graph Execute of the first execute, dur ticks / 19.2 MHz "
+                       "(= Accelerator (execute excluding wait) time)"
+                     : "runtrace QNN DSP Execute of the first execute, dur ticks / 19.2 MHz";
+    if (src == ETP_QNN_SRC_QHAS && estimated)
+        return graph ? "QHAS graph_execute_us, estimated on the host (Hextimate), whole us"
+                     : "QHAS time_us, estimated on the host (Hextimate), whole us";
+    if (src == ETP_QNN_SRC_QHAS)
+        return graph ? "QHAS graph_execute_us: the runtrace's time truncated to whole us "
+                       "(give --runtrace for it to the tick)"
+                     : "QHAS time_us: the runtrace's time truncated to whole us (give --runtrace "
+                       "for it to the tick)";
+    return "unknown: give --runtrace or --qhas";
+}
+
 bool etp_qnn_scope_note(uint32_t htp_cores, char *buf, size_t n) {
     if (n) buf[0] = 0;
     if (htp_cores <= 1) return false;

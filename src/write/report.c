@@ -1778,6 +1778,16 @@ static void card_i64(rep *R, const char *key, etp_qnn_i64 v, const char *unit) {
     card(R, key, num(R, (double)v.v, 0), unit, NULL);
 }
 
+/* An execute time in us with where it comes from (etp_qnn_exec_time_meaning): to the tick from
+ * a runtrace, whole us from a QHAS. */
+static void card_time(rep *R, const char *key, etp_qnn_f64 v, const char *meaning,
+                      const char *id) {
+    if (!v.has) return;
+    char u[300];
+    snprintf(u, sizeof u, "us (%s)", meaning);
+    card(R, key, num(R, v.v, v.v == floor(v.v) ? 0 : 3), u, id);
+}
+
 static void card_bytes(rep *R, const char *key, etp_qnn_i64 v, const char *id) {
     if (!v.has) return;
     char u[64];
@@ -2013,8 +2023,12 @@ static void write_deep(rep *R) {
     if (s->utilization_percent.has)
         card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");
     if (s->idle_percent.has) card(R, "idle", pct(R, s->idle_percent.v), "%", NULL);
-    card_i64(R, "graph execute", s->graph_execute_us, "us");
-    card_i64(R, "QNN DSP execute", s->time_us, "us");
+    card_time(R, "graph execute", s->graph_execute_time_us,
+              etp_qnn_exec_time_meaning(s->graph_execute_source, true, s->estimated),
+              "qnn-graph-execute");
+    card_time(R, "QNN DSP execute", s->dsp_execute_time_us,
+              etp_qnn_exec_time_meaning(s->dsp_execute_source, false, s->estimated),
+              "qnn-dsp-execute");
     card_i64(R, "timeline", s->timeline_cycles, "cycles");
     if (s->clock_ghz.has) {
         char u[64];
