@@ -77,6 +77,21 @@ check_summary_vs_qhas() {
     check "jq -e --slurpfile w '$TMP/want_ops.json' '. == \$w[0]' '$TMP/got_ops.json' >/dev/null" "$what: per-op hmx/hvx/dma (OR over htp_op_instances), cycles, htp_ops, bytes"
 }
 
+# issue 36 item 7: the blocks other than the executes (init, compose, finalize, de-init, the
+# viewer's Execute Stats aggregates) are rows of the event table in every format, equal to an
+# independent reading of the text (tests/viewer_stats.awk); before, only JSON other_stats had them
+check_stats_rows() {
+    local log=$1 what=$2 fmt
+    awk -f "$(dirname "$0")/viewer_stats.awk" "$log" >"$TMP/stats.want"
+    "$ETPROF" qnn --profile-log "$log" -f jsonl 2>/dev/null |
+        jq -r 'select(.execute == null) | "\(.level)|\(.name)|\(.value)|\(.unit)"' >"$TMP/stats.got"
+    check "[ -s '$TMP/stats.want' ] && cmp -s '$TMP/stats.want' '$TMP/stats.got'" "$what: the non-execute blocks' rows = the text's own ($(diff "$TMP/stats.want" "$TMP/stats.got" | head -c 200))"
+    for fmt in table md csv tsv; do
+        "$ETPROF" qnn --profile-log "$log" -f $fmt >"$TMP/stats.$fmt" 2>/dev/null
+        check "[ \$(grep -cE '\\b(init|compose|finalize|deinit|average|min|max|overall)\\b[^a-zA-Z]+NetRun\\b' '$TMP/stats.$fmt') -eq \$(grep -c '|NetRun' '$TMP/stats.want') ]" "$what: $fmt shows every NetRun row"
+    done
+}
+
 # ================================================================================================
 if [ "$MODE" = real ]; then
     ROOT="$SHARED/corpus/qnn"
@@ -117,6 +132,7 @@ if [ "$MODE" = real ]; then
             "$ETPROF" qnn --profile-log "$L" -f json >"$TMP/$name.log.json" 2>"$TMP/err"
             check "[ $? -eq 0 ]" "$name: --profile-log exit: $(head -c 300 "$TMP/err")"
             check "jqt '$TMP/$name.log.json' '(.executes | length) == 3'" "$name: 3 executes"
+            check_stats_rows "$L" "$name"
             check "jqt '$TMP/$name.log.json' '[.executes[] | .nodes_sum_to_parent == true and ([.nodes[].cycles] | add) == .parent_cycles] | all'" "$name: node cycles sum to the parent in every execute"
             # an independent reading of the text: sum of the indented node lines per execute
             awk '/^Execute Stat /{e++} /^    .*OpId_[0-9]+ \(cycles\) : /{split($0, a, " : "); s[e] += a[2] + 0}
@@ -124,6 +140,8 @@ if [ "$MODE" = real ]; then
                  END{for (i = 1; i <= e; i++) print i, s[i], p[i]}' "$L" >"$TMP/$name.awk"
             check "[ \"\$(jq -r '.executes[] | \"\\(.index) \\(.node_cycles_sum) \\(.parent_cycles)\"' '$TMP/$name.log.json')\" = \"\$(cat '$TMP/$name.awk')\" ]" "$name: node sums = the text's own (awk)"
             if [ "$name" = fc256_native ]; then
+                "$ETPROF" qnn --profile-log "$L" -f csv >"$TMP/$name.log.csv" 2>/dev/null
+                check "grep -qxF ',init,QNN (load binary) time,,17769,us,,,Init Stats' '$TMP/$name.log.csv' && grep -qxF ',deinit,QNN (deinit) time,,2572,us,,,De-Init Stats' '$TMP/$name.log.csv'" "native: CSV rows for load binary 17769 us and deinit 2572 us"
                 # issue 36 item 3: graph execute 56.979 us from the runtrace (1094 ticks), labelled so;
                 # the QHAS alone gives its whole 56 us, labelled as the QHAS's
                 "$ETPROF" qnn --qhas "$Q" --runtrace "$R" >"$TMP/$name.rt.table" 2>/dev/null
@@ -149,7 +167,9 @@ if [ "$MODE" = real ]; then
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Average\")][0] | .graph_name == \"model\" and .graph_index == 0 and .total_inference and .netrun_us == 2952 and ([.events[] | select(.name == \"QNN (execute) time\")][0] | .value == 2949 and .unit == \"us\")'" "$vl: Execute Stats (Average) of graph 0 (model): NetRun 2952 us, QNN (execute) 2949 us"
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 214.8888'" "$vl: NetRun IPS 214.8888 inf/sec"
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.kind == \"init\")][0].netrun_us == 331158'" "$vl: Init NetRun 331158 us"
+            check_stats_rows "$vl" "$(basename "$vl")"
             "$ETPROF" qnn --profile-log "$vl" >"$TMP/v213.table" 2>/dev/null
+            check "grep -qE '^ +- +finalize +NetRun +- +256372 +us' '$TMP/v213.table' && grep -qE '^ +- +average +RPC \(execute\) time +- +2920 +us' '$TMP/v213.table'" "$vl: the table shows Finalize NetRun 256372 us and the average block's RPC (execute) time 2920 us"
             check "grep -qF 'NetRun IPS 214.8888 inf/sec' '$TMP/v213.table' && grep -qF 'graph 0 (model)' '$TMP/v213.table'" "$vl: table notes show the viewer's average and IPS"
         done
     else
@@ -333,6 +353,7 @@ done
 "$ETPROF" qnn --profile-log "$F/viewer_213.txt" -f json >"$TMP/v213.json" 2>"$TMP/err"
 check "[ $? -eq 0 ]" "viewer_213.txt: $(head -c 200 "$TMP/err")"
 check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate) | [.aggregate, .graph_name, .netrun_us]] == [[\"Average\", \"net_a\", 1500], [\"Min\", \"net_a\", 1200], [\"Max\", \"net_a\", 1900], [\"Overall\", null, null]]'" "viewer_213.txt: the four Execute Stats kinds with graph and NetRun (us)"
+check_stats_rows "$F/viewer_213.txt" viewer_213.txt
 check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 666.5 and .skipped_section_count == 0'" "viewer_213.txt: NetRun IPS, nothing skipped"
 # an unknown section is skipped with a note; the known ones around it are kept
 "$ETPROF" qnn --profile-log "$F/viewer_unknown_section.txt" -f json >"$TMP/vu.json" 2>"$TMP/err"
