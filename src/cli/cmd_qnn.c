@@ -323,6 +323,7 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
     char b[600];
     const etp_qnn_summary *s = &c->b.der->summary;
     if (c->j && etp_qnn_etd_graph_note(c->j, b, sizeof b)) emit(ctx, b);
+    if (s->estimated) emit(ctx, ETP_QNN_ESTIMATED_NOTE);
     if (s->source == ETP_QNN_SRC_OPTRACE)
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
@@ -624,8 +625,9 @@ static int fill_report(const qctx *c, etp_doc *doc, etp_table *ops) {
     bool md = c->fmt == ETP_FMT_MD;
     etp_section *s = etp_doc_section(doc, "qnn");
     /* the heading wraps to the terminal width (table format), continuations indented */
-    etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
+    etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
                       c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
+                      c->b.der->summary.estimated ? " (estimated on the host, Hextimate)" : "",
                       c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
                       c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
                       c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",

@@ -2019,6 +2019,11 @@ static void write_deep(rep *R) {
         E(R, graph);
         S(R, ".</p>\n");
     }
+    if (s->estimated) {
+        S(R, "<p class=\"warn\" id=\"qnn-estimated\">Estimated on the host: ");
+        E(R, ETP_QNN_ESTIMATED_NOTE);
+        S(R, ".</p>\n");
+    }
     S(R, "<div class=\"cards\">");
     if (s->utilization_percent.has)
         card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");
@@ -2034,7 +2039,8 @@ static void write_deep(rep *R) {
         char u[64];
         snprintf(u, sizeof u, "GHz (%s)",
                  s->clock_source == ETP_QNN_SRC_RUNTRACE ? "runtrace, measured"
-                                                        : "QHAS timeline / graph execute");
+                 : s->estimated ? "QHAS timeline / graph execute, estimated on the host"
+                                : "QHAS timeline / graph execute");
         card(R, "HTP clock", num(R, s->clock_ghz.v, 3), u, "qnn-clock");
     }
     card_bytes(R, "peak VTCM", s->peak_vtcm_bytes, "qnn-vtcm-peak");
