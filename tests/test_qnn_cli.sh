@@ -352,6 +352,22 @@ check "[ $? -eq 2 ]" "unknown sort key: usage error"
 "$ETPROF" qnn --qhas "$SQ" --htp-clock-ghz -1 >/dev/null 2>&1
 check "[ $? -eq 2 ]" "bad clock: usage error"
 
+# ---- issue 36 item 9: QNN's LPAI and GPU backends log their node events under the EXECUTE event
+# ("QNN (execute) time (us)", ExecuTorch's IsProfileEventTypeParentOfNodeTime), not the HTP cycle
+# event; the nodes carry their unit ("<op>:OpId_<n> (us)"). flatc-built/qnn_gpu.json (3 runs,
+# shape from the public descriptions, no real sample): expected values computed by jq from it ----
+GJ="$DATA/flatc-built/qnn_gpu.json"
+GE="$DATA/flatc-built/qnn_gpu.etdp"
+"$ETPROF" tree "$GE" -f json >"$TMP/gpu_tree.json" 2>"$TMP/err"
+check "[ $? -eq 0 ]" "tree of the GPU-style dump: $(head -c 200 "$TMP/err")"
+GNODES=$(jq -c '[.run_data[0].events[].profile_event.delegate_debug_id_str | select(. != null and test("OpId_[0-9]+ \\(us\\)$"))]' "$GJ")
+GP50=$(jq '[.run_data[].events[].profile_event | select(.delegate_debug_id_str == "conv_0:OpId_5 (us)") | .end_time] | sort | .[1]' "$GJ")
+GEX=$(jq '[.run_data[].events[].profile_event | select(.delegate_debug_id_str == "QNN (execute) time (us)") | .end_time] | sort | .[1]' "$GJ")
+check "jqt '$TMP/gpu_tree.json' '[.. | objects | select(.name? == \"QNN (execute) time (us)\")][0] | [.children[].name] == \$n and ([.children[].kind] | unique) == [\"htp_node\"]' --argjson n '$GNODES'" "GPU-style nodes hang under QNN (execute) time (us), kind htp_node ($GNODES)"
+check "jqt '$TMP/gpu_tree.json' '[.. | objects | select(.name? == \"conv_0:OpId_5 (us)\")][0] | .inclusive == $GP50 and .unit == \"us\" and .operator == \"conv_0\" and ((.share_of_parent - $GP50 * 100 / $GEX) | fabs) < 1e-9'" "conv_0: p50 $GP50 us, named conv_0, $GP50/$GEX of its EXECUTE parent"
+"$ETPROF" ops "$GE" -f json >"$TMP/gpu_ops.json" 2>/dev/null
+check "jqt '$TMP/gpu_ops.json' '[.rows[] | select(.kind == \"htp_node\") | .operator] == [\"conv_0\", \"relu_1\", \"Output OpId_3 (us)\"] and ([.rows[] | select(.kind == \"htp_node\") | .unit] | unique) == [\"us\"]'" "ops: the GPU-style nodes are node rows in us, named by their op"
+
 # ---- qnn-profile-viewer text log and CSV ----
 for v in viewer_small.txt viewer_small.csv; do
     opt=--profile-log
