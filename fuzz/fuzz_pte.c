@@ -55,6 +55,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                   soc.error.offset >= 0 && (uint64_t)soc.error.offset < size),
               "an unreadable qnn_compile_spec without a located error inside the file");
     FZ_ASSERT(soc.present == (soc.specs > 0), "qnn_soc.present disagrees with its count");
+    /* the newer programs' device fields, read when asked (a malformed list is -1, never a crash) */
+    for (uint32_t pl = 0; pl < etp_program_get_info(p)->plan_count; pl++) {
+        etp_buffer_device bd[4];
+        char note[600];
+        int nb = etp_program_buffer_devices(p, pl, bd, 4);
+        FZ_ASSERT(nb >= -1, "etp_program_buffer_devices below -1");
+        bool said = etp_program_device_note(p, pl, note, sizeof note);
+        FZ_ASSERT(said == (note[0] != 0) && strlen(note) < sizeof note, "device note");
+        FZ_ASSERT(nb == 0 || said, "buffers off the CPU (or a malformed list) not said");
+    }
     for (size_t k = 0; k < ndump; k++)
         fz_models(&dump_in[k], dump[k], false, &in, &p, 1, (unsigned)(size + k));
     /* The analyses and writers with the fuzzed program, over one fixed dump chosen by the size. */

@@ -419,7 +419,32 @@ typedef struct etp_tensor_meta {
     int8_t scalar_type;    /* ScalarType code (BYTE 0, INT 3, FLOAT 6, UINT16 27, ...) */
     int8_t shape_dynamism; /* 0 static, 1 dynamic with upper bounds (sizes), 2 dynamic unbound */
     etp_vec sizes;         /* i32 elements (etp_vec_i32) */
+    /* newer programs: the device the tensor lives on (extra_tensor_info device_type and
+     * device_index); has_device false when the program does not say (the CPU) */
+    bool has_device;
+    int8_t device_type;    /* ETP_DEVICE_CPU, ETP_DEVICE_CUDA, or another code as written */
+    int8_t device_index;   /* which device of that type; -1 = the default one */
 } etp_tensor_meta;
+/* Device types of newer programs (ExecuTorch's DeviceType). */
+#define ETP_DEVICE_CPU 0
+#define ETP_DEVICE_CUDA 1
+/* "cpu", "cuda", or NULL for a code etprof does not know. */
+const char *etp_device_type_name(int device_type);
+/* A planned memory buffer (arena) that a newer program puts on a device other than the CPU
+ * (ExecutionPlan.non_const_buffer_device). */
+typedef struct etp_buffer_device {
+    int32_t buffer;        /* index into the plan's non_const_buffer_sizes (0 is reserved) */
+    int8_t device_type;    /* ETP_DEVICE_CUDA, ... */
+    int8_t device_index;   /* which device of that type; -1 = the default one */
+} etp_buffer_device;
+/* The buffers of `plan` not on the CPU, the first `cap` of them into out (which may be NULL when
+ * cap is 0). Returns how many the program lists (0: absent, every buffer on the CPU), or -1 when
+ * the list is malformed (verified when read, like the values: cannot tell). */
+int etp_program_buffer_devices(const etp_program *p, uint32_t plan, etp_buffer_device *out,
+                               uint32_t cap);
+/* The sentence saying which planned buffers and how many tensors of `plan` are off the CPU
+ * (written into buf, NUL-terminated, truncated to n); false (buf empty) when all are on the CPU. */
+bool etp_program_device_note(const etp_program *p, uint32_t plan, char *buf, size_t n);
 /* The values table and the delegate data are verified when read (not at open): a malformed part
  * reads as "cannot tell", never as an error of the whole program.
  * etp_program_value_tensor: 1 and *out filled when value `value` of `plan` is a Tensor, 0 when it

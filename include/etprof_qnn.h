@@ -72,7 +72,7 @@ void etp_qnn_bundle_free(etp_qnn_bundle *b);
 
 /* The HTP clock for cycle -> time estimates, GHz: `given_ghz` when > 0 (source "htp-clock-ghz"),
  * else the bundle's (source "runtrace": measured, or "qhas": timeline_cycles /
- * graph_execute_us). NaN (source NULL) when none is known. `b` may be NULL. The source is a
+ * graph_execute_us, "qhas-estimated" when that QHAS was estimated on the host by Hextimate). NaN (source NULL) when none is known. `b` may be NULL. The source is a
  * static string. */
 double etp_qnn_clock(double given_ghz, const etp_qnn_bundle *b, const char **source);
 /* What a clock source means, one phrase (static string); for NULL: how to get one. */
@@ -347,6 +347,14 @@ typedef enum etp_qnn_source {
 } etp_qnn_source;
 /* "qhas", "optrace", "runtrace"; NULL for ETP_QNN_SRC_NONE. */
 const char *etp_qnn_source_name(etp_qnn_source s);
+/* Where an execute time of the summary comes from, one phrase (static string) for its label:
+ * `graph` selects the graph-execute time (else the DSP-execute time), `src` and `estimated` are
+ * the summary's (graph_execute_source / dsp_execute_source, estimated). */
+/* The sentence every view shows when the QHAS was estimated on the host (summary.estimated). */
+#define ETP_QNN_ESTIMATED_NOTE                                                                     \
+    "the QHAS was estimated on the host by QNN's Hextimate, not measured on a device: its "        \
+    "cycles, times, utilization and bytes are estimates"
+const char *etp_qnn_exec_time_meaning(etp_qnn_source src, bool graph, bool estimated);
 
 typedef struct etp_qnn_op_row { /* one QNN op */
     const char *qnn_op;
@@ -414,6 +422,16 @@ typedef struct etp_qnn_summary {
      * more than one, the summary's figures are the first core's while the rows hold every
      * core's HTP ops (etp_qnn_scope_note says so). */
     uint32_t htp_cores;
+    /* The graph-execute and DSP-execute times, each with the file it comes from: the first
+     * execute's runtrace phase ("Graph Execute", "QNN DSP Execute": dur / 19.2 MHz, to the tick)
+     * when a runtrace is given, else the QHAS's graph_execute_us / time_us (whole us: the QHAS
+     * truncates its run's runtrace; estimated ones when `estimated`); source NONE and no value
+     * when neither file has it. graph_execute_us / time_us above stay the QHAS's own. */
+    etp_qnn_f64 graph_execute_time_us, dsp_execute_time_us;
+    etp_qnn_source graph_execute_source, dsp_execute_source;
+    /* The QHAS was written by QNN's host-side estimator (Hextimate), not measured on a device:
+     * its cycles and times are estimates (etp_qnn_qhas.estimated). */
+    bool estimated;
 } etp_qnn_summary;
 
 typedef struct etp_qnn_derived {

@@ -79,3 +79,9 @@ add_executable(test_tree_doc ${CMAKE_SOURCE_DIR}/tests/test_tree_doc.c)
 target_link_libraries(test_tree_doc PRIVATE etprof PkgConfig::JANSSON)
 target_include_directories(test_tree_doc PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 add_test(NAME tree_doc_api COMMAND test_tree_doc ${ETPROF_TEST_DATA})
+# Newer programs' device fields (ExecutionPlan.non_const_buffer_device, the tensors'
+# extra_tensor_info device): info and the summary's placement on a flatc-built program
+# (tests/test_program_devices.sh)
+add_test(NAME program_devices
+         COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_program_devices.sh ${ETPROF_BIN}
+                 ${CMAKE_SOURCE_DIR} ${ETPROF_TEST_DATA})

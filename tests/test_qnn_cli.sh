@@ -77,6 +77,21 @@ check_summary_vs_qhas() {
     check "jq -e --slurpfile w '$TMP/want_ops.json' '. == \$w[0]' '$TMP/got_ops.json' >/dev/null" "$what: per-op hmx/hvx/dma (OR over htp_op_instances), cycles, htp_ops, bytes"
 }
 
+# issue 36 item 7: the blocks other than the executes (init, compose, finalize, de-init, the
+# viewer's Execute Stats aggregates) are rows of the event table in every format, equal to an
+# independent reading of the text (tests/viewer_stats.awk); before, only JSON other_stats had them
+check_stats_rows() {
+    local log=$1 what=$2 fmt
+    awk -f "$(dirname "$0")/viewer_stats.awk" "$log" >"$TMP/stats.want"
+    "$ETPROF" qnn --profile-log "$log" -f jsonl 2>/dev/null |
+        jq -r 'select(.execute == null) | "\(.level)|\(.name)|\(.value)|\(.unit)"' >"$TMP/stats.got"
+    check "[ -s '$TMP/stats.want' ] && cmp -s '$TMP/stats.want' '$TMP/stats.got'" "$what: the non-execute blocks' rows = the text's own ($(diff "$TMP/stats.want" "$TMP/stats.got" | head -c 200))"
+    for fmt in table md csv tsv; do
+        "$ETPROF" qnn --profile-log "$log" -f $fmt >"$TMP/stats.$fmt" 2>/dev/null
+        check "[ \$(grep -cE '\\b(init|compose|finalize|deinit|average|min|max|overall)\\b[^a-zA-Z]+NetRun\\b' '$TMP/stats.$fmt') -eq \$(grep -c '|NetRun' '$TMP/stats.want') ]" "$what: $fmt shows every NetRun row"
+    done
+}
+
 # ================================================================================================
 if [ "$MODE" = real ]; then
     ROOT="$SHARED/corpus/qnn"
@@ -117,6 +132,7 @@ if [ "$MODE" = real ]; then
             "$ETPROF" qnn --profile-log "$L" -f json >"$TMP/$name.log.json" 2>"$TMP/err"
             check "[ $? -eq 0 ]" "$name: --profile-log exit: $(head -c 300 "$TMP/err")"
             check "jqt '$TMP/$name.log.json' '(.executes | length) == 3'" "$name: 3 executes"
+            check_stats_rows "$L" "$name"
             check "jqt '$TMP/$name.log.json' '[.executes[] | .nodes_sum_to_parent == true and ([.nodes[].cycles] | add) == .parent_cycles] | all'" "$name: node cycles sum to the parent in every execute"
             # an independent reading of the text: sum of the indented node lines per execute
             awk '/^Execute Stat /{e++} /^    .*OpId_[0-9]+ \(cycles\) : /{split($0, a, " : "); s[e] += a[2] + 0}
@@ -124,6 +140,15 @@ if [ "$MODE" = real ]; then
                  END{for (i = 1; i <= e; i++) print i, s[i], p[i]}' "$L" >"$TMP/$name.awk"
             check "[ \"\$(jq -r '.executes[] | \"\\(.index) \\(.node_cycles_sum) \\(.parent_cycles)\"' '$TMP/$name.log.json')\" = \"\$(cat '$TMP/$name.awk')\" ]" "$name: node sums = the text's own (awk)"
             if [ "$name" = fc256_native ]; then
+                "$ETPROF" qnn --profile-log "$L" -f csv >"$TMP/$name.log.csv" 2>/dev/null
+                check "grep -qxF ',init,QNN (load binary) time,,17769,us,,,Init Stats' '$TMP/$name.log.csv' && grep -qxF ',deinit,QNN (deinit) time,,2572,us,,,De-Init Stats' '$TMP/$name.log.csv'" "native: CSV rows for load binary 17769 us and deinit 2572 us"
+                # issue 36 item 3: graph execute 56.979 us from the runtrace (1094 ticks), labelled so;
+                # the QHAS alone gives its whole 56 us, labelled as the QHAS's
+                "$ETPROF" qnn --qhas "$Q" --runtrace "$R" >"$TMP/$name.rt.table" 2>/dev/null
+                check "grep -qE '^graph execute time +56\.979 +us +runtrace Graph Execute' '$TMP/$name.rt.table' && grep -qE '^DSP execute time +410\.885 +us +runtrace QNN DSP Execute' '$TMP/$name.rt.table'" "native: graph execute 56.979 us, DSP execute 410.885 us, from the runtrace"
+                check "jqt '$out' '.summary.graph_execute_time_us == 1094 / 19.2 and .summary.graph_execute_source == \"runtrace\" and .summary.graph_execute_us == 56'" "native: JSON graph execute 1094 / 19.2 us (runtrace), QHAS 56"
+                "$ETPROF" qnn --qhas "$Q" >"$TMP/$name.q.table" 2>/dev/null
+                check "grep -qE '^graph execute time +56 +us +QHAS graph_execute_us' '$TMP/$name.q.table' && ! grep -q '^graph execute time.*runtrace Graph' '$TMP/$name.q.table'" "native: QHAS alone: 56 us labelled QHAS"
                 check "jqt '$TMP/$name.log.json' '.executes[0].parent_cycles == 251974 and .executes[0].node_cycles_sum == 251974'" "native execute 1: 251974 cycles"
                 check "jqt '$TMP/$name.log.json' '[.executes[0].events[] | select(.name == \"Time for initial VTCM acquire\")][0] | .written_value == 517 and .qtimer_ticks_converted and ((.value - 517 / 19.2) | fabs) < 1e-9'" "native: VTCM acquire ticks converted"
                 # QHAS node cycles = execute 1 of the log (same run)
@@ -142,7 +167,9 @@ if [ "$MODE" = real ]; then
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Average\")][0] | .graph_name == \"model\" and .graph_index == 0 and .total_inference and .netrun_us == 2952 and ([.events[] | select(.name == \"QNN (execute) time\")][0] | .value == 2949 and .unit == \"us\")'" "$vl: Execute Stats (Average) of graph 0 (model): NetRun 2952 us, QNN (execute) 2949 us"
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 214.8888'" "$vl: NetRun IPS 214.8888 inf/sec"
             check "jqt '$TMP/v213.json' '[.other_stats[] | select(.kind == \"init\")][0].netrun_us == 331158'" "$vl: Init NetRun 331158 us"
+            check_stats_rows "$vl" "$(basename "$vl")"
             "$ETPROF" qnn --profile-log "$vl" >"$TMP/v213.table" 2>/dev/null
+            check "grep -qE '^ +- +finalize +NetRun +- +256372 +us' '$TMP/v213.table' && grep -qE '^ +- +average +RPC \(execute\) time +- +2920 +us' '$TMP/v213.table'" "$vl: the table shows Finalize NetRun 256372 us and the average block's RPC (execute) time 2920 us"
             check "grep -qF 'NetRun IPS 214.8888 inf/sec' '$TMP/v213.table' && grep -qF 'graph 0 (model)' '$TMP/v213.table'" "$vl: table notes show the viewer's average and IPS"
         done
     else
@@ -184,6 +211,10 @@ J="$TMP/join.json"
 check "[ $? -eq 0 ]" "joined run exit: $(head -c 300 "$TMP/err")"
 check "jqt '$J' '.schema_version == 1 and (.summary | type) == \"object\" and (.ops | type) == \"array\" and (.join | type) == \"object\"'" "JSON layout"
 check "jqt '$J' '.join.etdump_nodes == 1518 and .join.qnn_ops == 1517'" "1518 ETDump nodes, 1517 QNN ops"
+# issue 36 item 3: the execute times come from the runtrace to the tick (dur ticks / 19.2 MHz,
+# computed by jq from the file), labelled with it; the QHAS's own whole-us fields stay as written
+check "jqt '$J' '.summary.graph_execute_time_us == ([\$r[0].traceEvents[] | select(.ph == \"X\" and .name == \"Graph Execute\")][0].dur / 19.2) and .summary.graph_execute_source == \"runtrace\" and .summary.dsp_execute_time_us == ([\$r[0].traceEvents[] | select(.ph == \"X\" and .name == \"QNN DSP Execute\")][0].dur / 19.2) and .summary.dsp_execute_source == \"runtrace\"' --slurpfile r '$RT'" "execute times from the runtrace (960 / 19.2 = 50 us, 1920 / 19.2 = 100 us)"
+check "jqt '$J' '.summary.graph_execute_us == \$q[0].data.htp_overall_summary.data[0].graph_execute_us and .summary.estimated == false' --slurpfile q '$SQ'" "graph_execute_us stays the QHAS's"
 check "jqt '$J' '.join.matched == 1514 and .join.matched_by_op_id == 1513 and .join.matched_by_name_only == 1'" "1514 matched (1 by name only)"
 check "jqt '$J' '[.join.etdump_only[].name] == [\"aten_embedding_default:OpId_14 (cycles)\", \"aten_mul_tensor:OpId_16 (cycles)\", \"aten_rms_norm_default:OpId_17 (cycles)\"]'" "the 3 nodes left out of the QHAS are ETDump-only"
 check "jqt '$J' '[.join.etdump_only[] | .op_id] == [14, 16, 17] and [.join.etdump_only[].cycles] == [1413, 321, 1494]'" "ETDump-only OpIds and cycles"
@@ -269,6 +300,25 @@ rej --qhas qhas_bad_type.json 'data.htp_overall_summary.data[0].htp_resources.da
 rej --qhas qhas_bad_opid.json 'op_id'
 rej --qhas qhas_dup_key.json 'duplicate'
 rej --qhas qhas_no_header.json 'header'
+# issue 36 item 9: a QHAS estimated on the host by Hextimate (its header names the tool; fixture
+# built from the public description, no real sample): recognised and labelled in every view; one
+# with time_us 0 is a truncated estimate, a located error
+rej --qhas qhas_hextimate_truncated.json 'data.htp_overall_summary.data[0].time_us: 0 us in a QHAS estimated on the host (Hextimate)'
+"$ETPROF" qnn --qhas "$F/qhas_hextimate.json" -f json >"$TMP/hex.json" 2>"$TMP/err"
+check "[ $? -eq 0 ]" "Hextimate QHAS accepted: $(head -c 200 "$TMP/err")"
+check "jqt '$TMP/hex.json' '.summary.estimated == true and .summary.graph_execute_source == \"qhas\" and .summary.graph_execute_time_us == \$q[0].data.htp_overall_summary.data[0].graph_execute_us and .summary.clock_source == \"qhas-estimated\" and ([.notes[] | select(startswith(\"the QHAS was estimated on the host\"))] | length) == 1' --slurpfile q '$F/qhas_hextimate.json'" "Hextimate: JSON estimated, clock source qhas-estimated, one note"
+"$ETPROF" qnn --qhas "$F/qhas_hextimate.json" >"$TMP/hex.table" 2>/dev/null
+check "head -1 '$TMP/hex.table' | grep -qF '(estimated on the host, Hextimate)' && grep -qE '^graph execute time +1 +us +QHAS graph_execute_us, estimated on the host' '$TMP/hex.table' && grep -q '^note: the QHAS was estimated on the host' '$TMP/hex.table'" "Hextimate: table heading, graph execute row and note"
+"$ETPROF" qnn --qhas "$F/qhas_hextimate.json" -f md >"$TMP/hex.md" 2>/dev/null
+check "grep -q 'estimated on the host, Hextimate' '$TMP/hex.md'" "Hextimate: md heading"
+"$ETPROF" explain "$QNN1" --qhas "$F/qhas_hextimate.json" >"$TMP/hex.explain" 2>/dev/null
+check "tr '\n' ' ' <'$TMP/hex.explain' | tr -s ' ' | grep -qF 'These QHAS figures were estimated on the host (Hextimate)'" "Hextimate: explain says so"
+"$ETPROF" ops "$QNN1" --qhas "$F/qhas_hextimate.json" >"$TMP/hex.ops" 2>/dev/null
+check "grep -q 'both estimated on the host (Hextimate)' '$TMP/hex.ops'" "Hextimate: ops's clock note"
+"$ETPROF" report "$QNN1" --qhas "$F/qhas_hextimate.json" -o "$TMP/hex.html" >/dev/null 2>&1
+check "grep -q 'id=\"qnn-estimated\"' '$TMP/hex.html'" "Hextimate: the report's warning"
+"$ETPROF" qnn --qhas "$F/qhas_small.json" -f json >"$TMP/nohex.json" 2>/dev/null
+check "jqt '$TMP/nohex.json' '.summary.estimated == false and .summary.clock_source == \"qhas\" and ([.notes[] | select(contains(\"estimated on the host\"))] | length) == 0'" "a device QHAS is not labelled estimated"
 rej --qhas empty.json 'empty file'
 rej --qhas garbage.bin 'invalid JSON'
 rej --optrace optrace_bad_flags.json 'traceEvents[0].args.Flags: expected an array'
@@ -302,6 +352,22 @@ check "[ $? -eq 2 ]" "unknown sort key: usage error"
 "$ETPROF" qnn --qhas "$SQ" --htp-clock-ghz -1 >/dev/null 2>&1
 check "[ $? -eq 2 ]" "bad clock: usage error"
 
+# ---- issue 36 item 9: QNN's LPAI and GPU backends log their node events under the EXECUTE event
+# ("QNN (execute) time (us)", ExecuTorch's IsProfileEventTypeParentOfNodeTime), not the HTP cycle
+# event; the nodes carry their unit ("<op>:OpId_<n> (us)"). flatc-built/qnn_gpu.json (3 runs,
+# shape from the public descriptions, no real sample): expected values computed by jq from it ----
+GJ="$DATA/flatc-built/qnn_gpu.json"
+GE="$DATA/flatc-built/qnn_gpu.etdp"
+"$ETPROF" tree "$GE" -f json >"$TMP/gpu_tree.json" 2>"$TMP/err"
+check "[ $? -eq 0 ]" "tree of the GPU-style dump: $(head -c 200 "$TMP/err")"
+GNODES=$(jq -c '[.run_data[0].events[].profile_event.delegate_debug_id_str | select(. != null and test("OpId_[0-9]+ \\(us\\)$"))]' "$GJ")
+GP50=$(jq '[.run_data[].events[].profile_event | select(.delegate_debug_id_str == "conv_0:OpId_5 (us)") | .end_time] | sort | .[1]' "$GJ")
+GEX=$(jq '[.run_data[].events[].profile_event | select(.delegate_debug_id_str == "QNN (execute) time (us)") | .end_time] | sort | .[1]' "$GJ")
+check "jqt '$TMP/gpu_tree.json' '[.. | objects | select(.name? == \"QNN (execute) time (us)\")][0] | [.children[].name] == \$n and ([.children[].kind] | unique) == [\"htp_node\"]' --argjson n '$GNODES'" "GPU-style nodes hang under QNN (execute) time (us), kind htp_node ($GNODES)"
+check "jqt '$TMP/gpu_tree.json' '[.. | objects | select(.name? == \"conv_0:OpId_5 (us)\")][0] | .inclusive == $GP50 and .unit == \"us\" and .operator == \"conv_0\" and ((.share_of_parent - $GP50 * 100 / $GEX) | fabs) < 1e-9'" "conv_0: p50 $GP50 us, named conv_0, $GP50/$GEX of its EXECUTE parent"
+"$ETPROF" ops "$GE" -f json >"$TMP/gpu_ops.json" 2>/dev/null
+check "jqt '$TMP/gpu_ops.json' '[.rows[] | select(.kind == \"htp_node\") | .operator] == [\"conv_0\", \"relu_1\", \"Output OpId_3 (us)\"] and ([.rows[] | select(.kind == \"htp_node\") | .unit] | unique) == [\"us\"]'" "ops: the GPU-style nodes are node rows in us, named by their op"
+
 # ---- qnn-profile-viewer text log and CSV ----
 for v in viewer_small.txt viewer_small.csv; do
     opt=--profile-log
@@ -322,6 +388,7 @@ done
 "$ETPROF" qnn --profile-log "$F/viewer_213.txt" -f json >"$TMP/v213.json" 2>"$TMP/err"
 check "[ $? -eq 0 ]" "viewer_213.txt: $(head -c 200 "$TMP/err")"
 check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate) | [.aggregate, .graph_name, .netrun_us]] == [[\"Average\", \"net_a\", 1500], [\"Min\", \"net_a\", 1200], [\"Max\", \"net_a\", 1900], [\"Overall\", null, null]]'" "viewer_213.txt: the four Execute Stats kinds with graph and NetRun (us)"
+check_stats_rows "$F/viewer_213.txt" viewer_213.txt
 check "jqt '$TMP/v213.json' '[.other_stats[] | select(.aggregate == \"Overall\")][0].netrun_ips_inf_per_sec == 666.5 and .skipped_section_count == 0'" "viewer_213.txt: NetRun IPS, nothing skipped"
 # an unknown section is skipped with a note; the known ones around it are kept
 "$ETPROF" qnn --profile-log "$F/viewer_unknown_section.txt" -f json >"$TMP/vu.json" 2>"$TMP/err"

@@ -3279,6 +3279,25 @@ static PyObject *qnn_result(const etp_qnn_bundle *bp, const etp_ops_result *ops,
         "ops_dma_only", u.dma_only, "ops_using_none", u.none, "total_cycles",
         (long long)d->total_cycles);
     if (!summary) goto done;
+    /* the execute times with their source (runtrace to the tick, else the QHAS's whole us) */
+    {
+        const char *const ks[] = {"graph_execute_time_us", "graph_execute_source",
+                                  "dsp_execute_time_us", "dsp_execute_source", "estimated"};
+        PyObject *vs[] = {of64(s->graph_execute_time_us),
+                          text(etp_qnn_source_name(s->graph_execute_source)),
+                          of64(s->dsp_execute_time_us),
+                          text(etp_qnn_source_name(s->dsp_execute_source)),
+                          PyBool_FromLong(s->estimated)};
+        bool bad = false;
+        for (int k = 0; k < 5; k++) {
+            if (!vs[k] || PyDict_SetItemString(summary, ks[k], vs[k]) < 0) bad = true;
+            Py_XDECREF(vs[k]);
+        }
+        if (bad) {
+            Py_CLEAR(summary);
+            goto done;
+        }
+    }
     res = Py_BuildValue("{s:N,s:O,s:N,s:O}", "rows_source",
                         text(etp_qnn_source_name(d->rows_source)), "ops", rows, "summary",
                         summary, "join", join ? join : Py_None);

@@ -547,8 +547,11 @@ static int tree_parents(etp_ops_result *r, const etp_block_view *v, bool repeat)
                 up = t >= 0 ? qnn_top_parent[t] : -1;
                 while (up >= 0 && g[up] < 0) up = qnn_top_parent[up];
             } else {
-                up = ETP_QT_ACCEL_CYCLES;
-                if (g[up] < 0) up = -1;
+                /* HTP nodes hang under the HTP cycle event; the LPAI and GPU backends log theirs
+                 * under the EXECUTE event ("QNN (execute) time") instead */
+                up = g[ETP_QT_ACCEL_CYCLES] >= 0 ? ETP_QT_ACCEL_CYCLES
+                     : g[ETP_QT_QNN_EXECUTE] >= 0 ? ETP_QT_QNN_EXECUTE
+                                                  : -1;
             }
             if (up >= 0) r->tp[i] = g[up];
             continue;
@@ -1112,7 +1115,9 @@ static void finish_shares(etp_ops_result *r, size_t nrows) {
                 row->share = row->stats.total / x->stats.total * 100.0;
         } else if (row->htp_node && row->parent >= 0) {
             const etp_ops_row *p = &ROW(r, row->parent);
-            if (etp_qnn_top_of(p->name) == ETP_QT_ACCEL_CYCLES && p->stats.total > 0)
+            int pt = etp_qnn_top_of(p->name);
+            if ((pt == ETP_QT_ACCEL_CYCLES || pt == ETP_QT_QNN_EXECUTE) && p->unit == row->unit &&
+                p->stats.total > 0)
                 row->share = row->stats.total / p->stats.total * 100.0;
         }
     }

@@ -523,6 +523,14 @@ static void q_memory(xb *b, const etp_ops_result *r, const etp_qnn_derived *d,
     if (f) f->percent = true;
     set_unit(i64f(b, "timeline_cycles", s ? &s->timeline_cycles : NULL), ETP_UNIT_CYCLES);
     set_unit(i64f(b, "graph_execute_us", s ? &s->graph_execute_us : NULL), ETP_UNIT_US);
+    /* the same time with its source, to the tick from a runtrace (text only) */
+    f = extra(f64f(b, "graph_execute_time_us", s ? &s->graph_execute_time_us : NULL));
+    set_unit(f, ETP_UNIT_US);
+    extra(txt(b, "graph_execute_source",
+              s && s->graph_execute_time_us.has
+                  ? etp_qnn_exec_time_meaning(s->graph_execute_source, true, s->estimated)
+                  : NULL));
+    extra(flg(b, "qhas_estimated", s && s->estimated));
     f = i64f(b, "peak_vtcm_bytes", s ? &s->peak_vtcm_bytes : NULL);
     if (f) f->unit = ETP_UNIT_BYTES;
     if (!vtcm) cannot(f, k_settle_vtcm);

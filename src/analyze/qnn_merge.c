@@ -273,6 +273,27 @@ static int summary_from_qhas(etp_qnn_summary *s, const etp_qnn_qhas *q) {
     return ETP_OK;
 }
 
+/* The execute times with their source: the runtrace's first execute to the tick (dur / 19.2
+ * MHz) over the QHAS's whole us, which the QHAS truncates from its own run's runtrace. */
+static void exec_times(etp_qnn_summary *s, const etp_qnn_qhas *q, const etp_qnn_runtrace *rt) {
+    static const etp_qnn_phase_kind kind[2] = {ETP_QNN_PHASE_GRAPH_EXECUTE,
+                                               ETP_QNN_PHASE_DSP_EXECUTE};
+    etp_qnn_f64 *val[2] = {&s->graph_execute_time_us, &s->dsp_execute_time_us};
+    etp_qnn_source *from[2] = {&s->graph_execute_source, &s->dsp_execute_source};
+    const etp_qnn_i64 *qv[2] = {&s->graph_execute_us, &s->time_us};
+    for (int k = 0; k < 2; k++) {
+        const etp_qnn_rt_phase *p = rt ? etp_qnn_runtrace_phase(rt, 0, kind[k]) : NULL;
+        if (p && p->dur >= 0) {
+            *val[k] = (etp_qnn_f64){(double)p->dur / (ETP_QNN_TICK_HZ / 1e6), true};
+            *from[k] = ETP_QNN_SRC_RUNTRACE;
+        } else if (q && q->n_cores && qv[k]->has) {
+            *val[k] = (etp_qnn_f64){(double)qv[k]->v, true};
+            *from[k] = ETP_QNN_SRC_QHAS;
+        }
+    }
+    s->estimated = q && q->estimated;
+}
+
 typedef struct span {
     int64_t a, b;
 } span;
@@ -456,6 +477,7 @@ int etp_qnn_derive(const etp_qnn_sources *src, etp_qnn_derived **out, etp_error 
                                      true};
         s->clock_source = ETP_QNN_SRC_QHAS;
     }
+    exec_times(s, q, src ? src->runtrace : NULL);
     if (src && src->heap) {
         s->heap_before_bytes = src->heap->before;
         s->heap_after_bytes = src->heap->after;

@@ -61,8 +61,11 @@ double etp_qnn_clock(double given_ghz, const etp_qnn_bundle *b, const char **sou
         return given_ghz;
     }
     if (b && b->der && b->der->summary.clock_ghz.has && b->der->summary.clock_ghz.v > 0) {
-        *source = etp_qnn_source_name(b->der->summary.clock_source);
-        return b->der->summary.clock_ghz.v;
+        const etp_qnn_summary *s = &b->der->summary;
+        *source = s->clock_source == ETP_QNN_SRC_QHAS && s->estimated
+                      ? "qhas-estimated"
+                      : etp_qnn_source_name(s->clock_source);
+        return s->clock_ghz.v;
     }
     return NAN;
 }
@@ -71,10 +74,29 @@ const char *etp_qnn_clock_meaning(const char *source) {
     if (!source) return "unknown: give --runtrace (measured) or --htp-clock-ghz";
     if (strcmp(source, "runtrace") == 0)
         return "measured: runtrace summary_htp_frequency_ghz of the first execute's Graph Execute";
+    if (strcmp(source, "qhas-estimated") == 0)
+        return "QHAS timeline_cycles / graph_execute_us, both estimated on the host (Hextimate): "
+               "an estimate, not a measured clock";
     if (strcmp(source, "qhas") == 0)
         return "QHAS timeline_cycles / graph_execute_us (that time is truncated to whole us: "
                "approximate)";
     return "given with --htp-clock-ghz";
+}
+
+const char *etp_qnn_exec_time_meaning(etp_qnn_source src, bool graph, bool estimated) {
+    if (src == ETP_QNN_SRC_RUNTRACE)
+        return graph ? "runtrace Graph Execute of the first execute, dur ticks / 19.2 MHz "
+                       "(= Accelerator (execute excluding wait) time)"
+                     : "runtrace QNN DSP Execute of the first execute, dur ticks / 19.2 MHz";
+    if (src == ETP_QNN_SRC_QHAS && estimated)
+        return graph ? "QHAS graph_execute_us, estimated on the host (Hextimate), whole us"
+                     : "QHAS time_us, estimated on the host (Hextimate), whole us";
+    if (src == ETP_QNN_SRC_QHAS)
+        return graph ? "QHAS graph_execute_us: the runtrace's time truncated to whole us "
+                       "(give --runtrace for it to the tick)"
+                     : "QHAS time_us: the runtrace's time truncated to whole us (give --runtrace "
+                       "for it to the tick)";
+    return "unknown: give --runtrace or --qhas";
 }
 
 bool etp_qnn_scope_note(uint32_t htp_cores, char *buf, size_t n) {

@@ -278,6 +278,36 @@ static bool spec_text(const etp_compile_spec *cs, char *buf, size_t cap) {
  * value ("spec       EthosUBackend target = ethos-u55-128"), at most SPEC_LINES of the first
  * SPEC_SCAN specs, then a line saying there are more; NULL when out of memory. The caller frees
  * it. */
+/* "devices    <method>: <sentence>" lines for the methods a newer program puts (partly) off
+ * the CPU (etp_program_device_note); "" when none. Caller frees; NULL when out of memory. */
+static char *device_lines(const etp_program *p) {
+    const etp_program_info *pi = etp_program_get_info(p);
+    size_t cap = 1, len = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    out[0] = 0;
+    for (uint32_t pl = 0; pl < pi->plan_count; pl++) {
+        char note[1200], line[1400];
+        if (!etp_program_device_note(p, pl, note, sizeof note)) continue;
+        etp_plan_info pli;
+        etp_program_plan(p, pl, &pli);
+        int w = snprintf(line, sizeof line, "devices    %s: %s\n", pli.name.ptr ? pli.name.ptr : "?",
+                         note);
+        if (w < 0) continue;
+        if ((size_t)w >= sizeof line) w = (int)sizeof line - 1, line[w - 1] = '\n';
+        char *nb = realloc(out, cap + (size_t)w);
+        if (!nb) {
+            free(out);
+            return NULL;
+        }
+        out = nb;
+        cap += (size_t)w;
+        memcpy(out + len, line, (size_t)w + 1);
+        len += (size_t)w;
+    }
+    return out;
+}
+
 static char *spec_lines(const etp_program *p) {
     const etp_program_info *pi = etp_program_get_info(p);
     size_t cap = 256, len = 0, n = 0, seen = 0;
@@ -389,8 +419,9 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         snprintf(socline + k, sizeof socline - k, "qnn soc    %u qnn_compile_spec(s) not read: %s\n",
                  soc.unreadable, e);
     }
-    char *specs = NULL;
-    if (a->fmt == ETP_FMT_TABLE && !(specs = spec_lines(p))) {
+    char *specs = NULL, *devs = NULL;
+    if (a->fmt == ETP_FMT_TABLE && (!(specs = spec_lines(p)) || !(devs = device_lines(p)))) {
+        free(specs);
         cli_errorf("out of memory");
         etp_doc_free(doc);
         etp_program_close(p);
@@ -417,9 +448,10 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         if (a->fmt == ETP_FMT_TABLE)
             etp_section_textf(sec, ETP_TEXT_WRAP, 11,
                               "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
-                              "bytes, %u methods, %u segments\n%s%s\n",
+                              "bytes, %u methods, %u segments\n%s%s%s\n",
                               path, pi->bundled ? "bundled " : "", pi->version, blob->size,
-                              pi->plan_count, pi->segment_count, socline, specs ? specs : "");
+                              pi->plan_count, pi->segment_count, socline, specs ? specs : "",
+                              devs ? devs : "");
         t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
         static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",
                                            "delegate:3", "kernel:2", "instructions:1", NULL};
@@ -472,6 +504,26 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
             etp_node_uint(mo, "outputs", pli.output_count);
             etp_node_uint(mo, "values", pli.value_count);
             etp_node_uint(mo, "chains", pli.chain_count);
+            /* newer programs: the planned buffers off the CPU (null: a malformed list) and the
+             * sentence saying so (null: everything on the CPU) */
+            etp_buffer_device bd[64];
+            int nbd = etp_program_buffer_devices(p, pl, bd, 64);
+            if (nbd < 0) {
+                etp_node_null(mo, "buffer_devices");
+            } else {
+                etp_node *ba = etp_node_arr(mo, "buffer_devices");
+                for (int k = 0; k < nbd && k < 64; k++) {
+                    etp_node *bo = etp_node_obj(ba, NULL);
+                    etp_node_int(bo, "buffer", bd[k].buffer);
+                    const char *tn = etp_device_type_name(bd[k].device_type);
+                    if (tn) etp_node_str(bo, "device_type", tn);
+                    else etp_node_int(bo, "device_type", bd[k].device_type);
+                    etp_node_int(bo, "device_index", bd[k].device_index);
+                }
+            }
+            char dnote[1200];
+            etp_node_str(mo, "device_note",
+                         etp_program_device_note(p, pl, dnote, sizeof dnote) ? dnote : NULL);
             etp_node *io = etp_node_obj(mo, "instructions");
             etp_node_uint(io, "total", total);
             for (int k = 1; k <= 5; k++)
@@ -523,6 +575,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     }
     etp_doc_free(doc);
     free(specs);
+    free(devs);
     etp_program_close(p);
     return cli_out_close(&o, rc);
 }

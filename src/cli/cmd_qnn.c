@@ -156,6 +156,11 @@ static void fact_summary(const qctx *c, etp_node *n) {
     etp_qnn_node_f64(n, "idle_percent", s->idle_percent);
     etp_qnn_node_i64(n, "graph_execute_us", s->graph_execute_us);
     etp_qnn_node_i64(n, "time_us", s->time_us);
+    etp_qnn_node_f64(n, "graph_execute_time_us", s->graph_execute_time_us);
+    etp_node_str(n, "graph_execute_source", etp_qnn_source_name(s->graph_execute_source));
+    etp_qnn_node_f64(n, "dsp_execute_time_us", s->dsp_execute_time_us);
+    etp_node_str(n, "dsp_execute_source", etp_qnn_source_name(s->dsp_execute_source));
+    etp_node_bool(n, "estimated", s->estimated);
     etp_qnn_node_i64(n, "timeline_cycles", s->timeline_cycles);
     etp_node_float(n, "clock_ghz", c->clock_ghz);
     etp_node_str(n, "clock_source", c->clock_source);
@@ -318,6 +323,7 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
     char b[600];
     const etp_qnn_summary *s = &c->b.der->summary;
     if (c->j && etp_qnn_etd_graph_note(c->j, b, sizeof b)) emit(ctx, b);
+    if (s->estimated) emit(ctx, ETP_QNN_ESTIMATED_NOTE);
     if (s->source == ETP_QNN_SRC_OPTRACE)
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
@@ -414,6 +420,13 @@ static void s_f64(etp_table *t, const char *item, etp_qnn_f64 v, const char *uni
     s_row(t, item, v.has, false, 0, v.v, unit, note);
 }
 
+/* an execute time: whole us as a QHAS writes them, to the tick (3 decimals) from a runtrace */
+static void s_time(etp_table *t, const char *item, etp_qnn_f64 v, etp_qnn_source src,
+                   const char *note) {
+    bool whole = src == ETP_QNN_SRC_QHAS && v.has && v.v == floor(v.v) && fabs(v.v) < 9e18;
+    s_row(t, item, v.has, whole, whole ? (int64_t)v.v : 0, v.v, "us", note);
+}
+
 static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     const etp_qnn_derived *d = c->b.der;
     const etp_qnn_summary *s = &d->summary;
@@ -429,9 +442,10 @@ static etp_table *summary_table(const qctx *c, etp_doc *doc) {
     s_f64(t, "NPU utilization", s->utilization_percent, "%",
           "share of the graph timeline with at least one HTP unit busy");
     s_f64(t, "NPU idle", s->idle_percent, "%", src);
-    s_i64(t, "graph execute time", s->graph_execute_us, "us",
-          "runtrace Graph Execute (= Accelerator (execute excluding wait) time), truncated");
-    s_i64(t, "DSP execute time", s->time_us, "us", "runtrace QNN DSP Execute, truncated");
+    s_time(t, "graph execute time", s->graph_execute_time_us, s->graph_execute_source,
+           etp_qnn_exec_time_meaning(s->graph_execute_source, true, s->estimated));
+    s_time(t, "DSP execute time", s->dsp_execute_time_us, s->dsp_execute_source,
+           etp_qnn_exec_time_meaning(s->dsp_execute_source, false, s->estimated));
     s_i64(t, "timeline", s->timeline_cycles, "cycles", "graph wall span on the HTP");
     s_row(t, "HTP clock", !isnan(c->clock_ghz), false, 0, c->clock_ghz, "GHz", clock_meaning(c));
     s_i64(t, "peak VTCM", s->peak_vtcm_bytes, "bytes", "largest VTCM allocation during the graph");
@@ -611,8 +625,9 @@ static int fill_report(const qctx *c, etp_doc *doc, etp_table *ops) {
     bool md = c->fmt == ETP_FMT_MD;
     etp_section *s = etp_doc_section(doc, "qnn");
     /* the heading wraps to the terminal width (table format), continuations indented */
-    etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
+    etp_section_textf(s, ETP_TEXT_WRAP, 2, "%sQNN HTP profile:%s%s%s%s%s%s%s%s%s\n\n", md ? "# " : "",
                       c->paths.qhas ? " qhas " : "", c->paths.qhas ? c->paths.qhas : "",
+                      c->b.der->summary.estimated ? " (estimated on the host, Hextimate)" : "",
                       c->paths.optrace ? (c->paths.qhas ? "; optrace " : " optrace ") : "",
                       c->paths.optrace ? c->paths.optrace : "", c->paths.runtrace ? "; runtrace " : "",
                       c->paths.runtrace ? c->paths.runtrace : "", c->paths.heap ? "; heap " : "",

@@ -35,6 +35,7 @@ typedef struct sum_ctx {
     etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (one file only) */
     const etp_arm_pmu_report *pmu; /* the Arm runner's PMU report (a dump read from its log) */
     const etp_vgf_device_times *vgf; /* --runner-log's VGF device times, NULL */
+    const etp_program *prog; /* --pte: its buffers and tensors off the CPU (placement note) */
 } sum_ctx;
 static void doc_note_cb(void *ctx, const char *text) { etp_doc_note(ctx, text); }
 
@@ -106,6 +107,16 @@ static void fill_json(sum_ctx *c, etp_doc *doc) {
     etp_doc_notes_here(doc);
     etp_doc_note(doc, PLACEMENT_NOTE);
     if (!c->has_prog) etp_doc_note(doc, "no --pte: methods, backends and operator namespaces are unknown");
+    for (uint32_t mi = 0; c->prog && mi < etp_ops_method_count(r); mi++) {
+        /* a newer program that puts planned buffers or tensors of a method off the CPU */
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        int plan = m->name ? etp_program_find_plan(c->prog, m->name) : -1;
+        char dn[1200], nb[1400];
+        if (plan >= 0 && etp_program_device_note(c->prog, (uint32_t)plan, dn, sizeof dn)) {
+            snprintf(nb, sizeof nb, "memory placement of %.100s (--pte): %s", m->name, dn);
+            etp_doc_note(doc, nb);
+        }
+    }
     etp_quality_notes(r, note_doc_cb, doc);
     if (json) cli_etr_notes(c->rec, &c->etr, doc_note_cb, doc);
     cli_etr_missing_note(c->rec, r, doc_note_cb, doc);
@@ -500,6 +511,14 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
                  "total / %u runs, so the rows add up to Method::execute",
                  m->delegate_partitions, m->runs);
         etp_table_note(t, b);
+        /* a newer program that puts planned buffers or tensors of this method off the CPU */
+        int plan = c->prog && m->name ? etp_program_find_plan(c->prog, m->name) : -1;
+        static const char dpre[] = "memory placement (--pte): ";
+        char dn[sizeof dpre + 1200];
+        memcpy(dn, dpre, sizeof dpre);
+        if (plan >= 0 && etp_program_device_note(c->prog, (uint32_t)plan, dn + sizeof dpre - 1,
+                                                 sizeof dn - (sizeof dpre - 1)))
+            etp_table_note(t, dn);
         if (m->profiling_level == ETP_PL_METHOD_ONLY) {
             bool own = false;
             for (uint32_t j = 0; j < m->n_parts; j++) own |= m->parts[j].backend_own;
@@ -807,7 +826,7 @@ static int run_summary(cli_args *a) {
     }
     sum_ctx c = {.a = a, .r = r, .d = &d, .top = (size_t)top, .idx = idx, .has_prog = in.prog != NULL,
                  .types = types, .bf = &bf, .rec = rec, .pmu = pmu,
-                 .vgf = rlog.vgf.n ? &rlog.vgf : NULL};
+                 .vgf = rlog.vgf.n ? &rlog.vgf : NULL, .prog = in.prog};
     etp_qnn_program_soc(in.prog, &in.pte_blob, &c.soc);
     /* one document: the JSON facts, the flat table (csv/tsv/jsonl) and the report (table/md) */
     etp_doc *doc = etp_doc_new("summary", 1, path, a->set[OPT_PTE] ? a->val[OPT_PTE] : NULL);

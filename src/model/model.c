@@ -495,12 +495,19 @@ static int64_t parse_u(const char *s, size_t n) {
 }
 
 etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32_t *name_len) {
-    static const char cyc[] = " (cycles)";
+    static const char cyc[] = " (cycles)", us[] = " (us)";
     *op_id = -1;
     *name_len = 0;
     if (!s) return ETP_QNN_NONE;
-    if (len >= sizeof cyc - 1 && memcmp(s + len - (sizeof cyc - 1), cyc, sizeof cyc - 1) == 0) {
-        size_t end = len - (sizeof cyc - 1); /* s[0..end) = "<...>OpId_<n>" */
+    /* HTP nodes end in " (cycles)"; the LPAI and GPU backends' nodes (sub-events of the EXECUTE
+     * event, not of the HTP cycle event) carry their unit the same way, " (us)" for times */
+    size_t suf = len >= sizeof cyc - 1 && memcmp(s + len - (sizeof cyc - 1), cyc, sizeof cyc - 1) == 0
+                     ? sizeof cyc - 1
+                 : len >= sizeof us - 1 && memcmp(s + len - (sizeof us - 1), us, sizeof us - 1) == 0
+                     ? sizeof us - 1
+                     : 0;
+    if (suf) {
+        size_t end = len - suf; /* s[0..end) = "<...>OpId_<n>" */
         size_t d = end;
         int64_t v = 0, scale = 1; /* the digits' value, read from the right (up to 18 digits) */
         while (d > 0 && (unsigned char)(s[d - 1] - '0') < 10) {
@@ -526,7 +533,7 @@ etp_qnn_class etp_qnn_classify(const char *s, size_t len, int64_t *op_id, uint32
         }
         if (strncmp(s, "Accelerator (execute) time (cycles)", len) == 0 && len == 35)
             return ETP_QNN_TOP;
-        return ETP_QNN_NONE;
+        if (suf == sizeof cyc - 1) return ETP_QNN_NONE;
     }
     static const char *const tops[] = {
         "Number of HVX threads used (count)",

@@ -4,7 +4,10 @@
  *   Program{version 0, execution_plan 1, constant_buffer 2, backend_delegate_data 3, segments 4,
  *           constant_segment 5, mutable_data_segments 6, named_data 7}
  *   ExecutionPlan{name 0, container_meta_type 1, values 2, inputs 3, outputs 4, chains 5,
- *                 operators 6, delegates 7, non_const_buffer_sizes 8}
+ *                 operators 6, delegates 7, non_const_buffer_sizes 8, non_const_buffer_device 9
+ *                 (newer programs, read when asked: etp_program_buffer_devices)}
+ *   NonConstBufferDevice{buffer_idx 0, device_type 1, device_index 2}
+ *   Tensor{.., extra_tensor_info 9}  ExtraTensorInfo{.., device_type 3, device_index 4}
  *   Chain{inputs 0, outputs 1, instructions 2, stacktrace 3}
  *   Instruction{instr_args_type 0, instr_args 1}: 1 KernelCall{op_index, args},
  *     2 DelegateCall{delegate_index, args}, 3 MoveCall{move_from, move_to},
@@ -543,6 +546,15 @@ int etp_program_value_tensor(const etp_program *p, uint32_t pi, uint32_t vi, etp
     out->scalar_type = fb_get_i8(p->buf, t, 0, 0);
     out->shape_dynamism = fb_get_i8(p->buf, t, 8, 0);
     out->sizes = fb_vec(p->buf, t, 2);
+    /* Tensor.extra_tensor_info (id 9) {.., device_type 3, device_index 4}: newer programs; a
+     * malformed one leaves the device unknown, not the tensor */
+    uint32_t x;
+    if (!fbv_ref(&v, t, 9, &x) && x && !fbv_table(&v, x) && !fbv_scalar(&v, x, 3, 1) &&
+        !fbv_scalar(&v, x, 4, 1) && (fb_field(p->buf, x, 3) || fb_field(p->buf, x, 4))) {
+        out->has_device = true;
+        out->device_type = fb_get_i8(p->buf, x, 3, ETP_DEVICE_CPU);
+        out->device_index = fb_get_i8(p->buf, x, 4, 0);
+    }
     return 1;
 }
 
@@ -551,6 +563,37 @@ int64_t etp_program_plan_input(const etp_program *p, uint32_t pi, uint32_t i) {
     etp_vec in = fb_vec(p->buf, p->plans[pi].table, 3); /* verified at open (4-byte elements) */
     if (i >= in.len) return -1;
     return etp_vec_i32(in, i);
+}
+
+const char *etp_device_type_name(int device_type) {
+    switch (device_type) {
+    case ETP_DEVICE_CPU: return "cpu";
+    case ETP_DEVICE_CUDA: return "cuda";
+    default: return NULL;
+    }
+}
+
+int etp_program_buffer_devices(const etp_program *p, uint32_t pi, etp_buffer_device *out,
+                               uint32_t cap) {
+    if (pi >= p->info.plan_count) return 0;
+    fbv v;
+    etp_error scratch;
+    lazy_fbv(p, &v, &scratch);
+    /* ExecutionPlan.non_const_buffer_device (id 9): [NonConstBufferDevice{buffer_idx 0,
+     * device_type 1, device_index 2}] */
+    uint32_t vec, n, t;
+    if (fbv_vector(&v, p->plans[pi].table, 9, 4, &vec, &n)) return -1;
+    if (n > INT32_MAX) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (fbv_vec_elem(&v, vec, i, &t) || fbv_table(&v, t) || fbv_scalar(&v, t, 0, 4) ||
+            fbv_scalar(&v, t, 1, 1) || fbv_scalar(&v, t, 2, 1))
+            return -1;
+        if (i < cap)
+            out[i] = (etp_buffer_device){fb_get_i32(p->buf, t, 0, 0),
+                                         fb_get_i8(p->buf, t, 1, ETP_DEVICE_CPU),
+                                         fb_get_i8(p->buf, t, 2, 0)};
+    }
+    return (int)n;
 }
 
 uint32_t etp_program_value_count(const etp_program *p, uint32_t pi) {

@@ -181,6 +181,9 @@ typedef struct etp_qnn_qhas {
     etp_qnn_qhas_instance *instances;
     uint32_t n_paths;
     etp_qnn_qhas_path *paths; /* sorted by core */
+    /* written by QNN's host-side estimator (Hextimate): its cycles and times are estimates
+     * (docs/qnn.md, "Hextimate") */
+    bool estimated;
     /* private */
     int64_t *dims_pool;
 } etp_qnn_qhas;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1022,6 +1023,23 @@ static int read_paths(qhas_reader *r, const json_t *data) {
     return ETP_OK;
 }
 
+/* A QHAS written by QNN's host-side estimator (Hextimate) rather than from a device's profile:
+ * a string member of `header` (its tool, generator or producer) names it. No real sample was
+ * at hand: the rule follows the public description of the tool (docs/qnn.md, "Hextimate"). */
+static bool by_hextimate(const json_t *header) {
+    const char *k;
+    const json_t *v;
+    if (!json_is_object(header)) return false;
+    json_object_foreach((json_t *)header, k, v) {
+        if (!json_is_string(v)) continue;
+        const char *sv = json_string_value(v);
+        size_t n = json_string_length(v);
+        for (size_t i = 0; i + 9 <= n; i++)
+            if (strncasecmp(sv + i, "hextimate", 9) == 0) return true;
+    }
+    return false;
+}
+
 static int read_qhas(const etp_qnn_src *src, etp_qnn_qhas **out, etp_error *err) {
     const char *path = src->name;
     *out = NULL;
@@ -1039,9 +1057,20 @@ static int read_qhas(const etp_qnn_src *src, etp_qnn_qhas **out, etp_error *err)
     json_t *data;
     void *items;
     if ((rc = etp_qnn_jget_str(&r.c, q->root, "model_id", false, &q->model_id))) goto fail;
+    q->estimated = by_hextimate(json_object_get(q->root, "header"));
     if ((rc = etp_qnn_jget_obj(&r.c, q->root, "data", true, &data))) goto fail;
     etp_qnn_jpush_key(&r.c, "data");
     if ((rc = read_overall(&r, data))) goto fail;
+    if (q->estimated && q->n_cores && q->overall.time_us.has && q->overall.time_us.v == 0) {
+        /* Hextimate writes time_us 0 when it stopped before timing the graph */
+        etp_qnn_jpush_key(&r.c, "htp_overall_summary");
+        etp_qnn_jpush_key(&r.c, "data");
+        etp_qnn_jpush_index(&r.c, 0);
+        rc = etp_qnn_jfail(&r.c, "time_us",
+                           "0 us in a QHAS estimated on the host (Hextimate): a truncated "
+                           "estimate, its figures cannot be used (run the estimator again)");
+        goto fail;
+    }
     /* items are stored before rc is checked: a partly read section is freed with the QHAS. */
     rc = read_records(&r, data, "qnn_op_types", ETP_QNN_QHAS_QNN_OP_TYPES,
                       sizeof(etp_qnn_qhas_op_type), rec_op_type, 0, &items, &q->n_qnn_op_types);

@@ -608,9 +608,16 @@ static void r_memory(ex_ctx *c, const etp_finding *fi) {
         sb_printf(&c->ans, "NPU utilization %.2f%% of the graph timeline (%lld cycles; idle "
                            "%.2f%%)",
                   util->value, ival(FACT("timeline_cycles")), FACT("idle_percent")->value);
-        const etp_fact *ge = FACT("graph_execute_us");
-        if (!ge->unknown) sb_printf(&c->ans, ", graph execute %lld us", ival(ge));
+        const etp_fact *ge = FACT("graph_execute_time_us");
+        const etp_fact *gs = FACT("graph_execute_source");
+        const etp_fact *est = FACT("qhas_estimated");
+        if (ge && !ge->unknown)
+            sb_printf(&c->ans, ", graph execute %.*f us (%s)", ge->value == floor(ge->value) ? 0 : 3,
+                      ge->value, gs && gs->text ? gs->text : "?");
         sb_printf(&c->ans, ". ");
+        if (est && est->flag)
+            sb_printf(&c->ans, "These QHAS figures were estimated on the host (Hextimate), not "
+                               "measured on a device. ");
     }
     if (!vtcm->unknown) {
         sb_printf(&c->ans, "Peak VTCM (the HTP's tightly coupled memory, TCM) allocation ");

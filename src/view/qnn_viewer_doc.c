@@ -21,7 +21,7 @@ void etp_qnn_node_f64(etp_node *n, const char *k, etp_qnn_f64 v) {
 }
 
 static const etp_col v_cols[] = {
-    {"execute", "execute", NULL, ETP_T_UINT, false, 0},
+    {"execute", "execute", NULL, ETP_T_UINT, true, 0}, /* null on the other blocks' rows */
     {"level", "level", NULL, ETP_T_STR, false, 0},
     {"name", "event", NULL, ETP_T_STR, false, 0},
     {"op_id", "OpId", NULL, ETP_T_UINT, true, 0},
@@ -58,6 +58,62 @@ static void v_event_row(etp_table *t, const etp_qnn_stat_block *b, const etp_qnn
         etp_table_str(t, "no value (opaque optrace payload)");
     } else {
         etp_table_null(t);
+    }
+}
+
+/* The rows of a block other than an execute (init, compose, finalize, de-init, the viewer's
+ * Execute Stats aggregates): its NetRun and NetRun IPS, then each event as written; execute is
+ * null, level names the block ("init", ..., "deinit", or the aggregate in lower case: "average"),
+ * the note its title and graph. */
+static void v_stats_rows(etp_table *t, const etp_qnn_stat_block *b) {
+    char level[32], note[300];
+    const char *lv = b->aggregate ? b->aggregate : etp_qnn_stat_kind_name(b->kind);
+    size_t k = 0;
+    for (; lv[k] && k + 1 < sizeof level; k++)
+        level[k] = (char)(lv[k] >= 'A' && lv[k] <= 'Z' ? lv[k] - 'A' + 'a' : lv[k]);
+    level[k] = 0;
+    if (b->graph_name)
+        snprintf(note, sizeof note, "%s, graph %lld (%s)", b->title ? b->title : "?",
+                 (long long)b->graph_index.v, b->graph_name);
+    else snprintf(note, sizeof note, "%s", b->title ? b->title : "?");
+    if (b->netrun_us.has) {
+        etp_table_row(t);
+        etp_table_null(t);
+        etp_table_str(t, level);
+        etp_table_str(t, "NetRun");
+        etp_table_null(t);
+        etp_table_int(t, b->netrun_us.v);
+        etp_table_str(t, "us");
+        etp_table_null(t);
+        etp_table_null(t);
+        etp_table_str(t, note);
+    }
+    if (b->netrun_ips.has) {
+        etp_table_row(t);
+        etp_table_null(t);
+        etp_table_str(t, level);
+        etp_table_str(t, "NetRun IPS");
+        etp_table_null(t);
+        etp_table_float(t, b->netrun_ips.v);
+        etp_table_str(t, "inf/s");
+        etp_table_null(t);
+        etp_table_null(t);
+        etp_table_str(t, note);
+    }
+    for (uint32_t i = 0; i < b->n_events; i++) {
+        const etp_qnn_stat_event *e = &b->events[i];
+        etp_table_row(t);
+        etp_table_null(t);
+        etp_table_str(t, level);
+        etp_table_str(t, e->identifier);
+        etp_table_null(t);
+        if (!e->has_value) etp_table_null(t);
+        else if (e->fvalue == (double)e->value) etp_table_int(t, e->value);
+        else etp_table_float(t, e->fvalue);
+        etp_table_str(t, etp_qnn_event_unit_name(e));
+        etp_table_null(t);
+        etp_table_null(t);
+        etp_table_str(t, note);
     }
 }
 
@@ -207,6 +263,9 @@ static etp_table *viewer_table(const etp_qnn_viewer *v, etp_doc *doc) {
             etp_table_note(t, nb);
         }
     }
+    /* the other blocks (init, compose, finalize, de-init, the viewer's aggregates) in file
+     * order: before, only JSON other_stats had them */
+    for (uint32_t i = 0; i < v->n_stats; i++) v_stats_rows(t, &v->stats[i]);
     for (uint32_t i = 0; i < v->n_stats; i++) {
         const etp_qnn_stat_block *b = &v->stats[i];
         if (!b->aggregate) continue;

@@ -1779,6 +1779,16 @@ static void card_i64(rep *R, const char *key, etp_qnn_i64 v, const char *unit) {
     card(R, key, num(R, (double)v.v, 0), unit, NULL);
 }
 
+/* An execute time in us with where it comes from (etp_qnn_exec_time_meaning): to the tick from
+ * a runtrace, whole us from a QHAS. */
+static void card_time(rep *R, const char *key, etp_qnn_f64 v, const char *meaning,
+                      const char *id) {
+    if (!v.has) return;
+    char u[300];
+    snprintf(u, sizeof u, "us (%s)", meaning);
+    card(R, key, num(R, v.v, v.v == floor(v.v) ? 0 : 3), u, id);
+}
+
 static void card_bytes(rep *R, const char *key, etp_qnn_i64 v, const char *id) {
     if (!v.has) return;
     char u[64];
@@ -2010,18 +2020,28 @@ static void write_deep(rep *R) {
         E(R, graph);
         S(R, ".</p>\n");
     }
+    if (s->estimated) {
+        S(R, "<p class=\"warn\" id=\"qnn-estimated\">Estimated on the host: ");
+        E(R, ETP_QNN_ESTIMATED_NOTE);
+        S(R, ".</p>\n");
+    }
     S(R, "<div class=\"cards\">");
     if (s->utilization_percent.has)
         card(R, "NPU utilization", pct(R, s->utilization_percent.v), "% of the timeline", "qnn-util");
     if (s->idle_percent.has) card(R, "idle", pct(R, s->idle_percent.v), "%", NULL);
-    card_i64(R, "graph execute", s->graph_execute_us, "us");
-    card_i64(R, "QNN DSP execute", s->time_us, "us");
+    card_time(R, "graph execute", s->graph_execute_time_us,
+              etp_qnn_exec_time_meaning(s->graph_execute_source, true, s->estimated),
+              "qnn-graph-execute");
+    card_time(R, "QNN DSP execute", s->dsp_execute_time_us,
+              etp_qnn_exec_time_meaning(s->dsp_execute_source, false, s->estimated),
+              "qnn-dsp-execute");
     card_i64(R, "timeline", s->timeline_cycles, "cycles");
     if (s->clock_ghz.has) {
         char u[64];
         snprintf(u, sizeof u, "GHz (%s)",
                  s->clock_source == ETP_QNN_SRC_RUNTRACE ? "runtrace, measured"
-                                                        : "QHAS timeline / graph execute");
+                 : s->estimated ? "QHAS timeline / graph execute, estimated on the host"
+                                : "QHAS timeline / graph execute");
         card(R, "HTP clock", num(R, s->clock_ghz.v, 3), u, "qnn-clock");
     }
     card_bytes(R, "peak VTCM", s->peak_vtcm_bytes, "qnn-vtcm-peak");

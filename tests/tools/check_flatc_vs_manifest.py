@@ -338,10 +338,11 @@ def main(argv):
         # the backend decoders' fixtures (tests/test_backend_decoders.py), profile events each
         # the two-thread merge's dump (tests/test_threads_identical.sh), profile events each;
         # nesting that varies between runs (tests/test_data_quality.py): 4 runs of 4 events;
-        # an event whose unit varies between runs: 3 runs of 3
+        # an event whose unit varies between runs: 3 runs of 3; QNN GPU/LPAI-style node events
+        # under the EXECUTE event (tests/test_qnn_cli.sh): 3 runs of 6
         for fx, n in (("coreml", 6), ("vulkan", 9), ("neutron", 10), ("vgf", 8),
                       ("threads_split", 45), ("host_scopes", 16), ("host_scopes_halves", 16),
-                      ("units_vary", 9)):
+                      ("units_vary", 9), ("qnn_gpu", 18)):
             before = rep.failures
             check_all_kinds(rep, args.data, args.schema, args.flatc, fx, {"profile": n})
             covered.add("flatc-built/%s.etdp" % fx)
