@@ -414,6 +414,12 @@ int etp_program_value_tensor(const etp_program *p, uint32_t plan, uint32_t value
  * stay valid as long as the program's blob. False when absent or out of bounds. */
 bool etp_program_delegate_payload(const etp_program *p, uint32_t plan, uint32_t del,
                                   const uint8_t **data, size_t *len);
+/* Program.segments[i] (offset from the extended header's segment base, and size, in bytes), read
+ * at open. ETP_OK; ETP_E_INPUT with the located reason when its table does not lie in the file
+ * (the program still opens: only what uses that segment cannot be read); ETP_E_USAGE when i is
+ * not below etp_program_info.segment_count. */
+int etp_program_segment(const etp_program *p, uint32_t i, uint64_t *offset, uint64_t *size,
+                        etp_error *err);
 /* Innermost-last frames of an instruction's stack trace (count 0 when absent). */
 uint32_t etp_program_frame_count(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index);
 bool etp_program_frame(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index,
