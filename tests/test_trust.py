@@ -63,6 +63,46 @@ if r.returncode == 0:
 r = run("info", PTE)
 check("segment    1: 1331456 bytes at segment base + 0" in r.stdout, "info text: " + r.stdout[:400])
 
+# ---- item 6: the VTCM budget given twice -----------------------------------------------------
+# segment 1 (the QNN context binary) of the raw file: its compiler options text
+import re  # noqa: E402
+seg_base = struct.unpack_from("<Q", raw, 24)[0]  # eh00 extended header: segment_base_offset
+blob = raw[seg_base + want[1][0]: seg_base + want[1][0] + want[1][1]]
+sizes = set(int(m) for m in re.findall(rb"[;=]vtcm_size=(\d+)", blob))
+mbs = set(int(m) for m in re.findall(rb";vtcm_mb=(\d+)", blob))
+check(sizes == {8388608} and mbs == {4}, "blob options vtcm_size %r vtcm_mb %r" % (sizes, mbs))
+# the spec's vtcm_size_in_mb: QnnExecuTorchOptions.soc_info(0).htp_info(1).vtcm_size_in_mb(1)
+spec = bytes(prog["execution_plan"][0]["delegates"][0]["compile_specs"][0]["value"])
+
+
+def fld(b, t, i):
+    vt = t - struct.unpack_from("<i", b, t)[0]
+    return struct.unpack_from("<H", b, vt + 4 + 2 * i)[0] if 4 + 2 * i + 2 <= struct.unpack_from("<H", b, vt)[0] else 0
+
+
+r0 = struct.unpack_from("<I", spec, 0)[0]
+si = r0 + fld(spec, r0, 0)
+si += struct.unpack_from("<I", spec, si)[0]
+hi = si + fld(spec, si, 1)
+hi += struct.unpack_from("<I", spec, hi)[0]
+spec_mb = struct.unpack_from("<I", spec, hi + fld(spec, hi, 1))[0]
+check(spec_mb == 8, "spec vtcm_size_in_mb %d" % spec_mb)
+r = run("info", PTE, "-f", "json")
+soc = json.loads(r.stdout)["qnn_soc"] if r.returncode == 0 else {}
+check(soc.get("vtcm_budget_bytes") == spec_mb * 1048576, "budget %r" % soc.get("vtcm_budget_bytes"))
+w = soc.get("vtcm_warning") or ""
+check("vtcm_mb=4" in w and "vtcm_size=8388608" in w and "8 MiB is used" in w, "vtcm_warning %r" % w)
+check("qnn vtcm   WARNING" in run("info", PTE).stdout, "info text names the VTCM conflict")
+for cmd in ("ops", "summary", "runs", "explain"):
+    r = run(cmd, OUT2, "--pte", PTE, "-f", "json")
+    notes = json.dumps(json.loads(r.stdout).get("notes", [])) if r.returncode == 0 else ""
+    check("vtcm_mb=4" in notes, "%s json notes name vtcm_mb=4 (exit %d)" % (cmd, r.returncode))
+    r = run(cmd, OUT2, "--pte", PTE)
+    check("vtcm_mb=4" in r.stdout, "%s text names vtcm_mb=4" % cmd)
+# a program whose binary holds no such text: silent
+r = run("info", os.path.join(D, "upstream", "add.pte"))
+check("vtcm" not in r.stdout.lower(), "add.pte info says nothing of VTCM")
+
 if fails:
     for f in fails:
         print("FAIL:", f)

@@ -2725,10 +2725,13 @@ static PyObject *soc_dict(const etp_qnn_soc *soc, const etp_qnn_summary *s) {
         Py_XDECREF(budget);
         return NULL;
     }
-    return Py_BuildValue("{s:i,s:N,s:N,s:N,s:O,s:N,s:s}", "model_id", (int)soc->soc_model,
+    char w[600];
+    PyObject *warn = etp_qnn_soc_vtcm_note(soc, w, sizeof w) > 0 ? text(w) : Py_NewRef(Py_None);
+    return Py_BuildValue("{s:i,s:N,s:N,s:N,s:O,s:N,s:s,s:N}", "model_id", (int)soc->soc_model,
                          "model", text(soc->soc_name), "htp_arch", arch, "vtcm_budget_bytes",
                          budget, "differs", soc->differs ? Py_True : Py_False, "peak_vtcm_share",
-                         of64(etp_qnn_vtcm_share(s, soc)), "source", "pte qnn_compile_spec");
+                         of64(etp_qnn_vtcm_share(s, soc)), "source", "pte qnn_compile_spec",
+                         "vtcm_warning", warn);
 }
 
 static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {

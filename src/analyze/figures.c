@@ -5,6 +5,7 @@
 #include "analysis.h"
 #include "etprof_backend.h"
 #include "jw.h"
+#include "ops_int.h"
 #include "result_int.h"
 #include "qnn_report.h"
 
@@ -405,6 +406,7 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                  nm, first);
         emit(ctx, b);
     }
+    if (etp_qnn_soc_vtcm_note(etp__ops_qnn_soc(r), b, sizeof b) > 0) emit(ctx, b);
     for (size_t i = 0; i < etp_ops_method_count(r); i++) {
         const etp_ops_method *m = etp_ops_method_get(r, i);
         if (!m->n_candidates) continue;

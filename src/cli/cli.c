@@ -393,6 +393,8 @@ void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
     if (soc->vtcm_mb) etp_node_int(o, "vtcm_budget_bytes", (int64_t)soc->vtcm_mb * 1048576);
     else etp_node_null(o, "vtcm_budget_bytes");
     etp_node_bool(o, "differs", soc->differs);
+    char w[600];
+    etp_node_str(o, "vtcm_warning", etp_qnn_soc_vtcm_note(soc, w, sizeof w) > 0 ? w : NULL);
 }
 
 int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, etp_runner_log *out,

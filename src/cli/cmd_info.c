@@ -400,7 +400,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     etp_qnn_soc soc;
     etp_qnn_program_soc(p, blob, &soc);
-    char socline[600] = "";
+    char socline[1400] = "";
     if (soc.present) {
         char sn[64];
         etp_qnn_soc_name(&soc, sn, sizeof sn);
@@ -411,6 +411,12 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         if (k > 0 && (size_t)k < sizeof socline)
             snprintf(socline + k, sizeof socline - (size_t)k, " (qnn_compile_spec%s)\n",
                      soc.differs ? "; other QnnBackend delegates name another" : "");
+    }
+    if (soc.vtcm_conflict) {
+        char w[600];
+        etp_qnn_soc_vtcm_note(&soc, w, sizeof w);
+        size_t k = strlen(socline);
+        snprintf(socline + k, sizeof socline - k, "qnn vtcm   %s\n", w);
     }
     if (soc.unreadable) {
         char e[400];
