@@ -103,6 +103,32 @@ for cmd in ("ops", "summary", "runs", "explain"):
 r = run("info", os.path.join(D, "upstream", "add.pte"))
 check("vtcm" not in r.stdout.lower(), "add.pte info says nothing of VTCM")
 
+# ---- item 5: an ETRecord of another program ----------------------------------------------------
+# the record's edge program calls only aten.mul (zipfile + json); the dump's kernels (flatc) are
+# convolution, relu, max_pool2d, permute_copy, addmm: no operator in common
+import zipfile  # noqa: E402
+ETR = os.path.join(D, "upstream", "etrecord.bin")
+EDUMP = os.path.join(D, "upstream", "etdump.etdp")
+rec_ops = set(re.findall(r"aten\.([a-z_0-9]+)", zipfile.ZipFile(ETR).read(
+    "edge_dialect_exported_program").decode()))
+dj = flatc_io.flatc_json(os.path.join(S, "etdump.fbs"), EDUMP, T, size_prefixed=True)
+dump_ops = set(re.sub(r"^native_call_|\.out$", "", e["profile_event"]["name"])
+               for rd in dj["run_data"] for e in rd.get("events", [])
+               if e.get("profile_event", {}).get("name", "").startswith("native_call_"))
+check(rec_ops == {"mul"} and dump_ops and not (rec_ops & dump_ops),
+      "record ops %r, dump ops %r" % (rec_ops, dump_ops))
+for cmd in ("ops", "summary", "tree", "explain", "modules"):
+    r = run(cmd, EDUMP, "--etrecord", ETR)
+    check(r.returncode == 0 and "WARNING: the ETRecord" in r.stdout and "from another program" in r.stdout,
+          "%s text warns of the ETRecord of another program (exit %d)" % (cmd, r.returncode))
+    if cmd != "modules":
+        r = run(cmd, EDUMP, "--etrecord", ETR, "-f", "json")
+        notes = json.loads(r.stdout).get("notes", []) if r.returncode == 0 else []
+        check(any(n.startswith("WARNING: the ETRecord") for n in notes), "%s json notes warn" % cmd)
+rp = os.path.join(T, "r.html")
+r = run("report", EDUMP, "--etrecord", ETR, "-o", rp)
+check(r.returncode == 0 and "is from another program" in open(rp).read(), "report warns")
+
 if fails:
     for f in fails:
         print("FAIL:", f)
