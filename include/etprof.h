@@ -527,6 +527,9 @@ typedef struct etp_model_opts {
      * backends (etprof info): etp_model_block() then leaves every event's unit, value, flags
      * and QNN class unset (ETP_UNIT_NONE, NaN, 0, ETP_QNN_NONE) instead of deciding them. */
     bool kinds_only;
+    /* With `method`: a block whose files name another method (etp_model_method_conflict) is a
+     * located error (ETP_E_INPUT) instead of a counted warning. */
+    bool strict_method;
 } etp_model_opts;
 
 typedef struct etp_model etp_model;
@@ -582,6 +585,11 @@ const etp_program *etp_model_program(const etp_model *m);
 /* Program check (with opts.ignore_program_mismatch): how many blocks decoded so far the program
  * could not explain, and the located one-line reason for the first of them ("" when none). */
 uint32_t etp_model_mismatch(const etp_model *m, const char **first);
+/* `method` given (opts.method): how many blocks decoded so far the files say ran another method
+ * (the debug tensors, the delegate blob or the structure name one method, not that one), and the
+ * one-line reason for the first ("" when none). A method the files agree with, or cannot judge,
+ * is never counted. */
+uint32_t etp_model_method_conflict(const etp_model *m, const char **first);
 /* Frees the model's per-block scratch (the last view becomes invalid) and gives its share of
  * the process's memory budget back (docs/verifier.md "Memory"): for a caller that keeps the
  * model open between passes (the Python package), so that an idle model holds nothing. */
@@ -869,6 +877,9 @@ const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t 
  * unresolved: no method, operators or backends), and the located reason for the first ("" when
  * none); the string lives as long as the result. */
 uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first);
+/* With a method given (opts.method): how many blocks the files say ran another method, and the
+ * reason for the first ("" when none): etp_model_method_conflict at the time of the result. */
+uint32_t etp_ops_method_conflict(const etp_ops_result *r, const char **first);
 /* "htp_node" for HTP node rows, else etp_kind_name(row->kind). */
 const char *etp_ops_row_kind_name(const etp_ops_row *row);
 

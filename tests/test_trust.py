@@ -129,6 +129,55 @@ rp = os.path.join(T, "r.html")
 r = run("report", EDUMP, "--etrecord", ETR, "-o", rp)
 check(r.returncode == 0 and "is from another program" in open(rp).read(), "report warns")
 
+# ---- item 1: --method against the evidence -----------------------------------------------------
+# flatc: kv_forward declares an output of sizes [1, 1, 512], prefill_forward none; the dump's
+# logged output tensors (debug events without a delegate id) include [1, 1, 512]
+plans = {pl["name"]: pl for pl in prog["execution_plan"]}
+
+
+def out_sizes(pl):
+    vals = pl.get("values", [])
+    return [tuple(vals[i]["val"].get("sizes", [])) for i in pl.get("outputs", [])
+            if vals[i].get("val_type") == "Tensor"]
+
+
+dj2 = flatc_io.flatc_json(os.path.join(S, "etdump.fbs"), OUT2, T, size_prefixed=True)
+logged = set(tuple(e["debug_event"]["debug_entry"]["tensor"]["sizes"])
+             for rd in dj2["run_data"] for e in rd.get("events", [])
+             if "debug_event" in e and "tensor" in e["debug_event"].get("debug_entry", {}))
+check((1, 1, 512) in out_sizes(plans["kv_forward"]) and
+      (1, 1, 512) not in out_sizes(plans["prefill_forward"]) and (1, 1, 512) in logged,
+      "kv_forward outputs %r, prefill %r, logged %r" % (out_sizes(plans["kv_forward"])[:3],
+                                                       out_sizes(plans["prefill_forward"])[:3],
+                                                       sorted(logged)[:5]))
+WANT = "--method prefill_forward contradicts the files"
+for cmd in ("ops", "summary", "tree", "explain", "runs", "info"):
+    bad = run(cmd, OUT2, "--pte", PTE, "--method", "prefill_forward")
+    flat = " ".join(bad.stdout.split())  # wrapped text: one line
+    check(bad.returncode == 0 and WANT in flat and "ran kv_forward" in flat and
+          "debug_tensors" in flat, "%s text warns (exit %d)" % (cmd, bad.returncode))
+    check(WANT in bad.stderr and "etprof: warning:" in bad.stderr, "%s stderr warns" % cmd)
+    j = run(cmd, OUT2, "--pte", PTE, "--method", "prefill_forward", "-f", "json")
+    check(j.returncode == 0 and WANT in j.stdout, "%s json says it" % cmd)
+    good = run(cmd, OUT2, "--pte", PTE, "--method", "kv_forward")
+    check(good.returncode == 0 and "contradict" not in good.stdout + good.stderr,
+          "%s: an agreeing --method is silent" % cmd)
+j = json.loads(run("summary", OUT2, "--pte", PTE, "--method", "prefill_forward", "-f", "json").stdout)
+check(j["data_quality"]["method_conflict"]["blocks"] == 2, "2 run blocks contradict (2 executions)")
+r = run("ops", OUT2, "--pte", PTE, "--method", "prefill_forward", "-f", "csv")
+check(WANT in r.stderr, "csv: the warning on standard error")
+rp = os.path.join(T, "m.html")
+r = run("report", OUT2, "--pte", PTE, "--method", "prefill_forward", "-o", rp)
+check(r.returncode == 0 and WANT in open(rp).read(), "report warns")
+sp = os.path.join(T, "strict.txt")
+r = run("summary", OUT2, "--pte", PTE, "--method", "prefill_forward", "--strict", "-o", sp)
+check(r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1 and WANT in r.stderr
+      and not os.path.exists(sp), "--strict: exit 1, one line, no output file (%d: %s)"
+      % (r.returncode, r.stderr))
+r = run("summary", OUT2, "--pte", PTE, "--method", "kv_forward", "--strict")
+check(r.returncode == 0, "--strict with an agreeing --method: exit 0")
+
+shutil.rmtree(T, ignore_errors=True)
 if fails:
     for f in fails:
         print("FAIL:", f)

@@ -555,6 +555,16 @@ static int need_ops(Profile *p) {
         raise_etp(rc, &err);
         return -1;
     }
+    /* method= that the files contradict: a Python warning, once per Profile (the result is
+     * kept), as the command's WARNING note */
+    const char *cf = NULL;
+    uint32_t nc = etp_ops_method_conflict(ops, &cf);
+    if (nc) {
+        char w[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 128];
+        snprintf(w, sizeof w, "etprof: the method given contradicts the files in %u block(s), "
+                              "shown under the given name; first: %s", nc, cf);
+        if (PyErr_WarnEx(PyExc_UserWarning, w, 2) < 0) return -1;
+    }
     return 0;
 }
 

@@ -115,6 +115,8 @@ struct etp_ops_result {
     etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (etp__ops_qnn_soc) */
     uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
     const char *mismatch_first; /* the located reason for the first of them */
+    uint32_t conflict_blocks;   /* --method: blocks the files say ran another method */
+    const char *conflict_first; /* the reason for the first of them */
     /* the memory budget (model_int.h): rows charged so far, and the refusal when over it */
     uint64_t mem_budget, mem_held;
     size_t rows_charged;
@@ -1721,8 +1723,19 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
+    r->conflict_blocks = etp_model_method_conflict(m, &first);
+    if (r->conflict_blocks && first && !(r->conflict_first = arena_strn(r, first, strlen(first)))) {
+        etp_ops_free(r);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     *out = r;
     return ETP_OK;
+}
+
+uint32_t etp_ops_method_conflict(const etp_ops_result *r, const char **first) {
+    if (first) *first = r->conflict_first ? r->conflict_first : "";
+    return r->conflict_blocks;
 }
 
 const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r) { return r ? &r->soc : NULL; }

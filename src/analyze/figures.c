@@ -398,6 +398,14 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
     for (size_t i = 0; i < etp_ops_row_count(r); i++)
         clock |= etp_ops_row_get(r, i)->flags & (ETP_MF_MINIMAL_PAL | ETP_MF_NO_CLOCK);
     etp_clock_notes(clock, emit, ctx);
+    uint32_t nc = etp_ops_method_conflict(r, &first);
+    if (nc) {
+        snprintf(b, sizeof b,
+                 "WARNING: the method given contradicts the files in %u block(s), shown under the "
+                 "given name; first: %.500s",
+                 nc, first);
+        emit(ctx, b);
+    }
     uint32_t nm = etp_ops_program_mismatch(r, &first);
     if (nm) {
         snprintf(b, sizeof b,
@@ -535,6 +543,10 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
     etp_node *pm = etp_node_obj(q, "program_mismatch");
     etp_node_uint(pm, "blocks", nm);
     etp_node_str(pm, "first", nm ? first : NULL);
+    uint32_t nc = etp_ops_method_conflict(r, &first);
+    etp_node *mc = etp_node_obj(q, "method_conflict");
+    etp_node_uint(mc, "blocks", nc);
+    etp_node_str(mc, "first", nc ? first : NULL);
     etp_node *bl = etp_node_arr(q, "blocks");
     for (size_t i = 0; i < ng; i++) {
         etp_node *o = etp_node_obj(bl, NULL);

@@ -47,6 +47,7 @@ typedef enum opt_id {
     OPT_MODULE,
     /* the Arm runner's serial log apart from the ETDump (summary, explain, report) */
     OPT_RUNNER_LOG, OPT_RUNNER_LOG_NEW,
+    OPT_STRICT,
     OPT_COUNT_
 } opt_id;
 

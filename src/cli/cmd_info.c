@@ -90,6 +90,13 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
                           "block(s) do not fit the program and are shown without method or "
                           "backends; first: %s\n",
                           nm, first);
+    const char *cf = NULL;
+    uint32_t nc = in->model ? etp_model_method_conflict(in->model, &cf) : 0;
+    if (nc)
+        etp_section_textf(sec, ETP_TEXT_WRAP, 11,
+                          "warning    WARNING: the method given contradicts the files in %u "
+                          "block(s), shown under the given name; first: %s\n",
+                          nc, cf);
     etp_section_text(sec, ETP_TEXT_WRAP, NULL, 11, "\n");
     return true;
 }
@@ -166,6 +173,11 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         etp_node *pm = etp_node_obj(root, "program_mismatch");
         etp_node_uint(pm, "blocks", nm);
         etp_node_str(pm, "first", nm ? first : NULL);
+        const char *cf = NULL;
+        uint32_t nc = in.model ? etp_model_method_conflict(in.model, &cf) : 0;
+        etp_node *mc = etp_node_obj(root, "method_conflict");
+        etp_node_uint(mc, "blocks", nc);
+        etp_node_str(mc, "first", nc ? cf : NULL);
         etp_node *ba = etp_node_arr(root, "backends");
         for (uint32_t i = 0; i < nbackends; i++) {
             etp_node *bo = etp_node_obj(ba, NULL);
