@@ -808,6 +808,11 @@ typedef struct etp_ops_method {
     uint32_t n_candidates;
     const char *const *candidate_names;
     const char *candidates;
+    /* host-timed rows with an instruction id but no OPERATOR_CALL/DELEGATE_CALL wrapper (kind
+     * other): instruction events were recorded, but whether they ran on the CPU or in a backend
+     * is unknown; the first of them (an index of etp_ops_row_get, -1 when none) */
+    uint32_t unwrapped_rows;
+    int64_t unwrapped_first;
 } etp_ops_method;
 
 /* The QNN top-level execute events (qnn-profiling.md 3.1), in the nesting order of their times. */

@@ -1138,6 +1138,8 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         }
         bool any_opcall = false, any_instr = false;
         size_t ndel = 0, ncpu = 0;
+        m->unwrapped_rows = 0;
+        m->unwrapped_first = -1;
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &ROW(r, k);
             if (row->method != mi) continue;
@@ -1146,6 +1148,14 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
             if (row->kind == ETP_KIND_OPERATOR_CALL || row->kind == ETP_KIND_DELEGATE_CALL ||
                 row->kind == ETP_KIND_KERNEL)
                 any_instr = true;
+            /* host-timed events with an instruction id but no runtime wrapper around them (a
+             * writer other than the runtime's, e.g. the Inspector's tests): instruction events
+             * were recorded, so the level is not method_only (issue 36 item 4) */
+            if (row->kind == ETP_KIND_OTHER && row->chain >= 0 && row->instr >= 0 &&
+                row->place == ETP_PLACE_FRAMEWORK && etp_unit_is_time(row->unit)) {
+                any_instr = true;
+                if (m->unwrapped_rows++ == 0) m->unwrapped_first = (int64_t)k;
+            }
             if (row->htp_node) m->htp_node_rows++;
         }
         m->profiling_level = any_instr ? ETP_PL_FULL

@@ -460,6 +460,19 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                  etp_profiling_level_name(m->profiling_level));
         emit(ctx, b);
     }
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (!m->unwrapped_rows || m->operator_calls || m->delegate_calls) continue;
+        const etp_ops_row *u = etp_ops_row_get(r, (size_t)m->unwrapped_first);
+        snprintf(b, sizeof b,
+                 "%.200s: %u row(s) with an instruction id (the first: %.100s, instruction %d) "
+                 "were recorded without the runtime's OPERATOR_CALL or DELEGATE_CALL around them "
+                 "(a writer other than the runtime's): they are listed as kind \"other\", and "
+                 "whether they ran on the CPU or in a backend is unknown",
+                 m->name ? m->name : "(method unknown)", m->unwrapped_rows,
+                 u ? u->name : "?", u ? u->instr : -1);
+        emit(ctx, b);
+    }
     uint64_t bad = 0, named = 0;
     size_t nbad = 0, nvar = 0, nunit = 0, nr = etp_ops_row_count(r);
     for (size_t i = 0; i < nr; i++) {
@@ -477,6 +490,19 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                          "(bad_time_count per row):",
                          (unsigned long long)bad, nbad);
         note_rows(b, sizeof b, w, nbad, 5, 120, r, bad_time_item, emit, ctx);
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        /* a row inside a method cannot take more of it than all of it */
+        if (row->kind == ETP_KIND_FRAMEWORK || !etp_unit_is_time(row->unit) ||
+            !isfinite(row->share) || row->share <= 100.0 + 1e-9)
+            continue;
+        snprintf(b, sizeof b,
+                 "WARNING: %.100s (instruction %d) is shown at %.2f%% of Method::execute: a part "
+                 "cannot take more than the whole; its events are not inside Method::execute, or "
+                 "their times come from another clock or unit; its share is not meaningful",
+                 row->name, row->instr, row->share);
+        emit(ctx, b);
     }
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);

@@ -1392,6 +1392,11 @@ static void write_cpu(rep *R) {
                 P(R, "<p class=\"ok\">No CPU fallback: every operator ran inside a delegate (%u "
                      "partition%s).</p>",
                   m->delegate_partitions, m->delegate_partitions == 1 ? "" : "s");
+            else if (m->unwrapped_rows)
+                P(R, "<p class=\"note\">%u row(s) with an instruction id were recorded without "
+                     "OPERATOR_CALL or DELEGATE_CALL: where they ran (CPU or a backend) is "
+                     "unknown.</p>",
+                  m->unwrapped_rows);
             else
                 S(R, "<p class=\"note\">No OPERATOR_CALL or DELEGATE_CALL events: nothing to "
                      "attribute (method-only profiling?).</p>");
