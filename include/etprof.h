@@ -457,6 +457,12 @@ int etp_program_value_tensor(const etp_program *p, uint32_t plan, uint32_t value
  * stay valid as long as the program's blob. False when absent or out of bounds. */
 bool etp_program_delegate_payload(const etp_program *p, uint32_t plan, uint32_t del,
                                   const uint8_t **data, size_t *len);
+/* Program.segments[i] (offset from the extended header's segment base, and size, in bytes), read
+ * at open. ETP_OK; ETP_E_INPUT with the located reason when its table does not lie in the file
+ * (the program still opens: only what uses that segment cannot be read); ETP_E_USAGE when i is
+ * not below etp_program_info.segment_count. */
+int etp_program_segment(const etp_program *p, uint32_t i, uint64_t *offset, uint64_t *size,
+                        etp_error *err);
 /* Innermost-last frames of an instruction's stack trace (count 0 when absent). */
 uint32_t etp_program_frame_count(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index);
 bool etp_program_frame(const etp_program *p, uint32_t plan, uint32_t chain, uint32_t index,
@@ -564,6 +570,9 @@ typedef struct etp_model_opts {
      * backends (etprof info): etp_model_block() then leaves every event's unit, value, flags
      * and QNN class unset (ETP_UNIT_NONE, NaN, 0, ETP_QNN_NONE) instead of deciding them. */
     bool kinds_only;
+    /* With `method`: a block whose files name another method (etp_model_method_conflict) is a
+     * located error (ETP_E_INPUT) instead of a counted warning. */
+    bool strict_method;
 } etp_model_opts;
 
 typedef struct etp_model etp_model;
@@ -619,6 +628,11 @@ const etp_program *etp_model_program(const etp_model *m);
 /* Program check (with opts.ignore_program_mismatch): how many blocks decoded so far the program
  * could not explain, and the located one-line reason for the first of them ("" when none). */
 uint32_t etp_model_mismatch(const etp_model *m, const char **first);
+/* `method` given (opts.method): how many blocks decoded so far the files say ran another method
+ * (the debug tensors, the delegate blob or the structure name one method, not that one), and the
+ * one-line reason for the first ("" when none). A method the files agree with, or cannot judge,
+ * is never counted. */
+uint32_t etp_model_method_conflict(const etp_model *m, const char **first);
 /* Frees the model's per-block scratch (the last view becomes invalid) and gives its share of
  * the process's memory budget back (docs/verifier.md "Memory"): for a caller that keeps the
  * model open between passes (the Python package), so that an idle model holds nothing. */
@@ -837,6 +851,11 @@ typedef struct etp_ops_method {
     uint32_t n_candidates;
     const char *const *candidate_names;
     const char *candidates;
+    /* host-timed rows with an instruction id but no OPERATOR_CALL/DELEGATE_CALL wrapper (kind
+     * other): instruction events were recorded, but whether they ran on the CPU or in a backend
+     * is unknown; the first of them (an index of etp_ops_row_get, -1 when none) */
+    uint32_t unwrapped_rows;
+    int64_t unwrapped_first;
 } etp_ops_method;
 
 /* The QNN top-level execute events (qnn-profiling.md 3.1), in the nesting order of their times. */
@@ -912,6 +931,9 @@ const etp_ops_block_group *etp_ops_block_groups(const etp_ops_result *r, size_t 
  * unresolved: no method, operators or backends), and the located reason for the first ("" when
  * none); the string lives as long as the result. */
 uint32_t etp_ops_program_mismatch(const etp_ops_result *r, const char **first);
+/* With a method given (opts.method): how many blocks the files say ran another method, and the
+ * reason for the first ("" when none): etp_model_method_conflict at the time of the result. */
+uint32_t etp_ops_method_conflict(const etp_ops_result *r, const char **first);
 /* "htp_node" for HTP node rows, else etp_kind_name(row->kind). */
 const char *etp_ops_row_kind_name(const etp_ops_row *row);
 

@@ -249,7 +249,13 @@ void etp_etrecord_node_cells(etp_node *n, const etp_etrecord *rec, const char *m
  * names neither (or out of memory). The caller frees it. */
 char *etp_etrecord_where(const etp_etrecord *rec, const char *method, const etp_ops_row *row,
                          etp_etr_counts *st);
-/* The notes: how many rows joined, HTP nodes matched by name (nothing when rec is NULL). */
+/* An ETRecord that joins none of the rows it could join (no instruction row, no HTP node) is
+ * from another program: one WARNING line naming the record and the counts into buf; "" when it
+ * joins any row or there is nothing to join. Returns the length snprintf would have written. */
+int etp_etrecord_mismatch_note(const etp_etrecord *rec, const etp_etr_counts *st, char *buf,
+                               size_t n);
+/* The notes: the mismatch WARNING (etp_etrecord_mismatch_note), how many rows joined, HTP nodes
+ * matched by name (nothing when rec is NULL). */
 void etp_etrecord_notes(const etp_etrecord *rec, const etp_etr_counts *st,
                         void (*emit)(void *ctx, const char *text), void *ctx);
 /* Without a record (rec NULL) and with rows a record would name: one note saying what a record

@@ -465,6 +465,12 @@ typedef struct etp_qnn_soc {
     bool differs;         /* another readable spec names another SoC, architecture or budget */
     uint32_t unreadable;  /* specs that did not verify as such a FlatBuffer (not read) */
     etp_error error;      /* the first of them, located (file, byte offset, path) */
+    /* The QNN context binary of that delegate (its processed blob) records the HTP compiler's
+     * options as text ("...;vtcm_size=8388608;vtcm_kb=-1;vtcm_mb=4;..."): the first value of
+     * each, 0 when absent or the blob is not read. */
+    uint64_t blob_vtcm_size_bytes; /* vtcm_size= (bytes) */
+    uint32_t blob_vtcm_mb;         /* vtcm_mb= (MiB) */
+    bool vtcm_conflict;            /* those values do not all give vtcm_mb: etp_qnn_soc_vtcm_note */
 } etp_qnn_soc;
 
 /* Fills *out from program `p` (NULL: nothing found); `blob` (may be NULL) is the file it was
@@ -472,6 +478,10 @@ typedef struct etp_qnn_soc {
  * the spec's first byte). Cannot fail: a spec that does not verify is counted in `unreadable`,
  * never read. */
 void etp_qnn_program_soc(const etp_program *p, const etp_blob *blob, etp_qnn_soc *out);
+/* When the program's values of the VTCM budget disagree (soc->vtcm_conflict): one line naming
+ * each and the one used, into buf (WARNING: ...); "" otherwise. Returns the length snprintf would
+ * have written. */
+int etp_qnn_soc_vtcm_note(const etp_qnn_soc *soc, char *buf, size_t n);
 /* "SM8650, HTP V75" ("chipset id N" for an unknown id; no arch when absent) into buf; "" when
  * no SoC is present. Returns the length snprintf would have written. */
 int etp_qnn_soc_name(const etp_qnn_soc *soc, char *buf, size_t n);

@@ -297,6 +297,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(fw and all(r["op_types"] is None for r in fw), "framework rows are not joined")
         notes = json.loads(out)["notes"]
         check(any("1 of 1 instruction rows joined" in n for n in notes), "join note")
+        check(not any("from another program" in n for n in notes),
+              "a record that joins is not called one of another program")
     rc, out, err = run("ops", dump, "--pte", pte, "--etrecord", old)
     check(rc == 0 and "aten.add.Tensor" in out and "/home/u/blocks.py:12" in out,
           "ops table shows op types and the source line")

@@ -565,6 +565,16 @@ static int need_ops(Profile *p) {
         raise_etp(rc, &err);
         return -1;
     }
+    /* method= that the files contradict: a Python warning, once per Profile (the result is
+     * kept), as the command's WARNING note */
+    const char *cf = NULL;
+    uint32_t nc = etp_ops_method_conflict(ops, &cf);
+    if (nc) {
+        char w[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 128];
+        snprintf(w, sizeof w, "etprof: the method given contradicts the files in %u block(s), "
+                              "shown under the given name; first: %s", nc, cf);
+        if (PyErr_WarnEx(PyExc_UserWarning, w, 2) < 0) return -1;
+    }
     return 0;
 }
 
@@ -2935,10 +2945,13 @@ static PyObject *soc_dict(const etp_qnn_soc *soc, const etp_qnn_summary *s) {
         Py_XDECREF(budget);
         return NULL;
     }
-    return Py_BuildValue("{s:i,s:N,s:N,s:N,s:O,s:N,s:s}", "model_id", (int)soc->soc_model,
+    char w[600];
+    PyObject *warn = etp_qnn_soc_vtcm_note(soc, w, sizeof w) > 0 ? text(w) : Py_NewRef(Py_None);
+    return Py_BuildValue("{s:i,s:N,s:N,s:N,s:O,s:N,s:s,s:N}", "model_id", (int)soc->soc_model,
                          "model", text(soc->soc_name), "htp_arch", arch, "vtcm_budget_bytes",
                          budget, "differs", soc->differs ? Py_True : Py_False, "peak_vtcm_share",
-                         of64(etp_qnn_vtcm_share(s, soc)), "source", "pte qnn_compile_spec");
+                         of64(etp_qnn_vtcm_share(s, soc)), "source", "pte qnn_compile_spec",
+                         "vtcm_warning", warn);
 }
 
 static PyObject *Profile_qnn(Profile *p, PyObject *args, PyObject *kw) {

@@ -116,6 +116,8 @@ struct etp_ops_result {
     etp_qnn_soc soc; /* what the program's QNN delegates were compiled for (etp__ops_qnn_soc) */
     uint32_t mismatch_blocks; /* --ignore-program-mismatch: blocks the program did not fit */
     const char *mismatch_first; /* the located reason for the first of them */
+    uint32_t conflict_blocks;   /* --method: blocks the files say ran another method */
+    const char *conflict_first; /* the reason for the first of them */
     /* the memory budget (model_int.h): rows charged so far, and the refusal when over it */
     uint64_t mem_budget, mem_held;
     size_t rows_charged;
@@ -1142,6 +1144,8 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
         }
         bool any_opcall = false, any_instr = false;
         size_t ndel = 0, ncpu = 0;
+        m->unwrapped_rows = 0;
+        m->unwrapped_first = -1;
         for (size_t k = 0; k < nrows; k++) {
             const etp_ops_row *row = &ROW(r, k);
             if (row->method != mi) continue;
@@ -1150,6 +1154,14 @@ static int finish_methods(etp_ops_result *r, size_t nrows) {
             if (row->kind == ETP_KIND_OPERATOR_CALL || row->kind == ETP_KIND_DELEGATE_CALL ||
                 row->kind == ETP_KIND_KERNEL)
                 any_instr = true;
+            /* host-timed events with an instruction id but no runtime wrapper around them (a
+             * writer other than the runtime's, e.g. the Inspector's tests): instruction events
+             * were recorded, so the level is not method_only (issue 36 item 4) */
+            if (row->kind == ETP_KIND_OTHER && row->chain >= 0 && row->instr >= 0 &&
+                row->place == ETP_PLACE_FRAMEWORK && etp_unit_is_time(row->unit)) {
+                any_instr = true;
+                if (m->unwrapped_rows++ == 0) m->unwrapped_first = (int64_t)k;
+            }
             if (row->htp_node) m->htp_node_rows++;
         }
         m->profiling_level = any_instr ? ETP_PL_FULL
@@ -1727,8 +1739,19 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
         return ETP_E_INTERNAL;
     }
+    r->conflict_blocks = etp_model_method_conflict(m, &first);
+    if (r->conflict_blocks && first && !(r->conflict_first = arena_strn(r, first, strlen(first)))) {
+        etp_ops_free(r);
+        etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
     *out = r;
     return ETP_OK;
+}
+
+uint32_t etp_ops_method_conflict(const etp_ops_result *r, const char **first) {
+    if (first) *first = r->conflict_first ? r->conflict_first : "";
+    return r->conflict_blocks;
 }
 
 const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r) { return r ? &r->soc : NULL; }

@@ -5,6 +5,7 @@
 #include "analysis.h"
 #include "etprof_backend.h"
 #include "jw.h"
+#include "ops_int.h"
 #include "result_int.h"
 #include "qnn_report.h"
 

@@ -21,6 +21,8 @@ static const cli_optdef optdefs[] = {
      "table: every column at full width, whatever COLUMNS or the terminal width"},
     {OPT_PTE, "pte", 0, "P", "the program (.pte/.bpte) that ran: names operators and backends"},
     {OPT_METHOD, "method", 0, "NAME", "the method that ran (default: inferred from the events)"},
+    {OPT_STRICT, "strict", 0, NULL,
+     "--method that the files contradict (logged tensor shapes, delegate blob) is an error"},
     {OPT_IGNORE_MISMATCH, "ignore-program-mismatch", 0, NULL,
      "go on when --pte cannot explain the dump's events (those runs stay unresolved; warns)"},
     {OPT_TICK_NS, "tick-ns", 0, "RATIO", "nanoseconds per host tick (default 1, Linux/Android; an Arm runner log: ticks)"},
@@ -181,6 +183,7 @@ int cli_model_opts(cli_args *a, etp_model_opts *mo) {
     etp_model_opts_init(mo);
     mo->method = a->set[OPT_METHOD] ? a->val[OPT_METHOD] : NULL;
     mo->ignore_program_mismatch = a->set[OPT_IGNORE_MISMATCH];
+    mo->strict_method = a->set[OPT_STRICT];
     int n = a->set[OPT_TICK_NS] + a->set[OPT_TICK_HZ] + a->set[OPT_TICKS];
     if (n > 1) {
         cli_errorf("--tick-ns, --tick-hz and --ticks exclude each other");
@@ -293,6 +296,11 @@ static int open_inputs(cli_args *a, etp_blob *blob, cli_inputs *in, bool backgro
 
 void cli_close_inputs(cli_inputs *in) {
     const char *first = NULL;
+    uint32_t nc = in->model ? etp_model_method_conflict(in->model, &first) : 0;
+    if (nc)
+        fprintf(stderr,
+                "etprof: warning: --method contradicts the files in %u block(s); first: %s\n", nc,
+                first);
     uint32_t nm = in->model ? etp_model_mismatch(in->model, &first) : 0;
     if (nm)
         cli_warnf("--ignore-program-mismatch: %u block(s) do not fit the program and were left "
@@ -440,6 +448,8 @@ void cli_node_qnn_soc(etp_node *o, const etp_qnn_soc *soc) {
     if (soc->vtcm_mb) etp_node_int(o, "vtcm_budget_bytes", (int64_t)soc->vtcm_mb * 1048576);
     else etp_node_null(o, "vtcm_budget_bytes");
     etp_node_bool(o, "differs", soc->differs);
+    char w[600];
+    etp_node_str(o, "vtcm_warning", etp_qnn_soc_vtcm_note(soc, w, sizeof w) > 0 ? w : NULL);
 }
 
 int cli_runner_log_opt(cli_args *a, int opt, const etp_dump *d, etp_runner_log *out,

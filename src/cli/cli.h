@@ -52,6 +52,7 @@ typedef enum opt_id {
     OPT_JOB_ID, OPT_RUN_ATTEMPT, OPT_TIMESTAMP,
     /* session (cmd_session.c) */
     OPT_PREFILL_RUNS, OPT_PROMPT_TOKENS,
+    OPT_STRICT,
     OPT_COUNT_
 } opt_id;
 

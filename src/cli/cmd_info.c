@@ -90,6 +90,13 @@ static bool dump_header(etp_section *sec, cli_args *a, const char *path, const e
                           "block(s) do not fit the program and are shown without method or "
                           "backends; first: %s\n",
                           nm, first);
+    const char *cf = NULL;
+    uint32_t nc = in->model ? etp_model_method_conflict(in->model, &cf) : 0;
+    if (nc)
+        etp_section_textf(sec, ETP_TEXT_WRAP, 11,
+                          "warning    WARNING: the method given contradicts the files in %u "
+                          "block(s), shown under the given name; first: %s\n",
+                          nc, cf);
     etp_section_text(sec, ETP_TEXT_WRAP, NULL, 11, "\n");
     return true;
 }
@@ -166,6 +173,11 @@ static int info_dump(cli_args *a, const char *path, etp_blob *blob) {
         etp_node *pm = etp_node_obj(root, "program_mismatch");
         etp_node_uint(pm, "blocks", nm);
         etp_node_str(pm, "first", nm ? first : NULL);
+        const char *cf = NULL;
+        uint32_t nc = in.model ? etp_model_method_conflict(in.model, &cf) : 0;
+        etp_node *mc = etp_node_obj(root, "method_conflict");
+        etp_node_uint(mc, "blocks", nc);
+        etp_node_str(mc, "first", nc ? cf : NULL);
         etp_node *ba = etp_node_arr(root, "backends");
         for (uint32_t i = 0; i < nbackends; i++) {
             etp_node *bo = etp_node_obj(ba, NULL);
@@ -308,6 +320,36 @@ static char *device_lines(const etp_program *p) {
     return out;
 }
 
+/* "segment    i: SIZE bytes at +OFFSET" per segment of the program (the first SEG_LINES), or
+ * its located reason when its table does not lie in the file. */
+#define SEG_LINES 16
+static void segment_lines(const etp_program *p, char *out, size_t cap) {
+    const etp_program_info *pi = etp_program_get_info(p);
+    size_t n = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < pi->segment_count && i < SEG_LINES && n + 1 < cap; i++) {
+        uint64_t off, size;
+        etp_error e = {0};
+        int w;
+        if (etp_program_segment(p, i, &off, &size, &e) == ETP_OK) {
+            w = snprintf(out + n, cap - n, "segment    %u: %llu bytes at segment base + %llu\n", i,
+                         (unsigned long long)size, (unsigned long long)off);
+        } else {
+            char m[300];
+            etp_error_format(&e, m, sizeof m);
+            w = snprintf(out + n, cap - n, "segment    %u: unreadable (what uses it is not read): %s\n",
+                         i, m);
+        }
+        if (w < 0 || (size_t)w >= cap - n) {
+            out[n] = 0;
+            return;
+        }
+        n += (size_t)w;
+    }
+    if (pi->segment_count > SEG_LINES && n + 1 < cap)
+        snprintf(out + n, cap - n, "segment    ... %u more\n", pi->segment_count - SEG_LINES);
+}
+
 static char *spec_lines(const etp_program *p) {
     const etp_program_info *pi = etp_program_get_info(p);
     size_t cap = 256, len = 0, n = 0, seen = 0;
@@ -400,7 +442,7 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
     etp_doc_json_omit(doc, ETP_JSON_NO_NOTES);
     etp_qnn_soc soc;
     etp_qnn_program_soc(p, blob, &soc);
-    char socline[600] = "";
+    char socline[1400] = "";
     if (soc.present) {
         char sn[64];
         etp_qnn_soc_name(&soc, sn, sizeof sn);
@@ -411,6 +453,12 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         if (k > 0 && (size_t)k < sizeof socline)
             snprintf(socline + k, sizeof socline - (size_t)k, " (qnn_compile_spec%s)\n",
                      soc.differs ? "; other QnnBackend delegates name another" : "");
+    }
+    if (soc.vtcm_conflict) {
+        char w[600];
+        etp_qnn_soc_vtcm_note(&soc, w, sizeof w);
+        size_t k = strlen(socline);
+        snprintf(socline + k, sizeof socline - k, "qnn vtcm   %s\n", w);
     }
     if (soc.unreadable) {
         char e[400];
@@ -434,6 +482,24 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         etp_node_bool(root, "bundled", pi->bundled);
         etp_node_uint(root, "version", pi->version);
         etp_node_uint(root, "segments", pi->segment_count);
+        etp_node *sl = etp_node_arr(root, "segment_table");
+        for (uint32_t i = 0; i < pi->segment_count; i++) {
+            uint64_t off, size;
+            etp_error e = {0};
+            etp_node *so = etp_node_obj(sl, NULL);
+            etp_node_uint(so, "index", i);
+            if (etp_program_segment(p, i, &off, &size, &e) == ETP_OK) {
+                etp_node_uint(so, "offset_bytes", off);
+                etp_node_uint(so, "size_bytes", size);
+                etp_node_null(so, "error");
+            } else {
+                char m[400];
+                etp_error_format(&e, m, sizeof m);
+                etp_node_null(so, "offset_bytes");
+                etp_node_null(so, "size_bytes");
+                etp_node_str(so, "error", m);
+            }
+        }
         if (soc.present) {
             etp_node *so = etp_node_obj(root, "qnn_soc");
             cli_node_qnn_soc(so, &soc);
@@ -445,12 +511,14 @@ static int info_program(cli_args *a, const char *path, etp_blob *blob) {
         methods = etp_node_arr(root, "methods");
     } else {
         etp_section *sec = etp_doc_section(doc, "info");
+        char segs[SEG_LINES * 400 + 64];
+        if (a->fmt == ETP_FMT_TABLE) segment_lines(p, segs, sizeof segs);
         if (a->fmt == ETP_FMT_TABLE)
             etp_section_textf(sec, ETP_TEXT_WRAP, 11,
                               "file       %s\nkind       ExecuTorch %sprogram, version %u, %zu "
-                              "bytes, %u methods, %u segments\n%s%s%s\n",
+                              "bytes, %u methods, %u segments\n%s%s%s%s\n",
                               path, pi->bundled ? "bundled " : "", pi->version, blob->size,
-                              pi->plan_count, pi->segment_count, socline, specs ? specs : "",
+                              pi->plan_count, pi->segment_count, segs, socline, specs ? specs : "",
                               devs ? devs : "");
         t = etp_doc_table(doc, cols, sizeof cols / sizeof cols[0]);
         static const char *const drop[] = {"free:7", "jump_false:6", "move:5", "operators:4",

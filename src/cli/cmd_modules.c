@@ -67,6 +67,8 @@ static void notes(const etp_modules *mods, const etp_etrecord *rec, bool filtere
                   void (*note)(void *, const char *), void *ctx) {
     char b[640];
     const etp_modules_joins *j = etp_modules_join_counts(mods);
+    etp_etr_counts st = {j->rows, j->matched, j->htp_rows, j->htp_matched};
+    if (etp_etrecord_mismatch_note(rec, &st, b, sizeof b) > 0) note(ctx, b);
     snprintf(b, sizeof b,
              "ETRecord %s: %llu of %llu instruction rows joined to edge-program nodes "
              "(framework rows are never joined)",

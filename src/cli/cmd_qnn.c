@@ -328,6 +328,7 @@ static void collect_notes(const qctx *c, void (*emit)(void *, const char *), voi
         emit(ctx, "summary computed from the optrace (no --qhas): utilization = union of the "
                   "attributed ops' intervals over their span; no DRAM/VTCM byte totals");
     if (etp_qnn_scope_note(s->htp_cores, b, sizeof b)) emit(ctx, b);
+    if (etp_qnn_soc_vtcm_note(&c->soc, b, sizeof b) > 0) emit(ctx, b);
     if (c->soc.differs)
         emit(ctx, "the program's QnnBackend delegates were compiled for different SoCs or VTCM "
                   "budgets: the first one's is shown");

@@ -536,6 +536,12 @@ static int fill_report(sum_ctx *c, etp_doc *doc, const char *path) {
             etp_section_textf(f, ETP_TEXT_WRAP, 2, "\nCPU (fallback) operators: unknown: instruction events were not "
                                "recorded (profiling level %s)\n",
                       etp_profiling_level_name(m->profiling_level));
+        } else if (m->n_cpu_ops == 0 && !m->delegate_partitions && m->unwrapped_rows) {
+            etp_section_textf(f, ETP_TEXT_WRAP, 2,
+                              "\nCPU (fallback) operators: unknown: %u row(s) with an instruction "
+                              "id were recorded without OPERATOR_CALL or DELEGATE_CALL, so where "
+                              "they ran is unknown (etprof ops lists them)\n",
+                              m->unwrapped_rows);
         } else if (m->n_cpu_ops == 0) {
             etp_section_textf(f, ETP_TEXT_WRAP, 2, "\n%sCPU (fallback) operators: none: every operator ran inside %s\n", md ? "" : "",
                     m->delegate_partitions ? "a delegate" : "no instruction (no OPERATOR_CALL or DELEGATE_CALL events: method-only profiling?)");

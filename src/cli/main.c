@@ -24,7 +24,7 @@ static const cli_cmd *const commands[] = {&cmd_summary, &cmd_info, &cmd_events, 
 #define NCMD (sizeof commands / sizeof commands[0])
 
 static const opt_id global_opts[] = {OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_QUIET, OPT_CSV_RAW,
-                                     OPT_WIDE, OPT_NONE};
+                                     OPT_WIDE, OPT_STRICT, OPT_NONE};
 
 static void usage(FILE *f) {
     fprintf(f, "usage: etprof COMMAND FILE... [options]\n\n"

@@ -127,6 +127,9 @@ struct etp_model {
     } bidx[4];
     uint32_t bidx_next;
     char mismatch_first[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 8];
+    /* --method against the evidence (method_evidence): blocks whose files name another method */
+    uint32_t conflict_blocks, conflict_last;
+    char conflict_first[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 8];
 };
 
 static const char *const kind_names[ETP_KIND_COUNT_] = {
@@ -247,6 +250,12 @@ int etp__model_clone(const etp_model *m, etp_model **out, etp_error *err) {
 }
 
 void etp__model_absorb(etp_model *m, const etp_model *later) {
+    if (later->conflict_blocks) {
+        if (!m->conflict_blocks)
+            memcpy(m->conflict_first, later->conflict_first, sizeof m->conflict_first);
+        m->conflict_blocks += later->conflict_blocks;
+        if (later->conflict_last > m->conflict_last) m->conflict_last = later->conflict_last;
+    }
     if (!later->mismatch_blocks) return;
     if (!m->mismatch_blocks) memcpy(m->mismatch_first, later->mismatch_first, sizeof m->mismatch_first);
     m->mismatch_blocks += later->mismatch_blocks;
@@ -259,6 +268,11 @@ const etp_program *etp_model_program(const etp_model *m) { return m->prog; }
 uint32_t etp_model_mismatch(const etp_model *m, const char **first) {
     if (first) *first = m->mismatch_first;
     return m->mismatch_blocks;
+}
+
+uint32_t etp_model_method_conflict(const etp_model *m, const char **first) {
+    if (first) *first = m->conflict_first;
+    return m->conflict_blocks;
 }
 
 /* Bytes of per-block scratch a block of n events takes: the events, their pending-list links,
@@ -1268,6 +1282,51 @@ static void refine_candidates(etp_model *m, etp_block_view *bv) {
     }
 }
 
+/* What a signal says, for the --method warning. */
+static const char *basis_words(etp_method_basis b) {
+    switch (b) {
+    case ETP_MB_STRUCTURE: return "its instruction events fit only that method";
+    case ETP_MB_PROGRAM_CHECK: return "the other methods fail the program check";
+    case ETP_MB_DEBUG_TENSORS: return "the tensor types and shapes the runtime logged are that method's";
+    case ETP_MB_DELEGATE_PAYLOAD: return "its QNN node names are in that method's delegate blob";
+    default: return "the files";
+    }
+}
+
+/* --method given: would the files alone name another method for this block? The block is
+ * resolved again without the option (the signature cache only ever holds unforced results);
+ * when that names one method and it is not the option's, the block is counted and the first
+ * such block's one-line reason kept. With opts.strict_method it is a located error instead.
+ * A flag the files agree with, or one they cannot judge (ambiguous), is silent. */
+static int method_evidence(etp_model *m, etp_block_view *bv, etp_error *err) {
+    int forced = m->forced_plan;
+    etp_block_view ev = *bv;
+    m->forced_plan = -1;
+    resolve_plan(m, &ev);
+    if (ev.plan < 0 && m->ncand > 1) refine_candidates(m, &ev);
+    m->forced_plan = forced;
+    m->ncand = 0;
+    if (ev.plan < 0 || ev.plan == forced || ev.method_basis == ETP_MB_ONLY_METHOD) return ETP_OK;
+    etp_plan_info a, b;
+    etp_program_plan(m->prog, (uint32_t)forced, &a);
+    etp_program_plan(m->prog, (uint32_t)ev.plan, &b);
+    etp_error e2 = {0};
+    etp_error *out = m->opts.strict_method ? err : &e2;
+    etp_error_set(out, ETP_E_INPUT, m->opts.dump_name, -1, NULL,
+                  "--method %.60s contradicts the files: block %u (%.40s) ran %.60s (%s: %s)%s",
+                  a.name.ptr ? a.name.ptr : "?", bv->block,
+                  bv->info.name.ptr ? bv->info.name.ptr : "?", b.name.ptr ? b.name.ptr : "?",
+                  etp_method_basis_name(ev.method_basis), basis_words(ev.method_basis),
+                  m->opts.strict_method ? " (--strict)" : "");
+    if (m->opts.strict_method) return ETP_E_INPUT;
+    if (!m->conflict_blocks || bv->block > m->conflict_last) {
+        if (m->conflict_blocks++ == 0)
+            etp_error_format(&e2, m->conflict_first, sizeof m->conflict_first);
+        m->conflict_last = bv->block;
+    }
+    return ETP_OK;
+}
+
 /* How an event's unit is decided, from what does not depend on its times: its label and
  * identity (decide_unit() then reads the times). A replica keeps its template's rule. */
 enum {
@@ -1700,6 +1759,10 @@ int etp_model_block(etp_model *m, uint32_t block, etp_block_view *bv, etp_error 
     if (rc) return rc;
     if (bv->program_mismatch) tmpl = false; /* counted per block: never repeated */
     if (bv->plan < 0 && m->ncand > 1) refine_candidates(m, bv);
+    if (m->forced_plan >= 0 && !bv->program_mismatch && m->prog) {
+        rc = method_evidence(m, bv, err);
+        if (rc) return rc;
+    }
     if (bv->plan >= 0) {
         etp_plan_info pi;
         etp_program_plan(m->prog, (uint32_t)bv->plan, &pi);

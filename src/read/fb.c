@@ -24,6 +24,7 @@ static void format_path(const fbv *v, char *out, size_t cap) {
 }
 
 int fbv_fail(fbv *v, uint64_t pos, const char *fmt, ...) {
+    if (!v->err) return ETP_E_INPUT; /* a quiet lookup: nothing formatted (fb.h) */
     char path[ETP_ERR_PATH_MAX];
     char msg[ETP_ERR_MSG_MAX];
     format_path(v, path, sizeof path);
@@ -58,19 +59,24 @@ int fbv_table(fbv *v, uint32_t t) {
     return ETP_OK;
 }
 
-/* Field offset with bounds against the table's inline size. */
+/* Field offset, checked as FlatBuffers' reference verifier and the ExecuTorch runtime check it:
+ * the field's bytes lie inside the BUFFER. The table's declared inline size is not a bound on its
+ * fields: real writers produce tables whose last field ends past it (the upstream QNN program's
+ * segments[1] declares 8 bytes and holds its u64 `size` at bytes 4..12), and reading them is as
+ * safe as reading any byte of the buffer. */
 static int field_in_table(fbv *v, uint32_t t, unsigned id, unsigned n, uint32_t *off) {
     uint32_t vt = (uint32_t)((int64_t)t - (int64_t)fb_i32(v->buf + t));
-    uint16_t vlen = fb_u16(v->buf + vt), tlen = fb_u16(v->buf + vt + 2);
+    uint16_t vlen = fb_u16(v->buf + vt);
     unsigned slot = 4 + 2 * id;
     *off = 0;
     if (slot + 2 > vlen) return ETP_OK;
     uint16_t o = fb_u16(v->buf + vt + slot);
     if (!o) return ETP_OK;
     /* Located at the vtable entry holding the bad offset: t + o may lie past the end of the file. */
-    if ((uint32_t)o + n > tlen)
-        return fbv_fail(v, (uint64_t)vt + slot, "field lies outside its table (%u + %u > %u bytes)",
-                        o, n, tlen);
+    if ((uint64_t)t + o + n > v->size)
+        return fbv_fail(v, (uint64_t)vt + slot,
+                        "field at table byte %u (%u bytes) runs past the end of the buffer (%u bytes)",
+                        o, n, v->size);
     *off = o;
     return ETP_OK;
 }

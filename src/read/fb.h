@@ -7,7 +7,8 @@
  * What the verifier guarantees for every object it accepted (see docs/verifier.md):
  *  - a table's soffset leads to a vtable wholly inside the buffer, of even length >= 4;
  *  - the table's inline size from the vtable lies inside the buffer, and every field the reader
- *    uses lies inside that inline size;
+ *    uses lies inside the buffer (as FlatBuffers' reference verifier checks it: a field past the
+ *    table's declared inline size is read, as the runtime reads it);
  *  - every uoffset lands inside the buffer; strings have their length, bytes and NUL inside it;
  *  - vector lengths times element size fit in the buffer (computed without overflow).
  * Scalars are read with memcpy, so no alignment is assumed. uoffsets are unsigned and point
@@ -127,7 +128,7 @@ typedef struct fbv {
     uint32_t size;     /* bytes in buf */
     int64_t base;      /* file offset of buf[0] */
     const char *file;  /* for errors */
-    etp_error *err;
+    etp_error *err;    /* NULL: a quiet lookup, whose failures are returned, never formatted */
     int depth;
     uint64_t tables;   /* fbv_table() calls so far: bounded by `size` (see fbv_table) */
     struct {
@@ -153,7 +154,8 @@ static inline void fbv_push_index(fbv *v, int64_t i) {
 }
 static inline void fbv_pop(fbv *v) { v->depth--; }
 
-/* Records an input error at buffer position `pos`, with the current path. Returns ETP_E_INPUT. */
+/* Records an input error at buffer position `pos`, with the current path (nothing when v->err is
+ * NULL). Returns ETP_E_INPUT. */
 int fbv_fail(fbv *v, uint64_t pos, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -41,11 +41,21 @@ typedef struct plan {
     chain *chains;
 } plan;
 
+/* Program.segments[i], read once at open (quietly: a segment the runtime could not read is
+ * "unreadable" here, never an error of the whole program; etp_program_segment says where). */
+typedef struct segment {
+    uint64_t offset, size;
+    bool ok; /* its table and both fields lie inside the buffer */
+} segment;
+
 struct etp_program {
     const uint8_t *buf;
     uint32_t size;
     etp_program_info info;
     plan *plans;
+    segment *segs; /* info.segment_count entries */
+    const char *file; /* the blob's name, for etp_program_segment's errors */
+    int64_t base;     /* file offset of buf[0] */
 };
 
 #define TRY(x)                                                                                    \
@@ -229,6 +239,27 @@ static int verify_plan(fbv *v, uint32_t t, plan *pl) {
     return ETP_OK;
 }
 
+/* Program.segments[i]: its table, offset (field 0) and size (field 1), u64 each. */
+static int read_segment(fbv *v, uint32_t vec, uint32_t i, uint64_t *off, uint64_t *size) {
+    uint32_t t;
+    *off = *size = 0;
+    fbv_push(v, "segments");
+    fbv_push_index(v, i);
+    TRY(fbv_vec_elem(v, vec, i, &t));
+    TRY(fbv_table(v, t));
+    fbv_push(v, "offset");
+    TRY(fbv_scalar(v, t, 0, 8));
+    fbv_pop(v);
+    fbv_push(v, "size");
+    TRY(fbv_scalar(v, t, 1, 8));
+    fbv_pop(v);
+    fbv_pop(v);
+    fbv_pop(v);
+    *off = fb_get_u64(v->buf, t, 0, 0);
+    *size = fb_get_u64(v->buf, t, 1, 0);
+    return ETP_OK;
+}
+
 static int verify_program(fbv *v, etp_program *p) {
     uint32_t root = fb_u32(v->buf);
     if ((uint64_t)root + 4 > v->size) {
@@ -261,6 +292,16 @@ static int verify_program(fbv *v, etp_program *p) {
     TRY(fbv_vector(v, root, 4, 4, &vec, &n));
     fbv_pop(v);
     p->info.segment_count = n;
+    p->segs = calloc(n ? n : 1, sizeof *p->segs);
+    if (!p->segs) {
+        etp_error_set(v->err, ETP_E_INTERNAL, v->file, -1, NULL, "out of memory");
+        return ETP_E_INTERNAL;
+    }
+    /* Each segment once, quietly: the delegate payload lookups then read this table. */
+    fbv q = *v;
+    q.err = NULL;
+    for (uint32_t i = 0; i < n; i++)
+        p->segs[i].ok = read_segment(&q, vec, i, &p->segs[i].offset, &p->segs[i].size) == ETP_OK;
     return ETP_OK;
 }
 
@@ -331,6 +372,8 @@ int etp_program_open(etp_program **out, const etp_blob *blob, etp_error *err) {
     }
     p->buf = v.buf;
     p->size = v.size;
+    p->file = file;
+    p->base = v.base;
     if (v.size >= 16 && memcmp(v.buf + 8, "eh00", 4) == 0) {
         uint32_t hl = fb_u32(v.buf + 12);
         p->info.has_extended_header = true;
@@ -383,6 +426,7 @@ void etp_program_close(etp_program *p) {
     if (p->plans)
         for (uint32_t i = 0; i < p->info.plan_count; i++) free(p->plans[i].chains);
     free(p->plans);
+    free(p->segs);
     free(p);
 }
 
@@ -521,21 +565,21 @@ const char *etp_instr_kind_name(etp_instr_kind k) {
  * tell methods apart): each read verifies what it touches with a fresh verifier and reports a
  * malformed part as "cannot tell" (-1 / false), never as an error of the whole program. */
 
-static void lazy_fbv(const etp_program *p, fbv *v, etp_error *scratch) {
+/* A quiet verifier (err NULL): a failing lookup returns "cannot tell" without formatting a
+ * message, so a lookup made per event costs no more when it fails. */
+static void lazy_fbv(const etp_program *p, fbv *v) {
     memset(v, 0, sizeof *v);
-    memset(scratch, 0, sizeof *scratch);
     v->buf = p->buf;
     v->size = p->size;
     v->file = "";
-    v->err = scratch;
+    v->err = NULL;
 }
 
 int etp_program_value_tensor(const etp_program *p, uint32_t pi, uint32_t vi, etp_tensor_meta *out) {
     memset(out, 0, sizeof *out);
     if (pi >= p->info.plan_count) return -1;
     fbv v;
-    etp_error scratch;
-    lazy_fbv(p, &v, &scratch);
+    lazy_fbv(p, &v);
     uint32_t pt = p->plans[pi].table, vec, n, ev, t, sizes, ns;
     if (fbv_vector(&v, pt, 2, 4, &vec, &n) || vi >= n) return -1;
     if (fbv_vec_elem(&v, vec, vi, &ev) || fbv_table(&v, ev) || fbv_scalar(&v, ev, 0, 1)) return -1;
@@ -577,8 +621,7 @@ int etp_program_buffer_devices(const etp_program *p, uint32_t pi, etp_buffer_dev
                                uint32_t cap) {
     if (pi >= p->info.plan_count) return 0;
     fbv v;
-    etp_error scratch;
-    lazy_fbv(p, &v, &scratch);
+    lazy_fbv(p, &v);
     /* ExecutionPlan.non_const_buffer_device (id 9): [NonConstBufferDevice{buffer_idx 0,
      * device_type 1, device_index 2}] */
     uint32_t vec, n, t;
@@ -599,8 +642,7 @@ int etp_program_buffer_devices(const etp_program *p, uint32_t pi, etp_buffer_dev
 uint32_t etp_program_value_count(const etp_program *p, uint32_t pi) {
     if (pi >= p->info.plan_count) return 0;
     fbv v;
-    etp_error scratch;
-    lazy_fbv(p, &v, &scratch);
+    lazy_fbv(p, &v);
     uint32_t vec, n;
     if (fbv_vector(&v, p->plans[pi].table, 2, 4, &vec, &n)) return 0;
     return n;
@@ -613,8 +655,7 @@ bool etp_program_delegate_payload(const etp_program *p, uint32_t pi, uint32_t di
     etp_delegate d;
     if (!etp_program_delegate(p, pi, di, &d) || d.processed_location < 0) return false;
     fbv v;
-    etp_error scratch;
-    lazy_fbv(p, &v, &scratch);
+    lazy_fbv(p, &v);
     uint32_t root = fb_u32(p->buf), vec, n, t, bytes, nb;
     if (fbv_table(&v, root)) return false;
     if (d.processed_location == 0) { /* Program.backend_delegate_data[index].data */
@@ -626,14 +667,39 @@ bool etp_program_delegate_payload(const etp_program *p, uint32_t pi, uint32_t di
         return true;
     }
     if (d.processed_location != 1 || !p->info.has_extended_header) return false;
-    /* Program.segments[index]: offset and size relative to the extended header's base. */
-    if (fbv_vector(&v, root, 4, 4, &vec, &n) || d.processed_index >= n) return false;
-    if (fbv_vec_elem(&v, vec, d.processed_index, &t) || fbv_table(&v, t)) return false;
-    if (fbv_scalar(&v, t, 0, 8) || fbv_scalar(&v, t, 1, 8)) return false;
-    uint64_t off = fb_get_u64(p->buf, t, 0, 0), sz = fb_get_u64(p->buf, t, 1, 0);
+    /* Program.segments[index] (read at open): offset and size relative to the extended
+     * header's base. */
+    if (d.processed_index >= p->info.segment_count || !p->segs[d.processed_index].ok) return false;
+    uint64_t off = p->segs[d.processed_index].offset, sz = p->segs[d.processed_index].size;
     uint64_t base = p->info.segment_base_offset;
     if (base > p->size || off > p->size - base || sz > p->size - base - off) return false;
     *data = p->buf + base + off;
     *len = (size_t)sz;
     return true;
+}
+
+int etp_program_segment(const etp_program *p, uint32_t i, uint64_t *offset, uint64_t *size,
+                        etp_error *err) {
+    *offset = *size = 0;
+    if (i >= p->info.segment_count) {
+        etp_error_set(err, ETP_E_USAGE, NULL, -1, NULL, "no segment %u (the program has %u)", i,
+                      p->info.segment_count);
+        return ETP_E_USAGE;
+    }
+    if (p->segs[i].ok) {
+        *offset = p->segs[i].offset;
+        *size = p->segs[i].size;
+        return ETP_OK;
+    }
+    /* Read again, loudly, for the located reason (once per call: not a per-event path). */
+    fbv v;
+    lazy_fbv(p, &v);
+    v.err = err;
+    v.file = p->file ? p->file : "";
+    v.base = p->base;
+    uint32_t root = fb_u32(p->buf), vec, n;
+    int rc = fbv_table(&v, root);
+    if (!rc) rc = fbv_vector(&v, root, 4, 4, &vec, &n);
+    if (!rc) rc = read_segment(&v, vec, i, offset, size);
+    return rc ? rc : ETP_E_INPUT;
 }

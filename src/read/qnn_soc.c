@@ -10,6 +10,14 @@
  * schema of another version lists them in another order), so only this first table, the same in
  * every version seen, is read. The bytes come from the program file and are verified like any
  * other FlatBuffer (fb.h): a spec that does not verify is reported, never read.
+ *
+ * The VTCM budget: the spec's vtcm_size_in_mb is what ExecuTorch configures each QNN graph with
+ * (QNN's HTP graph option "VTCM size", in MiB). The QNN context binary (the delegate's processed
+ * blob) also records the HTP compiler's options as text, where the configured size appears in
+ * bytes (vtcm_size=8388608 for 8 MiB) beside other VTCM keys; the upstream stories260k program
+ * holds "vtcm_size=8388608;vtcm_kb=-1;vtcm_mb=4", vtcm_mb=4 being an option the explicit size
+ * overrides. So the spec's value is used (else vtcm_size when it is a whole number of MiB), and
+ * any value that disagrees with it is said (etp_qnn_soc_vtcm_note), never dropped silently.
  */
 #include "fb.h"
 #include "qnn_report.h"
@@ -64,6 +72,62 @@ static int read_soc(const uint8_t *p, uint32_t n, int64_t base, const char *file
     return ETP_OK;
 }
 
+/* The decimal value after the first "key" (e.g. "vtcm_mb=") in n bytes at p, whose previous byte
+ * is a separator (not a letter, digit or '_'); false when absent or not a number. */
+static bool blob_option(const uint8_t *p, size_t n, const char *key, uint64_t *out) {
+    size_t kl = strlen(key);
+    for (size_t i = 0; i + kl < n;) {
+        const uint8_t *q = memchr(p + i, (unsigned char)key[0], n - kl - i);
+        if (!q) return false;
+        i = (size_t)(q - p);
+        bool sep = i == 0 || !(p[i - 1] == '_' || (p[i - 1] >= '0' && p[i - 1] <= '9') ||
+                               ((p[i - 1] | 0x20) >= 'a' && (p[i - 1] | 0x20) <= 'z'));
+        if (sep && memcmp(q, key, kl) == 0 && i + kl < n && p[i + kl] >= '0' && p[i + kl] <= '9') {
+            uint64_t v = 0;
+            for (size_t j = i + kl; j < n && p[j] >= '0' && p[j] <= '9' && v < UINT64_MAX / 10; j++)
+                v = v * 10 + (uint64_t)(p[j] - '0');
+            *out = v;
+            return true;
+        }
+        i++;
+    }
+    return false;
+}
+
+/* The QNN context binary's VTCM options (the first readable spec's delegate) against the spec. */
+static void blob_vtcm(const etp_program *p, etp_qnn_soc *s) {
+    const uint8_t *data;
+    size_t len;
+    uint64_t v;
+    if (!etp_program_delegate_payload(p, s->plan, s->delegate, &data, &len)) return;
+    if (blob_option(data, len, "vtcm_size=", &v)) s->blob_vtcm_size_bytes = v;
+    if (blob_option(data, len, "vtcm_mb=", &v) && v <= UINT32_MAX) s->blob_vtcm_mb = (uint32_t)v;
+    if (!s->vtcm_mb && s->blob_vtcm_size_bytes && s->blob_vtcm_size_bytes % 1048576 == 0 &&
+        s->blob_vtcm_size_bytes / 1048576 <= UINT32_MAX)
+        s->vtcm_mb = (uint32_t)(s->blob_vtcm_size_bytes / 1048576);
+    uint64_t used = (uint64_t)s->vtcm_mb * 1048576;
+    s->vtcm_conflict = s->vtcm_mb && ((s->blob_vtcm_size_bytes && s->blob_vtcm_size_bytes != used) ||
+                                      (s->blob_vtcm_mb && s->blob_vtcm_mb != s->vtcm_mb));
+}
+
+int etp_qnn_soc_vtcm_note(const etp_qnn_soc *s, char *buf, size_t n) {
+    if (!n) return 0;
+    buf[0] = 0;
+    if (!s || !s->present || !s->vtcm_conflict) return 0;
+    char size[80] = "", mb[48] = "";
+    if (s->blob_vtcm_size_bytes)
+        snprintf(size, sizeof size, " vtcm_size=%llu (%.6g MiB)%s",
+                 (unsigned long long)s->blob_vtcm_size_bytes,
+                 (double)s->blob_vtcm_size_bytes / 1048576.0, s->blob_vtcm_mb ? " and" : "");
+    if (s->blob_vtcm_mb) snprintf(mb, sizeof mb, " vtcm_mb=%u", s->blob_vtcm_mb);
+    return snprintf(buf, n,
+                    "WARNING: the VTCM budget is given twice and the values disagree: the "
+                    "qnn_compile_spec's vtcm_size_in_mb says %u MiB, the QNN context binary's "
+                    "compiler options say%s%s; %u MiB is used (the size ExecuTorch configures the "
+                    "graph with; docs/qnn-inputs.md \"VTCM budget\")",
+                    s->vtcm_mb, size, mb, s->vtcm_mb);
+}
+
 static bool same_soc(const etp_qnn_soc *a, const etp_qnn_soc *b) {
     return a->soc_model == b->soc_model && a->htp_arch == b->htp_arch && a->vtcm_mb == b->vtcm_mb;
 }
@@ -110,6 +174,7 @@ void etp_qnn_program_soc(const etp_program *p, const etp_blob *blob, etp_qnn_soc
                     out->present = true;
                     out->plan = pl;
                     out->delegate = d;
+                    blob_vtcm(p, out);
                 } else if (!same_soc(out, &s)) {
                     out->differs = true;
                 }

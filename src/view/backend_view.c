@@ -291,7 +291,15 @@ void etp_backend_notes(etp_model *m, const etp_ops_result *r,
                        void (*emit)(void *ctx, const char *text), void *ctx) {
     etp_backend_figures f;
     etp_error err = {0};
-    if (etp_backend_figures_get(m, r, &f, &err) == ETP_OK) etp_backend_figures_notes(&f, emit, ctx);
+    if (etp_backend_figures_get(m, r, &f, &err) == ETP_OK) {
+        etp_backend_figures_notes(&f, emit, ctx);
+    } else {
+        /* never dropped silently: the located reason the backends' figures are missing */
+        char e[ETP_ERR_FILE_MAX + ETP_ERR_PATH_MAX + ETP_ERR_MSG_MAX + 8], b[sizeof e + 64];
+        etp_error_format(&err, e, sizeof e);
+        snprintf(b, sizeof b, "backend figures not computed: %s", e);
+        emit(ctx, b);
+    }
     etp_backend_figures_free(&f);
 }
 

@@ -110,10 +110,29 @@ char *etp_etrecord_where(const etp_etrecord *rec, const char *method, const etp_
     return s;
 }
 
+int etp_etrecord_mismatch_note(const etp_etrecord *rec, const etp_etr_counts *st, char *buf,
+                               size_t n) {
+    if (!n) return 0;
+    buf[0] = 0;
+    if (!rec || !st || st->matched || st->htp_matched || st->rows + st->htp_rows == 0) return 0;
+    char htp[96] = "";
+    if (st->htp_rows)
+        snprintf(htp, sizeof htp, " and none of the %llu QNN HTP node rows by name",
+                 (unsigned long long)st->htp_rows);
+    return snprintf(buf, n,
+                    "WARNING: the ETRecord %s is from another program: none of the %llu "
+                    "instruction rows of this dump joins one of its edge-program nodes (by "
+                    "instruction id and debug handle)%s, as with a .pte of another model; its "
+                    "op types, modules and source lines are not shown (give the ETRecord saved "
+                    "with this program)",
+                    etp_etrecord_path(rec), (unsigned long long)st->rows, htp);
+}
+
 void etp_etrecord_notes(const etp_etrecord *rec, const etp_etr_counts *st,
                         void (*note)(void *, const char *), void *ctx) {
     if (!rec) return;
-    char b[512];
+    char b[700];
+    if (etp_etrecord_mismatch_note(rec, st, b, sizeof b) > 0) note(ctx, b);
     snprintf(b, sizeof b,
              "ETRecord %s: %llu of %llu instruction rows joined to edge-program nodes "
              "(op_types, module, stack_trace; framework rows are never joined)",

@@ -974,6 +974,8 @@ static void fill_text(const ex_ctx *c, etp_doc *doc, bool md, const char *path, 
     }
     text_ctx tc = {s, md, false};
     etp_quality_notes(c->r, text_note_cb, &tc);
+    char wb[700];
+    if (etp_etrecord_mismatch_note(c->rec, &c->etr, wb, sizeof wb) > 0) text_note_cb(&tc, wb);
 }
 
 /* csv, tsv: one row per finding; jsonl: one finding record per line. */

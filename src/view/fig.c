@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "etprof_backend.h"
 #include "jw.h"
+#include "ops_int.h"
 #include "result_int.h"
 #include "qnn_report.h"
 
@@ -324,6 +325,14 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
     for (size_t i = 0; i < etp_ops_row_count(r); i++)
         clock |= etp_ops_row_get(r, i)->flags & (ETP_MF_MINIMAL_PAL | ETP_MF_NO_CLOCK);
     etp_clock_notes(clock, emit, ctx);
+    uint32_t nc = etp_ops_method_conflict(r, &first);
+    if (nc) {
+        snprintf(b, sizeof b,
+                 "WARNING: the method given contradicts the files in %u block(s), shown under the "
+                 "given name; first: %.500s",
+                 nc, first);
+        emit(ctx, b);
+    }
     uint32_t nm = etp_ops_program_mismatch(r, &first);
     if (nm) {
         snprintf(b, sizeof b,
@@ -332,6 +341,7 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                  nm, first);
         emit(ctx, b);
     }
+    if (etp_qnn_soc_vtcm_note(etp__ops_qnn_soc(r), b, sizeof b) > 0) emit(ctx, b);
     for (size_t i = 0; i < etp_ops_method_count(r); i++) {
         const etp_ops_method *m = etp_ops_method_get(r, i);
         if (!m->n_candidates) continue;
@@ -377,6 +387,19 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                  etp_profiling_level_name(m->profiling_level));
         emit(ctx, b);
     }
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (!m->unwrapped_rows || m->operator_calls || m->delegate_calls) continue;
+        const etp_ops_row *u = etp_ops_row_get(r, (size_t)m->unwrapped_first);
+        snprintf(b, sizeof b,
+                 "%.200s: %u row(s) with an instruction id (the first: %.100s, instruction %d) "
+                 "were recorded without the runtime's OPERATOR_CALL or DELEGATE_CALL around them "
+                 "(a writer other than the runtime's): they are listed as kind \"other\", and "
+                 "whether they ran on the CPU or in a backend is unknown",
+                 m->name ? m->name : ETP_METHOD_UNKNOWN_LABEL, m->unwrapped_rows,
+                 u ? u->name : "?", u ? u->instr : -1);
+        emit(ctx, b);
+    }
     uint64_t bad = 0, named = 0;
     size_t nbad = 0, nvar = 0, nunit = 0, nr = etp_ops_row_count(r);
     for (size_t i = 0; i < nr; i++) {
@@ -394,6 +417,19 @@ void etp_quality_notes(const etp_ops_result *r, void (*emit)(void *ctx, const ch
                          "(bad_time_count per row):",
                          (unsigned long long)bad, nbad);
         note_rows(b, sizeof b, w, nbad, 5, 120, r, bad_time_item, emit, ctx);
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const etp_ops_row *row = etp_ops_row_get(r, i);
+        /* a row inside a method cannot take more of it than all of it */
+        if (row->kind == ETP_KIND_FRAMEWORK || !etp_unit_is_time(row->unit) ||
+            !isfinite(row->share) || row->share <= 100.0 + 1e-9)
+            continue;
+        snprintf(b, sizeof b,
+                 "WARNING: %.100s (instruction %d) is shown at %.2f%% of Method::execute: a part "
+                 "cannot take more than the whole; its events are not inside Method::execute, or "
+                 "their times come from another clock or unit; its share is not meaningful",
+                 row->name, row->instr, row->share);
+        emit(ctx, b);
     }
     for (size_t i = 0; i < nr; i++) {
         const etp_ops_row *row = etp_ops_row_get(r, i);
@@ -460,6 +496,10 @@ void etp_fig_quality(etp_node *n, const char *key, const etp_ops_result *r) {
     etp_node *pm = etp_node_obj(q, "program_mismatch");
     etp_node_uint(pm, "blocks", nm);
     etp_node_str(pm, "first", nm ? first : NULL);
+    uint32_t nc = etp_ops_method_conflict(r, &first);
+    etp_node *mc = etp_node_obj(q, "method_conflict");
+    etp_node_uint(mc, "blocks", nc);
+    etp_node_str(mc, "first", nc ? first : NULL);
     etp_node *bl = etp_node_arr(q, "blocks");
     for (size_t i = 0; i < ng; i++) {
         etp_node *o = etp_node_obj(bl, NULL);

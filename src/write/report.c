@@ -1185,6 +1185,13 @@ static void write_modules(rep *R) {
         return;
     }
     const etp_modules_joins *jc = etp_modules_join_counts(m);
+    etp_etr_counts st = {jc->rows, jc->matched, jc->htp_rows, jc->htp_matched};
+    char wb[700];
+    if (etp_etrecord_mismatch_note(R->etr, &st, wb, sizeof wb) > 0) {
+        S(R, "<p class=\"warn\">");
+        E(R, wb);
+        S(R, "</p>\n");
+    }
     S(R, "<p class=\"note\">From the ETRecord ");
     E(R, etp_etrecord_path(R->etr));
     P(R, ": %llu of %llu instruction rows joined to its edge-program nodes",
@@ -1385,6 +1392,11 @@ static void write_cpu(rep *R) {
                 P(R, "<p class=\"ok\">No CPU fallback: every operator ran inside a delegate (%u "
                      "partition%s).</p>",
                   m->delegate_partitions, m->delegate_partitions == 1 ? "" : "s");
+            else if (m->unwrapped_rows)
+                P(R, "<p class=\"note\">%u row(s) with an instruction id were recorded without "
+                     "OPERATOR_CALL or DELEGATE_CALL: where they ran (CPU or a backend) is "
+                     "unknown.</p>",
+                  m->unwrapped_rows);
             else
                 S(R, "<p class=\"note\">No OPERATOR_CALL or DELEGATE_CALL events: nothing to "
                      "attribute (method-only profiling?).</p>");
