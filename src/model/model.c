@@ -269,31 +269,6 @@ static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
-static _Atomic uint64_t mem_held;
-
-uint64_t etp__mem_budget(void) {
-    const char *e = getenv("ETPROF_MEMORY_BUDGET");
-    if (!e || !*e) return ETP_MEM_BUDGET_DEFAULT;
-    char *end;
-    unsigned long long v = strtoull(e, &end, 10);
-    if (*end || *e == '-') return ETP_MEM_BUDGET_DEFAULT;
-    if (v == 0 || v >= (UINT64_MAX >> 20)) return UINT64_MAX;
-    return (uint64_t)v << 20;
-}
-
-bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held) {
-    uint64_t cur = atomic_load(&mem_held);
-    do {
-        if (budget != UINT64_MAX && (cur > budget || bytes > budget - cur)) {
-            if (held) *held = cur;
-            return false;
-        }
-    } while (!atomic_compare_exchange_weak(&mem_held, &cur, cur + bytes));
-    return true;
-}
-
-void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
-
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
 void etp__model_set_split(etp_model *m, uint32_t from) { m->split_from = from; }
 void etp__model_set_taken(etp_model *m, bool taken) { m->taken = taken; }

@@ -3,6 +3,7 @@
 #define ETPROF_MODEL_INT_H
 
 #include "etprof.h"
+#include "membudget.h"
 
 /* Frees the per-block scratch (the events of the last block decoded: its view becomes
  * invalid); the next etp_model_block() allocates it again. For a caller done with the blocks
@@ -10,11 +11,9 @@
  * block's events and the rows are not both held at the peak. */
 void etp__model_release_scratch(etp_model *m);
 
-/* The process's memory budget (docs/verifier.md "Memory"): what the model and the analyses
- * materialise (the events of the block being decoded, the rows of every live etp_ops_result) is
- * charged against one budget for the whole process, so that peak RSS stays within the input
- * files + 64 MiB. ETP_MEM_BUDGET_DEFAULT bytes, or ETPROF_MEMORY_BUDGET (MiB; 0 = no limit). */
-#define ETP_MEM_BUDGET_DEFAULT ((uint64_t)52 << 20)
+/* The process's memory budget (docs/verifier.md "Memory", src/base/membudget.h): what the model
+ * and the analyses materialise (the events of the block being decoded, the rows of every live
+ * etp_ops_result) is charged against one budget for the whole process. */
 /* Charged per event of the block being decoded on top of the model's scratch (the commands'
  * own per-event state: trace's writer, the events table that aligns every row), and per row of
  * an etp_ops_result (its accumulator, strings, samples and hash, plus what the commands build
@@ -32,12 +31,6 @@ void etp__model_set_event_charge(etp_model *m, uint32_t bytes);
 void etp__model_set_split(etp_model *m, uint32_t from);
 /* This model verifies the blocks it reads before a split itself (etp__dump_take_first). */
 void etp__model_set_taken(etp_model *m, bool taken);
-/* The budget in bytes (UINT64_MAX: no limit); reads ETPROF_MEMORY_BUDGET. */
-uint64_t etp__mem_budget(void);
-/* Charges `bytes` when the process's total stays within `budget`: true; else false, nothing
- * charged, and `*held` (may be NULL) is what was already charged. */
-bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held);
-void etp__mem_give(uint64_t bytes);
 /* The located error of an analysis whose rows went over the budget at event `index` of block
  * `block`: `rows` rows, `held` bytes charged in all (etp__mem_take). */
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
