@@ -96,6 +96,10 @@ typedef int (*etp_blob_check)(const uint8_t *head, size_t n, const char *name, e
 /* etp_blob_open() that, for a pipe or device (not a regular file: a mapping reads nothing up
  * front), shows the first ETP_BLOB_HEAD bytes to `check` (may be NULL) before reading on. */
 int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, etp_error *err);
+/* The same, reading a pipe or device to at most `max` bytes (a side input: the memory budget,
+ * docs/verifier.md "Memory"); more is refused, located at byte `max`. */
+int etp__blob_open_bounded(etp_blob *b, const char *path, etp_blob_check check, uint64_t max,
+                           etp_error *err);
 /* Checks: the identifier of an ETDump (the error etp_dump_open() gives), of a program (the
  * error of etp_program_open()), of either (the ETDump's error). */
 int etp__blob_check_dump(const uint8_t *head, size_t n, const char *name, etp_error *err);
