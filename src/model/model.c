@@ -269,6 +269,42 @@ static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
+const char *etp__model_dump_name(const etp_model *m) { return m->opts.dump_name; }
+
+int etp__budget_blocks(const etp_dump *d, const char *name, uint64_t n, uint32_t per,
+                       const char *what, uint32_t (*block_of)(const void *ctx, uint64_t k),
+                       const void *ctx, etp_error *err) {
+    uint64_t budget = etp__mem_budget(), held = 0;
+    if (n == 0 || etp__mem_take(n * per, budget, &held)) return ETP_OK;
+    /* the item whose charge passes the budget */
+    uint64_t k = held < budget ? (budget - held) / per : 0;
+    if (k >= n) k = n - 1;
+    uint32_t bi = block_of ? block_of(ctx, k) : (uint32_t)k;
+    if (!d) {
+        etp_error_set(err, ETP_E_INPUT, name, -1, NULL,
+                      "%llu %s would take %.1f MiB, over the memory budget of %.1f MiB "
+                      "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no "
+                      "limit) to allow more memory",
+                      (unsigned long long)n, what, (double)(n * per) / 1048576.0,
+                      (double)budget / 1048576.0);
+        return ETP_E_INPUT;
+    }
+    char path[48], also[48] = "";
+    snprintf(path, sizeof path, "run_data[%u]", bi);
+    if (held) snprintf(also, sizeof also, " (%.1f MiB already in use)", held / 1048576.0);
+    /* fewer than 16 bytes of file a block: run_data entries sharing RunData tables */
+    uint64_t blocks = etp_dump_get_info(d)->block_count;
+    bool shared = blocks && etp__dump_buffer_size(d) / blocks < 16;
+    etp_error_set(err, ETP_E_INPUT, name, etp__dump_block_offset(d, bi), path,
+                  "%llu %s would take %.1f MiB, over the memory budget of %.1f MiB%s "
+                  "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to "
+                  "allow more memory%s",
+                  (unsigned long long)n, what, (double)(n * per) / 1048576.0,
+                  (double)budget / 1048576.0, also,
+                  shared ? " (run_data entries sharing RunData tables?)" : "");
+    return ETP_E_INPUT;
+}
+
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
 void etp__model_set_split(etp_model *m, uint32_t from) { m->split_from = from; }
 void etp__model_set_taken(etp_model *m, bool taken) { m->taken = taken; }

@@ -22,6 +22,13 @@ void etp__model_release_scratch(etp_model *m);
 #define ETP_MEM_PER_EVENT 352u
 #define ETP_MEM_PER_ROW 1664u
 #define ETP_MEM_ROW_CHUNK 64u /* rows charged at a time */
+/* Charged per block by etp_census_compute (its record, and `info --format json`'s entry for the
+ * block) and per run by etp_runs_compute (its row, backends and QNN figures, and the runs
+ * table's document: about 2.4 KB a run measured on 2^16 runs), held until the result is freed:
+ * per-run state that a dump whose run_data entries share one RunData table (4 bytes of file a
+ * run) could otherwise grow past any multiple of the file (docs/verifier.md "Memory"). */
+#define ETP_MEM_PER_BLOCK 2048u
+#define ETP_MEM_PER_RUN 2560u
 /* Bytes charged per event on top of the scratch (default ETP_MEM_PER_EVENT): an analysis that
  * keeps little per event beyond the rows it charges itself (etp_ops_compute) sets its own for
  * its pass and ETP_MEM_PER_EVENT after it. */
@@ -35,6 +42,15 @@ void etp__model_set_taken(etp_model *m, bool taken);
  * `block`: `rows` rows, `held` bytes charged in all (etp__mem_take). */
 void etp__model_budget_error(const etp_model *m, uint32_t block, uint32_t index, uint64_t rows,
                              uint64_t budget, uint64_t held, etp_error *err);
+
+/* The dump's file name for errors (etp_model_opts.dump_name). */
+const char *etp__model_dump_name(const etp_model *m);
+/* Charges `n` items (blocks or runs) of `per` bytes each against the budget (held until given
+ * back with etp__mem_give(n * per)): ETP_OK, or ETP_E_INPUT with the located error at the item
+ * where the charge passes the budget: `block_of(ctx, k)` gives the block of item k. */
+int etp__budget_blocks(const etp_dump *d, const char *name, uint64_t n, uint32_t per,
+                       const char *what, uint32_t (*block_of)(const void *ctx, uint64_t k),
+                       const void *ctx, etp_error *err);
 
 /* When the last etp_model_block() call read its block as a replica (src/model.c, "Repeated
  * runs") of the block of the call before it: that block, whose events then had the same kinds,

@@ -49,6 +49,7 @@ struct etp_dump {
     int64_t base;
     etp_dump_info info;
     block *blocks;
+    uint32_t rd_vec; /* the run_data vector (etp__dump_block_offset) */
     void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
     size_t map_size;
     async_verify *av; /* etp_dump_open_opts.background: the blocks being verified, NULL when done */
@@ -1264,6 +1265,7 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
     fbv_push(&v, "run_data");
     if ((rc = fbv_vector(&v, root, 1, 4, &rd_vec, &n_blocks))) goto fail;
     d->info.block_count = n_blocks;
+    d->rd_vec = rd_vec;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
     for (uint32_t i = 0; i < n_blocks; i++) d->blocks[i].rep_of = UINT32_MAX;
@@ -1327,6 +1329,11 @@ bool etp__dump_same_layout(const etp_dump *d, uint32_t a, uint32_t b, int64_t *d
 int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi) {
     if (bi >= d->info.block_count || !d->blocks[bi].events_vec) return -1;
     return d->base + (int64_t)d->blocks[bi].events_vec;
+}
+
+int64_t etp__dump_block_offset(const etp_dump *d, uint32_t bi) {
+    if (bi >= d->info.block_count || !d->rd_vec) return -1;
+    return d->base + (int64_t)d->rd_vec + 4 + 4 * (int64_t)bi; /* the element's uoffset */
 }
 
 void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {
