@@ -14,7 +14,9 @@
 #define ZF etp__zipfns
 #define MAX_ENTRIES 64
 #define MAX_ENTRY_BYTES ((size_t)4 << 20) /* an entry read back for mutation */
-#define MAX_TEXT ((size_t)64 << 20)       /* a mutated entry's text (it deflates small) */
+/* A mutated entry's text: above the fuzz target's 1 MiB limit for a JSON entry (so that limit
+ * is met too), small enough to deflate in a few milliseconds. */
+#define MAX_TEXT ((size_t)2 << 20)
 
 typedef struct ent {
     char *name;
@@ -216,7 +218,7 @@ static uint8_t *mutate_json(const uint8_t *t, size_t n, uint64_t *s, size_t *out
         if (!r) return NULL;
         memcpy(r, t + i + 1, rn - 1);
         r[rn - 1] = ',';
-        size_t times = (size_t)1 << (rnd(s) % 21);
+        size_t times = (size_t)1 << (rnd(s) % 19);
         uint8_t *m = splice(t, n, i + 1, i + 1, r, rn, times, out);
         free(r);
         return m;
@@ -240,7 +242,7 @@ static uint8_t *mutate_json(const uint8_t *t, size_t n, uint64_t *s, size_t *out
         size_t i = find_byte(t, n, ',', s);
         if (i >= n) i = 0;
         const uint8_t sp = (uint8_t)(rnd(s) & 1 ? ' ' : '\n');
-        return splice(t, n, i, i, &sp, 1, (size_t)1 << (rnd(s) % 23), out);
+        return splice(t, n, i, i, &sp, 1, (size_t)1 << (rnd(s) % 21), out);
     }
     case 3: { /* an extreme number for a value */
         size_t i = find_byte(t, n, ':', s);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Mutates data[0..size) (an ETRecord) in place, chosen by `seed` (the same seed and input give
- * the same result): one JSON entry is changed (an array element repeated up to 2^20 times, a
+ * the same result): one JSON entry is changed (an array element repeated up to 2^18 times, a
  * value nested deep, a run of whitespace, an extreme number, a long or escaped string, a value
  * of another type, a key repeated, a span cut, a byte changed) and every entry written again,
  * deflated or stored, with its CRC-32 and sizes. Returns the new size (<= max_size), or 0 when

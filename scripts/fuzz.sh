@@ -71,7 +71,10 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
           -DETPROF_FUZZ=ON -DETPROF_SANITIZE=ON -DETPROF_TESTS=OFF >/dev/null
 fi
-cmake --build "$build" --parallel 2 >/dev/null || cmake --build "$build" # again, to show the errors
+# only the targets to run (not the replay drivers, the command and the tools of a full build)
+fuzz_bins=("${targets[@]/#/fuzz_}")
+cmake --build "$build" --parallel 2 --target "${fuzz_bins[@]}" >/dev/null ||
+    cmake --build "$build" --target "${fuzz_bins[@]}" # again, to show the errors
 
 # Dictionaries: magic numbers and names the readers and the model compare against.
 dict_etdump() {

@@ -368,12 +368,13 @@ etp_stream *etp_events_open(etp_format fmt, FILE *f, const etp_render_opts *opts
 }
 
 /* Bytes a row of the events table holds until the table is written (its cells' text and
- * the row's index: 190 measured on 2^20 rows of 15 columns). */
+ * the row's index: 190 measured on 2^20 rows of 15 columns), charged for the blocks before the
+ * one being written (its own rows are in the model's per-event charge). */
 #define EVENTS_TABLE_ROW 256u
 
 void etp_events_row(etp_stream *s, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program) {
-    if (!res_stream_charge_row(s, EVENTS_TABLE_ROW)) {
+    if (!res_stream_charge_row(s, v->block, EVENTS_TABLE_ROW)) {
         etp_error *err = s ? res_stream_error(s) : NULL;
         if (err && !err->code) {
             uint32_t i = (uint32_t)(e - v->events);

@@ -1025,7 +1025,7 @@ struct etp_stream {
     bool io;        /* a jsonl line failed */
     /* the table formats keep every row until close: charged against the memory budget
      * (res_stream_charge_row), and refused past it (nothing is written then) */
-    uint64_t kept, charged;
+    uint64_t group, pending, charged; /* the current group, its rows not charged yet */
     bool refused;
     etp_error err;
     char file[ETP_ERR_FILE_MAX]; /* the `file` of etp_stream_open, for that error */
@@ -1179,18 +1179,20 @@ void etp_stream_row_end(etp_stream *s) {
     s->in_row = false;
 }
 
-#define STREAM_CHARGE_ROWS 1024u /* rows charged at a time */
-
-bool res_stream_charge_row(etp_stream *s, uint32_t per_row) {
+bool res_stream_charge_row(etp_stream *s, uint64_t group, uint32_t per_row) {
     if (!s || s->refused) return false;
     if (s->fmt != ETP_FMT_TABLE && s->fmt != ETP_FMT_MD) return true; /* written as they come */
-    if (s->kept++ % STREAM_CHARGE_ROWS) return true;
-    uint64_t bytes = (uint64_t)per_row * STREAM_CHARGE_ROWS;
-    if (!etp__mem_take(bytes, etp__mem_budget(), NULL)) {
-        s->refused = true;
-        return false;
+    if (s->pending && group != s->group) {
+        uint64_t bytes = s->pending * per_row;
+        if (!etp__mem_take(bytes, etp__mem_budget(), NULL)) {
+            s->refused = true;
+            return false;
+        }
+        s->charged += bytes;
+        s->pending = 0;
     }
-    s->charged += bytes;
+    s->group = group;
+    s->pending++;
     return true;
 }
 
