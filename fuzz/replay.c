@@ -15,6 +15,7 @@
  * end. The target aborts on a broken contract (fuzz/fuzz_common.h); if the process dies, the
  * driver names the input on stderr and saves its bytes as ./replay-crash.bin for the regression
  * corpus. Exit status: 0 when every input ran, 2 on a usage or I/O error. */
+#include "etr_mutate.h"
 #include "fb_mutate.h"
 #include <dirent.h>
 #include <errno.h>
@@ -192,6 +193,29 @@ static void fb_mutations(const char *path, const uint8_t *data, size_t size, uns
     free(m);
 }
 
+/* The ETRecord-aware mutations of etr_mutate.c (a JSON entry changed, the ZIP written again
+ * with valid CRCs), seeds 1..count, each on a fresh copy with room for what the mutation adds. */
+static void etr_mutations(const char *path, const uint8_t *data, size_t size,
+                          unsigned long count) {
+    size_t cap = size + ((size_t)1 << 20);
+    uint8_t *m = malloc(cap);
+    if (!m) exit(2);
+    unsigned long done = 0;
+    for (unsigned long s = 1; s <= count; s++) {
+        memcpy(m, data, size);
+        size_t n = etprof_etr_mutate(m, size, cap, (uint32_t)s);
+        if (!n) continue;
+        snprintf(current, sizeof current, "%s with ETRecord mutation %lu (etr_mutate.c)", path, s);
+        run(m, n);
+        done++;
+    }
+    if (done == 0) {
+        fprintf(stderr, "replay: %s: no ZIP with a JSON entry found to mutate\n", path);
+        exit(2);
+    }
+    free(m);
+}
+
 /* ---- collecting files ---- */
 
 typedef struct list {
@@ -258,6 +282,7 @@ int main(int argc, char **argv) {
     bool mutating = false;
     unsigned long fb_count = 0; /* --fb-mutate N: the FILEs after --mutate get N FlatBuffer
                                    mutations each instead of the byte-level ones */
+    unsigned long etr_count = 0; /* --etr-mutate N: N ETRecord (JSON entry) mutations each */
     int bad = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-v") == 0) verbose = true;
@@ -265,9 +290,13 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--fb-mutate") == 0 && i + 1 < argc) {
             fb_count = strtoul(argv[++i], NULL, 10);
             mutating = true;
+        } else if (strcmp(argv[i], "--etr-mutate") == 0 && i + 1 < argc) {
+            etr_count = strtoul(argv[++i], NULL, 10);
+            mutating = true;
         }
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: %s [-v] PATH... [--mutate FILE... | --fb-mutate N FILE...]\n",
+            fprintf(stderr, "usage: %s [-v] PATH... [--mutate FILE... | --fb-mutate N FILE... | "
+                    "--etr-mutate N FILE...]\n",
                     argv[0]);
             return 2;
         } else if (collect(mutating ? &mut : &plain, argv[i])) bad = 1;
@@ -290,7 +319,8 @@ int main(int argc, char **argv) {
             return 2;
         }
         snprintf(current, sizeof current, "%s", path);
-        if (m && fb_count) fb_mutations(path, data, size, fb_count);
+        if (m && etr_count) etr_mutations(path, data, size, etr_count);
+        else if (m && fb_count) fb_mutations(path, data, size, fb_count);
         else if (m) mutate(path, data, size);
         else run(data, size);
         free(data);

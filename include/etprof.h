@@ -152,6 +152,10 @@ etp_file_kind etp_sniff_kind(const uint8_t *data, size_t size);
 #define ETP_EXPECT_ANY 0u     /* nothing: etp_blob_open() */
 #define ETP_EXPECT_DUMP 1u    /* an ETDump: otherwise the error etp_dump_open() would give */
 #define ETP_EXPECT_PROGRAM 2u /* a program: otherwise the error etp_program_open() would give */
+/* A debug buffer (alone): raw tensor bytes, so nothing to judge a pipe or device by at its
+ * start; one larger than the memory budget (docs/verifier.md "Memory", ETPROF_MEMORY_BUDGET)
+ * is refused at that byte instead of being read to ETP_STDIN_MAX (`--debug-buffer /dev/zero`). */
+#define ETP_EXPECT_DEBUG_BUFFER 4u
 /* etp_blob_open() that, for a pipe or device (stdin, /dev/zero: anything a mapping cannot show
  * up front), looks at the first 16 bytes and fails at once with ETP_E_INPUT when they cannot
  * begin a file of the `expect`ed kinds (located at the identifier the reader would check: byte 8

@@ -289,6 +289,10 @@ void etp_stream_null(etp_stream *s);
 /* Hands what the stream holds back to the FILE (no fflush); ETP_E_IO when a write to the FILE
  * has failed so far, else 0. For long outputs: call it now and then to stop early. */
 int etp_stream_flush(etp_stream *s);
+/* ETP_OK, or the error that stopped the stream's rows (the memory budget: the table and md
+ * formats keep every row until close, docs/verifier.md "Memory"), copied to `err` (may be NULL):
+ * one located line for the caller to print. Such a stream writes nothing at close. */
+int etp_stream_error(const etp_stream *s, etp_error *err);
 /* Writes the end (json: the closing brackets; table, md: the whole table) and frees the stream.
  * 0, ETP_E_IO (a write failed), ETP_E_INTERNAL (misuse, out of memory). NULL: ETP_E_INTERNAL. */
 int etp_stream_close(etp_stream *s);

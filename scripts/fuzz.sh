@@ -3,9 +3,11 @@
 # -fsanitize=fuzzer,address,undefined, then runs each for FUZZ_SECONDS (default 60) seconds.
 # Fails on any crash, contract violation, leak, timeout or out-of-memory.
 #
-#   scripts/fuzz.sh [--long] [--update-corpus] [TARGET...]
+#   scripts/fuzz.sh [--long] [--update-corpus] [--runs N] [TARGET...]
 #                                        default: every target listed in fuzz/CMakeLists.txt
 #   --long           a campaign: FUZZ_SECONDS defaults to 900 per target, and --update-corpus
+#   --runs N         stop each target after N executions (libFuzzer -runs), or FUZZ_SECONDS,
+#                    whichever comes first: a campaign of a known size (docs/verifier.md)
 #   --update-corpus  after fuzzing, merge what the run found into fuzz/corpus/TARGET, minimised
 #                    (libFuzzer -merge=1: only inputs that add coverage are copied; commit them,
 #                    so that the corpus accumulates and every later run starts from it)
@@ -26,10 +28,13 @@ set -euo pipefail
 
 long=0
 update=0
+runs=
 while [ $# -gt 0 ]; do
     case $1 in
     --long) long=1; update=1; shift ;;
     --update-corpus) update=1; shift ;;
+    --runs) [ $# -ge 2 ] || { echo "fuzz.sh: --runs needs a count" >&2; exit 2; }
+            runs=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -66,7 +71,10 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
           -DETPROF_FUZZ=ON -DETPROF_SANITIZE=ON -DETPROF_TESTS=OFF >/dev/null
 fi
-cmake --build "$build" --parallel 2 >/dev/null || cmake --build "$build" # again, to show the errors
+# only the targets to run (not the replay drivers, the command and the tools of a full build)
+fuzz_bins=("${targets[@]/#/fuzz_}")
+cmake --build "$build" --parallel 2 --target "${fuzz_bins[@]}" >/dev/null ||
+    cmake --build "$build" --target "${fuzz_bins[@]}" # again, to show the errors
 
 # Dictionaries: magic numbers and names the readers and the model compare against.
 dict_etdump() {
@@ -119,6 +127,7 @@ for t in "${targets[@]}"; do
     rc=0
     extra=()
     [ "$jobs" -gt 1 ] && extra=(-jobs="$jobs" -workers="$jobs")
+    [ -n "$runs" ] && extra+=(-runs="$runs")
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "$bin" -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb="$rss" \
@@ -152,6 +161,6 @@ for t in "${targets[@]}"; do
     fi
     summary+=("$line")
 done
-echo "fuzz.sh: results (${secs}s per target, $cc, -fsanitize=fuzzer,address,undefined):"
+echo "fuzz.sh: results (${secs}s per target${runs:+ or $runs executions}, $cc, -fsanitize=fuzzer,address,undefined):"
 printf '  %s\n' "${summary[@]}"
 exit $status

@@ -45,3 +45,10 @@ add_test(NAME fuzz_mutate_backends
                  ${ETPROF_TEST_DATA}/flatc-built/coreml.etdp ${ETPROF_TEST_DATA}/flatc-built/vulkan.etdp
                  ${ETPROF_TEST_DATA}/flatc-built/neutron.etdp)
 set_tests_properties(fuzz_mutate_backends PROPERTIES TIMEOUT 600)
+# ETRecord-aware mutations (fuzz/etr_mutate.c: a JSON entry changed, the ZIP written again with
+# valid CRCs, so that the mutation reaches jansson and the reader's budget), seeds 1..1000 on the
+# corpus record and the crafted ZIP64 one. Issue 35.
+add_test(NAME fuzz_etrmutate_etrecord
+         COMMAND fuzz_etrecord_replay --etr-mutate 1000 ${ETPROF_TEST_DATA}/upstream/etrecord.bin
+                 ${CMAKE_SOURCE_DIR}/fuzz/corpus/etrecord/new_zip64.etrecord)
+set_tests_properties(fuzz_etrmutate_etrecord PROPERTIES TIMEOUT 600)

@@ -24,3 +24,11 @@ endif()
 # A text stream as a QNN JSON file: refused while it is read, not after its end (16.2).
 add_test(NAME memory_qnn_stream COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_memory_bounds.py
          qnn_stream ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_MEM_TMP}/qnn_stream ${ETPROF_SANITIZE})
+# Issue 35: ETRecord JSON entries within the budget (zip bombs made with python's zipfile), per-run
+# state over run_data entries sharing one RunData table, a program of 10^6 methods, and side
+# inputs (--debug-buffer, --runner-log) from a device or pipe: within the inputs + 64 MiB, or one
+# located refusal, and no -o file left.
+foreach(c etrecord shared_runs methods side_inputs)
+  add_test(NAME memory_${c} COMMAND ${ETPROF_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/test_memory_bounds.py
+           ${c} ${ETPROF_BIN} ${ETPROF_TEST_DATA} ${ETPROF_MEM_TMP}/${c} ${ETPROF_SANITIZE})
+endforeach()

@@ -4,7 +4,8 @@ stays within its peak-RSS budget or is rejected with a located one-line error an
 code. Peak RSS is measured per child with os.wait4 (ru_maxrss).
 
 usage: test_memory_bounds.py CASE ETPROF DATA_DIR BUILD_TMP SANITIZE [ETPROF_GEN]
-  CASE: sniff, shared, qnn_json, ulimit, block (needs ETPROF_GEN: bench/etprof-gen), qnn_stream
+  CASE: sniff, shared, qnn_json, ulimit, block (needs ETPROF_GEN: bench/etprof-gen), qnn_stream,
+        etrecord, shared_runs, methods, side_inputs (issue 35)
   SANITIZE: ON for ASan/UBSan builds. ASan reserves terabytes of virtual memory and its shadow and
   quarantine inflate the resident set, so there the RSS budgets are not checked (a clear "skip"
   line says so) and only the exit codes and messages are; the release build checks both.
@@ -338,8 +339,228 @@ def case_qnn_stream():
         rss_ok(rss, cap, name)
 
 
+def one_line(err):
+    return len(err.strip().splitlines()) == 1
+
+
+def zip_entry_stream(path, entries):
+    """Writes a ZIP of (name, chunks) entries, each deflated as it is written (python's zipfile:
+    its CRC-32 and sizes are its own, not etprof's), so that a bomb is never held here."""
+    import zipfile
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, chunks in entries:
+            with z.open(zipfile.ZipInfo(name), "w", force_zip64=True) as f:
+                for c in chunks:
+                    f.write(c)
+    return path
+
+
+def case_etrecord():
+    """ETRecord JSON entries parsed as they inflate, within the memory budget (issue 35.1).
+    Before: the entry was inflated whole into a buffer and parsed by jansson whole (a 100M-element
+    debug_handle_map took > 4.6 GB; 1000 MiB of spaces 1.03 GB; out of memory was "malformed JSON
+    at line -1"). Checked: an array bomb (8M elements in a few KB) is refused with one line naming
+    the entry, the budget and ETPROF_MEMORY_BUDGET, within file + 64 MiB, leaving no -o file;
+    100 MiB of spaces in a valid entry are read (exit 0) within file + 64 MiB (the buffer alone was
+    100 MiB); with the budget lifted and an address-space limit of 256 MiB, the bomb ends in exit 4
+    with "out of memory", never "malformed"."""
+    n = 8 << 20
+    bomb = zip_entry_stream(os.path.join(tmp, "bomb.etrecord"), [
+        ("ETRECORD_V0", [b""]),
+        ("debug_handle_map", [b'{"forward": {"0": ['] + [b"0," * (1 << 20)] * (n >> 20) + [b"0]}}"])])
+    spaces = zip_entry_stream(os.path.join(tmp, "spaces.etrecord"), [
+        ("ETRECORD_V0", [b""]),
+        ("debug_handle_map", [b'{"forward": {"0": [1]'] + [b" " * (1 << 20)] * 100 + [b"}}"])])
+    out = os.path.join(tmp, "etr-out.txt")
+    size = os.path.getsize(bomb)
+    for cmd in (["info", bomb], ["info", bomb, "--format", "json", "-o", out]):
+        rc, _, err, rss, dt = run(cmd, timeout=60)
+        what = " ".join(c if c != bomb else "bomb.etrecord" for c in cmd)
+        check(rc == 1, "%s: exit 1 (got %d)" % (what, rc))
+        check(one_line(err) and err.startswith("etprof: %s: entry debug_handle_map: at byte " % bomb)
+              and "memory budget" in err and "ETPROF_MEMORY_BUDGET" in err,
+              "%s: one line naming the entry, the byte and the budget: %r" % (what, err.strip()[:200]))
+        rss_ok(rss, size + 64 * MiB, what)
+        check(dt < 10, "%s: quick (%.1f s)" % (what, dt))
+    check(not os.path.exists(out), "no -o file left by the refused run")
+    rc, out_b, err, rss, dt = run(["info", spaces, "--format", "json"], timeout=60)
+    doc = json.loads(out_b) if rc == 0 else {}
+    sp = [e for e in doc.get("entries", []) if e.get("name") == "debug_handle_map"]
+    check(rc == 0 and sp and sp[0].get("size_bytes", sp[0].get("bytes")) == 100 * MiB + 23,
+          "100 MiB of spaces in debug_handle_map: read (exit %d), its size %d bytes %s"
+          % (rc, 100 * MiB + 23, err.strip()[:160]))
+    rss_ok(rss, os.path.getsize(spaces) + 64 * MiB, "info spaces.etrecord")
+    if sanitized:
+        print("skip: RLIMIT_AS under ASan/UBSan")
+        return
+    os.environ["ETPROF_MEMORY_BUDGET"] = "0"
+    try:
+        rc, _, err, rss, dt = run(["info", bomb], limit_as=256 * MiB, timeout=60)
+    finally:
+        del os.environ["ETPROF_MEMORY_BUDGET"]
+    check(rc == 4 and one_line(err) and "out of memory" in err and "malformed" not in err,
+          "budget lifted, 256 MiB address space: exit 4 (got %d), out of memory: %r"
+          % (rc, err.strip()[:160]))
+
+
+def run_data_vector(path):
+    """The file offset of an ETDump's run_data vector, read by hand from the FlatBuffer: size
+    prefix, root uoffset, the root table's vtable, field 1."""
+    import struct
+    b = open(path, "rb").read(1 << 16)
+    root = 4 + struct.unpack_from("<I", b, 4)[0]
+    vt = root - struct.unpack_from("<i", b, root)[0]
+    fo = struct.unpack_from("<H", b, vt + 4 + 2 * 1)[0]
+    slot = root + fo
+    return slot + struct.unpack_from("<I", b, slot)[0]
+
+
+def located_at_element(err, name, vec, key):
+    """One line 'etprof: NAME: offset O: KEY[i]...' where O is element i's uoffset of the vector
+    at `vec` (vec + 4 + 4 i), both read from the line and checked against each other."""
+    import re
+    m = re.match(r"etprof: (.*?): offset (\d+): %s\[(\d+)\]" % re.escape(key), err.strip())
+    return (one_line(err) and m is not None and m.group(1) == name
+            and int(m.group(2)) == vec + 4 + 4 * int(m.group(3)))
+
+
+def events_vector(path, block):
+    """The file offset of run_data[block]'s events vector (RunData field 3), read by hand."""
+    import struct
+    b = open(path, "rb").read()
+    slot = run_data_vector(path) + 4 + 4 * block
+    t = slot + struct.unpack_from("<I", b, slot)[0]
+    vt = t - struct.unpack_from("<i", b, t)[0]
+    fo = struct.unpack_from("<H", b, vt + 4 + 2 * 3)[0]
+    return t + fo + struct.unpack_from("<I", b, t + fo)[0]
+
+
+def located_at_event(err, name, ev):
+    """One line 'etprof: NAME: offset O: run_data[b].events[i]' where O is the uoffset of element
+    i of the events vector at `ev` (ev + 4 + 4 i)."""
+    import re
+    m = re.match(r"etprof: (.*?): offset (\d+): run_data\[\d+\]\.events\[(\d+)\]", err.strip())
+    return (one_line(err) and m is not None and m.group(1) == name
+            and int(m.group(2)) == ev + 4 + 4 * int(m.group(3)))
+
+
+def case_shared_runs():
+    """Per-run state over run_data entries that share one RunData table (issue 35.2): a 4 MB
+    dump of 2^20 runs of one event each (tests/tools/shared_event_dump.py --shared-blocks), a
+    legal FlatBuffer. Before: runs 2.4 GB / 47 s, info --format json 1.87 GB, info 155 MB,
+    events 229 MB. Now runs, info (table and JSON) and events (table) are refused with one line
+    located at run_data[i] (the element's offset, checked against the vector read by hand) naming
+    the budget, each within file + 64 MiB, leaving no -o file; events --format jsonl streams
+    (exit 0, 2^20 lines) within file + 64 MiB; 1024 shared runs are still listed by runs."""
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools", "shared_event_dump.py")
+    big = os.path.join(tmp, "shared-runs-1M.etdp")
+    small = os.path.join(tmp, "shared-runs-1k.etdp")
+    subprocess.check_call([sys.executable, gen, big, str(1 << 20), "1", "--shared-blocks"])
+    subprocess.check_call([sys.executable, gen, small, "1024", "1", "--shared-blocks"])
+    size, vec = os.path.getsize(big), run_data_vector(big)
+    out = os.path.join(tmp, "runs-out.txt")
+    ev = events_vector(big, 0)  # every block's: they share one RunData
+    for cmd in (["runs", big], ["runs", big, "--format", "json", "-o", out], ["info", big],
+                ["info", big, "--format", "json"], ["events", big], ["events", big, "-o", out]):
+        rc, _, err, rss, dt = run(cmd, timeout=60)
+        what = " ".join(cmd[:1] + cmd[2:])
+        check(rc == 1, "%s: exit 1 (got %d)" % (what, rc))
+        # events: at the event of the run where the table passed the budget
+        at = (located_at_element(err, big, vec, "run_data") if cmd[0] != "events" else
+              located_at_event(err, big, ev))
+        check(at and "memory budget" in err
+              and "ETPROF_MEMORY_BUDGET" in err,
+              "%s: one line located at a run_data element, naming the budget: %r"
+              % (what, err.strip()[:200]))
+        rss_ok(rss, size + 64 * MiB, what)
+        check(not os.path.exists(out), "%s: no -o file left" % what)
+    rc, _, err, rss, dt = run(["events", big, "--format", "jsonl", "-o", out], timeout=60)
+    lines = sum(1 for _ in open(out, "rb")) if rc == 0 else -1
+    check(rc == 0 and lines == 1 << 20, "events --format jsonl: exit 0 (got %d), %d lines of %d"
+          % (rc, lines, 1 << 20))
+    rss_ok(rss, size + 64 * MiB, "events --format jsonl")
+    os.unlink(out)
+    rc, out_b, err, rss, dt = run(["runs", small, "--format", "json"])
+    doc = json.loads(out_b) if rc == 0 else {}
+    check(rc == 0 and len(doc.get("runs", [])) == 1024,
+          "runs over 1024 shared runs: exit 0 (got %d), 1024 rows %s" % (rc, err.strip()[:160]))
+
+
+def case_methods():
+    """A program of 10^6 methods in 28 MB (tests/tools/many_methods_pte.py; issue 35.3). Before:
+    info 412 MB, info --format json 1.9 GB, every dump command with it as --pte ~100 MB (bound
+    87 MB). Now refused at open, one line located at execution_plan[i] (the element's offset
+    36 + 4 + 4 i: the generator's layout), within the files + 64 MiB; 20,000 methods are still
+    read (info --format json lists 20,000) within the file + 64 MiB."""
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools", "many_methods_pte.py")
+    big = os.path.join(tmp, "methods-1M.pte")
+    small = os.path.join(tmp, "methods-20k.pte")
+    subprocess.check_call([sys.executable, gen, big, str(10 ** 6)])
+    subprocess.check_call([sys.executable, gen, small, "20000"])
+    dump = os.path.join(data, "real", "add_pte_1x.etdp")
+    size = os.path.getsize(big) + os.path.getsize(dump)
+    out = os.path.join(tmp, "methods-out.txt")
+    vec = 36  # header 8, Program vtable 8, Program table 12, the plans' vtable 8
+    for cmd in (["info", big], ["info", big, "--format", "json", "-o", out],
+                ["summary", dump, "--pte", big], ["ops", dump, "--pte", big],
+                ["runs", dump, "--pte", big], ["events", dump, "--pte", big, "-o", out]):
+        rc, _, err, rss, dt = run(cmd, timeout=60)
+        what = " ".join(os.path.basename(c) for c in cmd)
+        check(rc == 1 and located_at_element(err, big, vec, "execution_plan")
+              and "memory budget" in err and "ETPROF_MEMORY_BUDGET" in err,
+              "%s: exit 1 (got %d), one line located at an execution_plan element: %r"
+              % (what, rc, err.strip()[:200]))
+        rss_ok(rss, size + 64 * MiB, what)
+        check(not os.path.exists(out), "%s: no -o file left" % what)
+    rc, _, err, rss, dt = run(["info", small, "--format", "json"], stdout_path=out)
+    doc = json.load(open(out)) if rc == 0 else {}
+    os.unlink(out)
+    check(rc == 0 and len(doc.get("methods", [])) == 20000,
+          "info methods-20k.pte: exit 0 (got %d), 20000 methods listed %s" % (rc, err.strip()[:120]))
+    rss_ok(rss, os.path.getsize(small) + 64 * MiB, "info --format json methods-20k.pte")
+
+
+def case_side_inputs():
+    """Side inputs from a device or pipe (issue 35.4): before, --debug-buffer /dev/zero and
+    --runner-log /dev/zero were read to 4 GiB (4.2 GB, 23-28 s) before the refusal. The runner's
+    log is judged by its first bytes (a NUL: not a log, at byte 0); a debug buffer, raw tensor
+    bytes, is read to at most the memory budget and refused at that byte (52 MiB by default:
+    offset 54525952) with ETPROF_MEMORY_BUDGET named; both at once, within 64 MiB, quick. A text
+    log through a pipe (250 MB of 'y' lines) is refused at the budget too; with
+    ETPROF_MEMORY_BUDGET=8 at 8 MiB."""
+    dump = os.path.join(data, "real", "add_pte_1x.etdp")
+    budget = 52 * MiB
+    for cmd, dev, want in ((["tensors", dump, "--debug-buffer"], "/dev/zero", budget),
+                           (["summary", dump, "--runner-log"], "/dev/zero", 0)):
+        rc, _, err, rss, dt = run(cmd + [dev], limit_as=None, timeout=30)
+        what = "%s %s %s" % (cmd[0], cmd[2], dev)
+        check(rc == 1 and err.startswith("etprof: %s: offset %d: " % (dev, want)) and one_line(err),
+              "%s: exit 1 (got %d), one line at offset %d: %r" % (what, rc, want, err.strip()[:200]))
+        check(want == 0 or "ETPROF_MEMORY_BUDGET" in err, "%s: names the budget" % what)
+        check(dt < 5, "%s: quick (%.2f s)" % (what, dt))
+        rss_ok(rss, 64 * MiB, what)
+    for env, want in ((None, budget), ("8", 8 * MiB)):
+        feeder = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
+        if env:
+            os.environ["ETPROF_MEMORY_BUDGET"] = env
+        try:
+            rc, _, err, rss, dt = run(["summary", dump, "--runner-log", "-"], stdin=feeder.stdout,
+                                      timeout=30)
+        finally:
+            os.environ.pop("ETPROF_MEMORY_BUDGET", None)
+        feeder.stdout.close()
+        feeder.kill()
+        feeder.wait()
+        what = "yes | summary --runner-log - (budget %s)" % (env or "default")
+        check(rc == 1 and err.startswith("etprof: <stdin>: offset %d: " % want) and one_line(err),
+              "%s: exit 1 (got %d), one line at offset %d: %r" % (what, rc, want, err.strip()[:200]))
+        rss_ok(rss, 64 * MiB, what)
+
+
 CASES = {"sniff": case_sniff, "shared": case_shared, "qnn_json": case_qnn_json,
-         "ulimit": case_ulimit, "block": case_block, "qnn_stream": case_qnn_stream}
+         "ulimit": case_ulimit, "block": case_block, "qnn_stream": case_qnn_stream,
+         "etrecord": case_etrecord, "shared_runs": case_shared_runs, "methods": case_methods,
+         "side_inputs": case_side_inputs}
 CASES[case]()
 print("%d failure(s)" % fails)
 sys.exit(1 if fails else 0)

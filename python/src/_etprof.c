@@ -257,7 +257,8 @@ static int open_dbuf(Profile *p, PyObject *o, etp_error *err, bool *pyerr) {
     PyObject *b = NULL;
     if (!PyUnicode_FSConverter(name, &b)) return 0;
     *pyerr = false;
-    int rc = etp_blob_open(&p->dbuf_blob, PyBytes_AS_STRING(b), err);
+    int rc = etp_blob_open_expect(&p->dbuf_blob, PyBytes_AS_STRING(b), ETP_EXPECT_DEBUG_BUFFER,
+                                  err);
     Py_DECREF(b);
     p->have_dbuf_blob = rc == ETP_OK;
     return rc ? rc : etp_debug_buffer_check(&p->dbuf_blob, NULL, err);

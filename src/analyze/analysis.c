@@ -123,6 +123,8 @@ struct etp_ops_result {
     size_t rows_charged;
     bool over_budget;
     uint32_t over_index; /* the event whose row went over it */
+    const etp_dump *dump;  /* computed from (etp__ops_dump) */
+    const char *dump_name; /* its name, in the arena */
 };
 /* row k of the result (hierarchy order), once finish_tree() has put the accumulators in it */
 #define ROW(r, k) ((r)->acc[(k)].pub)
@@ -1691,6 +1693,9 @@ static int ops_pass(etp_ops_result **rp, etp_model *m, const etp_ops_opts *o, et
     return run_blocks(r, m, o, 0, nb, nb, NULL, err);
 }
 
+const etp_dump *etp__ops_dump(const etp_ops_result *r) { return r->dump; }
+const char *etp__ops_dump_name(const etp_ops_result *r) { return r->dump_name; }
+
 int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out, etp_error *err) {
     *out = NULL;
     etp_ops_opts o;
@@ -1712,6 +1717,11 @@ int etp_ops_compute(etp_model *m, const etp_ops_opts *opts, etp_ops_result **out
     if (!rc && finish_stats(r)) rc = ETP_E_INTERNAL;
     if (!rc && finish_tree(r)) rc = ETP_E_INTERNAL;
     if (!rc) etp_qnn_program_soc(etp_model_program(m), NULL, &r->soc);
+    if (!rc) {
+        r->dump = etp_model_dump(m);
+        const char *dn = etp__model_dump_name(m);
+        r->dump_name = dn ? arena_strn(r, dn, strlen(dn)) : NULL;
+    }
     size_t nrows = r->nacc;
     if (!rc) {
         finish_shares(r, nrows);

@@ -28,6 +28,7 @@ struct etp_census {
     uint32_t nblocks;
     bool *owns_name; /* blocks[i].info.name is its own copy (else shared with the block before) */
     census_part all;
+    uint64_t charged; /* of the memory budget (ETP_MEM_PER_BLOCK a block), until freed */
 };
 
 static void tab_free(count_tab *t) {
@@ -212,12 +213,19 @@ int etp_census_compute(etp_model *m, const etp_census_opts *opts, etp_census **o
                        etp_error *err) {
     *out = NULL;
     uint32_t nb = etp_dump_get_info(etp_model_dump(m))->block_count;
+    /* a record per block (and info's JSON entry for it): the budget first (model_int.h) */
+    int brc = etp__budget_blocks(etp_model_dump(m), etp__model_dump_name(m), nb,
+                                 ETP_MEM_PER_BLOCK, "blocks (runs) listed one by one", NULL, NULL,
+                                 err);
+    if (brc) return brc;
     etp_census *c = calloc(1, sizeof *c);
     if (c) {
         c->nblocks = nb;
         c->blocks = calloc(nb ? nb : 1, sizeof *c->blocks);
         c->owns_name = calloc(nb ? nb : 1, sizeof *c->owns_name);
     }
+    if (c) c->charged = (uint64_t)nb * ETP_MEM_PER_BLOCK;
+    else etp__mem_give((uint64_t)nb * ETP_MEM_PER_BLOCK);
     if (!c || !c->blocks || !c->owns_name) {
         etp_census_free(c);
         etp_error_set(err, ETP_E_INTERNAL, NULL, -1, NULL, "out of memory");
@@ -234,6 +242,7 @@ int etp_census_compute(etp_model *m, const etp_census_opts *opts, etp_census **o
 
 void etp_census_free(etp_census *c) {
     if (!c) return;
+    etp__mem_give(c->charged);
     if (c->blocks && c->owns_name) free_names(c, 0, c->nblocks);
     part_clear(&c->all);
     free(c->blocks);

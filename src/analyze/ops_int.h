@@ -20,6 +20,11 @@ int32_t etp__ops_row_part(const etp_ops_result *r, size_t i);
 /* The dump's block index of each run kept of method `m` (etp_ops_method.runs entries). */
 const uint32_t *etp__ops_run_blocks(const etp_ops_result *r, size_t m);
 
+/* The dump the result was computed from and its file name (for a located error: runs.c), or
+ * NULL when it was not computed from a model. Only read while that dump is open. */
+const etp_dump *etp__ops_dump(const etp_ops_result *r);
+const char *etp__ops_dump_name(const etp_ops_result *r);
+
 /* What the program's QNN delegates were compiled for (etp_qnn_program_soc, read when the result
  * was computed; present false without a program or a spec): explain's memory answer. */
 const etp_qnn_soc *etp__ops_qnn_soc(const etp_ops_result *r);

@@ -1,6 +1,7 @@
 /* runs.c - one row per run (etprof_runs.h, docs/analyses.md "Runs"): the per-run values of the
  * rows that make each method's parts, with warm-up, outlier and trend flags. */
 #include "etprof_runs.h"
+#include "model_int.h"
 #include "ops_int.h"
 
 #include <ctype.h>
@@ -16,7 +17,22 @@ struct etp_runs_result {
     size_t nmethods;
     etp_runs_backend *backends; /* all rows' entries */
     etp_runs_qnn *qnn;
+    uint64_t charged; /* of the memory budget (ETP_MEM_PER_RUN a run), until freed */
 };
+
+/* The block of run k counted over every method's runs in order (etp__budget_blocks). */
+static uint32_t block_of_run(const void *ctx, uint64_t k) {
+    const etp_ops_result *r = ctx;
+    for (size_t mi = 0; mi < etp_ops_method_count(r); mi++) {
+        const etp_ops_method *m = etp_ops_method_get(r, mi);
+        if (k < m->runs) {
+            const uint32_t *b = etp__ops_run_blocks(r, mi);
+            return b ? b[k] : (uint32_t)k;
+        }
+        k -= m->runs;
+    }
+    return 0;
+}
 
 void etp_runs_opts_init(etp_runs_opts *o) {
     o->warmup_factor = 1.5;
@@ -213,6 +229,14 @@ int etp_runs_compute(const etp_ops_result *r, const etp_runs_opts *o, etp_runs_r
         nback += (size_t)m->runs * nd;
         nq += (size_t)m->runs * nqm;
     }
+    /* one row per run, and the table of them: the budget first (model_int.h) */
+    int brc = etp__budget_blocks(etp__ops_dump(r), etp__ops_dump_name(r), total_runs,
+                                 ETP_MEM_PER_RUN, "runs listed one by one", block_of_run, r, err);
+    if (brc) {
+        free(x);
+        return brc;
+    }
+    x->charged = (uint64_t)total_runs * ETP_MEM_PER_RUN;
     x->rows = calloc(total_runs ? total_runs : 1, sizeof *x->rows);
     x->methods = calloc(nm ? nm : 1, sizeof *x->methods);
     x->backends = calloc(nback ? nback : 1, sizeof *x->backends);
@@ -368,6 +392,7 @@ oom:
 
 void etp_runs_free(etp_runs_result *x) {
     if (!x) return;
+    etp__mem_give(x->charged);
     free(x->rows);
     free(x->methods);
     free(x->backends);

@@ -1,6 +1,7 @@
 /* blob.c - read-only input files: mmap for regular files, a bounded read for pipes. */
 #include "etprof.h"
 #include "blob.h"
+#include "membudget.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Reads a pipe or device to its end, bounded by ETP_STDIN_MAX. With `check`, the first
+/* Reads a pipe or device to its end, bounded by ETP_STDIN_MAX, or by `max` when lower (a side
+ * input: the memory budget). With `check`, the first
  * ETP_BLOB_HEAD bytes (or all of a shorter input) are shown to it as soon as they are in, and a
  * rejection stops the read there: `/dev/zero` is not read to 4 GiB to find it is not a dump. */
-static int read_all(etp_blob *b, int fd, etp_blob_check check, etp_error *err) {
+static int read_all(etp_blob *b, int fd, etp_blob_check check, uint64_t max, etp_error *err) {
     size_t cap = 1 << 16, len = 0;
     bool checked = check == NULL;
     uint8_t *buf = malloc(cap);
@@ -26,6 +28,7 @@ static int read_all(etp_blob *b, int fd, etp_blob_check check, etp_error *err) {
              * (checked after each read), without doubling a 4 GiB buffer to 8 GiB first. */
             uint64_t want = (uint64_t)cap * 2;
             if (want > ETP_STDIN_MAX + 1) want = ETP_STDIN_MAX + 1;
+            if (max < ETP_STDIN_MAX && want > max + 1) want = max + 1;
             if (want > SIZE_MAX) goto oom;
             uint8_t *nb = realloc(buf, (size_t)want);
             if (!nb) goto oom;
@@ -49,6 +52,16 @@ static int read_all(etp_blob *b, int fd, etp_blob_check check, etp_error *err) {
                 free(buf);
                 return rc;
             }
+        }
+        if (max < ETP_STDIN_MAX && len > max) {
+            free(buf);
+            etp_error_set(err, ETP_E_INPUT, b->name, (int64_t)max, NULL,
+                          "more than %.1f MiB from a pipe or device, over the memory budget "
+                          "(docs/verifier.md \"Memory\"): pass a regular file (mapped, not "
+                          "read), or set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to allow more "
+                          "memory",
+                          (double)max / 1048576.0);
+            return ETP_E_INPUT;
         }
         if (len > ETP_STDIN_MAX) {
             free(buf);
@@ -76,9 +89,14 @@ int etp_blob_open(etp_blob *b, const char *path, etp_error *err) {
 
 int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check,
                            etp_error *err) {
+    return etp__blob_open_bounded(b, path, check, ETP_STDIN_MAX, err);
+}
+
+int etp__blob_open_bounded(etp_blob *b, const char *path, etp_blob_check check, uint64_t max,
+                           etp_error *err) {
     memset(b, 0, sizeof *b);
     snprintf(b->name, sizeof b->name, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
-    if (strcmp(path, "-") == 0) return read_all(b, STDIN_FILENO, check, err);
+    if (strcmp(path, "-") == 0) return read_all(b, STDIN_FILENO, check, max, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         etp_error_set(err, ETP_E_IO, b->name, -1, NULL, "cannot open: %s", strerror(errno));
@@ -97,7 +115,7 @@ int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check,
         return ETP_E_IO;
     }
     if (!S_ISREG(st.st_mode)) {
-        int rc = read_all(b, fd, check, err);
+        int rc = read_all(b, fd, check, max, err);
         close(fd);
         return rc;
     }

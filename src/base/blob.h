@@ -16,4 +16,9 @@ typedef int (*etp_blob_check)(const uint8_t *head, size_t n, const char *name, e
  * front), shows the first ETP_BLOB_HEAD bytes to `check` (may be NULL) before reading on. */
 int etp__blob_open_checked(etp_blob *b, const char *path, etp_blob_check check, etp_error *err);
 
+/* The same, reading a pipe or device to at most `max` bytes (a side input: the memory budget,
+ * docs/verifier.md "Memory"); more is refused, located at byte `max`. */
+int etp__blob_open_bounded(etp_blob *b, const char *path, etp_blob_check check, uint64_t max,
+                           etp_error *err);
+
 #endif

@@ -151,7 +151,7 @@ int cli_exit_for(int code) { return etp_exit_code(code); }
 
 int cli_open_debug_buffer(etp_blob *b, const char *path) {
     etp_error err = {0};
-    int rc = etp_blob_open(b, path, &err);
+    int rc = etp_blob_open_expect(b, path, ETP_EXPECT_DEBUG_BUFFER, &err);
     if (!rc && (rc = etp_debug_buffer_check(b, NULL, &err))) etp_blob_close(b);
     if (!rc) return 0;
     memset(b, 0, sizeof *b);

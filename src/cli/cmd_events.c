@@ -32,7 +32,12 @@ static int run_events(cli_args *a) {
             break;
         }
         for (uint32_t i = 0; i < v.n; i++) etp_events_row(s, in.dump, &v, &v.events[i], with_program);
-        if (etp_stream_flush(s) == ETP_E_IO) rc = EXIT_IO;
+        int frc = etp_stream_flush(s);
+        if (frc == ETP_E_IO) rc = EXIT_IO;
+        else if (frc && etp_stream_error(s, &err)) { /* the table over the memory budget */
+            cli_error(&err);
+            rc = cli_exit_for(frc);
+        }
         cli_progress(a, "events", b + 1, di->block_count);
     }
     cli_progress_end(a);

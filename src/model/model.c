@@ -283,52 +283,42 @@ static uint64_t scratch_bytes(uint32_t n, uint32_t hc) {
            (uint64_t)hc * (sizeof(uint64_t) + sizeof(int32_t) + sizeof(uint32_t));
 }
 
-static _Atomic uint64_t mem_held;
+const char *etp__model_dump_name(const etp_model *m) { return m->opts.dump_name; }
 
-uint64_t etp_memory_budget(char *warning, size_t n) {
-    if (warning && n) warning[0] = 0;
-    const char *e = getenv("ETPROF_MEMORY_BUDGET");
-    if (!e || !*e) return ETP_MEM_BUDGET_DEFAULT;
-    const char *p = e;
-    uint64_t v = 0;
-    bool over = false;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (v > ((UINT64_MAX >> 20) - (uint64_t)(*p - '0')) / 10) over = true;
-        else v = v * 10 + (uint64_t)(*p - '0');
+
+int etp__budget_blocks(const etp_dump *d, const char *name, uint64_t n, uint32_t per,
+                       const char *what, uint32_t (*block_of)(const void *ctx, uint64_t k),
+                       const void *ctx, etp_error *err) {
+    uint64_t budget = etp__mem_budget(), held = 0;
+    if (n == 0 || etp__mem_take(n * per, budget, &held)) return ETP_OK;
+    /* the item whose charge passes the budget */
+    uint64_t k = held < budget ? (budget - held) / per : 0;
+    if (k >= n) k = n - 1;
+    uint32_t bi = block_of ? block_of(ctx, k) : (uint32_t)k;
+    if (!d) {
+        etp_error_set(err, ETP_E_INPUT, name, -1, NULL,
+                      "%llu %s would take %.1f MiB, over the memory budget of %.1f MiB "
+                      "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no "
+                      "limit) to allow more memory",
+                      (unsigned long long)n, what, (double)(n * per) / 1048576.0,
+                      (double)budget / 1048576.0);
+        return ETP_E_INPUT;
     }
-    if (p != e && !*p && !over) return v == 0 ? UINT64_MAX : v << 20;
-    if (warning && n) {
-        /* the value as given, its first 40 bytes, control characters as '?' (one line) */
-        char shown[44];
-        size_t k = 0;
-        for (; e[k] && k < 40; k++)
-            shown[k] = (unsigned char)e[k] < 0x20 || e[k] == 0x7f ? '?' : e[k];
-        memcpy(shown + k, e[k] ? "..." : "", e[k] ? 4 : 1);
-        snprintf(warning, n,
-                 "ETPROF_MEMORY_BUDGET=\"%s\" %s: the default memory budget of %llu MiB is kept "
-                 "(docs/verifier.md \"Memory\")",
-                 shown,
-                 p != e && !*p ? "is too large (at most 17592186044415 MiB; 0 lifts the limit)"
-                               : "is not a whole number of MiB (digits only; 0 lifts the limit)",
-                 (unsigned long long)(ETP_MEM_BUDGET_DEFAULT >> 20));
-    }
-    return ETP_MEM_BUDGET_DEFAULT;
+    char path[48], also[48] = "";
+    snprintf(path, sizeof path, "run_data[%u]", bi);
+    if (held) snprintf(also, sizeof also, " (%.1f MiB already in use)", held / 1048576.0);
+    /* fewer than 16 bytes of file a block: run_data entries sharing RunData tables */
+    uint64_t blocks = etp_dump_get_info(d)->block_count;
+    bool shared = blocks && etp__dump_buffer_size(d) / blocks < 16;
+    etp_error_set(err, ETP_E_INPUT, name, etp__dump_block_offset(d, bi), path,
+                  "%llu %s would take %.1f MiB, over the memory budget of %.1f MiB%s "
+                  "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no limit) to "
+                  "allow more memory%s",
+                  (unsigned long long)n, what, (double)(n * per) / 1048576.0,
+                  (double)budget / 1048576.0, also,
+                  shared ? " (run_data entries sharing RunData tables?)" : "");
+    return ETP_E_INPUT;
 }
-
-uint64_t etp__mem_budget(void) { return etp_memory_budget(NULL, 0); }
-
-bool etp__mem_take(uint64_t bytes, uint64_t budget, uint64_t *held) {
-    uint64_t cur = atomic_load(&mem_held);
-    do {
-        if (budget != UINT64_MAX && (cur > budget || bytes > budget - cur)) {
-            if (held) *held = cur;
-            return false;
-        }
-    } while (!atomic_compare_exchange_weak(&mem_held, &cur, cur + bytes));
-    return true;
-}
-
-void etp__mem_give(uint64_t bytes) { atomic_fetch_sub(&mem_held, bytes); }
 
 void etp__model_set_event_charge(etp_model *m, uint32_t bytes) { m->event_charge = bytes; }
 void etp__model_set_split(etp_model *m, uint32_t from) { m->split_from = from; }

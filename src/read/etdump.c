@@ -16,6 +16,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_DONTNEED) */
 #include "etprof.h"
 #include "etdump_int.h"
+#include "membudget.h"
 #include "thread.h"
 #include "b64log.h"
 #include "etprof_arm_pmu.h"
@@ -49,6 +50,8 @@ struct etp_dump {
     int64_t base;
     etp_dump_info info;
     block *blocks;
+    uint32_t rd_vec; /* the run_data vector (etp__dump_block_offset) */
+    uint64_t charged; /* of the memory budget: the blocks' records, until close */
     void *map_base; /* the file mapping of the blob (etp_blob_open), NULL for other blobs */
     size_t map_size;
     async_verify *av; /* etp_dump_open_opts.background: the blocks being verified, NULL when done */
@@ -730,6 +733,13 @@ int etp__blob_check_dump_or_program(const uint8_t *data, size_t size, const char
 /* The public form of the blob's first-bytes check (etprof.h): the check is the reader's, passed
  * to the base layer's mapping as a callback. */
 int etp_blob_open_expect(etp_blob *b, const char *path, unsigned expect, etp_error *err) {
+    if (expect & ETP_EXPECT_DEBUG_BUFFER) {
+        uint64_t budget = etp__mem_budget();
+        /* raw tensor bytes: no first bytes to judge by (the caller's etp_debug_buffer_check
+         * refuses a dump, program or ZIP once it is read) */
+        return etp__blob_open_bounded(b, path, NULL,
+                                      budget < ETP_STDIN_MAX ? budget : ETP_STDIN_MAX, err);
+    }
     etp_blob_check check = NULL;
     switch (expect & (ETP_EXPECT_DUMP | ETP_EXPECT_PROGRAM)) {
     case ETP_EXPECT_DUMP: check = etp__blob_check_dump; break;
@@ -1277,6 +1287,24 @@ static int open_impl(etp_dump **out, const etp_blob *blob,
     fbv_push(&v, "run_data");
     if ((rc = fbv_vector(&v, root, 1, 4, &rd_vec, &n_blocks))) goto fail;
     d->info.block_count = n_blocks;
+    d->rd_vec = rd_vec;
+    /* a record per block, charged against the memory budget until close (docs/verifier.md
+     * "Memory"): 4 bytes of file a block when run_data entries share one RunData table */
+    uint64_t need = (uint64_t)(n_blocks ? n_blocks : 1) * sizeof *d->blocks, in_use = 0,
+             budget = etp__mem_budget();
+    if (!etp__mem_take(need, budget, &in_use)) {
+        etp_error_set(err, ETP_E_INPUT, file, d->base + (int64_t)rd_vec, "run_data",
+                      "%u blocks would take %.1f MiB to index, over the memory budget of %.1f "
+                      "MiB%s (docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no "
+                      "limit) to allow more memory%s",
+                      n_blocks, (double)need / 1048576.0, (double)budget / 1048576.0,
+                      in_use ? " with what is already in use" : "",
+                      n_blocks && d->size / n_blocks < 16
+                          ? " (run_data entries sharing RunData tables?)" : "");
+        rc = ETP_E_INPUT;
+        goto fail;
+    }
+    d->charged = need;
     d->blocks = calloc(n_blocks ? n_blocks : 1, sizeof *d->blocks);
     if (!d->blocks) goto oom;
     for (uint32_t i = 0; i < n_blocks; i++) d->blocks[i].rep_of = UINT32_MAX;
@@ -1311,6 +1339,7 @@ void etp_dump_close(etp_dump *d) {
         async_end(d);
     }
     free(d->blocks);
+    etp__mem_give(d->charged);
     if (d->src) {
         free(d->src->bytes);
         free(d->src);
@@ -1340,6 +1369,11 @@ bool etp__dump_same_layout(const etp_dump *d, uint32_t a, uint32_t b, int64_t *d
 int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi) {
     if (bi >= d->info.block_count || !d->blocks[bi].events_vec) return -1;
     return d->base + (int64_t)d->blocks[bi].events_vec;
+}
+
+int64_t etp__dump_block_offset(const etp_dump *d, uint32_t bi) {
+    if (bi >= d->info.block_count || !d->rd_vec) return -1;
+    return d->base + (int64_t)d->rd_vec + 4 + 4 * (int64_t)bi; /* the element's uoffset */
 }
 
 void etp_dump_block(const etp_dump *d, uint32_t bi, etp_block_info *out) {

@@ -82,6 +82,8 @@ const uint8_t *etp__dump_bytes(const etp_dump *d);
  * the file offset of block `bi`'s events vector (-1 when it has none). */
 uint64_t etp__dump_buffer_size(const etp_dump *d);
 int64_t etp__dump_events_offset(const etp_dump *d, uint32_t bi);
+/* The file offset of run_data[bi] (the vector element's uoffset), -1 when out of range. */
+int64_t etp__dump_block_offset(const etp_dump *d, uint32_t bi);
 
 /* The old rule of the model's per-block scratch, kept to name the likely cause in the error:
  * a block that needs more than ETP_MODEL_BUDGET_BASE + ETP_MODEL_BUDGET_PER_BYTE x the

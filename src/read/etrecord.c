@@ -7,6 +7,7 @@
  * into the record's arena and the JSON document is freed before the next entry is read. */
 #include "etprof_etrecord.h"
 #include "etrecord_int.h"
+#include "membudget.h"
 #include "sniff.h"
 #include "zipload.h"
 
@@ -66,6 +67,8 @@ struct etp_etrecord {
     uint32_t n_methods;
     method_maps *methods;
     uint32_t skipped;
+    uint64_t charged;      /* the arena's blocks, held of the memory budget until close */
+    uint64_t refused_need; /* a block the budget refused (aalloc), for the error */
 };
 
 static void *aalloc(etp_etrecord *r, size_t n) {
@@ -74,8 +77,17 @@ static void *aalloc(etp_etrecord *r, size_t n) {
     arena_blk *b = r->arena;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > 65536 ? n : 65536;
+        /* what the record keeps is charged against the memory budget until it is closed */
+        if (!etp__mem_take(sizeof *b + cap, etp__mem_budget(), NULL)) {
+            r->refused_need = r->charged + sizeof *b + cap;
+            return NULL;
+        }
         b = malloc(sizeof *b + cap);
-        if (!b) return NULL;
+        if (!b) {
+            etp__mem_give(sizeof *b + cap);
+            return NULL;
+        }
+        r->charged += sizeof *b + cap;
         b->next = r->arena;
         b->used = 0;
         b->cap = cap;
@@ -109,7 +121,21 @@ typedef struct rd {
     char jpath[200];
 } rd;
 
-#define OOM(c) (etp_error_set((c)->err, ETP_E_INTERNAL, (c)->file, -1, "", "out of memory"), ETP_E_INTERNAL)
+/* Out of memory, or the arena over the memory budget (aalloc). */
+static int oom(rd *c) {
+    if (c->r && c->r->refused_need) {
+        uint64_t budget = etp__mem_budget();
+        etp_error_set(c->err, ETP_E_INPUT, c->file, -1, *c->entry ? c->entry : "",
+                      "what the record keeps would take %.1f MiB, over the memory budget of "
+                      "%.1f MiB (docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: "
+                      "no limit) to allow more memory",
+                      (double)c->r->refused_need / 1048576.0, (double)budget / 1048576.0);
+        return ETP_E_INPUT;
+    }
+    etp_error_set(c->err, ETP_E_INTERNAL, c->file, -1, "", "out of memory");
+    return ETP_E_INTERNAL;
+}
+#define OOM(c) oom(c)
 
 static int fail_entry(rd *c, const char *jpath, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -142,29 +168,127 @@ static const char *jtype(const json_t *v) {
     }
 }
 
-/* Nesting depth before parsing (jansson recurses): the first byte past the limit, or -1. */
-static int64_t too_deep(const char *b, size_t n, uint32_t max) {
-    uint32_t depth = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < n; i++) {
-        char ch = b[i];
-        if (in_str) {
-            if (ch == '\\') i++;
-            else if (ch == '"') in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '{' || ch == '[') {
-            if (++depth > max) return (int64_t)i;
-        } else if ((ch == '}' || ch == ']') && depth) {
-            depth--;
-        }
-    }
-    return -1;
+/* ---- one JSON entry, parsed as it inflates, within the memory budget ----
+ *
+ * The entry is never held whole: jansson reads it through a callback that inflates it a chunk
+ * at a time, and each chunk is scanned before jansson sees it. The scan counts what jansson's
+ * tree will take (its values, keys and strings) and charges it against the process's memory
+ * budget (src/base/membudget.h) as it grows, so a zip bomb (a 100M-element array in 210 KB) is
+ * refused at the byte where the tree would pass the budget, not after 4.6 GB; it also bounds
+ * the nesting depth (jansson recurses). Bytes charged per structural character outside strings,
+ * measured with jansson 2.14 on x86-64 (peak RSS of json_loadb over 10^6 values, malloc's
+ * overhead included): an integer or other element 40 (charged 48 per ','), a string 88 + its
+ * bytes ('"' 48 + ',' 48 + the bytes), an object member 257 (key '"' 48 + ':' 64 + its value),
+ * an empty object 232 ('{' 240), an array 96 ('['). The lexer's buffer holds the longest token
+ * up to three times (its doubling capacity and the decoded copy). */
+#define ETR_CHARGE_OBJECT 240u
+#define ETR_CHARGE_ARRAY 96u
+#define ETR_CHARGE_MEMBER 64u  /* ':' */
+#define ETR_CHARGE_ELEMENT 48u /* ',' */
+#define ETR_CHARGE_STRING 48u  /* '"' that opens a string */
+#define ETR_CHARGE_STEP ((uint64_t)1 << 20)
+
+typedef struct jstream {
+    rd *c;
+    zip_file_t *f;
+    uint64_t size, got; /* claimed and inflated bytes */
+    bool scan; /* false: only read on (after a parse error) */
+    bool in_str, esc;
+    uint32_t depth;
+    uint64_t cost, tok, max_tok, values; /* tree bytes so far (not the lexer's buffer) */
+    uint64_t budget, charged;
+    int rc; /* the error that stopped the parse (set in c->err), or ETP_OK */
+} jstream;
+
+static int etr_budget_fail(rd *c, uint64_t at, uint64_t need, uint64_t budget, uint64_t held,
+                           uint64_t mine) {
+    char also[64] = "";
+    if (held > mine)
+        snprintf(also, sizeof also, " (%.1f MiB already in use)", (double)(held - mine) / 1048576.0);
+    return fail_entry(c, NULL,
+                      "at byte %llu of the entry, its JSON values would take %.1f MiB to build, "
+                      "over the memory budget of %.1f MiB%s (docs/verifier.md \"Memory\"): set "
+                      "ETPROF_MEMORY_BUDGET=MiB (0: no limit) to allow more memory",
+                      (unsigned long long)at, (double)need / 1048576.0,
+                      (double)budget / 1048576.0, also);
 }
 
-/* Reads entry `idx` (claimed size `size`) into a malloc'ed NUL-terminated buffer. */
-static int read_entry(rd *c, zip_uint64_t idx, uint64_t size, char **out, size_t *len) {
-    *out = NULL;
+/* Scans b[0..n), the entry's bytes from js->got on: depth, and the tree's cost, charged. */
+static int scan_chunk(jstream *js, const unsigned char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = b[i];
+        if (js->in_str) {
+            js->cost++;
+            js->tok++;
+            if (js->esc) js->esc = false;
+            else if (ch == '\\') js->esc = true;
+            else if (ch == '"') js->in_str = false;
+        } else {
+            switch (ch) {
+            case '"': js->in_str = true; js->cost += ETR_CHARGE_STRING; js->tok = 0; break;
+            case '{':
+            case '[':
+                if (++js->depth > js->c->o.max_depth)
+                    return fail_entry(js->c, NULL,
+                                      "JSON nested deeper than %u levels at byte %llu of the entry",
+                                      js->c->o.max_depth, (unsigned long long)(js->got + i));
+                js->cost += ch == '{' ? ETR_CHARGE_OBJECT : ETR_CHARGE_ARRAY;
+                js->values++;
+                js->tok = 0;
+                break;
+            case '}':
+            case ']': if (js->depth) js->depth--; js->tok = 0; break;
+            case ':': js->cost += ETR_CHARGE_MEMBER; js->values++; js->tok = 0; break;
+            case ',': js->cost += ETR_CHARGE_ELEMENT; js->values++; js->tok = 0; break;
+            case ' ': case '\t': case '\n': case '\r': js->tok = 0; break;
+            default: js->tok++; break; /* a number or a literal */
+            }
+        }
+        if (js->tok > js->max_tok) js->max_tok = js->tok;
+        uint64_t need = js->cost + 3 * js->max_tok;
+        if (need > js->charged) {
+            uint64_t step = (need - js->charged + ETR_CHARGE_STEP - 1) / ETR_CHARGE_STEP *
+                            ETR_CHARGE_STEP, held = 0;
+            if (!etp__mem_take(step, js->budget, &held))
+                return etr_budget_fail(js->c, js->got + i, need, js->budget, held, js->charged);
+            js->charged += step;
+        }
+    }
+    return ETP_OK;
+}
+
+/* jansson's reader: the next inflated chunk, scanned; (size_t)-1 stops the parse (js->rc). */
+static size_t entry_read(void *buf, size_t len, void *data) {
+    jstream *js = data;
+    if (js->rc) return (size_t)-1;
+    /* one byte more than claimed may come: data that inflates past its claim is rejected */
+    zip_uint64_t want = len;
+    if (want > js->size + 1 - js->got) want = js->size + 1 - js->got;
+    zip_int64_t k = want ? ZF.fread(js->f, buf, want) : 0;
+    if (k < 0) {
+        js->rc = fail_entry(js->c, NULL, "cannot read: %s", ZF.file_strerror(js->f));
+        return (size_t)-1;
+    }
+    if ((uint64_t)k + js->got > js->size) {
+        js->rc = fail_entry(js->c, NULL, "holds more data than the %llu bytes its header claims",
+                            (unsigned long long)js->size);
+        return (size_t)-1;
+    }
+    if (k == 0 && js->got != js->size) {
+        js->rc = fail_entry(js->c, NULL, "holds %llu of the %llu bytes its header claims",
+                            (unsigned long long)js->got, (unsigned long long)js->size);
+        return (size_t)-1;
+    }
+    if (js->scan && (js->rc = scan_chunk(js, buf, (size_t)k))) return (size_t)-1;
+    js->got += (uint64_t)k;
+    return (size_t)k;
+}
+
+/* Parses entry `idx` (claimed size `size`) into `*doc`; `*charged` is what its tree holds of
+ * the memory budget, to give back (etp__mem_give) once the document is freed. */
+static int load_json(rd *c, zip_uint64_t idx, uint64_t size, json_t **doc, uint64_t *charged) {
+    *doc = NULL;
+    *charged = 0;
     if (size > c->o.max_json_bytes)
         return fail_entry(c, NULL,
                           "claims %llu bytes uncompressed, over the limit of %llu bytes for a "
@@ -177,59 +301,50 @@ static int read_entry(rd *c, zip_uint64_t idx, uint64_t size, char **out, size_t
         ZF.error_clear(c->z);
         return rc;
     }
-    char *buf = malloc((size_t)size + 2);
-    if (!buf) {
-        ZF.fclose(f);
-        return OOM(c);
-    }
-    uint64_t got = 0;
-    for (;;) {
-        /* one byte more than claimed: data that inflates past its claim is rejected */
-        zip_uint64_t want = size + 1 - got;
-        if (want == 0) break;
-        zip_int64_t k = ZF.fread(f, buf + got, want);
-        if (k < 0) {
-            int rc = fail_entry(c, NULL, "cannot read: %s", ZF.file_strerror(f));
-            ZF.fclose(f);
-            free(buf);
-            return rc;
+    jstream js = {.c = c, .f = f, .size = size, .scan = true, .budget = etp__mem_budget()};
+    json_error_t je;
+    *doc = json_load_callback(entry_read, &js, JSON_REJECT_DUPLICATES, &je);
+    /* jansson stops at the end of its value and the whitespace after it: the rest of the
+     * claimed bytes must still be there, and nothing more */
+    if (*doc && !js.rc) {
+        unsigned char tail[256];
+        while (!js.rc) {
+            size_t k = entry_read(tail, sizeof tail, &js);
+            if (k == (size_t)-1 || k == 0) break;
         }
-        if (k == 0) break;
-        got += (uint64_t)k;
+        if (!js.rc && js.got != size)
+            js.rc = fail_entry(c, NULL, "holds %llu of the %llu bytes its header claims",
+                               (unsigned long long)js.got, (unsigned long long)size);
+    }
+    /* malformed: the rest is still read (not scanned), so that a damaged entry (a CRC or size
+     * that does not match) is named as such first, as when entries were read whole */
+    if (!*doc && !js.rc) {
+        js.scan = false;
+        unsigned char tail[4096];
+        while (!js.rc) {
+            size_t k = entry_read(tail, sizeof tail, &js);
+            if (k == (size_t)-1 || k == 0) break;
+        }
     }
     ZF.fclose(f);
-    if (got != size) {
-        free(buf);
-        return fail_entry(c, NULL,
-                          got > size ? "holds more data than the %llu bytes its header claims"
-                                     : "holds %llu of the %llu bytes its header claims",
-                          got > size ? (unsigned long long)size : (unsigned long long)got,
+    *charged = js.charged;
+    if (js.rc) {
+        json_decref(*doc);
+        *doc = NULL;
+        return js.rc;
+    }
+    if (!*doc) {
+        /* jansson names every syntax error with its place; a failed allocation while it builds
+         * the tree (json_array_append and the like) leaves none */
+        if (json_error_code(&je) == json_error_out_of_memory || (je.line < 0 && !je.text[0])) {
+            etp_error_set(c->err, ETP_E_INTERNAL, c->file, -1, "",
+                          "out of memory parsing entry %s (%llu bytes of JSON)", c->entry,
                           (unsigned long long)size);
-    }
-    buf[got] = 0;
-    *out = buf;
-    *len = (size_t)got;
-    return ETP_OK;
-}
-
-static int load_json(rd *c, zip_uint64_t idx, uint64_t size, json_t **doc) {
-    char *buf;
-    size_t len = 0;
-    *doc = NULL;
-    int rc = read_entry(c, idx, size, &buf, &len);
-    if (rc) return rc;
-    int64_t deep = too_deep(buf, len, c->o.max_depth);
-    if (deep >= 0) {
-        free(buf);
-        return fail_entry(c, NULL, "JSON nested deeper than %u levels at byte %lld of the entry",
-                          c->o.max_depth, (long long)deep);
-    }
-    json_error_t je;
-    *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-    free(buf);
-    if (!*doc)
+            return ETP_E_INTERNAL;
+        }
         return fail_entry(c, NULL, "malformed JSON at line %d, column %d (byte %d of the entry): %s",
                           je.line, je.column, je.position, je.text);
+    }
     return ETP_OK;
 }
 
@@ -797,8 +912,12 @@ static int read_all(rd *c) {
         if (strcmp(e->compression, "other") == 0)
             return fail_entry(c, NULL, "unsupported compression method (stored and deflate are)");
         json_t *doc;
-        int rc = load_json(c, idx[i], e->size, &doc);
-        if (rc) return rc;
+        uint64_t charged;
+        int rc = load_json(c, idx[i], e->size, &doc, &charged);
+        if (rc) {
+            etp__mem_give(charged);
+            return rc;
+        }
         if (e->kind == ETP_ETR_DEBUG_HANDLE_MAP) rc = read_instr_map(c, doc, false);
         else if (e->kind == ETP_ETR_NUM_OUTS_MAP) rc = read_instr_map(c, doc, true);
         else if (e->kind == ETP_ETR_DELEGATE_MAP) rc = read_delegate_map(c, doc);
@@ -812,6 +931,7 @@ static int read_all(rd *c) {
             if (!rc) r->n_programs++;
         }
         json_decref(doc);
+        etp__mem_give(charged);
         if (rc) return rc;
         e->read = true;
     }
@@ -935,6 +1055,7 @@ int etp__etrecord_open_buffer(etp_etrecord **out, const void *data, size_t size,
 
 void etp_etrecord_close(etp_etrecord *r) {
     if (!r) return;
+    etp__mem_give(r->charged);
     for (arena_blk *b = r->arena; b;) {
         arena_blk *n = b->next;
         free(b);

@@ -22,6 +22,7 @@
 #include "etprof.h"
 #include "etdump_int.h"
 #include "fb.h"
+#include "membudget.h"
 #include "sniff.h"
 
 #include <ctype.h>
@@ -56,7 +57,14 @@ struct etp_program {
     segment *segs; /* info.segment_count entries */
     const char *file; /* the blob's name, for etp_program_segment's errors */
     int64_t base;     /* file offset of buf[0] */
+    uint64_t charged; /* of the memory budget: ETP_MEM_PER_METHOD a method, until close */
 };
+
+/* Charged per method while the program is open (docs/verifier.md "Memory"): its record here
+ * and what the commands build per method (a model's tables, `info`'s row or JSON object for
+ * it: about 1.9 KB measured on 10^6 methods), so that a program of a million tiny methods
+ * (28 MB) is refused at open instead of taking 1.9 GB in `info --format json`. */
+#define ETP_MEM_PER_METHOD 2048u
 
 #define TRY(x)                                                                                    \
     do {                                                                                          \
@@ -274,6 +282,19 @@ static int verify_program(fbv *v, etp_program *p) {
     uint32_t vec, n;
     fbv_push(v, "execution_plan");
     TRY(fbv_vector(v, root, 1, 4, &vec, &n));
+    uint64_t budget = etp__mem_budget(), held = 0;
+    if (n && !etp__mem_take((uint64_t)n * ETP_MEM_PER_METHOD, budget, &held)) {
+        /* the method whose charge passes the budget */
+        uint64_t k = held < budget ? (budget - held) / ETP_MEM_PER_METHOD : 0;
+        if (k >= n) k = n - 1;
+        fbv_push_index(v, (uint32_t)k);
+        return fbv_fail(v, vec + 4 + 4 * k,
+                        "%u methods would take %.1f MiB, over the memory budget of %.1f MiB "
+                        "(docs/verifier.md \"Memory\"): set ETPROF_MEMORY_BUDGET=MiB (0: no "
+                        "limit) to allow more memory",
+                        n, (double)n * ETP_MEM_PER_METHOD / 1048576.0, (double)budget / 1048576.0);
+    }
+    p->charged = (uint64_t)n * ETP_MEM_PER_METHOD;
     p->plans = calloc(n ? n : 1, sizeof *p->plans);
     if (!p->plans) {
         etp_error_set(v->err, ETP_E_INTERNAL, v->file, -1, NULL, "out of memory");
@@ -427,6 +448,7 @@ void etp_program_close(etp_program *p) {
         for (uint32_t i = 0; i < p->info.plan_count; i++) free(p->plans[i].chains);
     free(p->plans);
     free(p->segs);
+    etp__mem_give(p->charged);
     free(p);
 }
 

@@ -4,6 +4,8 @@
  * src/analyze/arm_pmu.c, their views in src/view/arm_pmu_view.c. Written from the documented
  * lines of the runner's performance monitor (their text, not its code). */
 #include "etprof_arm_pmu.h"
+#include "etdump_int.h"
+#include "membudget.h"
 #include "sniff.h"
 
 #include <math.h>
@@ -229,8 +231,20 @@ void etp_arm_pmu_parse(const char *text, size_t n, uint64_t before_line, etp_arm
 }
 
 /* Opens `path` as a text log: ETP_E_INPUT (located, the kind named) for binary data. */
+/* A pipe or device is judged by its first bytes and read to at most the memory budget. */
+static int log_head(const uint8_t *head, size_t n, const char *name, etp_error *err) {
+    if (!memchr(head, 0, n)) return ETP_OK;
+    etp_error_set(err, ETP_E_INPUT, name, 0, NULL,
+                  "binary data (a NUL byte), not the Arm runner's serial log with its Ethos-U "
+                  "PMU report");
+    etp__sniff_hint(err, head, n, NULL);
+    return ETP_E_INPUT;
+}
+
 static int open_log(const char *path, etp_blob *b, etp_error *err) {
-    int rc = etp_blob_open(b, path, err);
+    uint64_t budget = etp__mem_budget();
+    int rc = etp__blob_open_bounded(b, path, log_head,
+                                    budget < ETP_STDIN_MAX ? budget : ETP_STDIN_MAX, err);
     if (rc) return rc;
     size_t head = b->size < 4096 ? b->size : 4096;
     if (memchr(b->data, 0, head)) {

@@ -3,6 +3,8 @@
 #include "event_json.h"
 #include "etprof_backend.h"
 #include "etprof_events.h"
+#include "etdump_int.h"
+#include "membudget.h"
 #include "result_int.h"
 
 #include <stdio.h>
@@ -408,8 +410,30 @@ etp_stream *etp_events_open(etp_format fmt, FILE *f, const etp_render_opts *opts
     return s;
 }
 
+/* Bytes a row of the events table holds until the table is written (its cells' text and
+ * the row's index: 190 measured on 2^20 rows of 15 columns), charged for the blocks before the
+ * one being written (its own rows are in the model's per-event charge). */
+#define EVENTS_TABLE_ROW 256u
+
 void etp_events_row(etp_stream *s, const etp_dump *d, const etp_block_view *v, const etp_mevent *e,
                     bool with_program) {
+    if (!res_stream_charge_row(s, v->block, EVENTS_TABLE_ROW)) {
+        etp_error *err = s ? res_stream_error(s) : NULL;
+        if (err && !err->code) {
+            uint32_t i = (uint32_t)(e - v->events);
+            int64_t off = etp__dump_events_offset(d, v->block);
+            if (off >= 0) off += 4 + 4 * (int64_t)i; /* the element's uoffset */
+            char path[64];
+            snprintf(path, sizeof path, "run_data[%u].events[%u]", v->block, i);
+            uint64_t budget = etp__mem_budget();
+            etp_error_set(err, ETP_E_INPUT, res_stream_file(s), off, path,
+                          "a table keeps its rows to align them: over the memory budget of "
+                          "%.1f MiB (docs/verifier.md \"Memory\"): use --format jsonl or csv, "
+                          "or set ETPROF_MEMORY_BUDGET=MiB (0: no limit)",
+                          (double)budget / 1048576.0);
+        }
+        return;
+    }
     jw *w = res_stream_json_row(s);
     if (w) {
         etp_event_json(w, d, v, e, with_program);

@@ -1,6 +1,7 @@
 /* result.c - the result model (include/etprof_result.h) and its one renderer, over out.c (the
  * table formats) and jw.c (JSON). The JSON envelope is written here and nowhere else. */
 #include "etprof_result.h"
+#include "membudget.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -1084,6 +1085,12 @@ struct etp_stream {
     bool in_row;
     bool misuse;
     bool io;        /* a jsonl line failed */
+    /* the table formats keep every row until close: charged against the memory budget
+     * (res_stream_charge_row), and refused past it (nothing is written then) */
+    uint64_t group, pending, charged; /* the current group, its rows not charged yet */
+    bool refused;
+    etp_error err;
+    char file[ETP_ERR_FILE_MAX]; /* the `file` of etp_stream_open, for that error */
 };
 
 #define STREAM_BUF (1u << 16)
@@ -1098,6 +1105,7 @@ etp_stream *etp_stream_open(etp_format fmt, FILE *f, const etp_render_opts *opts
     if (!s) return NULL;
     s->fmt = fmt;
     s->f = f;
+    if (file) snprintf(s->file, sizeof s->file, "%s", file);
     s->doc = etp_doc_new("stream", -1, NULL, NULL);
     s->t = etp_doc_table(s->doc, cols, ncols);
     s->ocols = calloc(ncols ? ncols : 1, sizeof *s->ocols);
@@ -1233,8 +1241,35 @@ void etp_stream_row_end(etp_stream *s) {
     s->in_row = false;
 }
 
+bool res_stream_charge_row(etp_stream *s, uint64_t group, uint32_t per_row) {
+    if (!s || s->refused) return false;
+    if (s->fmt != ETP_FMT_TABLE && s->fmt != ETP_FMT_MD) return true; /* written as they come */
+    if (s->pending && group != s->group) {
+        uint64_t bytes = s->pending * per_row;
+        if (!etp__mem_take(bytes, etp__mem_budget(), NULL)) {
+            s->refused = true;
+            return false;
+        }
+        s->charged += bytes;
+        s->pending = 0;
+    }
+    s->group = group;
+    s->pending++;
+    return true;
+}
+
+etp_error *res_stream_error(etp_stream *s) { return &s->err; }
+const char *res_stream_file(const etp_stream *s) { return s->file[0] ? s->file : NULL; }
+
+int etp_stream_error(const etp_stream *s, etp_error *err) {
+    if (!s || !s->refused) return ETP_OK;
+    if (err) *err = s->err;
+    return s->err.code ? s->err.code : ETP_E_INPUT;
+}
+
 int etp_stream_flush(etp_stream *s) {
     if (!s) return ETP_E_INTERNAL;
+    if (s->refused) return etp_stream_error(s, NULL);
     if (stream_json(s)) jw_flush(&s->w);
     return s->io || ferror(s->f) ? ETP_E_IO : ETP_OK;
 }
@@ -1252,9 +1287,11 @@ int etp_stream_close(etp_stream *s) {
         jw_flush(&s->w);
         if (ferror(s->f)) rc = ETP_E_IO;
     } else if (s->ot) {
-        rc = out_table_finish(s->ot);
+        /* refused: nothing is written (the rows so far would be a partial table) */
+        rc = s->refused ? etp_stream_error(s, NULL) : out_table_finish(s->ot);
         out_table_free(s->ot);
     }
+    etp__mem_give(s->charged);
     if (!rc && s->io) rc = ETP_E_IO;
     if (!rc && s->misuse) rc = ETP_E_INTERNAL;
     etp_doc_free(s->doc);
