@@ -1640,7 +1640,7 @@ static PyObject *run_value(const etp_ops_result *r, const etp_runs_row *rw, int 
     switch (c) {
     case R_METHOD: return text(m ? m->name : NULL);
     case R_CANDS: return candidates(m);
-    case R_RUN: return PyLong_FromUnsignedLong(rw->run);
+    case R_RUN: return PyLong_FromUnsignedLong(etp_run_number(rw->run));
     case R_BLOCK: return PyLong_FromUnsignedLong(rw->block);
     case R_WARMUP: return PyBool_FromLong(rw->warmup);
     case R_OUTLIER: return PyBool_FromLong(rw->outlier);
@@ -2368,7 +2368,7 @@ static PyObject *chk_row_dict(const etp_chk_row *x) {
                       : ee ? etp_scalar_type_name(ev->tensor.scalar_type)
                            : etp_bvalue_kind_name(ev->kind);
     return Py_BuildValue(
-        "{s:I,s:I,s:I,s:N,s:s,s:O,s:N,s:N,s:N,s:N,s:K,s:K,s:N,s:O,s:N}", "run", x->run, "block",
+        "{s:I,s:I,s:I,s:N,s:s,s:O,s:N,s:N,s:N,s:N,s:K,s:K,s:N,s:O,s:N}", "run", etp_run_number(x->run), "block",
         x->block, "output_index", x->output_index, "method", text(x->method), "status",
         etp_chk_status_name(x->status), "within_tolerance",
         x->status == ETP_CHK_PASS ? Py_True : Py_False, "dtype", text(dt), "expected_dtype",
@@ -3603,7 +3603,7 @@ static PyObject *krow_value(const etp_cmp_row *x, int c) {
     bool m = x->status == ETP_CMP_MATCHED;
     switch (c) {
     case K_STATUS: return text(etp_cmp_status_name(x->status));
-    case K_RUN: return PyLong_FromUnsignedLong(x->run);
+    case K_RUN: return PyLong_FromUnsignedLong(etp_run_number(x->run));
     case K_INSTR: return PyLong_FromLong(x->instruction_id);
     case K_OCC: return PyLong_FromUnsignedLong(x->occurrence);
     case K_LIST: if (x->list_index >= 0) return PyLong_FromLong(x->list_index); Py_RETURN_NONE;
