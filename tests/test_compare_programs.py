@@ -220,7 +220,7 @@ p.feed(page)
 red = [x for x in p.rects if x.get("fill") == "#d64545"]
 check(r.returncode == 7 and len(p.rects) == 3 and len(red) == 2 and not p.refs and not p.bad
       and not p.stack and "http" not in page.replace("http://www.w3.org", "") and
-      "threshold 20 dB" in page and "run 0, instruction 1, aten::add" in page,
+      "threshold 20 dB" in page and "run 1, instruction 1, aten::add" in page,
       "--html: 3 bars (2 below 20 dB in red), threshold line, nested, no external reference")
 
 print("%d failure(s)" % len(fails))

@@ -1824,11 +1824,13 @@ static const char *const fact_kinds[] = {"number", "count", "text", "flag", "lis
 static PyObject *row_dict(const etp_ops_result *r, int32_t i) {
     if (i < 0 || (size_t)i >= etp_ops_row_count(r)) Py_RETURN_NONE;
     const etp_ops_row *row = etp_ops_row_get(r, (size_t)i);
+    char pl[300]; /* the label every view gives: an inferred backend named */
+    etp_backend_placement_label(r, (size_t)i, pl, sizeof pl);
     return Py_BuildValue("{s:N,s:N,s:N,s:N,s:s,s:K,s:N,s:N,s:N,s:N,s:s}", "name", text(row->name),
                          "instruction_id",
                          row->chain >= 0 && row->instr >= 0 ? PyLong_FromLong(row->instr)
                                                             : (Py_INCREF(Py_None), Py_None),
-                         "operator", text(row->op), "placement", text(row->placement), "kind",
+                         "operator", text(row->op), "placement", text(pl), "kind",
                          etp_ops_row_kind_name(row), "count", (unsigned long long)row->count,
                          "p50", fnum(row->stats.p50), "avg", fnum(row->stats.avg), "total",
                          fnum(row->stats.total), "share", fnum(row->share), "unit",

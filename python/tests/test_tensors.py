@@ -354,7 +354,7 @@ def test_compare_perturbed_equals_cli_and_hand(tmp_path):
     assert r["l1"] == pytest.approx(0.125, rel=1e-12)
     assert r["snr_db"] == pytest.approx(snr, rel=1e-12)
     assert r["cosine"] == pytest.approx(cos, rel=1e-12)
-    assert c.diverged and "first divergence: run 0, instruction 1" in repr(c)
+    assert c.diverged and "first divergence: run 1, instruction 1" in repr(c)
     c2 = etprof.compare(d, d, debug_buffer=b, debug_buffer_new=str(nb), pte=pte,
                         fail_below_snr=math.floor(snr) - 1)
     assert c2.first_below_snr is None and c2.first_divergence == c.first_divergence

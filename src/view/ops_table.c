@@ -4,6 +4,7 @@
  * --htp-clock-ghz and the ETRecord's columns of --etrecord (etp_etrecord_table_cells: the one
  * join rule). */
 #include "etprof_etrecord.h"
+#include "etprof_backend.h"
 #include "etprof_figures.h"
 #include "etprof_qnn.h"
 
@@ -70,7 +71,8 @@ etp_table *etp_ops_table(etp_doc *d, const etp_ops_result *r, const uint32_t *id
         etp_table_float(t, row->share);
         (void)etp_disp_conv(disp, row->unit, 0, &un);
         etp_table_str(t, un);
-        etp_table_str(t, row->placement);
+        char pl[300]; /* the label every view gives: an inferred backend named */
+        etp_table_str(t, etp_backend_placement_label(r, idx[k], pl, sizeof pl));
         etp_table_str(t, etp_ops_row_kind_name(row));
         etp_table_str(t, row->op);
         if (est) { /* the command's columns: cycles x the partition's ns per cycle */
