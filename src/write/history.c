@@ -456,9 +456,11 @@ int etp_history_add(etp_history *h, const char *const *dumps, size_t n, const et
     fleet_prog p;
     int rc = fleet_prog_open(&p, o->pte, err);
     if (rc) return rc;
-    const char *sql[5] = {
+    static const char entry_sql[] =
         "INSERT INTO entry(added_at, captured_at, dump_path, dump_sha256, dump_bytes, "
-        "program_path, program_sha256, device, labels) VALUES(?,?,?,?,?,?,?,?,?)",
+        "program_path, program_sha256, device, labels) VALUES(?,?,?,?,?,?,?,?,?)";
+    const char *sql[5] = {
+        entry_sql,
         "INSERT INTO label(entry_id, key, value) VALUES(?,?,?)",
         "INSERT INTO method VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         "INSERT INTO run VALUES(?,?,?,?,?,?,?,?,?,?,?)",
