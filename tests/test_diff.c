@@ -376,7 +376,7 @@ static void gate_overall(void) {
     etp_diff_gate_overall(c2, NULL, 3, &r);
     CHECK_EQ_I(r.outcome, ETP_DIFF_INCONCLUSIVE);
     CHECK_EQ_I(r.first, 0);
-    CHECK(starts(r.reason, "(unnamed): p50 +41.00%"));
+    CHECK(starts(r.reason, "(method unknown): p50 +41.00%"));
     CHECK(strstr(r.reason, "; and 1 more method(s)") != NULL);
 
     etp_diff_gate d[] = {pass_few, imp};

@@ -227,10 +227,10 @@ grep -q '^etprof: warning: diff: fail-on-regression 5%: inconclusive (exit 6): '
   || fail "1 vs 1: warning on stderr"
 ok
 run 6 "$T/g1.txt" diff "$T/g1b.etdp" "$T/g1n.etdp" --fail-on-regression 5
-grep -q '^fail-on-regression 5%: INCONCLUSIVE (exit 6): (unnamed): p50 +4[01]\.[0-9][0-9]% > 5%, but 1 run(s) in BASE and 1 in NEW' \
+grep -q '^fail-on-regression 5%: INCONCLUSIVE (exit 6): (method unknown): p50 +4[01]\.[0-9][0-9]% > 5%, but 1 run(s) in BASE and 1 in NEW' \
   "$T/g1.txt" || fail "table: the gate line"
 ok
-grep -q '^(unnamed)  .* too few runs  inconclusive ' "$T/g1.txt" || fail "table: methods gate column"
+grep -q '^(method unknown)  .* too few runs  inconclusive ' "$T/g1.txt" || fail "table: methods gate column"
 ok
 for f in csv tsv; do
   run 6 "$T/g1.$f" diff "$T/g1b.etdp" "$T/g1n.etdp" --format $f --fail-on-regression 5
@@ -317,7 +317,7 @@ jcheck "$T/pl2.json" '.methods[0].match == "name" and .placement_changes[0].chan
 # markdown carries the headline in its notes
 run 0 "$T/pl.md" diff "$E/mobilenet_v2_ethosu_single_1x.etdp" \
   "$E/mobilenet_v2_ethosu_N_partial_1x.etdp" --format md
-grep -q '^> PLACEMENT (unnamed): add.out moved from delegate to the CPU' "$T/pl.md" \
+grep -q '^> PLACEMENT (method unknown): add.out moved from delegate to the CPU' "$T/pl.md" \
   || fail "md: placement note"
 ok
 
