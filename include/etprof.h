@@ -67,7 +67,7 @@ ETP_API_BEGIN
 /* How every view numbers runs: 1, 2, ... in file order (per method where runs are per method),
  * from a library result's 0-based run index. The trace's "run N" tracks and --runs A-B, the
  * report, `runs`, `compare`, `check-outputs` and tensor selections (run=N) all use it. */
-static inline uint32_t etp_run_number(uint32_t run_index) { return run_index + 1; }
+uint32_t etp_run_number(uint32_t run_index);
 
 /* ---------------------------------------------------------------------------------------------
  * Errors

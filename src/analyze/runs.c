@@ -409,3 +409,6 @@ const etp_runs_method *etp_runs_method_get(const etp_runs_result *x, size_t i) {
     return i < x->nmethods ? &x->methods[i] : NULL;
 }
 const etp_runs_opts *etp_runs_get_opts(const etp_runs_result *x) { return &x->opts; }
+
+/* The one numbering of runs every view shows (etprof.h): 1, 2, ... in file order. */
+uint32_t etp_run_number(uint32_t run_index) { return run_index + 1; }
