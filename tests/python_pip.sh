@@ -21,7 +21,7 @@ export PATH PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/etprof-pip.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/tree"
-cp -r "$src/python" "$src/src" "$src/include" "$src/CMakeLists.txt" "$tmp/tree/" || exit 1
+cp -r "$src/python" "$src/src" "$src/include" "$src/schema" "$src/CMakeLists.txt" "$tmp/tree/" || exit 1
 rm -rf "$tmp/tree/python/build" "$tmp/tree/python"/*.egg-info
 dump=$src/tests/data/real/add_pte_10x.etdp
 fail=0

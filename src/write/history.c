@@ -241,10 +241,17 @@ int etp_history_open(etp_history **out, const char *path, bool create, etp_error
     sqlite3_busy_timeout(h->db, 30000);
     if (existed && st.st_size > 0) {
         int64_t app = 0, ntab = 0;
-        if ((rc = pragma_int(h, "PRAGMA application_id", &app, err))) goto fail;
-        if (app != HISTORY_APP_ID &&
-            (rc = pragma_int(h, "SELECT count(*) FROM sqlite_master", &ntab, err)))
+        /* read the identity inside a write transaction: it waits (busy timeout) for a writer
+         * that is creating the file at this moment, and so never sees its tables without the
+         * application_id it sets in the same transaction */
+        if ((rc = exec(h, "BEGIN IMMEDIATE", err))) goto fail;
+        if ((rc = pragma_int(h, "PRAGMA application_id", &app, err)) ||
+            (app != HISTORY_APP_ID &&
+             (rc = pragma_int(h, "SELECT count(*) FROM sqlite_master", &ntab, err)))) {
+            sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
             goto fail;
+        }
+        sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL);
         if (app != HISTORY_APP_ID && (app != 0 || ntab != 0)) {
             etp_error_set(err, ETP_E_INPUT, path, 68, "application_id",
                           "an SQLite database of another application (application_id 0x%08llx, "
