@@ -178,13 +178,15 @@ in_root2() {
 if ! in_root2 sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 python3-pip libjansson4 libsqlite3-0 libprotobuf-c1 >/dev/null'; then
     echo "FAILED: fresh-machine check: installing python3, python3-pip, libjansson4, libsqlite3-0, libprotobuf-c1 on the second root (commit $commit)" >&2; exit 1
 fi
-got=$(in_root2 sh -c 'python3 -m pip install -q --no-index --no-deps --target /opt/etprof-py /tmp/etprof-*.whl && cd / && PYTHONPATH=/opt/etprof-py python3 -c "
+got=$(in_root2 sh -c 'python3 -m pip install -q --root-user-action=ignore --no-index --no-deps --target /opt/etprof-py /tmp/etprof-*.whl && cd / && PYTHONPATH=/opt/etprof-py python3 -c "
 import etprof
 o = etprof.open(\"/tmp/add_pte_1x.etdp\").ops(as_dict=True)
 n = dict(zip(o[\"name\"], o[\"count\"]))
 assert etprof.__file__.startswith(\"/opt/etprof-py/\"), etprof.__file__
 print(n[\"Method::execute\"], n[\"native_call_add.out\"])"' 2>&1) || got="$got (exit $?)"
-if [ "$got" != "1 1" ]; then
+# the figures are the last line (pip may still print a notice before them)
+last=$(printf '%s\n' "$got" | tail -n 1)
+if [ "$last" != "1 1" ]; then
     echo "FAILED: fresh-machine check: the wheel on a second bare Debian 12 root: '$got', expected '1 1' (commit $commit)" >&2; exit 1
 fi
 for m in "$root2/var/cache/apt/archives" "$root2/dev" "$root2/proc"; do umount -l "$m" 2>/dev/null || true; done
