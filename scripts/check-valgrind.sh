@@ -9,6 +9,7 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${VALGRIND_BUILD_DIR:-$root/build-valgrind}
+case $build in /*) ;; *) build=$(pwd)/$build ;; esac # the runs below change directory
 events_max=${VALGRIND_EVENTS_MAX:-4194304}
 command -v valgrind >/dev/null || { echo "check-valgrind.sh: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
 gen=()

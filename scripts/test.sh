@@ -28,7 +28,7 @@ if [ -x scripts/check-sanitize.sh ]; then
 fi
 if [ -x scripts/check-valgrind.sh ]; then
     echo "== valgrind (on the stage-1 build: one compile less)"
-    VALGRIND_BUILD_DIR=${VALGRIND_BUILD_DIR:-build-test} scripts/check-valgrind.sh
+    VALGRIND_BUILD_DIR=${VALGRIND_BUILD_DIR:-$(pwd)/build-test} scripts/check-valgrind.sh
 fi
 # Each target fuzzes FUZZ_SECONDS on every commit (the corpus and the regressions are also
 # replayed by ctest, fuzz_replay_*, in stages 1 and 2); long campaigns are scripts/fuzz.sh --long.
