@@ -20,7 +20,7 @@ echo "== build and test (gcc, -Werror)"
 cmake -S . -B build-test -G Ninja -DETPROF_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-test
 ctest --test-dir build-test --output-on-failure -j "$jobs"
-    elapsed
+elapsed
 ntests=$(ctest --test-dir build-test -N | sed -n 's/^Total Tests: //p')
 
 if [ "${ETPROF_QUICK:-0}" = 1 ]; then echo "etprof: $ntests passed, 0 failed"; exit 0; fi
